@@ -1,0 +1,35 @@
+/**
+ * Errors that cross the boundary between operators (deep inside json-logic-engine) and
+ * `evaluate`, which maps them to OpenFeature error codes. Subclasses earn their place here:
+ * `instanceof` is the only reliable way to recognise them after the engine rethrows.
+ */
+
+/** `fractional` had neither a bucketing value nor a usable `targetingKey`. */
+export class TargetingKeyMissingError extends Error {
+  override name = "TargetingKeyMissingError";
+}
+
+/** The flag's targeting could not be compiled at load time (only served with --allow-invalid). */
+export class TargetingParseError extends Error {
+  override name = "TargetingParseError";
+}
+
+/**
+ * json-logic-engine throws non-Error values (`NaN`, `{ type: "Unknown Operator", key }`,
+ * `{ type: "Invalid Arguments" }`); turn whatever was thrown into one readable line.
+ */
+export function describeThrown(err: unknown): string {
+  if (err instanceof Error) return err.message;
+  if (typeof err === "number" && Number.isNaN(err)) return "an arithmetic operation did not produce a number";
+  if (err !== null && typeof err === "object") {
+    const { type, key } = err as { type?: unknown; key?: unknown };
+    if (type === "Unknown Operator" && typeof key === "string") return `unknown operator "${key}"`;
+    if (type !== undefined) return typeof key === "string" ? `${String(type)}: ${key}` : String(type);
+    try {
+      return JSON.stringify(err);
+    } catch {
+      return "unknown error";
+    }
+  }
+  return String(err);
+}

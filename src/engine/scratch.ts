@@ -1,0 +1,56 @@
+/**
+ * Per-evaluation state that operators need but JsonLogic has no place for.
+ *
+ * `evaluate` builds a fresh data object for every call and hangs a scratch record on it under a
+ * symbol key (non-enumerable, so `var`, `missing` and friends never see it, and a client can never
+ * forge it: JSON has no symbols). Operators find it through their `context` argument. Nothing is
+ * module-global, so concurrent or re-entrant evaluations cannot observe each other.
+ */
+export const SCRATCH: unique symbol = Symbol("flagserve.evaluation");
+
+export interface Scratch {
+  /** Whether any `fractional` call ran during this evaluation. */
+  fractionalCalled: boolean;
+  /** The value the most recent `fractional` call returned (SPLIT detection, see evaluate.ts). */
+  lastFractional: unknown;
+}
+
+export type EvaluationData = Record<string, unknown> & { [SCRATCH]?: Scratch };
+
+export const newScratch = (): Scratch => ({ fractionalCalled: false, lastFractional: undefined });
+
+const hasScratch = (x: unknown): x is EvaluationData & { [SCRATCH]: Scratch } =>
+  x !== null && typeof x === "object" && SCRATCH in x;
+
+/**
+ * The root evaluation data as seen from an operator. Inside iterators (`map`, `filter`, `some`,
+ * ...) json-logic-engine passes the current item as `context` and stacks the outer scopes in
+ * `above` as nested arrays, so the root is searched for there (depth-bounded).
+ */
+export function findEvaluationData(context: unknown, above: unknown, depth = 0): EvaluationData | undefined {
+  if (hasScratch(context)) return context;
+  if (!Array.isArray(above) || depth > 16) return undefined;
+  for (const scope of above) {
+    if (hasScratch(scope)) return scope;
+    if (Array.isArray(scope)) {
+      const found = findEvaluationData(undefined, scope, depth + 1);
+      if (found) return found;
+    }
+  }
+  return undefined;
+}
+
+/**
+ * The data targeting runs against: the context's attributes plus flagd's `$flagd` properties
+ * (overwriting any client-supplied `$flagd`, as flagd does), with the scratch record attached.
+ */
+export function evaluationData(
+  context: Record<string, unknown>,
+  flagKey: string,
+  nowMs: number,
+  scratch: Scratch,
+): EvaluationData {
+  const data: EvaluationData = { ...context, $flagd: { flagKey, timestamp: Math.floor(nowMs / 1000) } };
+  Object.defineProperty(data, SCRATCH, { value: scratch, enumerable: false });
+  return data;
+}

@@ -1,0 +1,57 @@
+import semver from "semver";
+
+/**
+ * flagd's `sem_ver`: `[version, op, version]`. flagd validates with Go's golang.org/x/mod/semver,
+ * which is not npm semver, so its accepted forms are reproduced here before handing a full
+ * version to the `semver` package for the comparison itself (same SemVer 2.0 precedence; build
+ * metadata ignored).
+ */
+
+// x/mod/semver: vMAJOR[.MINOR[.PATCH[-PRERELEASE][+BUILD]]], no leading zeros, nothing else
+// (prerelease/build only after a full MAJOR.MINOR.PATCH; "2.0.0.0" and whitespace are invalid).
+const GO_SEMVER =
+  /^(0|[1-9]\d*)(?:\.(0|[1-9]\d*)(?:\.(0|[1-9]\d*)(-[0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*)?(\+[0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*)?)?)?$/;
+
+/**
+ * The version as flagd sees it, or null when flagd would reject it.
+ * Numbers are stringified like Go's `%v` (1 -> "1", 1.2 -> "1.2"); Go switches to exponent form
+ * ("1e+06") from 1e6 on, which is never a valid version, so those are rejected too.
+ */
+export function parseVersion(input: unknown): semver.SemVer | null {
+  let s: string;
+  if (typeof input === "string") s = input;
+  else if (typeof input === "number" && Number.isFinite(input) && Math.abs(input) < 1e6) s = String(input);
+  else return null;
+  if (s.startsWith("v") || s.startsWith("V")) s = s.slice(1);
+  const m = GO_SEMVER.exec(s);
+  if (!m) return null;
+  const [, major, minor = "0", patch = "0", pre = "", build = ""] = m;
+  // The semver package also enforces SemVer's rules on prerelease identifiers (no leading zeros
+  // in numeric ones) as x/mod/semver does; it additionally caps numbers at 2^53-1.
+  return semver.parse(`${major}.${minor}.${patch}${pre}${build}`);
+}
+
+type Comparison = (a: semver.SemVer, b: semver.SemVer) => boolean;
+
+// `~` and `^` are flagd's, not npm's: equal major.minor, and equal major.
+const OPERATORS: Record<string, Comparison> = {
+  "=": (a, b) => semver.compare(a, b) === 0,
+  "!=": (a, b) => semver.compare(a, b) !== 0,
+  "<": (a, b) => semver.compare(a, b) < 0,
+  "<=": (a, b) => semver.compare(a, b) <= 0,
+  ">": (a, b) => semver.compare(a, b) > 0,
+  ">=": (a, b) => semver.compare(a, b) >= 0,
+  "~": (a, b) => a.major === b.major && a.minor === b.minor,
+  "^": (a, b) => a.major === b.major,
+};
+
+/** null (not false) on the wrong number of arguments, an unknown operator or an invalid version. */
+export function semVer(args: unknown): boolean | null {
+  if (!Array.isArray(args) || args.length !== 3) return null;
+  const [left, op, right] = args as unknown[];
+  const compare = typeof op === "string" && Object.hasOwn(OPERATORS, op) ? OPERATORS[op] : undefined;
+  if (!compare) return null;
+  const a = parseVersion(left);
+  const b = parseVersion(right);
+  return a && b ? compare(a, b) : null;
+}

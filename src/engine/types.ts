@@ -1,0 +1,27 @@
+import type { JsonValue, Metadata } from "../config/types.js";
+
+/** Targeting compiled once per load: a function of the evaluation data. */
+export type CompiledRule = (data: Record<string, unknown>) => unknown;
+
+/** A flag ready to evaluate: immutable, targeting compiled, metadata merged. */
+export interface CompiledFlag {
+  key: string;
+  state: "ENABLED" | "DISABLED";
+  variants: Record<string, JsonValue>;
+  defaultVariant: string | null;
+  /** Absent when the flag has no (or empty) targeting. */
+  rule?: CompiledRule;
+  /** Flag-set metadata with the flag's own metadata merged over it. */
+  metadata: Metadata;
+}
+
+export type Reason = "STATIC" | "TARGETING_MATCH" | "SPLIT" | "DEFAULT" | "DISABLED";
+export type EvaluationErrorCode = "TARGETING_KEY_MISSING" | "GENERAL" | "PARSE_ERROR";
+
+export type Evaluation =
+  | { key: string; reason: Reason; variant?: string; value?: JsonValue; metadata: Metadata }
+  | { key: string; errorCode: EvaluationErrorCode; errorDetails: string; metadata: Metadata };
+
+export const isEvaluationError = (
+  e: Evaluation,
+): e is Extract<Evaluation, { errorCode: EvaluationErrorCode }> => "errorCode" in e;

@@ -1,0 +1,261 @@
+import { describe, expect, it } from "vitest";
+import { compileEnvironment } from "../../src/engine/compile.js";
+import { env, errorOf, run } from "./helpers.js";
+
+const isBallmer = { "==": ["ballmer@macrosoft.com", { var: ["email"] }] };
+
+describe("$ref resolution", () => {
+  it("inlines a segment ($evaluators) at load time", () => {
+    const config = env({
+      segments: { is_ballmer: isBallmer },
+      flags: {
+        "some-email-targeted-flag": {
+          variants: { hi: "hi", bye: "bye" },
+          defaultVariant: "bye",
+          targeting: { if: [{ $ref: "is_ballmer" }, "hi", null] },
+        },
+      },
+    });
+    const { flags, errors } = compileEnvironment(config);
+    expect(errors).toEqual([]);
+    const flag = flags.get("some-email-targeted-flag")!;
+    expect(run(flag, { email: "ballmer@macrosoft.com" })).toMatchObject({ value: "hi", reason: "TARGETING_MATCH" });
+    expect(run(flag, { email: "user@example.com" })).toMatchObject({ value: "bye", reason: "DEFAULT" });
+  });
+
+  it("resolves refs inside segments (nested), and a ref as the whole targeting", () => {
+    const { flags, errors } = compileEnvironment(
+      env({
+        segments: {
+          internal: { ends_with: [{ var: "email" }, "@corp.com"] },
+          beta: { in: [{ var: "plan" }, ["beta", "pro"]] },
+          "internal-beta": { and: [{ $ref: "internal" }, { $ref: "beta" }] },
+          pick: { if: [{ $ref: "internal-beta" }, "on", "off"] },
+        },
+        flags: {
+          a: { variants: { on: true, off: false }, defaultVariant: "off", targeting: { if: [{ $ref: "internal-beta" }, "on", null] } },
+          b: { variants: { on: true, off: false }, targeting: { $ref: "pick" } },
+        },
+      }),
+    );
+    expect(errors).toEqual([]);
+    expect(run(flags.get("a")!, { email: "x@corp.com", plan: "pro" })).toMatchObject({ variant: "on" });
+    expect(run(flags.get("a")!, { email: "x@corp.com", plan: "free" })).toMatchObject({ variant: "off", reason: "DEFAULT" });
+    expect(run(flags.get("b")!, { email: "x@other.com", plan: "pro" })).toMatchObject({ variant: "off", reason: "TARGETING_MATCH" });
+  });
+
+  it("treats a ref to an empty segment like empty targeting", () => {
+    const { flags, errors } = compileEnvironment(
+      env({ segments: { nothing: {} }, flags: { f: { variants: { a: 1 }, defaultVariant: "a", targeting: { $ref: "nothing" } } } }),
+    );
+    expect(errors).toEqual([]);
+    expect(run(flags.get("f")!)).toMatchObject({ reason: "STATIC" });
+  });
+
+  it("reports an unknown ref at the $ref key, and the flag fails with PARSE_ERROR", () => {
+    const { flags, errors } = compileEnvironment(
+      env({
+        segments: { is_ballmer: isBallmer },
+        flags: {
+          "new-ui": { variants: { on: true, off: false }, defaultVariant: "off", targeting: { if: [{ $ref: "nope" }, "on", null] } },
+        },
+      }),
+    );
+    expect(errors).toHaveLength(1);
+    expect(errors[0]!.path).toEqual(["flags", "new-ui", "targeting", "if", 0, "$ref"]);
+    expect(errors[0]!.message).toMatch(/unknown segment "nope"/);
+    expect(errors[0]!.message).toContain("is_ballmer");
+    const e = run(flags.get("new-ui")!, { email: "x" });
+    expect(errorOf(e)).toBe("PARSE_ERROR");
+    expect(e).toMatchObject({ key: "new-ui", metadata: {} });
+  });
+
+  it("reports unknown refs inside segments at the segment's path, once", () => {
+    const { flags, errors } = compileEnvironment(
+      env({
+        segments: { outer: { or: [{ $ref: "ghost" }, true] } },
+        flags: {
+          a: { variants: { on: true }, targeting: { if: [{ $ref: "outer" }, "on", null] } },
+          b: { variants: { on: true }, targeting: { $ref: "outer" } },
+        },
+      }),
+    );
+    expect(errors).toEqual([{ path: ["segments", "outer", "or", 0, "$ref"], message: expect.stringMatching(/ghost/) }]);
+    expect(errorOf(run(flags.get("a")!))).toBe("PARSE_ERROR");
+    expect(errorOf(run(flags.get("b")!))).toBe("PARSE_ERROR");
+  });
+
+  it("detects cycles, including self-references, and reports each once", () => {
+    const { flags, errors } = compileEnvironment(
+      env({
+        segments: {
+          a: { and: [{ $ref: "b" }, true] },
+          b: { or: [false, { $ref: "a" }] },
+          self: { "!": { $ref: "self" } },
+        },
+        flags: { f: { variants: { on: true }, targeting: { if: [{ $ref: "a" }, "on", null] } } },
+      }),
+    );
+    expect(errors).toHaveLength(2);
+    expect(errors).toContainEqual({ path: ["segments", "b", "or", 1, "$ref"], message: "segment reference cycle: a -> b -> a" });
+    expect(errors).toContainEqual({ path: ["segments", "self", "!", "$ref"], message: "segment reference cycle: self -> self" });
+    expect(errorOf(run(flags.get("f")!))).toBe("PARSE_ERROR");
+  });
+
+  it("rejects $ref objects with other keys or a non-string name", () => {
+    const { errors } = compileEnvironment(
+      env({
+        flags: {
+          f: { variants: { on: true }, targeting: { if: [{ $ref: "x", extra: 1 }, "on", null] } },
+          g: { variants: { on: true }, targeting: { if: [{ $ref: 3 }, "on", null] } },
+        },
+        segments: { x: true },
+      }),
+    );
+    expect(errors.map((e) => e.path)).toEqual([
+      ["flags", "f", "targeting", "if", 0],
+      ["flags", "g", "targeting", "if", 0, "$ref"],
+    ]);
+  });
+
+  it("does not modify the configuration", () => {
+    const config = env({
+      segments: { s: { "==": [{ var: "x" }, 1] } },
+      flags: { f: { variants: { on: true }, targeting: { if: [{ $ref: "s" }, "on", null] } } },
+    });
+    const before = structuredClone(config);
+    compileEnvironment(config);
+    expect(config).toStrictEqual(before);
+  });
+});
+
+describe("operator checking and other compile errors", () => {
+  it("reports unknown operators with the path to the operator key, collecting all of them", () => {
+    const { flags, errors } = compileEnvironment(
+      env({
+        segments: { beta: { foo: [1, 2] }, fine: { "==": [1, 1] } },
+        flags: {
+          "error-targeting-flag": { variants: { one: 1 }, defaultVariant: "one", targeting: { invalid: ["key", "value"] } },
+          deep: {
+            variants: { one: 1 },
+            targeting: { if: [{ and: [true, { bogus: { var: "x" } }] }, "one", { nope: [{ alsoBad: 1 }] }] },
+          },
+          ok: { variants: { one: 1 }, targeting: { if: [{ $ref: "fine" }, "one", null] } },
+        },
+      }),
+    );
+    expect(errors).toEqual([
+      { path: ["segments", "beta", "foo"], message: 'unknown operator "foo"' },
+      { path: ["flags", "error-targeting-flag", "targeting", "invalid"], message: 'unknown operator "invalid"' },
+      { path: ["flags", "deep", "targeting", "if", 0, "and", 1, "bogus"], message: 'unknown operator "bogus"' },
+      { path: ["flags", "deep", "targeting", "if", 2, "nope"], message: 'unknown operator "nope"' },
+      { path: ["flags", "deep", "targeting", "if", 2, "nope", 0, "alsoBad"], message: 'unknown operator "alsoBad"' },
+    ]);
+    expect(errorOf(run(flags.get("error-targeting-flag")!))).toBe("PARSE_ERROR");
+    expect(run(flags.get("ok")!)).toMatchObject({ variant: "one" });
+  });
+
+  it("does not take Object.prototype members for operators", () => {
+    const { errors } = compileEnvironment(
+      env({
+        flags: {
+          f: { variants: { a: 1 }, targeting: { toString: [] } },
+          g: { variants: { a: 1 }, targeting: { constructor: ["a"] } },
+        },
+      }),
+    );
+    expect(errors.map((e) => e.message)).toEqual(['unknown operator "toString"', 'unknown operator "constructor"']);
+  });
+
+  it("reports an object with several operator keys at the object", () => {
+    const { errors } = compileEnvironment(
+      env({ flags: { f: { variants: { a: 1 }, targeting: { if: [{ var: "x", cat: ["a"] }, "a", null] } } } }),
+    );
+    expect(errors).toEqual([{ path: ["flags", "f", "targeting", "if", 0], message: expect.stringContaining('"var", "cat"') }]);
+  });
+
+  it("knows flagd's operators and standard JsonLogic", () => {
+    const targeting = {
+      if: [
+        {
+          and: [
+            { sem_ver: [{ var: "v" }, ">=", "1.0.0"] },
+            { starts_with: [{ var: "e" }, "a"] },
+            { ends_with: [{ var: "e" }, "z"] },
+            { in: ["x", { merge: [["x"], { map: [[1], { cat: ["y", { var: "" }] }] }] }] },
+            { "!": { missing_some: [1, ["q", "v"]] } },
+            { "!": { missing: ["v"] } },
+          ],
+        },
+        { fractional: [["a", 1]] },
+        null,
+      ],
+    };
+    const { flags, errors } = compileEnvironment(env({ flags: { f: { variants: { a: 1 }, targeting } } }));
+    expect(errors).toEqual([]);
+    expect(run(flags.get("f")!, { v: "1.2.0", e: "abz", targetingKey: "t" })).toMatchObject({ value: 1, reason: "SPLIT" });
+  });
+
+  it("reports other compile failures at the targeting (or segment) root", () => {
+    // json-logic-engine folds constant expressions at build time: these throw while compiling.
+    const { flags, errors } = compileEnvironment(
+      env({
+        segments: { bad: { "+": [{ preserve: { a: 1 } }, 1] } },
+        flags: { f: { variants: { a: 1 }, targeting: { if: [{ "==": [{ preserve: { a: 1 } }, 1] }, "a", null] } } },
+      }),
+    );
+    expect(errors.map((e) => e.path)).toEqual([["segments", "bad"], ["flags", "f", "targeting"]]);
+    expect(errors[0]!.message).toMatch(/^segment cannot be compiled: /);
+    expect(errors[1]!.message).toMatch(/^targeting cannot be compiled: /);
+    expect(errorOf(run(flags.get("f")!))).toBe("PARSE_ERROR");
+  });
+
+  it("does not look for operators inside preserve", () => {
+    const { errors } = compileEnvironment(
+      env({ flags: { f: { variants: { a: 1 }, targeting: { if: [{ var: "x" }, { preserve: { whatever: 1, $ref: "nope" } }, null] } } } }),
+    );
+    expect(errors).toEqual([]);
+  });
+});
+
+describe("compiled flags", () => {
+  it("merges flag-set metadata under the flag's own", () => {
+    const { flags } = compileEnvironment(
+      env({
+        metadata: { team: "web", version: 2, flagSetId: "set" },
+        flags: {
+          combined: { variants: { a: 1 }, defaultVariant: "a", metadata: { team: "checkout", beta: true } },
+          "only-set": { variants: { a: 1 }, defaultVariant: "a" },
+        },
+      }),
+    );
+    expect(flags.get("combined")!.metadata).toEqual({ team: "checkout", version: 2, flagSetId: "set", beta: true });
+    expect(run(flags.get("only-set")!).metadata).toEqual({ team: "web", version: 2, flagSetId: "set" });
+  });
+
+  it("keeps the flags in file order with their state and defaults", () => {
+    const { flags } = compileEnvironment(
+      env({
+        flags: {
+          z: { variants: { a: 1 }, defaultVariant: "a" },
+          a: { state: "DISABLED", variants: { a: 1 } },
+        },
+      }),
+    );
+    expect([...flags.keys()]).toEqual(["z", "a"]);
+    expect(flags.get("a")).toMatchObject({ key: "a", state: "DISABLED", defaultVariant: null });
+    expect(Object.isFrozen(flags.get("a"))).toBe(true);
+  });
+
+  it("compiles targeting once: evaluations do not rebuild it", () => {
+    const { flags } = compileEnvironment(
+      env({ flags: { f: { variants: { a: 1, b: 2 }, targeting: { if: [{ var: "x" }, "a", "b"] } } } }),
+    );
+    const flag = flags.get("f")!;
+    const rule = flag.rule;
+    expect(typeof rule).toBe("function");
+    run(flag, { x: true });
+    run(flag, { x: false });
+    expect(flag.rule).toBe(rule);
+  });
+});
