@@ -1,0 +1,129 @@
+/**
+ * PATH -> which environments exist and which files make each one (DESIGN §3). Only names and
+ * file types are read here; contents are the parser's job.
+ */
+import { readdir, stat } from "node:fs/promises";
+import { basename, extname, join, resolve } from "node:path";
+import { ENVIRONMENT_NAME_RULE, isEnvironmentName } from "./schema.js";
+import type { Problem } from "./types.js";
+import { compare } from "./util.js";
+
+export interface DiscoveredEnvironment {
+  name: string;
+  /** Absolute paths, sorted: one file, or a subdirectory's config files (merged in this order). */
+  files: string[];
+  /** The subdirectory, when the environment is one. */
+  dir?: string;
+}
+
+export interface Discovery {
+  /** PATH, absolute. */
+  root: string;
+  /** Set when PATH is a file: its content decides its environments (an `environments:` map or one). */
+  file?: string;
+  environments: DiscoveredEnvironment[];
+  /** By environment name, or "" for problems not tied to one environment. */
+  problems: Map<string, Problem[]>;
+}
+
+const CONFIG_EXTENSIONS = new Set([".yaml", ".yml", ".json"]);
+
+export const isConfigFileName = (name: string): boolean => CONFIG_EXTENSIONS.has(extname(name).toLowerCase());
+
+/**
+ * Dot-entries are never configuration: `.flagserve/` (our state), `.git/`, editor swap files, and
+ * Kubernetes' ConfigMap internals (`..data`, `..2026_01_01_...`), whose files are reached
+ * through the symlinks beside them.
+ */
+const isHidden = (name: string): boolean => name.startsWith(".");
+
+/** `prod.yaml` -> `prod`. */
+export const stemOf = (file: string): string => basename(file, extname(file));
+
+export async function discover(path: string): Promise<Discovery> {
+  const root = resolve(path);
+  const problems = new Map<string, Problem[]>();
+  const report = (key: string, file: string, message: string) =>
+    problems.set(key, [...(problems.get(key) ?? []), { file, line: 0, col: 0, message }]);
+
+  const kind = await typeOf(root);
+  if (kind === "file") return { root, file: root, environments: [], problems };
+  if (kind !== "directory") {
+    const why = kind === "missing" ? "no such file or directory" : kind === "other" ? "not a file or directory" : `cannot read: ${kind}`;
+    report("", root, why);
+    return { root, environments: [], problems };
+  }
+
+  const names = await listNames(root);
+  if (typeof names === "string") {
+    report("", root, `cannot read directory: ${names}`);
+    return { root, environments: [], problems };
+  }
+
+  const byName = new Map<string, DiscoveredEnvironment[]>();
+  for (const entry of names) {
+    const full = join(root, entry);
+    // stat, not lstat: a symlinked file or directory counts as what it points to.
+    const type = await typeOf(full);
+    let env: DiscoveredEnvironment | undefined;
+    if (type === "directory") env = { name: entry, files: [], dir: full };
+    else if (isConfigFileName(entry)) env = { name: stemOf(entry), files: [full] }; // dangling links too: reading reports them
+    if (env) byName.set(env.name, [...(byName.get(env.name) ?? []), env]);
+  }
+
+  const environments: DiscoveredEnvironment[] = [];
+  for (const [name, candidates] of byName) {
+    const [first, ...others] = candidates;
+    if (!first) continue;
+    if (others.length > 0) {
+      // Neither wins: which one is meant is not ours to guess.
+      for (const other of others) {
+        report("", other.dir ?? other.files[0] ?? root, `environment '${name}' is also defined by ${first.dir ?? first.files[0]}`);
+      }
+      continue;
+    }
+    if (!isEnvironmentName(name)) {
+      report("", first.dir ?? first.files[0] ?? root, `'${name}' is not a valid environment name: ${ENVIRONMENT_NAME_RULE}`);
+      continue;
+    }
+    if (first.dir) {
+      const inner = await listNames(first.dir);
+      if (typeof inner === "string") report(name, first.dir, `cannot read directory: ${inner}`);
+      else {
+        const files: string[] = [];
+        for (const entry of inner) {
+          const full = join(first.dir, entry);
+          if (isConfigFileName(entry) && (await typeOf(full)) !== "directory") files.push(full);
+        }
+        if (files.length === 0) report(name, first.dir, "directory has no .yaml, .yml or .json file");
+        first.files = files;
+      }
+    }
+    environments.push(first);
+  }
+  environments.sort((a, b) => compare(a.name, b.name));
+  return { root, environments, problems };
+}
+
+/** Visible entry names, sorted so every replica merges files in the same order; or the error code. */
+async function listNames(dir: string): Promise<string[] | string> {
+  try {
+    return (await readdir(dir)).filter((n) => !isHidden(n)).sort(compare);
+  } catch (error) {
+    return errorCode(error);
+  }
+}
+
+/** "file", "directory", "missing", "other" (socket, device...), or the error code. */
+async function typeOf(path: string): Promise<string> {
+  try {
+    const s = await stat(path);
+    return s.isFile() ? "file" : s.isDirectory() ? "directory" : "other";
+  } catch (error) {
+    const code = errorCode(error);
+    return code === "ENOENT" || code === "ENOTDIR" ? "missing" : code;
+  }
+}
+
+export const errorCode = (error: unknown): string =>
+  (error as NodeJS.ErrnoException).code ?? (error as Error).message ?? String(error);

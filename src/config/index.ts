@@ -1,0 +1,17 @@
+/** Configuration: find files -> parse YAML with positions -> validate -> environments. */
+export { loadConfig, loadInlineConfig, type ConfigLoad, type LoadedEnvironment, type LoadOptions } from "./load.js";
+export { discover, isConfigFileName, stemOf, type Discovery, type DiscoveredEnvironment } from "./discover.js";
+export { parseYaml, type ParsedFile } from "./parse.js";
+export { SCHEMA_PATH, flagserveSchema, isEnvironmentName } from "./schema.js";
+export type { EnvVars } from "./expand.js";
+export {
+  formatProblem,
+  type EnvironmentConfig,
+  type FlagDefinition,
+  type FlagState,
+  type JsonObject,
+  type JsonValue,
+  type Metadata,
+  type NotificationTarget,
+  type Problem,
+} from "./types.js";

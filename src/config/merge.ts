@@ -1,0 +1,115 @@
+/**
+ * Schema-valid documents -> one EnvironmentConfig. A subdirectory's files are merged entry by
+ * entry; defining the same thing twice is an error that names both places, because silently
+ * picking one would make the result depend on file order.
+ */
+import { docProblem, type EnvDocument, type JsonPath } from "./source.js";
+import type { EnvironmentConfig, FlagDefinition, JsonObject, JsonValue, Metadata, NotificationTarget, Problem } from "./types.js";
+import { isRecord, setOwn } from "./util.js";
+
+/** Where something was written: the document and the path inside it. */
+export interface Origin {
+  doc: EnvDocument;
+  path: JsonPath;
+}
+
+export interface MergedEnvironment {
+  config: EnvironmentConfig;
+  docs: readonly EnvDocument[];
+  /** Where each flag, segment and the API key came from, to locate later (engine) errors. */
+  origins: { flags: Map<string, Origin>; segments: Map<string, Origin>; apiKey?: Origin };
+  problems: Problem[];
+}
+
+/** `/abs/file.yaml:3:3`: where an origin's key is. */
+export const originText = (o: Origin): string => {
+  const { line, col } = o.doc.source.locate([...o.doc.prefix, ...o.path], "key");
+  return `${o.doc.source.file}:${line}:${col}`;
+};
+
+/** Merges documents that passed the schema (so their shapes are known) into one environment. */
+export function mergeDocuments(name: string, docs: readonly EnvDocument[], files: readonly string[]): MergedEnvironment {
+  const config: EnvironmentConfig = {
+    name,
+    metadata: {},
+    segments: {},
+    flags: {},
+    notifications: [],
+    files: [...files],
+  };
+  const origins: MergedEnvironment["origins"] = { flags: new Map(), segments: new Map() };
+  const metadataOrigins = new Map<string, Origin>();
+  const problems: Problem[] = [];
+
+  /** Adds one named entry, or reports where it was defined first. */
+  const add = <T>(
+    what: string,
+    record: Record<string, T>,
+    seen: Map<string, Origin>,
+    key: string,
+    value: T,
+    origin: Origin,
+    keyPath: JsonPath = origin.path,
+  ) => {
+    const first = seen.get(key);
+    if (first) {
+      problems.push(docProblem(origin.doc, keyPath, `${what} '${key}' is also defined in ${originText(first)}`, "key"));
+      return;
+    }
+    seen.set(key, origin);
+    setOwn(record, key, value);
+  };
+
+  for (const doc of docs) {
+    const d = doc.value as Record<string, unknown>;
+
+    if (typeof d.apiKey === "string") {
+      const here: Origin = { doc, path: ["apiKey"] };
+      if (origins.apiKey) problems.push(docProblem(doc, ["apiKey"], `apiKey is also set in ${originText(origins.apiKey)}`, "key"));
+      else {
+        origins.apiKey = here;
+        config.apiKey = d.apiKey;
+      }
+    }
+
+    for (const [key, value] of entries(d.metadata)) {
+      add("metadata", config.metadata, metadataOrigins, key, value as Metadata[string], { doc, path: ["metadata", key] });
+    }
+
+    // flagd's `$evaluators` and our `segments` are one namespace: `$ref` cannot tell them apart.
+    for (const section of ["segments", "$evaluators"] as const) {
+      for (const [key, value] of entries(d[section])) {
+        add("segment", config.segments, origins.segments, key, value as JsonValue, { doc, path: [section, key] });
+      }
+    }
+
+    if (Array.isArray(d.flags)) {
+      // flagd's daemon form: a list of flags, each naming itself with `key`.
+      d.flags.forEach((raw: Record<string, unknown>, i) => {
+        const key = raw.key as string;
+        add("flag", config.flags, origins.flags, key, toFlag(raw), { doc, path: ["flags", i] }, ["flags", i, "key"]);
+      });
+    } else {
+      for (const [key, raw] of entries(d.flags)) {
+        add("flag", config.flags, origins.flags, key, toFlag(raw as Record<string, unknown>), { doc, path: ["flags", key] });
+      }
+    }
+
+    if (Array.isArray(d.notifications)) config.notifications.push(...(d.notifications as NotificationTarget[]));
+  }
+  return { config, docs, origins, problems };
+}
+
+const entries = (v: unknown): [string, unknown][] => (isRecord(v) ? Object.entries(v) : []);
+
+/** The file's flag with flagd's defaults made explicit (and flagd's array-form `key` dropped). */
+function toFlag(raw: Record<string, unknown>): FlagDefinition {
+  const flag: FlagDefinition = {
+    state: (raw.state as FlagDefinition["state"] | undefined) ?? "ENABLED",
+    variants: raw.variants as Record<string, JsonValue>,
+    defaultVariant: (raw.defaultVariant as string | null | undefined) ?? null,
+    metadata: (raw.metadata as Metadata | undefined) ?? {},
+  };
+  if (raw.targeting !== undefined) flag.targeting = raw.targeting as JsonObject;
+  return flag;
+}

@@ -1,0 +1,40 @@
+/**
+ * The published JSON Schema (schema/flagserve.schema.json) compiled once. The same file serves
+ * editors and the loader, so what autocompletion accepts is what flagserve accepts.
+ */
+import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { Ajv, type ValidateFunction } from "ajv";
+
+/** Absolute path of the schema file (it ships in the package beside src/ and dist/). */
+export const SCHEMA_PATH = fileURLToPath(new URL("../../schema/flagserve.schema.json", import.meta.url));
+
+export const flagserveSchema = JSON.parse(readFileSync(SCHEMA_PATH, "utf8")) as Record<string, unknown>;
+
+const ajv = new Ajv({
+  allErrors: true, // report every problem at once
+  strict: true, // a typo in the schema itself fails loudly
+  strictRequired: false, // the root `if` tests for `environments` without declaring it
+  allowUnionTypes: true, // metadata values: string | number | boolean
+  verbose: true, // errors carry their schema, for `patternErrorMessage` and allowed property names
+});
+// Editor-only annotation (VS Code / yaml-language-server): known to ajv so strict mode accepts it.
+ajv.addVocabulary(["patternErrorMessage"]);
+ajv.addSchema(flagserveSchema, "flagserve");
+
+const compile = (ref: string): ValidateFunction => {
+  const fn = ajv.getSchema(`flagserve${ref}`);
+  if (!fn) throw new Error(`schema definition ${ref} is missing`);
+  return fn;
+};
+
+/** One environment document (a standalone file, a subdirectory's file, an `environments:` entry). */
+export const validateEnvironmentSchema = compile("#/definitions/environment");
+
+const nameRule = (flagserveSchema.definitions as Record<string, Record<string, string>>).environmentName ?? {};
+const ENVIRONMENT_NAME = new RegExp(nameRule.pattern ?? "^$");
+
+/** Environment names become part of generated keys (`fs_<env>_...`) and log lines: keep them plain. */
+export const isEnvironmentName = (name: string): boolean => ENVIRONMENT_NAME.test(name);
+
+export const ENVIRONMENT_NAME_RULE = nameRule.patternErrorMessage ?? "";

@@ -1,0 +1,101 @@
+/**
+ * Where things are: a Source turns a JSON path (from the root of what was parsed) into a
+ * line:col, so every later stage can report `file:line:col` without knowing about YAML.
+ */
+import { isAlias, isMap, isPair, isScalar, isSeq, type Document, type LineCounter, type Node } from "yaml";
+import type { Problem } from "./types.js";
+
+export type JsonPath = readonly (string | number)[];
+
+/** "key": the key naming the node; "value": the value itself, or its key when it is a mapping or list. */
+export type Anchor = "key" | "value";
+
+export interface Source {
+  /** Absolute path, or `<inline:ENV>`. */
+  readonly file: string;
+  /** 1-based position of the node at `path`, or of its nearest existing ancestor; 0:0 when unknown. */
+  locate(path: JsonPath, anchor?: Anchor): { line: number; col: number };
+  /** False for inline configs, which have no positions: their messages name the path instead. */
+  readonly positional: boolean;
+}
+
+/** One environment document: a whole file, one entry of an `environments:` map, or an inline object. */
+export interface EnvDocument {
+  readonly source: Source;
+  /** Path from the source's root to this document (`["environments", "dev"]` or `[]`). */
+  readonly prefix: JsonPath;
+  readonly value: unknown;
+}
+
+/** `flags.new-ui.variants.on`, `notifications[0].url`, `flags["a b"]`: readable, unambiguous enough. */
+export function formatPath(path: JsonPath): string {
+  let out = "";
+  for (const seg of path) {
+    if (typeof seg === "number") out += `[${seg}]`;
+    else if (/^[A-Za-z0-9_$-]+$/.test(seg)) out += out === "" ? seg : `.${seg}`;
+    else out += `[${JSON.stringify(seg)}]`;
+  }
+  return out;
+}
+
+/** A problem at `path` of a source. Without positions the path is appended, so it can still be found. */
+export function problemAt(source: Source, path: JsonPath, message: string, anchor: Anchor = "value"): Problem {
+  const { line, col } = source.locate(path, anchor);
+  const where = formatPath(path);
+  const text = source.positional || where === "" || message.startsWith(where) ? message : `${message} (at ${where})`;
+  return { file: source.file, line, col, message: text };
+}
+
+/** A problem at `path` inside an environment document. */
+export const docProblem = (doc: EnvDocument, path: JsonPath, message: string, anchor?: Anchor): Problem =>
+  problemAt(doc.source, [...doc.prefix, ...path], message, anchor);
+
+/** A source without positions, for configs given as objects. */
+export const inlineSource = (name: string): Source => ({
+  file: `<inline:${name}>`,
+  positional: false,
+  locate: () => ({ line: 0, col: 0 }),
+});
+
+const keyText = (key: unknown): string | undefined =>
+  isScalar(key) ? String(key.value) : key === null || key === undefined ? undefined : String(key);
+
+/** A source backed by a parsed YAML document. */
+export function yamlSource(file: string, doc: Document, lineCounter: LineCounter): Source {
+  const pos = (node: Node | null | undefined) => {
+    const offset = node?.range?.[0];
+    return offset === undefined ? undefined : lineCounter.linePos(offset);
+  };
+  return {
+    file,
+    positional: true,
+    locate(path, anchor = "value") {
+      let node: unknown = doc.contents;
+      let key: Node | undefined;
+      for (const seg of path) {
+        // Follow aliases so paths through `*anchor` still resolve (to the anchored text).
+        if (isAlias(node)) node = node.resolve(doc);
+        let next: unknown;
+        let nextKey: Node | undefined;
+        if (isMap(node)) {
+          const pair = node.items.find((p) => isPair(p) && keyText(p.key) === String(seg));
+          if (pair) {
+            next = pair.value;
+            nextKey = pair.key as Node;
+            // `a:` with nothing after it has no value node: the key is the best place.
+            if (next === null) next = nextKey;
+          }
+        } else if (isSeq(node) && typeof seg === "number") {
+          next = node.items[seg];
+        } else if (isSeq(node) && /^\d+$/.test(String(seg))) {
+          next = node.items[Number(seg)];
+        }
+        if (next === undefined) break;
+        node = next;
+        key = nextKey;
+      }
+      const target = anchor === "key" || isMap(node) || isSeq(node) ? (key ?? (node as Node)) : (node as Node);
+      return pos(target) ?? pos(node as Node) ?? { line: 1, col: 1 };
+    },
+  };
+}

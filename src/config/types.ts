@@ -1,0 +1,52 @@
+/** The configuration model: what the files say, after parsing and validation. */
+
+export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
+export type JsonObject = { [key: string]: JsonValue };
+
+/** Flag-set and flag metadata: primitive values only (OFREP `metadata`). */
+export type Metadata = Record<string, string | number | boolean>;
+
+export type FlagState = "ENABLED" | "DISABLED";
+
+/** One flag as written in a file (flagd format), defaults applied. */
+export interface FlagDefinition {
+  state: FlagState;
+  variants: Record<string, JsonValue>;
+  /** null: the caller's code default. */
+  defaultVariant: string | null;
+  /** JsonLogic; absent or `{}` means no targeting. `$ref`s are still unresolved here. */
+  targeting?: JsonObject;
+  metadata: Metadata;
+}
+
+export interface NotificationTarget {
+  type: "slack" | "webhook";
+  url: string;
+  secret?: string;
+  /** Which change kinds to send; absent means all. */
+  events?: string[];
+}
+
+/** One environment, merged from its files. */
+export interface EnvironmentConfig {
+  name: string;
+  /** The key written in the file, if any (section 6 of the design). */
+  apiKey?: string;
+  metadata: Metadata;
+  /** Named JsonLogic rules (`segments`, or flagd's `$evaluators`). */
+  segments: Record<string, JsonValue>;
+  flags: Record<string, FlagDefinition>;
+  notifications: NotificationTarget[];
+  /** Absolute paths of the files this environment was read from. */
+  files: string[];
+}
+
+/** A validation problem, located in a source file. Lines and columns are 1-based. */
+export interface Problem {
+  file: string;
+  line: number;
+  col: number;
+  message: string;
+}
+
+export const formatProblem = (p: Problem): string => `${p.file}:${p.line}:${p.col} ${p.message}`;

@@ -1,0 +1,225 @@
+/** Every problem is reported as file:line:col, pointing at the offending key or value. */
+import { describe, expect, it } from "vitest";
+import { loadConfig } from "../../src/config/index.js";
+import { lines, problemLines, useTempDir } from "./helpers.js";
+
+describe("problems are located at file:line:col", () => {
+  const tmp = useTempDir();
+
+  const problemsOf = async (name: string, text: string): Promise<string[]> => {
+    const file = await tmp.write(name, text);
+    const load = await loadConfig(file);
+    expect(load.environments.size).toBe(0); // any problem keeps the environment out
+    return problemLines(load, tmp.path);
+  };
+
+  it("YAML syntax error", async () => {
+    expect(await problemsOf("dev.yaml", lines("flags:", "  a:", "    variants: { on: true", "    defaultVariant: on"))).toEqual([
+      expect.stringMatching(/^<dir>\/dev\.yaml:4:5 YAML syntax error: /),
+    ]);
+  });
+
+  it("duplicate YAML key", async () => {
+    expect(
+      await problemsOf("dev.yaml", lines("flags:", "  a:", "    variants: { on: true }", "  a:", "    variants: { off: false }")),
+    ).toEqual(["<dir>/dev.yaml:4:3 duplicate key 'a'"]);
+  });
+
+  it("duplicate key in a JSON file", async () => {
+    expect(await problemsOf("dev.json", '{\n  "flags": {},\n  "flags": {}\n}\n')).toEqual(["<dir>/dev.json:3:3 duplicate key 'flags'"]);
+  });
+
+  it("bad state", async () => {
+    expect(
+      await problemsOf("dev.yaml", lines("flags:", "  a:", "    state: enabled", "    variants: { on: true }")),
+    ).toEqual(["<dir>/dev.yaml:3:12 flags.a.state: must be one of ENABLED, DISABLED"]);
+  });
+
+  it("additional property, at the key", async () => {
+    expect(
+      await problemsOf("dev.yaml", lines("flags:", "  a:", "    variants: { on: true }", "    defaultVarient: on")),
+    ).toEqual([
+      "<dir>/dev.yaml:4:5 flags.a: unknown property 'defaultVarient' (expected state, variants, defaultVariant, targeting, metadata)",
+    ]);
+  });
+
+  it("missing variants, at the flag's key", async () => {
+    expect(await problemsOf("dev.yaml", lines("flags:", "  a:", "    state: ENABLED"))).toEqual([
+      "<dir>/dev.yaml:2:3 flags.a: missing required property 'variants'",
+    ]);
+  });
+
+  it("mixed variant types, at the first variant of another type", async () => {
+    expect(
+      await problemsOf("dev.yaml", lines("flags:", "  a:", "    variants:", "      on: true", "      off: 'false'", "      maybe: 1")),
+    ).toEqual([
+      "<dir>/dev.yaml:5:12 variant 'off' is a string but variant 'on' is a boolean: all variants of a flag must have the same type",
+      "<dir>/dev.yaml:6:14 variant 'maybe' is a number but variant 'on' is a boolean: all variants of a flag must have the same type",
+    ]);
+  });
+
+  it("list and null variants", async () => {
+    expect(await problemsOf("dev.yaml", lines("flags:", "  a:", "    variants: { x: [1], y: null }"))).toEqual([
+      "<dir>/dev.yaml:3:17 variant 'x' is a list: variants must be booleans, strings, numbers or objects",
+      "<dir>/dev.yaml:3:28 variant 'y' is null: variants must be booleans, strings, numbers or objects",
+    ]);
+  });
+
+  it("variants that are not a mapping: one problem, not one per typed-flag branch", async () => {
+    expect(await problemsOf("dev.yaml", lines("flags:", "  a:", "    variants: true"))).toEqual([
+      "<dir>/dev.yaml:3:15 flags.a.variants: must be an object",
+    ]);
+  });
+
+  it("defaultVariant not among the variants, at the defaultVariant value", async () => {
+    expect(
+      await problemsOf("dev.yaml", lines("flags:", "  a:", "    variants: { on: true, off: false }", "    defaultVariant: of")),
+    ).toEqual(["<dir>/dev.yaml:4:21 defaultVariant 'of' is not one of the variants ('on', 'off')"]);
+  });
+
+  it("unresolved $ref, at the $ref value", async () => {
+    const problems = await problemsOf(
+      "dev.yaml",
+      lines(
+        "segments:",
+        "  beta: { in: [{ var: email }, [a@x.io]] }",
+        "flags:",
+        "  new-ui:",
+        "    variants: { on: true, off: false }",
+        "    defaultVariant: off",
+        "    targeting:",
+        "      if: [{ $ref: betta }, on, null]",
+      ),
+    );
+    expect(problems).toEqual([expect.stringMatching(/^<dir>\/dev\.yaml:8:20 .*betta/)]);
+  });
+
+  it("unknown operator, at the operator", async () => {
+    const problems = await problemsOf(
+      "dev.yaml",
+      lines("flags:", "  a:", "    variants: { on: true }", "    targeting:", "      if: [{ starts_wth: [{ var: id }, ab] }, on, null]"),
+    );
+    expect(problems).toEqual([expect.stringMatching(/^<dir>\/dev\.yaml:5:14 .*starts_wth/)]);
+  });
+
+  it("engine errors land in the file of a merged directory that wrote them", async () => {
+    await tmp.write("web/flags.yaml", lines("flags:", "  a:", "    variants: { on: true }", "    targeting: { if: [{ $ref: s1 }, on, null] }"));
+    await tmp.write("web/segments.yaml", lines("$evaluators:", "  s1: { $ref: s2 }", "  s2: { $ref: nope }"));
+
+    const load = await loadConfig(tmp.path);
+
+    const problems = problemLines(load, tmp.path, "web");
+    expect(problems.length).toBeGreaterThan(0);
+    expect(problems.every((p) => p.startsWith("<dir>/web/segments.yaml:3:"))).toBe(true);
+    expect(problems.join("\n")).toMatch(/nope/);
+  });
+
+  it("empty and whitespace-only files", async () => {
+    expect(await problemsOf("a.yaml", "")).toEqual(["<dir>/a.yaml:1:1 file is empty"]);
+    expect(await problemsOf("b.yaml", "  \n\n\t\n")).toEqual(["<dir>/b.yaml:1:1 file is empty"]);
+    expect(await problemsOf("c.yaml", "# only a comment\n")).toEqual(["<dir>/c.yaml:1:1 file is empty"]);
+    expect(await problemsOf("d.yaml", "---\n")).toEqual(["<dir>/d.yaml:1:1 file is empty"]);
+    expect(await problemsOf("e.json", "")).toEqual(["<dir>/e.json:1:1 file is empty"]);
+  });
+
+  it("a document that is not a mapping", async () => {
+    expect(await problemsOf("dev.yaml", "- a\n- b\n")).toEqual(["<dir>/dev.yaml:1:1 must be an object"]);
+  });
+
+  it("several errors in one file are all reported, sorted by position", async () => {
+    const problems = await problemsOf(
+      "dev.yaml",
+      lines(
+        "apiKey: short", //                                      1
+        "flags:", //                                             2
+        "  a:", //                                               3
+        "    state: on", //                                      4
+        "    variants: { on: true, off: 0 }", //                 5
+        "    defaultVariant: nope", //                           6
+        "  b:", //                                               7
+        "    variants: {}", //                                   8
+        "notifications:", //                                     9
+        "  - { type: teams, url: 'https://x.example' }", //      10
+        "colour: red", //                                        11
+      ),
+    );
+    expect(problems).toEqual([
+      "<dir>/dev.yaml:1:9 apiKey: must be at least 8 characters long",
+      "<dir>/dev.yaml:4:12 flags.a.state: must be one of ENABLED, DISABLED",
+      "<dir>/dev.yaml:5:32 variant 'off' is a number but variant 'on' is a boolean: all variants of a flag must have the same type",
+      "<dir>/dev.yaml:6:21 defaultVariant 'nope' is not one of the variants ('on', 'off')",
+      "<dir>/dev.yaml:8:5 flags.b.variants: must have at least one variant",
+      "<dir>/dev.yaml:10:13 notifications[0].type: must be one of slack, webhook",
+      "<dir>/dev.yaml:11:1 unknown property 'colour' (expected $schema, apiKey, metadata, segments, $evaluators, flags, notifications)",
+    ]);
+  });
+
+  it("every file of a directory is checked, and every problem reported at once", async () => {
+    await tmp.write("a.yaml", "flags: [\n");
+    await tmp.write("b.yaml", "");
+    await tmp.write("c/one.yaml", lines("flags:", "  x: { variants: { on: true }, state: no }"));
+    await tmp.write("c/two.yaml", lines("flags:", "  y: { variants: { on: true }, defaultVariant: off }"));
+
+    const load = await loadConfig(tmp.path);
+
+    expect(load.environments.size).toBe(0);
+    expect([...load.problems.keys()]).toEqual(["a", "b", "c"]);
+    expect(problemLines(load, tmp.path, "c")).toEqual([
+      "<dir>/c/one.yaml:2:39 flags.x.state: must be one of ENABLED, DISABLED",
+      "<dir>/c/two.yaml:2:48 defaultVariant 'off' is not one of the variants ('on')",
+    ]);
+  });
+
+  it("an apiKey with spaces explains the rule", async () => {
+    expect(await problemsOf("dev.yaml", lines("apiKey: has a space", "flags: {}"))).toEqual([
+      "<dir>/dev.yaml:1:9 apiKey: an API key is sent in an HTTP header: visible ASCII characters only, no spaces",
+    ]);
+  });
+
+  it("metadata values must be primitives", async () => {
+    expect(await problemsOf("dev.yaml", lines("metadata:", "  team: [a, b]", "flags: {}"))).toEqual([
+      "<dir>/dev.yaml:2:3 metadata.team: must be a string, number or boolean",
+    ]);
+  });
+
+  it("'environments' in a directory's file says where it belongs", async () => {
+    await tmp.write("dev.yaml", lines("environments:", "  x: { flags: {} }"));
+    const load = await loadConfig(tmp.path);
+    expect(problemLines(load, tmp.path)).toEqual([
+      "<dir>/dev.yaml:1:1 unknown property 'environments' ('environments' is only allowed in a single file given as PATH)",
+      "<dir>/dev.yaml:1:1 missing 'flags' (write `flags: {}` for an environment without flags)",
+    ]);
+  });
+
+  it(".inf and .nan are refused (JSON cannot carry them)", async () => {
+    expect(await problemsOf("dev.yaml", lines("flags:", "  a: { variants: { x: 1 }, targeting: { '>': [{ var: n }, .inf] } }"))).toEqual([
+      "<dir>/dev.yaml:2:59 flags.a.targeting[\">\"][1]: must be a finite number (.inf and .nan have no JSON form)",
+    ]);
+  });
+
+  it("a byte-order mark does not shift columns", async () => {
+    expect(await problemsOf("dev.yaml", "\uFEFFflags:\n  a: { variants: { on: true }, state: x }\n")).toEqual([
+      "<dir>/dev.yaml:2:39 flags.a.state: must be one of ENABLED, DISABLED",
+    ]);
+  });
+
+  it("alias bombs and self-referencing aliases are refused", async () => {
+    const bomb = lines(
+      "a: &a [x, x, x, x, x, x, x, x, x]",
+      "b: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a]",
+      "c: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b]",
+      "d: &d [*c, *c, *c, *c, *c, *c, *c, *c, *c]",
+      "flags: { f: { variants: { v: { x: *d } } } }",
+    );
+    expect(await problemsOf("bomb.yaml", bomb)).toEqual([expect.stringMatching(/^<dir>\/bomb\.yaml:1:1 cannot read YAML: .*alias/i)]);
+    expect(await problemsOf("loop.yaml", lines("flags:", "  a: &x { variants: { v: { self: *x } } }"))).toEqual([
+      "<dir>/loop.yaml:2:34 YAML alias refers to a node that contains it",
+    ]);
+  });
+
+  it("unresolved YAML tags are errors, not silently strings", async () => {
+    expect(await problemsOf("dev.yaml", lines("flags:", "  a: { variants: { x: !secret abc } }"))).toEqual([
+      expect.stringMatching(/^<dir>\/dev\.yaml:2:23 YAML warning: Unresolved tag: !secret/),
+    ]);
+  });
+});
