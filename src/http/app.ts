@@ -1,0 +1,80 @@
+/** The h3 application: CORS, OFREP routes, probes, and JSON errors for everything else. */
+import { H3, handleCors } from "h3";
+import type { EventHub } from "../events/hub.js";
+import type { Logger } from "../log.js";
+import type { FlagStore } from "../store/store.js";
+import { DEFAULT_MAX_BODY_BYTES } from "./body.js";
+import { toErrorResponse } from "./errors.js";
+import { ofrepStreamUrl, registerEventRoutes } from "./events.js";
+import { registerHealthRoutes } from "./health.js";
+import { Metrics } from "./metrics.js";
+import { registerOfrepRoutes } from "./ofrep.js";
+
+export interface AppOptions {
+  store: FlagStore;
+  logger: Logger;
+  metrics?: Metrics;
+  /** Allowed CORS origin(s); "*" (the default) allows any. */
+  corsOrigin?: string | string[];
+  maxBodyBytes?: number;
+  /** With a hub, the SSE routes are served and evaluate-all advertises the OFREP stream. */
+  hub?: EventHub;
+  clientIpHeader?: string;
+  maxStreamsPerIp?: number;
+}
+
+export const CORS_ALLOW_HEADERS = [
+  "x-api-key",
+  "authorization",
+  "content-type",
+  "if-none-match",
+  "last-event-id",
+  "x-service-sdk",
+  "x-service-runtime",
+  "x-service-os",
+  "x-service-features",
+];
+
+export function createApp(options: AppOptions): { app: H3; metrics: Metrics } {
+  const { store, logger } = options;
+  const metrics = options.metrics ?? new Metrics();
+  const origin = options.corsOrigin ?? "*";
+
+  const app = new H3({
+    onError(error, event) {
+      const { status, body } = toErrorResponse(error);
+      if (status === 500) logger.error(`${event.req.method} ${event.url.pathname} failed: ${String(error.cause ?? error)}`);
+      event.res.status = status;
+      for (const [name, value] of error.headers ?? []) event.res.headers.set(name, value);
+      metrics.count("flagserve_http_errors_total", "Error responses by code", { code: body.errorCode });
+      return body;
+    },
+  });
+
+  app.use((event) => {
+    metrics.countClient(event.req.headers);
+    const preflight = handleCors(event, {
+      origin: origin === "*" ? "*" : Array.isArray(origin) ? origin : [origin],
+      methods: ["GET", "POST", "OPTIONS"],
+      allowHeaders: CORS_ALLOW_HEADERS,
+      exposeHeaders: ["etag"],
+      maxAge: "600",
+    });
+    if (preflight !== false) return preflight;
+  });
+
+  const { hub } = options;
+  registerOfrepRoutes(app, {
+    store,
+    maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
+    eventStreamUrl: hub ? ofrepStreamUrl : undefined,
+  });
+  if (hub) {
+    registerEventRoutes(app, { store, hub, logger, clientIpHeader: options.clientIpHeader, maxStreamsPerIp: options.maxStreamsPerIp });
+    metrics.gauge("flagserve_sse_streams", "Open event streams", () => hub.streamCount);
+  }
+  registerHealthRoutes(app, store, metrics);
+  metrics.gauge("flagserve_environments", "Environments being served", () => store.environments.size);
+
+  return { app, metrics };
+}

@@ -1,0 +1,90 @@
+/** The SSE routes (DESIGN §7): the primary change stream and the OFREP stream. */
+import { createHash } from "node:crypto";
+import type { H3, H3Event } from "h3";
+import type { EventHub, StreamKind } from "../events/hub.js";
+import { createSseResponse } from "../events/sse.js";
+import type { Logger } from "../log.js";
+import type { FlagStore } from "../store/store.js";
+import type { EnvironmentSnapshot } from "../store/snapshot.js";
+import { authenticate, presentedKey } from "./auth.js";
+import { apiError } from "./errors.js";
+
+export interface EventRoutesOptions {
+  store: FlagStore;
+  hub: EventHub;
+  logger: Logger;
+  /** Take the client's address from this header (e.g. X-Forwarded-For) instead of the socket. */
+  clientIpHeader?: string;
+  maxStreamsPerIp?: number;
+  /** A client whose unsent data exceeds this is disconnected. */
+  maxBufferedBytes?: number;
+}
+
+export const OFREP_STREAM_PATH = "/ofrep/v1/events";
+const DEFAULT_MAX_BUFFERED_BYTES = 1024 * 1024;
+
+export const keyDigest = (key: string): string => createHash("sha256").update(key).digest("hex");
+
+export function clientIp(event: H3Event, header?: string): string {
+  if (header) {
+    // X-Forwarded-For lists the original client first.
+    const value = event.req.headers.get(header)?.split(",")[0]?.trim();
+    if (value) return value;
+  }
+  return event.runtime?.node?.req.socket.remoteAddress ?? "unknown";
+}
+
+/** The URL advertised in evaluate-all's `eventStreams`: EventSource cannot send headers. */
+export const ofrepStreamUrl = (event: H3Event, snapshot: EnvironmentSnapshot): string =>
+  `${event.url.origin}${OFREP_STREAM_PATH}?token=${snapshot.streamToken}`;
+
+function lastEventId(event: H3Event): number | undefined {
+  const raw = event.req.headers.get("last-event-id") ?? event.url.searchParams.get("lastEventId");
+  if (raw === null || !/^\d+$/.test(raw.trim())) return undefined;
+  return Number(raw.trim());
+}
+
+export function registerEventRoutes(app: H3, options: EventRoutesOptions): void {
+  const { store, hub, logger } = options;
+
+  const open = (event: H3Event, snapshot: EnvironmentSnapshot, kind: StreamKind, key: string, contentType: string) => {
+    const ip = clientIp(event, options.clientIpHeader);
+    if (options.maxStreamsPerIp !== undefined && hub.streamsFrom(ip) >= options.maxStreamsPerIp) {
+      throw apiError(429, "RATE_LIMITED", `too many open streams from ${ip} (at most ${options.maxStreamsPerIp})`, {
+        headers: { "retry-after": "5" },
+      });
+    }
+    logger.info(`stream opened: ${kind} ${snapshot.name} from ${ip}`);
+    return createSseResponse({
+      contentType,
+      keyDigest: keyDigest(key),
+      ip,
+      maxBufferedBytes: options.maxBufferedBytes ?? DEFAULT_MAX_BUFFERED_BYTES,
+      attach: (subscriber) => hub.subscribe(snapshot.name, kind, subscriber, lastEventId(event)),
+      onClose: (reason) => {
+        if (reason === "slow") logger.warn(`stream dropped: ${kind} ${snapshot.name} from ${ip} fell too far behind`);
+        else logger.info(`stream closed by ${reason}: ${kind} ${snapshot.name} from ${ip}`);
+      },
+    });
+  };
+
+  app.get("/api/v1/flags/events", (event) => {
+    const snapshot = authenticate(event, store);
+    // EventSource and browsers need text/event-stream; the seed document says text/plain.
+    const wantsEventStream = (event.req.headers.get("accept") ?? "").includes("text/event-stream");
+    return open(event, snapshot, "events", presentedKey(event)!, wantsEventStream ? "text/event-stream" : "text/plain; charset=utf-8");
+  });
+
+  app.get(OFREP_STREAM_PATH, (event) => {
+    const token = event.url.searchParams.get("token") ?? "";
+    const snapshot = store.authenticateStreamToken(token);
+    if (!snapshot) throw apiError(401, "UNAUTHORIZED", "unknown or missing stream token");
+    return open(event, snapshot, "ofrep", snapshot.apiKey, "text/event-stream");
+  });
+
+  for (const route of ["/api/v1/flags/events", OFREP_STREAM_PATH]) {
+    app.all(route, (event) => {
+      throw apiError(405, "METHOD_NOT_ALLOWED", `${event.req.method} is not allowed here; use GET`, { headers: { allow: "GET, OPTIONS" } });
+    });
+  }
+}

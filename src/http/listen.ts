@@ -1,0 +1,74 @@
+/**
+ * The listener: listhen, held to the contract of a CLI server — exactly this host and port or
+ * an error naming them, our own signal handling, and a close() that never waits on open streams.
+ */
+import type { Server } from "node:http";
+import { toNodeHandler, type H3 } from "h3";
+import { listen } from "listhen";
+
+export interface ListenOptions {
+  port: number;
+  host: string;
+  https?: boolean;
+  /** Listen on all interfaces and show the network URL (and a QR code) for other devices. */
+  public?: boolean;
+  showURL?: boolean;
+}
+
+export interface Listening {
+  url: string;
+  port: number;
+  server: Server;
+  close(): Promise<void>;
+}
+
+export class PortInUseError extends Error {
+  constructor(readonly host: string, readonly port: number) {
+    super(`port ${port} on ${host} is not available (in use, or blocked); choose another with --port, or --port 0 for any free port`);
+  }
+}
+
+export async function listenApp(app: H3, options: ListenOptions): Promise<Listening> {
+  const { port, host } = options;
+  let listener;
+  try {
+    listener = await listen(toNodeHandler(app), {
+      // Strict: listhen would otherwise move to another port without a word.
+      port: port === 0 ? 0 : { port, random: false, alternativePortRange: [] as unknown as [number, number] },
+      hostname: host,
+      public: options.public ?? false,
+      showURL: options.showURL ?? false,
+      qr: options.public ?? false,
+      https: options.https ?? false,
+      autoClose: false, // we own SIGINT/SIGTERM
+      isProd: false, // keep port 0 ephemeral even with NODE_ENV=production
+      isTest: false,
+      open: false,
+      clipboard: false,
+      extraURLs: [],
+    } as Parameters<typeof listen>[1]);
+  } catch (error) {
+    if (/available port|EADDRINUSE|EACCES/i.test(String((error as Error).message))) throw new PortInUseError(host, port);
+    throw error;
+  }
+  const bound = (listener.server.address() as { port: number }).port;
+  if (port !== 0 && bound !== port) {
+    // listhen silently remaps ports browsers consider unsafe (6000, 6665, ...).
+    await listener.close();
+    throw new PortInUseError(host, port);
+  }
+  const server = listener.server as unknown as Server;
+  // Node's default would end idle keep-alive sockets after 5 s; clients polling OFREP reuse them.
+  server.keepAliveTimeout = 65_000;
+  return {
+    url: listener.url.replace(/\/$/, ""),
+    port: bound,
+    server,
+    async close() {
+      const force = setTimeout(() => server.closeAllConnections(), 1_000);
+      server.closeIdleConnections();
+      await listener.close();
+      clearTimeout(force);
+    },
+  };
+}

@@ -1,0 +1,100 @@
+/** OFREP evaluation routes (DESIGN §5): request -> auth -> snapshot -> evaluate -> response. */
+import { getRouterParam, noContent, type H3, type H3Event } from "h3";
+import { evaluate } from "../engine/index.js";
+import { isEvaluationError, type Evaluation } from "../engine/types.js";
+import type { FlagStore } from "../store/store.js";
+import type { EnvironmentSnapshot } from "../store/snapshot.js";
+import { authenticate } from "./auth.js";
+import { readJsonBody } from "./body.js";
+import { contextFromBody } from "./context.js";
+import { apiError } from "./errors.js";
+import { bulkEtag, ifNoneMatchHits, sameConfigEtag } from "./etag.js";
+
+export interface OfrepOptions {
+  store: FlagStore;
+  maxBodyBytes: number;
+  /** The OFREP event stream advertised in evaluate-all responses, when there is one. */
+  eventStreamUrl?: (event: H3Event, snapshot: EnvironmentSnapshot) => string;
+}
+
+export const JSON_CONTENT_TYPE = "application/json; charset=utf-8";
+
+/** A success item with its fields in OFREP's order; `value` and `variant` only when known. */
+function successItem(e: Exclude<Evaluation, { errorCode: string }>) {
+  return {
+    key: e.key,
+    ...(e.value !== undefined && { value: e.value }),
+    reason: e.reason,
+    ...(e.variant !== undefined && { variant: e.variant }),
+    metadata: e.metadata,
+  };
+}
+
+/** Evaluate-all item: the error fields, mirrored in `result` as the seed document shows. */
+function bulkItem(e: Evaluation) {
+  if (!isEvaluationError(e)) return successItem(e);
+  const { key, errorCode, errorDetails } = e;
+  return { key, errorCode, errorDetails, result: { key, errorCode, errorDetails }, metadata: e.metadata };
+}
+
+const SINGLE_PREFIX = "/ofrep/v1/evaluate/flags/";
+
+/**
+ * The flag key from the raw request path: clients send `encodeURIComponent(key)`, so `/` in a
+ * key arrives as `%2F`, which the router leaves encoded while decoding the rest.
+ */
+function flagKeyOf(event: H3Event): string {
+  const raw = new URL(event.req.url).pathname.slice(SINGLE_PREFIX.length);
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    return getRouterParam(event, "key") ?? raw;
+  }
+}
+
+export function registerOfrepRoutes(app: H3, options: OfrepOptions): void {
+  const { store, maxBodyBytes } = options;
+
+  app.post("/ofrep/v1/evaluate/flags", async (event) => {
+    const snapshot = authenticate(event, store);
+    const context = contextFromBody(await readJsonBody(event, maxBodyBytes));
+    const now = Date.now();
+    const flags = snapshot.flagKeys.map((key) => bulkItem(evaluate(snapshot.flags.get(key)!, context, now)));
+    const eventStreams = options.eventStreamUrl
+      ? [{ type: "sse", url: options.eventStreamUrl(event, snapshot), inactivityDelaySec: 120 }]
+      : undefined;
+    const body = JSON.stringify({ flags, metadata: snapshot.config.metadata, ...(eventStreams && { eventStreams }) });
+    const etag = bulkEtag(snapshot.configEtag, body);
+    event.res.headers.set("etag", etag);
+    event.res.headers.set("cache-control", "private, no-cache");
+
+    // A re-fetch triggered by a change event names the configuration it was told about; when
+    // that is not the current one the client must get a full answer, never a 304 (OFREP ADR-0008).
+    const flagConfigEtag = event.url.searchParams.get("flagConfigEtag");
+    const staleTrigger = flagConfigEtag !== null && !sameConfigEtag(flagConfigEtag, snapshot.configEtag);
+    if (!staleTrigger && ifNoneMatchHits(event.req.headers.get("if-none-match"), etag)) return noContent(304);
+    return new Response(body, { headers: { "content-type": JSON_CONTENT_TYPE } });
+  });
+
+  app.post("/ofrep/v1/evaluate/flags/:key", async (event) => {
+    const key = flagKeyOf(event);
+    const snapshot = authenticate(event, store);
+    const context = contextFromBody(await readJsonBody(event, maxBodyBytes, key), key);
+    const flag = snapshot.flags.get(key);
+    if (!flag) throw apiError(404, "FLAG_NOT_FOUND", `flag '${key}' was not found`, { key });
+    const result = evaluate(flag, context);
+    if (isEvaluationError(result)) {
+      event.res.status = 400;
+      return { key, errorCode: result.errorCode, errorDetails: result.errorDetails, metadata: result.metadata };
+    }
+    return successItem(result);
+  });
+
+  for (const route of ["/ofrep/v1/evaluate/flags", "/ofrep/v1/evaluate/flags/:key"]) {
+    app.all(route, (event) => {
+      throw apiError(405, "METHOD_NOT_ALLOWED", `${event.req.method} is not allowed here; use POST`, {
+        headers: { allow: "POST, OPTIONS" },
+      });
+    });
+  }
+}
