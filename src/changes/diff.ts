@@ -1,0 +1,54 @@
+/**
+ * What changed between two versions of an environment: a pure function of the two
+ * configurations. Formatting, comments and key order change nothing, because definitions are
+ * compared as canonical JSON.
+ */
+import type { EnvironmentConfig, FlagDefinition, JsonValue } from "../config/types.js";
+import { canonicalJson } from "../store/canonical.js";
+
+export type ChangeKind = "created" | "updated" | "deleted";
+
+export type Change =
+  | { kind: "flag"; key: string; change: ChangeKind; before?: FlagDefinition; after?: FlagDefinition }
+  | { kind: "segment"; key: string; change: ChangeKind; before?: JsonValue; after?: JsonValue }
+  | { kind: "api-key"; change: "updated" };
+
+/** The parts of an environment a diff looks at. */
+export interface Version {
+  config: Pick<EnvironmentConfig, "flags" | "segments" | "metadata">;
+  apiKey: string;
+}
+
+/** Entries created, deleted or (by `same`) updated between two maps, in key order. */
+function diffKeys<T>(before: Record<string, T>, after: Record<string, T>, same: (was: T, now: T) => boolean) {
+  const out: { key: string; change: ChangeKind; before?: T; after?: T }[] = [];
+  for (const key of [...new Set([...Object.keys(before), ...Object.keys(after)])].sort()) {
+    const was = Object.hasOwn(before, key) ? before[key] : undefined;
+    const now = Object.hasOwn(after, key) ? after[key] : undefined;
+    if (was === undefined && now !== undefined) out.push({ key, change: "created", after: now });
+    else if (was !== undefined && now === undefined) out.push({ key, change: "deleted", before: was });
+    else if (was !== undefined && now !== undefined && !same(was, now)) out.push({ key, change: "updated", before: was, after: now });
+  }
+  return out;
+}
+
+/**
+ * Changes from `before` to `after`; either may be absent (an environment that appeared or went
+ * away). A flag counts as changed when what it answers could change: its definition, or the
+ * flag-set metadata merged into its responses.
+ */
+export function diffEnvironments(before: Version | undefined, after: Version | undefined): Change[] {
+  const empty: Version["config"] = { flags: {}, segments: {}, metadata: {} };
+  const a = before?.config ?? empty;
+  const b = after?.config ?? empty;
+  // What a flag answers includes the flag-set metadata merged into it, so compare that view.
+  const answered = (flag: FlagDefinition, metadata: Record<string, unknown>) => ({ ...flag, metadata: { ...metadata, ...flag.metadata } });
+  const flagChanges: Change[] = diffKeys<FlagDefinition>(a.flags, b.flags, (was, now) =>
+    canonicalJson(answered(was, a.metadata)) === canonicalJson(answered(now, b.metadata)),
+  ).map((c) => ({ kind: "flag", ...c }));
+  const segmentChanges: Change[] = diffKeys<JsonValue>(a.segments, b.segments, (was, now) => canonicalJson(was) === canonicalJson(now)).map(
+    (c) => ({ kind: "segment", ...c }),
+  );
+  const keyChanges: Change[] = before && after && before.apiKey !== after.apiKey ? [{ kind: "api-key", change: "updated" }] : [];
+  return [...flagChanges, ...segmentChanges, ...keyChanges];
+}

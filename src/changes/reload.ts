@@ -1,0 +1,117 @@
+/**
+ * From a fresh load to the live state: files -> config -> snapshots -> store swap -> diff ->
+ * events. An environment with problems keeps its last good snapshot and produces no event.
+ */
+import type { ConfigLoad } from "../config/index.js";
+import { formatProblem, type Problem } from "../config/types.js";
+import type { EventHub } from "../events/hub.js";
+import { keyDigest } from "../http/events.js";
+import type { Logger } from "../log.js";
+import { redactKey, resolveKeys } from "../store/keys.js";
+import { createSnapshot, type EnvironmentSnapshot } from "../store/snapshot.js";
+import type { FlagStore } from "../store/store.js";
+import { diffEnvironments, type Change } from "./diff.js";
+
+export interface EnvironmentChange {
+  env: string;
+  changes: Change[];
+  before?: EnvironmentSnapshot;
+  after?: EnvironmentSnapshot;
+}
+
+export interface ReloadContext {
+  store: FlagStore;
+  hub: EventHub;
+  logger: Logger;
+  stateDir: string;
+  /** Seconds a replaced key keeps working (and its streams stay open). */
+  keyGraceSeconds: number;
+  /** Told about every applied change (notifications). */
+  onChanges?: (changes: EnvironmentChange[]) => void;
+}
+
+export interface ApplyOptions {
+  /** Only the environments in the load are touched; the others stay as they are. */
+  partial?: boolean;
+}
+
+/** Applies a load to the store and announces what changed; returns the changes applied. */
+export async function applyLoad(load: ConfigLoad, ctx: ReloadContext, options: ApplyOptions = {}): Promise<EnvironmentChange[]> {
+  const { store, hub, logger } = ctx;
+  const previous = store.environments;
+  const problems = new Map<string, Problem[]>(options.partial ? store.problems : []);
+  for (const [env, list] of load.problems) problems.set(env, list);
+
+  const valid = [...load.environments.values()];
+  const { keys, generated, persistError } = await resolveKeys(ctx.stateDir, valid.map((e) => e.config));
+  if (persistError) logger.warn(`generated keys could not be saved in ${ctx.stateDir} (${persistError.message}); they will change on restart`);
+  const next = new Map<string, EnvironmentSnapshot>();
+  if (options.partial) for (const [env, snapshot] of previous) next.set(env, snapshot);
+  for (const env of valid) problems.delete(env.config.name);
+  // Invalid environments keep their last good snapshot. When the configuration could not be
+  // read at all (a problem under ""), nothing is removed: a vanished directory is not an edit.
+  const unreadable = load.problems.has("");
+  for (const [env, snapshot] of previous) {
+    if (load.problems.has(env) || (unreadable && !load.environments.has(env))) next.set(env, snapshot);
+  }
+  for (const { config, flags } of valid) next.set(config.name, createSnapshot(config, flags, keys.get(config.name)!));
+
+  // Unchanged environments keep their snapshot, so their ETags and timestamps stay put.
+  const applied: EnvironmentChange[] = [];
+  for (const [env, snapshot] of next) {
+    const before = previous.get(env);
+    if (before === snapshot) continue;
+    const changes = diffEnvironments(before, snapshot);
+    if (before && changes.length === 0) {
+      next.set(env, before);
+      continue;
+    }
+    applied.push({ env, changes, before, after: snapshot });
+  }
+  const removed = options.partial ? [] : [...previous.keys()].filter((env) => !next.has(env));
+  for (const env of removed) applied.push({ env, changes: diffEnvironments(previous.get(env), undefined), before: previous.get(env) });
+
+  store.replace(next.values(), problems);
+
+  // Reported once the store says so too (`/readyz`), so a reader of the log never races it.
+  for (const [env, list] of load.problems) {
+    for (const problem of list) logger.error(formatProblem(problem));
+    if (env !== "" && previous.has(env)) logger.warn(`${env}: keeping the last good configuration`);
+  }
+
+  for (const change of applied) {
+    const { env, before, after } = change;
+    if (!after) {
+      hub.removeEnvironment(env);
+      logger.info(`environment ${env} removed: its key no longer works`);
+      continue;
+    }
+    if (!before) {
+      logger.info(`environment ${env} added, key ${generated.includes(env) ? after.apiKey : redactKey(after.apiKey)}`);
+      continue;
+    }
+    hub.publish(after, change.changes);
+    logger.info(`${env}: ${describe(change.changes)}`);
+    if (before.apiKey !== after.apiKey) revokeLater(ctx, env, before.apiKey, after.apiKey);
+  }
+  if (applied.length > 0) ctx.onChanges?.(applied);
+  return applied;
+}
+
+/** `api-key-rotated` has been sent; the old key and its streams end after the grace period. */
+function revokeLater(ctx: ReloadContext, env: string, oldKey: string, newKey: string): void {
+  const graceMs = ctx.keyGraceSeconds * 1000;
+  ctx.store.retireKey(env, oldKey, graceMs);
+  const revoke = () => {
+    const closed = ctx.hub.closeStreams(env, keyDigest(newKey));
+    ctx.logger.info(`${env}: old key revoked${closed ? `, ${closed} stream(s) closed` : ""}`);
+  };
+  if (graceMs <= 0) revoke();
+  else setTimeout(revoke, graceMs).unref();
+}
+
+function describe(changes: readonly Change[]): string {
+  return changes
+    .map((c) => (c.kind === "api-key" ? "key rotated" : `${c.kind} ${c.key} ${c.change}`))
+    .join(", ");
+}

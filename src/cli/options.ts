@@ -1,0 +1,29 @@
+/** Option parsers shared by the commands: a bad value is a one-line usage error. */
+import { InvalidArgumentError } from "commander";
+
+export function parsePort(value: string): number {
+  const n = Number(value);
+  if (!/^\d+$/.test(value) || n > 65535) throw new InvalidArgumentError("must be an integer from 0 to 65535 (0 = any free port)");
+  return n;
+}
+
+export const parsePositiveInteger = (what: string) => (value: string): number => {
+  const n = Number(value);
+  if (!/^\d+$/.test(value) || n < 1) throw new InvalidArgumentError(`${what} must be a positive integer`);
+  return n;
+};
+
+export const parseNonNegativeNumber = (what: string) => (value: string): number => {
+  const n = Number(value);
+  if (value.trim() === "" || !Number.isFinite(n) || n < 0) throw new InvalidArgumentError(`${what} must be a non-negative number`);
+  return n;
+};
+
+/** `1mb`, `512kb`, `65536` -> bytes. */
+export function parseByteSize(value: string): number {
+  const match = /^(\d+)\s*(b|kb|kib|mb|mib)?$/i.exec(value.trim());
+  if (!match) throw new InvalidArgumentError("must be a size such as 65536, 512kb or 1mb");
+  const unit = (match[2] ?? "b").toLowerCase();
+  const factor = unit.startsWith("k") ? 1024 : unit.startsWith("m") ? 1024 * 1024 : 1;
+  return Number(match[1]) * factor;
+}

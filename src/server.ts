@@ -1,0 +1,160 @@
+/**
+ * A running flagserve: configuration loaded, keys resolved, snapshots in the store, the HTTP app
+ * listening, and (for files) a watcher turning every edit into a reload. The CLI and the
+ * programmatic API both start it through here.
+ */
+import { dirname, join, resolve } from "node:path";
+import { loadConfig, loadInlineConfig, type ConfigLoad } from "./config/index.js";
+import { formatProblem, type Problem } from "./config/types.js";
+import { applyLoad, type EnvironmentChange } from "./changes/reload.js";
+import { watchConfig, type ConfigWatcher } from "./changes/watch.js";
+import type { EventSet } from "./events/encode.js";
+import { EventHub } from "./events/hub.js";
+import { createApp } from "./http/app.js";
+import { listenApp } from "./http/listen.js";
+import type { Logger } from "./log.js";
+import { stateFilePath } from "./store/keys.js";
+import { FlagStore } from "./store/store.js";
+
+export type ConfigSource = { path: string } | { environments: Record<string, unknown> };
+
+export interface ServerOptions {
+  /** Files (a directory of environment files, or a single file), or environments given inline. */
+  source: ConfigSource;
+  port: number;
+  host: string;
+  /** Where generated keys are kept; default `.flagserve` beside the configuration. */
+  stateDir?: string;
+  /** Serve the valid environments even when others have problems. */
+  allowInvalid?: boolean;
+  /** Watch the files and reload on every change (default true for files). */
+  watch?: boolean;
+  corsOrigin?: string | string[];
+  maxBodyBytes?: number;
+  eventSet?: EventSet;
+  heartbeatSeconds?: number;
+  clientIpHeader?: string;
+  maxStreamsPerIp?: number;
+  keyGraceSeconds?: number;
+  https?: boolean;
+  public?: boolean;
+  logger: Logger;
+  /** Told about every applied change, after the events went out. */
+  onChanges?: (changes: EnvironmentChange[]) => void;
+}
+
+export interface RunningServer {
+  url: string;
+  port: number;
+  store: FlagStore;
+  hub: EventHub;
+  /** Environment name -> API key. */
+  keys(): Record<string, string>;
+  /** Re-reads the files now (the watcher does this by itself). */
+  reload(): Promise<EnvironmentChange[]>;
+  /** Replaces one environment's configuration, through the same validation, diff and events as a file edit. */
+  update(env: string, config: unknown): Promise<EnvironmentChange[]>;
+  close(): Promise<void>;
+}
+
+/** The configuration has problems and `allowInvalid` was not set. */
+export class InvalidConfigError extends Error {
+  constructor(readonly problems: Problem[]) {
+    super(`invalid configuration:\n${problems.map(formatProblem).join("\n")}`);
+  }
+}
+
+export const defaultStateDir = (configPath: string): string => join(dirname(resolve(configPath)), ".flagserve");
+
+const allProblems = (load: ConfigLoad): Problem[] => [...load.problems.values()].flat();
+
+export async function startServer(options: ServerOptions): Promise<RunningServer> {
+  const { logger, source } = options;
+  const path = "path" in source ? source.path : undefined;
+  const stateDir = options.stateDir ?? (path ? defaultStateDir(path) : join(process.cwd(), ".flagserve"));
+  const read = async (): Promise<ConfigLoad> => (path !== undefined ? loadConfig(path) : loadInlineConfig((source as { environments: Record<string, unknown> }).environments));
+
+  const initial = await read();
+  const problems = allProblems(initial);
+  if (problems.length > 0 && (!options.allowInvalid || initial.environments.size === 0)) throw new InvalidConfigError(problems);
+
+  const store = new FlagStore();
+  const hub = new EventHub({ eventSet: options.eventSet, heartbeatSeconds: options.heartbeatSeconds });
+  const reloadContext = { store, hub, logger, stateDir, keyGraceSeconds: options.keyGraceSeconds ?? 0, onChanges: options.onChanges };
+  await applyLoad(initial, { ...reloadContext, logger: { ...logger, info() {} }, onChanges: undefined });
+
+  // One reload at a time; edits that arrive meanwhile are folded into one more.
+  let running: Promise<EnvironmentChange[]> | undefined;
+  let again = false;
+  const reload = async (): Promise<EnvironmentChange[]> => {
+    if (running) {
+      again = true;
+      return running;
+    }
+    const applied: EnvironmentChange[] = [];
+    running = (async () => {
+      do {
+        again = false;
+        applied.push(...(await applyLoad(await read(), reloadContext)));
+      } while (again);
+      return applied;
+    })();
+    try {
+      return await running;
+    } finally {
+      running = undefined;
+    }
+  };
+
+  let watcher: ConfigWatcher | undefined;
+  if (path !== undefined && options.watch !== false) {
+    watcher = await watchConfig({
+      path,
+      extraFiles: [stateFilePath(stateDir)],
+      onChange: () => void reload().catch((error: Error) => logger.error(`reload failed: ${error.message}`)),
+      onError: (error: Error) => logger.error(`watching ${path}: ${error.message}`),
+    });
+  }
+
+  const { app } = createApp({
+    store,
+    hub,
+    logger,
+    corsOrigin: options.corsOrigin,
+    maxBodyBytes: options.maxBodyBytes,
+    clientIpHeader: options.clientIpHeader,
+    maxStreamsPerIp: options.maxStreamsPerIp,
+  });
+  let listening;
+  try {
+    listening = await listenApp(app, { port: options.port, host: options.host, https: options.https, public: options.public });
+  } catch (error) {
+    hub.close();
+    await watcher?.close();
+    throw error;
+  }
+
+  const update = async (env: string, config: unknown): Promise<EnvironmentChange[]> => {
+    const load = loadInlineConfig({ [env]: config });
+    const found = allProblems(load);
+    if (found.length > 0) throw new InvalidConfigError(found);
+    return applyLoad(load, reloadContext, { partial: true });
+  };
+
+  let closing: Promise<void> | undefined;
+  return {
+    url: listening.url,
+    port: listening.port,
+    store,
+    hub,
+    keys: () => Object.fromEntries([...store.environments.values()].map((s) => [s.name, s.apiKey])),
+    reload,
+    update,
+    close: () =>
+      (closing ??= (async () => {
+        hub.close(); // end the streams first, or closing the listener waits on them
+        await watcher?.close();
+        await listening.close();
+      })()),
+  };
+}

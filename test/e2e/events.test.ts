@@ -1,0 +1,299 @@
+/** Files edited on disk while real clients listen: every edit becomes the right event. */
+import { rm, writeFile } from "node:fs/promises";
+import { afterEach, describe, expect, it } from "vitest";
+import { runCli, startCli, type CliProcess } from "../helpers/cli.js";
+import { tempDir, type TempDir } from "../helpers/files.js";
+import { openSse, type SseBlock, type SseConnection } from "../helpers/sse.js";
+
+const KEY = "events-key-0123456789";
+const OTHER = "other-key-0123456789";
+
+const cleanups: (() => unknown)[] = [];
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c();
+});
+
+const flagsFile = (flags: Record<string, string>, segments = "", apiKey = KEY) =>
+  [
+    `apiKey: ${apiKey}`,
+    segments ? `segments:\n${segments}` : "",
+    "flags:",
+    ...Object.entries(flags).map(
+      ([key, defaultVariant]) => `  ${key}:\n    variants: { "on": true, "off": false }\n    defaultVariant: "${defaultVariant}"`,
+    ),
+    "",
+  ].join("\n");
+
+async function serve(files: Record<string, string>, extraArgs: string[] = []) {
+  const dir = await tempDir();
+  cleanups.push(() => dir.remove());
+  for (const [name, content] of Object.entries(files)) await dir.write(name, content);
+  const { cli, url } = await startCli([dir.file("flags"), "--state-dir", dir.file("state"), ...extraArgs]);
+  cleanups.push(() => cli.stop("SIGKILL"));
+  return { dir, cli, url };
+}
+
+async function listen(url: string, key = KEY, accept = "text/event-stream"): Promise<SseConnection> {
+  const sse = await openSse(`${url}/api/v1/flags/events`, { "x-api-key": key, accept });
+  cleanups.push(() => sse.close());
+  return sse;
+}
+
+const data = (b: SseBlock) => JSON.parse(b.data!);
+const isEvent = (name: string) => (b: SseBlock) => b.event === name;
+
+/** Waits until the server serves `value` for `flag` (the reload has been applied). */
+async function served(url: string, flag: string, variant: string, key = KEY) {
+  for (let i = 0; i < 100; i++) {
+    const res = await fetch(`${url}/ofrep/v1/evaluate/flags/${flag}`, { method: "POST", headers: { "x-api-key": key } });
+    if (res.status === 200 && (await res.json()).variant === variant) return;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`${flag} never served ${variant}`);
+}
+
+describe("GET /api/v1/flags/events", () => {
+  it("answers 401 JSON without a valid key", async () => {
+    const { url } = await serve({ "flags/dev.yaml": flagsFile({ a: "on" }) });
+    for (const headers of [{}, { "x-api-key": "nope" }]) {
+      const res = await fetch(`${url}/api/v1/flags/events`, { headers });
+      expect(res.status).toBe(401);
+      expect(await res.json()).toMatchObject({ errorCode: "UNAUTHORIZED" });
+    }
+  });
+
+  it("flushes headers at once, with text/event-stream when asked and text/plain otherwise", async () => {
+    const { url } = await serve({ "flags/dev.yaml": flagsFile({ a: "on" }) });
+    const sse = await listen(url);
+    expect(sse.response.status).toBe(200);
+    expect(sse.response.headers.get("content-type")).toBe("text/event-stream");
+    expect(sse.response.headers.get("cache-control")).toBe("no-cache");
+    expect(sse.response.headers.get("x-accel-buffering")).toBe("no");
+    const plain = await listen(url, KEY, "*/*");
+    expect(plain.response.headers.get("content-type")).toBe("text/plain; charset=utf-8");
+  });
+
+  it("sends heartbeats {} without an id at the --heartbeat interval", async () => {
+    const { url } = await serve({ "flags/dev.yaml": flagsFile({ a: "on" }) }, ["--heartbeat", "0.3"]);
+    const sse = await listen(url);
+    const beat = await sse.next(isEvent("heartbeat"), 3_000);
+    expect(beat.fields).toEqual(["event", "data"]);
+    expect(beat.data).toBe("{}");
+  });
+
+  it("turns created, changed and deleted flags into one flag-updated each", async () => {
+    const { dir, url } = await serve({ "flags/dev.yaml": flagsFile({ a: "on", b: "on", c: "on" }) });
+    const sse = await listen(url);
+    const before = Date.now();
+    await writeFile(dir.file("flags/dev.yaml"), flagsFile({ a: "off", b: "on", d: "on" }));
+    await sse.next((b) => b.event === "flag-updated" && data(b).flagKey === "d");
+    await served(url, "a", "off");
+    const events = sse.events();
+    expect(events.map((e) => [e.event, data(e).flagKey])).toEqual([
+      ["flag-updated", "a"],
+      ["flag-updated", "c"],
+      ["flag-updated", "d"],
+    ]);
+    for (const e of events) {
+      expect(e.fields).toEqual(["event", "data", "id"]);
+      expect(Number(e.id)).toBeGreaterThanOrEqual(before);
+      expect(new Date(data(e).timestamp).toISOString()).toBe(data(e).timestamp);
+    }
+    const ids = events.map((e) => Number(e.id));
+    expect(ids).toEqual([...ids].sort((x, y) => x - y));
+    expect(new Set(ids).size).toBe(ids.length);
+  });
+
+  it("sends one segment-modified per reload however many segments changed", async () => {
+    const seg = (v: string) => `  s1:\n    "==": [{ var: plan }, ${v}]\n  s2:\n    "==": [{ var: tier }, ${v}]\n`;
+    const { dir, url } = await serve({ "flags/dev.yaml": flagsFile({ a: "on" }, seg("gold")) });
+    const sse = await listen(url);
+    await writeFile(dir.file("flags/dev.yaml"), flagsFile({ a: "off" }, seg("silver")));
+    await sse.next(isEvent("config-updated"));
+    await served(url, "a", "off");
+    expect(sse.events().map((e) => [e.event, data(e).flagKey ?? data(e).reason])).toEqual([
+      ["flag-updated", "a"],
+      ["config-updated", "segment-modified"],
+    ]);
+  });
+
+  it("produces nothing for whitespace, comment and key-order edits", async () => {
+    const { dir, url } = await serve({ "flags/dev.yaml": flagsFile({ a: "on", b: "on" }) });
+    const sse = await listen(url);
+    const reordered = `# a comment\nflags:\n  b:\n    defaultVariant: "on"\n    variants: { "off": false, "on": true }\n\n  a:\n    variants:\n      "on": true\n      "off": false\n    defaultVariant: "on"\napiKey:   ${KEY}\n`;
+    await writeFile(dir.file("flags/dev.yaml"), reordered);
+    await new Promise((r) => setTimeout(r, 500));
+    // A real change afterwards: it must be the first event the client sees.
+    await writeFile(dir.file("flags/dev.yaml"), reordered.replace('defaultVariant: "on"\n    variants: { "off"', 'defaultVariant: "off"\n    variants: { "off"'));
+    await sse.next(isEvent("flag-updated"));
+    expect(sse.events().map((e) => data(e).flagKey)).toEqual(["b"]);
+  });
+
+  it("keeps the last good configuration on an invalid edit, and sends only the net events once fixed", async () => {
+    const { dir, url, cli } = await serve({ "flags/dev.yaml": flagsFile({ a: "on", b: "on" }) });
+    const sse = await listen(url);
+    const file = dir.file("flags/dev.yaml");
+    await writeFile(file, flagsFile({ a: "off" }).replace('defaultVariant: "off"', 'defaultVariant: "maybe"'));
+    await cli.waitFor(new RegExp(`${file.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&")}:\\d+:\\d+ `), "stderr");
+    const ready = await (await fetch(`${url}/readyz`)).json();
+    expect(ready.status).toBe("degraded");
+    expect(ready.problems.join("\n")).toMatch(/dev\.yaml:\d+:\d+ .*maybe/);
+    await served(url, "a", "on");
+    await served(url, "b", "on");
+
+    await writeFile(file, flagsFile({ a: "off", b: "on" }));
+    await sse.next(isEvent("flag-updated"));
+    await served(url, "a", "off");
+    expect(sse.events().map((e) => data(e).flagKey)).toEqual(["a"]);
+    expect((await (await fetch(`${url}/readyz`)).json()).status).toBe("ready");
+  });
+
+  it("keeps environments apart", async () => {
+    const { dir, url } = await serve({
+      "flags/dev.yaml": flagsFile({ a: "on" }),
+      "flags/prod.yaml": flagsFile({ a: "on" }, "", OTHER),
+    });
+    const dev = await listen(url, KEY);
+    const prod = await listen(url, OTHER);
+    await writeFile(dir.file("flags/prod.yaml"), flagsFile({ a: "off" }, "", OTHER));
+    await prod.next(isEvent("flag-updated"));
+    await writeFile(dir.file("flags/dev.yaml"), flagsFile({ z: "on" }));
+    await dev.next((b) => b.event === "flag-updated" && data(b).flagKey === "z");
+    await served(url, "z", "on");
+    expect(dev.events().map((e) => data(e).flagKey)).toEqual(["a", "z"]);
+    expect(prod.events().map((e) => data(e).flagKey)).toEqual(["a"]);
+  });
+
+  it("replays events newer than Last-Event-ID", async () => {
+    const { dir, url } = await serve({ "flags/dev.yaml": flagsFile({ a: "on", b: "on" }) });
+    const sse = await listen(url);
+    await writeFile(dir.file("flags/dev.yaml"), flagsFile({ a: "off", b: "on" }));
+    const first = await sse.next(isEvent("flag-updated"));
+    await writeFile(dir.file("flags/dev.yaml"), flagsFile({ a: "off", b: "off" }));
+    await sse.next((b) => b.event === "flag-updated" && data(b).flagKey === "b");
+    const again = await openSse(`${url}/api/v1/flags/events`, { "x-api-key": KEY, "last-event-id": first.id! });
+    cleanups.push(() => again.close());
+    const replayed = await again.next(isEvent("flag-updated"));
+    expect(data(replayed).flagKey).toBe("b");
+    expect(again.events()).toHaveLength(1);
+  });
+
+  it("announces a new environment's key and ends a removed environment's streams", async () => {
+    const { dir, url, cli } = await serve({ "flags/dev.yaml": flagsFile({ a: "on" }) });
+    await dir.write("flags/qa.yaml", `flags:\n  q:\n    variants: { "on": true }\n    defaultVariant: "on"\n`);
+    const [, key] = await cli.waitFor(/environment qa added, key (fs_qa_\S+)/, "stderr");
+    const qa = await listen(url, key!);
+    expect(qa.response.status).toBe(200);
+    await rm(dir.file("flags/qa.yaml"));
+    await qa.ended;
+    const gone = await fetch(`${url}/ofrep/v1/evaluate/flags/q`, { method: "POST", headers: { "x-api-key": key! } });
+    expect(gone.status).toBe(401);
+  });
+
+  it("limits streams per client address, taken from --client-ip-header when set", async () => {
+    const { url } = await serve({ "flags/dev.yaml": flagsFile({ a: "on" }) }, ["--max-streams-per-ip", "2", "--client-ip-header", "X-Forwarded-For"]);
+    const from = (ip: string) => openSse(`${url}/api/v1/flags/events`, { "x-api-key": KEY, "x-forwarded-for": `${ip}, 10.0.0.1` });
+    const open = [await from("203.0.113.1"), await from("203.0.113.1"), await from("203.0.113.2")];
+    cleanups.push(() => open.forEach((s) => s.close()));
+    const third = await fetch(`${url}/api/v1/flags/events`, { headers: { "x-api-key": KEY, "x-forwarded-for": "203.0.113.1" } });
+    expect(third.status).toBe(429);
+    expect(third.headers.get("retry-after")).toMatch(/^\d+$/);
+    expect(await third.json()).toMatchObject({ errorCode: "RATE_LIMITED" });
+  });
+});
+
+describe("a burst of edits", () => {
+  it("ends serving the last valid file, and no client sees an event for an invalid state", async () => {
+    const valid = (i: number) =>
+      `apiKey: ${KEY}\nflags:\n  burst:\n    variants: { current: "value-${i}" }\n    defaultVariant: current\n  other:\n    variants: { "on": true }\n    defaultVariant: "on"\n`;
+    const invalid = [
+      (i: number) => `${valid(i)}  broken: [\n`, // YAML syntax
+      (i: number) => `apiKey: ${KEY}\nflags:\n  ghost:\n    state: MAYBE\n    variants: { x: ${i} }\n    defaultVariant: x\n`, // schema
+      (i: number) => valid(i).replace("defaultVariant: current", "defaultVariant: missing"), // semantic
+      () => "", // an empty, half-written file
+    ];
+    const { dir, url } = await serve({ "flags/dev.yaml": valid(0) });
+    const sse = await listen(url);
+    const file = dir.file("flags/dev.yaml");
+    let lastValid = 0;
+    for (let i = 1; i <= 100; i++) {
+      if (i % 3 === 0 && i !== 99) await writeFile(file, invalid[i % invalid.length]!(i));
+      else {
+        await writeFile(file, valid(i));
+        lastValid = i;
+      }
+    }
+    expect(lastValid).toBe(100);
+    for (let i = 0; i < 100; i++) {
+      const res = await fetch(`${url}/ofrep/v1/evaluate/flags/burst`, { method: "POST", headers: { "x-api-key": KEY } });
+      if ((await res.json()).value === "value-100") break;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    const final = await fetch(`${url}/ofrep/v1/evaluate/flags/burst`, { method: "POST", headers: { "x-api-key": KEY } });
+    expect(await final.json()).toMatchObject({ value: "value-100" });
+    await sse.next((b) => b.event === "flag-updated");
+    // Every state a client was told about was a valid one: only `burst` ever changed.
+    const seen = sse.events().map((e) => `${e.event}:${data(e).flagKey}`);
+    expect(new Set(seen)).toEqual(new Set(["flag-updated:burst"]));
+    expect((await (await fetch(`${url}/readyz`)).json()).status).toBe("ready");
+  });
+});
+
+describe("variant event set", () => {
+  it("sends flag-change with the flag key, or null for segment changes", async () => {
+    const seg = (v: string) => `  s1:\n    "==": [{ var: plan }, ${v}]\n`;
+    const { dir, url } = await serve({ "flags/dev.yaml": flagsFile({ a: "on" }, seg("gold")) }, ["--event-set", "variant"]);
+    const sse = await listen(url);
+    await writeFile(dir.file("flags/dev.yaml"), flagsFile({ a: "off" }, seg("silver")));
+    await sse.next((b) => b.event === "flag-change" && data(b).flagKey === null);
+    expect(sse.events().map((e) => [e.event, data(e).flagKey])).toEqual([
+      ["flag-change", "a"],
+      ["flag-change", null],
+    ]);
+  });
+});
+
+describe("key rotation", () => {
+  it("sends api-key-rotated, then revokes the old key and closes its streams", async () => {
+    const { dir, url } = await serve({ "flags/dev.yaml": `# keep this comment\n${flagsFile({ a: "on" })}` });
+    const sse = await listen(url);
+    const rotate = runCli(["keys", "rotate", "dev", dir.file("flags"), "--state-dir", dir.file("state")]);
+    expect((await rotate.exited).code).toBe(0);
+    const newKey = rotate.stdout().match(/dev {2}(fs_dev_\S+)/)![1]!;
+    const rotated = await sse.next(isEvent("config-updated"));
+    expect(data(rotated)).toMatchObject({ reason: "api-key-rotated" });
+    await sse.ended;
+    const old = await fetch(`${url}/ofrep/v1/evaluate/flags/a`, { method: "POST", headers: { "x-api-key": KEY } });
+    expect(old.status).toBe(401);
+    const fresh = await fetch(`${url}/ofrep/v1/evaluate/flags/a`, { method: "POST", headers: { "x-api-key": newKey } });
+    expect(fresh.status).toBe(200);
+    const { readFile } = await import("node:fs/promises");
+    expect(await readFile(dir.file("flags/dev.yaml"), "utf8")).toMatch(/^# keep this comment\napiKey: fs_dev_/);
+  });
+
+  it("keeps the old key working for --key-grace seconds", async () => {
+    const { dir, url } = await serve({ "flags/dev.yaml": flagsFile({ a: "on" }) }, ["--key-grace", "1"]);
+    const sse = await listen(url);
+    const rotate = runCli(["keys", "rotate", "dev", dir.file("flags"), "--state-dir", dir.file("state")]);
+    expect((await rotate.exited).code).toBe(0);
+    await sse.next(isEvent("config-updated"));
+    const during = await fetch(`${url}/ofrep/v1/evaluate/flags/a`, { method: "POST", headers: { "x-api-key": KEY } });
+    expect(during.status).toBe(200);
+    await sse.ended;
+    const after = await fetch(`${url}/ofrep/v1/evaluate/flags/a`, { method: "POST", headers: { "x-api-key": KEY } });
+    expect(after.status).toBe(401);
+  });
+});
+
+describe("shutdown", () => {
+  it("exits 0 on SIGTERM with 100 open streams", async () => {
+    const { url, cli } = await serve({ "flags/dev.yaml": flagsFile({ a: "on" }) });
+    const streams: SseConnection[] = [];
+    for (let i = 0; i < 100; i++) streams.push(await listen(url));
+    const metrics = await (await fetch(`${url}/metrics`)).text();
+    expect(metrics).toContain("flagserve_sse_streams 100");
+    const exit = await (cli as CliProcess).stop("SIGTERM");
+    expect(exit).toEqual({ code: 0, signal: null });
+    await Promise.all(streams.map((s) => s.ended));
+  });
+});
