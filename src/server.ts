@@ -13,6 +13,7 @@ import { EventHub } from "./events/hub.js";
 import { createApp } from "./http/app.js";
 import { listenApp } from "./http/listen.js";
 import type { Logger } from "./log.js";
+import { createNotifier } from "./notify/notifier.js";
 import { stateFilePath } from "./store/keys.js";
 import { FlagStore } from "./store/store.js";
 
@@ -80,7 +81,13 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
 
   const store = new FlagStore();
   const hub = new EventHub({ eventSet: options.eventSet, heartbeatSeconds: options.heartbeatSeconds });
-  const reloadContext = { store, hub, logger, stateDir, keyGraceSeconds: options.keyGraceSeconds ?? 0, onChanges: options.onChanges };
+  // Notifications are queued and sent detached, so they never hold up a reload or its events.
+  const notifier = createNotifier({ logger });
+  const onChanges = (changes: EnvironmentChange[]) => {
+    notifier.onChanges(changes);
+    options.onChanges?.(changes);
+  };
+  const reloadContext = { store, hub, logger, stateDir, keyGraceSeconds: options.keyGraceSeconds ?? 0, onChanges };
   await applyLoad(initial, { ...reloadContext, logger: { ...logger, info() {} }, onChanges: undefined });
 
   // One reload at a time; edits that arrive meanwhile are folded into one more.
@@ -131,6 +138,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   } catch (error) {
     hub.close();
     await watcher?.close();
+    await notifier.close();
     throw error;
   }
 
@@ -154,6 +162,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       (closing ??= (async () => {
         hub.close(); // end the streams first, or closing the listener waits on them
         await watcher?.close();
+        await notifier.close(); // pending messages get a short deadline, then are dropped
         await listening.close();
       })()),
   };

@@ -7,6 +7,7 @@ import { formatProblem, type Problem } from "../config/types.js";
 import type { EventHub } from "../events/hub.js";
 import { keyDigest } from "../http/events.js";
 import type { Logger } from "../log.js";
+import { canonicalJson } from "../store/canonical.js";
 import { redactKey, resolveKeys } from "../store/keys.js";
 import { createSnapshot, type EnvironmentSnapshot } from "../store/snapshot.js";
 import type { FlagStore } from "../store/store.js";
@@ -63,7 +64,8 @@ export async function applyLoad(load: ConfigLoad, ctx: ReloadContext, options: A
     if (before === snapshot) continue;
     const changes = diffEnvironments(before, snapshot);
     if (before && changes.length === 0) {
-      next.set(env, before);
+      // Nothing a client sees changed. A new `notifications:` list still takes effect, silently.
+      if (canonicalJson(before.config.notifications) === canonicalJson(snapshot.config.notifications)) next.set(env, before);
       continue;
     }
     applied.push({ env, changes, before, after: snapshot });

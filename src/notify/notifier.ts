@@ -1,0 +1,186 @@
+/**
+ * From applied changes to messages: per environment, changes are collected for `coalesceMs`
+ * after the first one (a burst of saves is one message), folded per flag or segment (first
+ * before -> last after, so an edit undone within the window says nothing), then sent to each of
+ * the environment's current targets through its `events` filter.
+ *
+ * Nothing here can slow serving: `onChanges` only records and arms a timer; delivery runs
+ * detached, one message at a time per target (so a channel reads in order), with a bounded
+ * queue. On `close()` pending windows are sent at once and given `closeTimeoutMs` to arrive;
+ * whatever is still in flight or queued then is aborted and logged as dropped.
+ */
+import { randomUUID } from "node:crypto";
+import type { Change } from "../changes/diff.js";
+import type { EnvironmentChange } from "../changes/reload.js";
+import type { FlagDefinition, JsonValue, Metadata, NotificationTarget } from "../config/types.js";
+import type { Logger } from "../log.js";
+import { canonicalJson } from "../store/canonical.js";
+import { deliver, redactUrl, type DeliveryOptions } from "./deliver.js";
+import { buildRequest, type NotificationRequest } from "./request.js";
+import { describeChange } from "./summary.js";
+
+export interface NotifierOptions {
+  logger: Logger;
+  /** How long after an environment's first change its message waits for more (default 1000). */
+  coalesceMs?: number;
+  fetch?: typeof globalThis.fetch;
+  /** Timeout, attempts and backoff of each delivery (see deliver.ts for the defaults). */
+  delivery?: Pick<DeliveryOptions, "timeoutMs" | "attempts" | "backoffMs" | "maxRetryAfterMs">;
+  /** How long `close()` waits for messages to arrive before dropping them (default 2000). */
+  closeTimeoutMs?: number;
+  /** Messages waiting behind a slow receiver, per target, before new ones are dropped (default 20). */
+  maxQueued?: number;
+  now?: () => Date;
+}
+
+export interface Notifier {
+  /** Records changes; returns at once and never throws. */
+  onChanges(changes: readonly EnvironmentChange[]): void;
+  close(): Promise<void>;
+}
+
+/** One flag, segment or key over the window: its state before the first change and after the last. */
+type Folded =
+  | { kind: "flag"; key: string; before?: FlagDefinition; after?: FlagDefinition }
+  | { kind: "segment"; key: string; before?: JsonValue; after?: JsonValue }
+  | { kind: "api-key"; before?: string; after?: string };
+
+interface Window {
+  timer: NodeJS.Timeout;
+  targets: readonly NotificationTarget[];
+  folded: Map<string, Folded>;
+}
+
+const targetsOf = (change: EnvironmentChange): readonly NotificationTarget[] =>
+  (change.after ?? change.before)?.config.notifications ?? [];
+
+/** What a flag answers includes the flag-set metadata (the diff compares this view too). */
+const answered = (flag: FlagDefinition | undefined, metadata: Metadata | undefined): FlagDefinition | undefined =>
+  flag && { ...flag, metadata: { ...metadata, ...flag.metadata } };
+
+/** Flags, then segments, then the key, each by key: the order the diff reports them in. */
+const ORDER = { flag: 0, segment: 1, "api-key": 2 } as const;
+const byKind = (a: Change, b: Change): number =>
+  ORDER[a.kind] - ORDER[b.kind] || (a.kind !== "api-key" && b.kind !== "api-key" ? (a.key < b.key ? -1 : a.key > b.key ? 1 : 0) : 0);
+
+/** The net change over the window, or undefined when there is none. */
+function netChange(f: Folded): Change | undefined {
+  if (f.kind === "api-key") return f.before !== f.after ? { kind: "api-key", change: "updated" } : undefined;
+  if (f.before === undefined && f.after === undefined) return undefined;
+  if (f.before !== undefined && f.after !== undefined && canonicalJson(f.before) === canonicalJson(f.after)) return undefined;
+  const change = f.before === undefined ? "created" : f.after === undefined ? "deleted" : "updated";
+  return f.kind === "flag"
+    ? { kind: "flag", key: f.key, change, before: f.before, after: f.after }
+    : { kind: "segment", key: f.key, change, before: f.before, after: f.after };
+}
+
+export function createNotifier(options: NotifierOptions): Notifier {
+  const { logger } = options;
+  const coalesceMs = options.coalesceMs ?? 1000;
+  const closeTimeoutMs = options.closeTimeoutMs ?? 2000;
+  const maxQueued = options.maxQueued ?? 20;
+  const now = options.now ?? (() => new Date());
+  const windows = new Map<string, Window>();
+  const queues = new Map<string, { tail: Promise<void>; length: number }>();
+  const inFlight = new Set<Promise<void>>();
+  const shutdown = new AbortController();
+  let closed = false;
+
+  const record = (change: EnvironmentChange): void => {
+    const { env, before, after } = change;
+    let window = windows.get(env);
+    if (!window) {
+      // Environments without targets cost nothing, unless a window is already open for them.
+      if (targetsOf(change).length === 0) return;
+      window = { timer: setTimeout(() => flush(env), coalesceMs).unref(), targets: [], folded: new Map() };
+      windows.set(env, window);
+    }
+    window.targets = targetsOf(change);
+    for (const c of change.changes) {
+      const id = c.kind === "api-key" ? "api-key" : `${c.kind}:${c.key}`;
+      const seen = window.folded.get(id);
+      if (c.kind === "api-key") {
+        if (seen?.kind === "api-key") seen.after = after?.apiKey;
+        else window.folded.set(id, { kind: "api-key", before: before?.apiKey, after: after?.apiKey });
+      } else if (c.kind === "flag") {
+        const latest = answered(c.after, after?.config.metadata);
+        if (seen?.kind === "flag") seen.after = latest;
+        else window.folded.set(id, { kind: "flag", key: c.key, before: answered(c.before, before?.config.metadata), after: latest });
+      } else if (seen?.kind === "segment") seen.after = c.after;
+      else window.folded.set(id, { kind: "segment", key: c.key, before: c.before, after: c.after });
+    }
+  };
+
+  const flush = (env: string): void => {
+    const window = windows.get(env);
+    if (!window) return;
+    windows.delete(env);
+    clearTimeout(window.timer);
+    try {
+      const changes = [...window.folded.values()].map(netChange).filter((c) => c !== undefined).sort(byKind);
+      if (changes.length === 0) return;
+      const summaries = changes.map(describeChange);
+      const timestamp = now();
+      for (const target of window.targets) {
+        const request = buildRequest(target, env, summaries, timestamp, randomUUID());
+        if (request) send(`${env}: ${target.type} notification to ${redactUrl(target.url)}`, target, request);
+      }
+    } catch (error) {
+      logger.error(`${env}: notification not sent: ${(error as Error).message}`);
+    }
+  };
+
+  /** Queues one message behind the ones already going to the same target. */
+  const send = (label: string, target: NotificationTarget, request: NotificationRequest): void => {
+    const id = `${target.type} ${target.url}`;
+    const queue = queues.get(id) ?? { tail: Promise.resolve(), length: 0 };
+    if (queue.length >= maxQueued) {
+      logger.error(`${label} dropped: ${queue.length} messages already waiting for this receiver`);
+      return;
+    }
+    queue.length++;
+    queues.set(id, queue);
+    const run = queue.tail.then(async () => {
+      if (!shutdown.signal.aborted) {
+        await deliver(request, { ...options.delivery, logger, label, fetch: options.fetch, signal: shutdown.signal });
+      }
+    });
+    const done = run
+      .catch((error: Error) => logger.error(`${label} failed: ${error.message}`))
+      .finally(() => {
+        inFlight.delete(done);
+        if (--queue.length === 0 && queues.get(id) === queue) queues.delete(id);
+      });
+    queue.tail = done;
+    inFlight.add(done);
+  };
+
+  return {
+    onChanges(changes) {
+      if (closed) return;
+      try {
+        for (const change of changes) record(change);
+      } catch (error) {
+        logger.error(`notifications: ${(error as Error).message}`);
+      }
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      for (const env of [...windows.keys()]) flush(env);
+      if (inFlight.size === 0) return;
+      let timer: NodeJS.Timeout | undefined;
+      const settled = Promise.all(inFlight);
+      const timedOut = await Promise.race([
+        settled.then(() => false),
+        new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(true), closeTimeoutMs))),
+      ]);
+      clearTimeout(timer);
+      if (timedOut) {
+        logger.warn(`notifications: ${inFlight.size} message(s) not delivered within ${closeTimeoutMs} ms of shutdown, dropped`);
+        shutdown.abort();
+        await settled;
+      }
+    },
+  };
+}
