@@ -1,0 +1,115 @@
+/**
+ * flagserve as a library: the same server the CLI runs, started in-process for test suites.
+ *
+ *   const server = await createFlagServer({ config: { environments: { test: { apiKey: "k", flags } } } });
+ *   // ... OFREP clients at server.url with X-API-Key: server.keys.test
+ *   await server.update("test", { apiKey: "k", flags: changedFlags }); // same diff and events as a file edit
+ *   await server.close();
+ */
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { EventSet } from "./events/encode.js";
+import type { JsonObject, JsonValue, Metadata, NotificationTarget } from "./config/types.js";
+import { silentLogger, type Logger } from "./log.js";
+import { startServer } from "./server.js";
+
+export { InvalidConfigError } from "./server.js";
+export { formatProblem, type Problem } from "./config/types.js";
+export type { Logger } from "./log.js";
+export type { JsonObject, JsonValue, Metadata, NotificationTarget } from "./config/types.js";
+
+/** One flag as written in a file (flagd's format). */
+export interface FlagInput {
+  state?: "ENABLED" | "DISABLED";
+  variants: Record<string, JsonValue>;
+  defaultVariant?: string | null;
+  targeting?: JsonObject;
+  metadata?: Metadata;
+}
+
+/** One environment as written in a file. */
+export interface EnvironmentInput {
+  apiKey?: string;
+  metadata?: Metadata;
+  segments?: Record<string, JsonValue>;
+  /** flagd's name for segments. */
+  $evaluators?: Record<string, JsonValue>;
+  flags: Record<string, FlagInput>;
+  notifications?: NotificationTarget[];
+}
+
+export interface FlagServerOptions {
+  /**
+   * A path (a directory of environment files, or one file), watched for changes; or the
+   * environments inline, by name.
+   */
+  config: string | { environments: Record<string, EnvironmentInput> };
+  /** Default 0: any free port (read `url`). */
+  port?: number;
+  /** Default 127.0.0.1. */
+  host?: string;
+  /**
+   * Where generated keys are kept. Default: `.flagserve` beside a config path; for inline
+   * environments a temporary directory removed by `close()`.
+   */
+  stateDir?: string;
+  /** Watch a config path for changes (default true). */
+  watch?: boolean;
+  eventSet?: EventSet;
+  heartbeatSeconds?: number;
+  keyGraceSeconds?: number;
+  corsOrigin?: string | string[];
+  /** Where log lines go; default nowhere. */
+  logger?: Logger;
+}
+
+export interface FlagServer {
+  /** Base URL, e.g. `http://127.0.0.1:41234`: the `baseUrl` of the OFREP providers. */
+  readonly url: string;
+  /** Environment name -> API key, as of now. */
+  readonly keys: Readonly<Record<string, string>>;
+  /**
+   * Replaces one environment's configuration: validated like a file (rejects with
+   * InvalidConfigError and the same messages), then diffed, with the same change events.
+   */
+  update(env: string, config: EnvironmentInput): Promise<void>;
+  close(): Promise<void>;
+}
+
+export async function createFlagServer(options: FlagServerOptions): Promise<FlagServer> {
+  const inline = typeof options.config !== "string";
+  const tempState = inline && options.stateDir === undefined ? await mkdtemp(join(tmpdir(), "flagserve-")) : undefined;
+  let server;
+  try {
+    server = await startServer({
+      source: typeof options.config === "string" ? { path: options.config } : { environments: options.config.environments },
+      port: options.port ?? 0,
+      host: options.host ?? "127.0.0.1",
+      stateDir: options.stateDir ?? tempState,
+      watch: options.watch,
+      eventSet: options.eventSet,
+      heartbeatSeconds: options.heartbeatSeconds,
+      keyGraceSeconds: options.keyGraceSeconds,
+      corsOrigin: options.corsOrigin,
+      logger: options.logger ?? silentLogger,
+    });
+  } catch (error) {
+    if (tempState) await rm(tempState, { recursive: true, force: true });
+    throw error;
+  }
+  const running = server;
+  return {
+    url: running.url,
+    get keys() {
+      return running.keys();
+    },
+    async update(env, config) {
+      await running.update(env, config);
+    },
+    async close() {
+      await running.close();
+      if (tempState) await rm(tempState, { recursive: true, force: true });
+    },
+  };
+}
