@@ -1,22 +1,23 @@
 /**
  * Watches the config PATH and extra files (the key state file) and calls back, debounced, with
  * the paths that changed. The callee reloads everything, so a spurious call costs a reload and
- * nothing else; a missed one leaves stale flags. Hence:
- * - Each target is watched through the DIRECTORY that holds it (its parent, or the nearest
- *   ancestor that exists), never through a handle on the file alone: flagd lost its watch when a
- *   file was renamed over or deleted (flagd #42, #1876). Deleting and re-creating the file, the
- *   config directory, or the state directory is therefore still seen.
+ * nothing else; a missed one leaves stale flags until restart. Hence:
+ * - PATH is watched through the directory that holds it (its parent, or the nearest ancestor that
+ *   exists), never through a handle on a file alone: flagd lost its watch when a file was renamed
+ *   over or deleted (flagd #42, #1876). Deleting and re-creating a file, or PATH itself, is seen.
  * - `awaitWriteFinish` holds add/change until the file's size was stable for 40 ms, so a
  *   half-written file is not reported; `atomic` (chokidar's default) turns delete + re-create
  *   within 100 ms into one change.
- * - Kubernetes ConfigMap volumes swap the `..data` symlink; the config files are symlinks through
- *   it. chokidar only reports that when the old target is deleted (it follows the link and sees
- *   the inode go), and misses a swap that leaves the old directory in place, so every watched
- *   path that is a symlink has its realpath re-checked after each raw fs event (see `recheck`).
+ * - Kubernetes ConfigMap volumes swap the `..data` symlink, and the config files are symlinks
+ *   through it. chokidar follows the links and reports the swap only when the old target is then
+ *   deleted (the kubelet does, at once); a swap that keeps the old directory, or `ln -sfn` on a
+ *   symlinked PATH, would go unseen. So every watched path that is a symlink has its realpath
+ *   re-checked after each raw fs event (`recheck`).
+ * - Extra files are polled every 100 ms: see `pollFile`.
  */
 import { watch, type FSWatcher } from "chokidar";
 import { lstatSync, realpathSync, statSync, type Stats } from "node:fs";
-import { realpath } from "node:fs/promises";
+import { realpath, stat } from "node:fs/promises";
 import { basename, dirname, extname, relative, resolve, sep } from "node:path";
 
 export interface ConfigWatcher {
@@ -30,41 +31,40 @@ export interface WatchOptions {
   extraFiles?: string[];
   /** Called (debounced) after anything relevant changed, with the absolute paths involved. */
   onChange: (paths: string[]) => void;
-  /** Debounce window in ms (default 25): it restarts on each event, up to 10 windows in all. */
+  /** Debounce window in ms (default 25); it restarts with each event, for 10 windows at most. */
   debounceMs?: number;
+  /** chokidar errors, and errors thrown by `onChange` (rethrown when there is no `onError`). */
   onError?: (error: Error) => void;
 }
 
-/** What a watched path is to a target; undefined: not relevant. */
-type Role = "root" | "chain" | "self" | "env" | "file" | "unknown";
-
+/** The config PATH, as watched. */
 interface Target {
-  /** Absolute path of the config PATH or extra file. */
+  /** Absolute. */
   path: string;
-  /** "dir": a config directory (environment files and subdirectories); "file": this file only. */
+  /** "dir": environment files and subdirectories; "file": this file alone. */
   kind: "dir" | "file";
-  /** The directory chokidar watches: the nearest existing ancestor of the target's parent. */
+  /** The directory chokidar watches: the nearest existing ancestor of PATH's parent. */
   root: string;
-  watcher?: FSWatcher;
-  /** Restarts run one after another (see `recheck`). */
-  restarting?: Promise<void>;
 }
 
+/** What a path is to the target; undefined: irrelevant. */
+type Role = "root" | "chain" | "self" | "env" | "file" | "unknown";
+
 const STABILITY_MS = 40;
+const POLL_MS = 100;
 const CONFIG_EXT = new Set([".yaml", ".yml", ".json"]);
 
 /**
- * Dot-files (editor locks such as `.#flags.yaml`, Kubernetes' `..data` and `..<timestamp>`
- * directories), backups, swap files and vim's write-test file `4913`.
+ * Dot-files (editor locks such as `.#flags.yaml`, Kubernetes' `..data` and `..<timestamp>`),
+ * backups, swap and temp files, and vim's write-test file `4913`.
  */
 const isJunk = (name: string) =>
   name.startsWith(".") || name.endsWith("~") || name === "4913" || /\.(swp|swo|swx|tmp)$/i.test(name);
 const isConfigFile = (name: string) => !isJunk(name) && CONFIG_EXT.has(extname(name).toLowerCase());
 
-const typeOf = (stats: Stats | undefined): "dir" | "file" | undefined =>
-  stats?.isDirectory() ? "dir" : stats?.isFile() ? "file" : undefined; // a symlink is not known yet
+/** A symlink's type is not known until chokidar follows it. */
+const typeOf = (stats: Stats | undefined) => (stats?.isDirectory() ? "dir" : stats?.isFile() ? "file" : undefined);
 
-/** The nearest existing directory at or above `dir`. */
 function existingAncestor(dir: string): string {
   for (;;) {
     if (statSync(dir, { throwIfNoEntry: false })?.isDirectory()) return dir;
@@ -75,9 +75,9 @@ function existingAncestor(dir: string): string {
 }
 
 /**
- * The role of `p` for a target. A directory target admits its files and each subdirectory's
- * files (one environment each); a file target admits the file only. Directories between the
- * watched root and the target ("chain") are admitted so that creating them later is noticed.
+ * A directory target admits its config files and each subdirectory's config files (one
+ * environment each); a file target admits that file alone. Directories between the watched root
+ * and a PATH that does not exist yet ("chain") are admitted so that their creation is seen.
  */
 function roleOf(t: Target, p: string, type: "dir" | "file" | undefined): Role | undefined {
   if (p === t.path) return "self";
@@ -100,17 +100,11 @@ export async function watchConfig(options: WatchOptions): Promise<ConfigWatcher>
   const debounceMs = options.debounceMs ?? 25;
   let closed = false;
 
-  const targets: Target[] = [];
-  const configPath = resolve(options.path);
-  const configStats = statSync(configPath, { throwIfNoEntry: false });
+  const path = resolve(options.path);
+  const stats = statSync(path, { throwIfNoEntry: false });
   // A PATH that does not exist yet is a directory unless it is named like a config file.
-  const configKind = configStats ? (configStats.isDirectory() ? "dir" : "file") : isConfigFile(basename(configPath)) ? "file" : "dir";
-  targets.push({ path: configPath, kind: configKind, root: existingAncestor(dirname(configPath)) });
-  for (const extra of options.extraFiles ?? []) {
-    const path = resolve(extra);
-    // From the state directory's parent, so that `rm -rf <stateDir>` and its re-creation are seen.
-    targets.push({ path, kind: "file", root: existingAncestor(dirname(dirname(path))) });
-  }
+  const kind = stats ? (stats.isDirectory() ? "dir" : "file") : isConfigFile(basename(path)) ? "file" : "dir";
+  const target: Target = { path, kind, root: existingAncestor(dirname(path)) };
 
   // Debounce: collect paths; flush once no event came for `debounceMs`, or 10 windows after the first.
   const pending = new Set<string>();
@@ -128,32 +122,32 @@ export async function watchConfig(options: WatchOptions): Promise<ConfigWatcher>
       onError(toError(error));
     }
   };
-  const report = (path: string) => {
+  const report = (p: string) => {
     if (closed) return;
     const now = Date.now();
     if (timer === undefined) firstAt = now;
     else clearTimeout(timer);
-    pending.add(path);
+    pending.add(p);
     timer = setTimeout(flush, Math.max(0, Math.min(debounceMs, firstAt + 10 * debounceMs - now)));
   };
 
-  // Symlinked paths and where they point (`flags.yaml -> ..data/flags.yaml`, a PATH that is a
-  // link to a directory). Tracked synchronously on add so that no swap slips in between.
-  const links = new Map<string, { real: string; target: Target }>();
-  const track = (t: Target, path: string) => {
+  // Watched paths that are symlinks, and where they point. Resolved synchronously when chokidar
+  // reports them (rare), so that no swap slips in between.
+  const links = new Map<string, string>();
+  const track = (p: string) => {
     try {
-      if (lstatSync(path).isSymbolicLink()) links.set(path, { real: realpathSync(path), target: t });
-      else links.delete(path);
+      if (lstatSync(p).isSymbolicLink()) links.set(p, realpathSync(p));
+      else links.delete(p);
     } catch {
-      links.delete(path);
+      links.delete(p);
     }
   };
 
   /**
-   * Re-resolve every tracked symlink; a new target is a change. Runs after raw fs events in any
-   * watched directory (the rename of `..data_tmp` over `..data` is one, in the directory holding
-   * the links). A link to a directory that now points elsewhere leaves chokidar watching the old
-   * directory, so that target's watcher is restarted.
+   * Re-resolves every tracked symlink; one pointing elsewhere is a change. Runs after each raw fs
+   * event while there are links (the rename of `..data_tmp` over `..data` is one, in the directory
+   * holding the links); events during a pass trigger one more pass. A link to a directory (PATH,
+   * an environment) that points elsewhere leaves chokidar watching the old directory: restart.
    */
   let checking = false;
   let again = false;
@@ -166,14 +160,14 @@ export async function watchConfig(options: WatchOptions): Promise<ConfigWatcher>
     try {
       do {
         again = false;
-        for (const [path, link] of links) {
-          const real = await realpath(path).catch(() => undefined);
+        for (const [p, was] of links) {
+          const now = await realpath(p).catch(() => undefined);
           if (closed) return;
-          if (real === link.real || links.get(path) !== link) continue;
-          if (real === undefined) links.delete(path);
-          else links.set(path, { ...link, real });
-          report(path);
-          if (real !== undefined && statSync(real, { throwIfNoEntry: false })?.isDirectory()) restart(link.target);
+          if (now === was || links.get(p) !== was) continue;
+          if (now === undefined) links.delete(p);
+          else links.set(p, now);
+          report(p);
+          if (now !== undefined && statSync(now, { throwIfNoEntry: false })?.isDirectory()) restart();
         }
       } while (again && !closed);
     } finally {
@@ -182,29 +176,28 @@ export async function watchConfig(options: WatchOptions): Promise<ConfigWatcher>
   };
 
   const live = new Set<FSWatcher>();
-  const start = async (t: Target): Promise<FSWatcher> => {
-    const levels = relative(t.root, t.path).split(sep).length;
-    const watcher = watch(t.root, {
-      ignoreInitial: false, // the initial adds tell which paths are symlinks; they are not reported
-      followSymlinks: true, // a symlinked config file is watched at its target, so edits to it are seen
-      depth: t.kind === "dir" ? levels + 1 : levels - 1,
-      ignored: (p, stats) => roleOf(t, p, typeOf(stats)) === undefined,
+  let current: FSWatcher | undefined;
+  const start = async (): Promise<FSWatcher> => {
+    const levels = relative(target.root, target.path).split(sep).length;
+    const watcher = watch(target.root, {
+      ignoreInitial: false, // the initial adds say which paths are symlinks; they are not reported
+      followSymlinks: true, // a symlinked config file is watched at its target: edits to it are seen
+      depth: target.kind === "dir" ? levels + 1 : levels - 1,
+      ignored: (p, s) => roleOf(target, p, typeOf(s)) === undefined,
       awaitWriteFinish: { stabilityThreshold: STABILITY_MS, pollInterval: 10 },
     });
     live.add(watcher);
     let ready = false;
     watcher.on("all", (event, p) => {
-      if (process.env.WDEBUG) console.log("  chokidar", event, p);
-      const isDir = event === "addDir" || event === "unlinkDir";
-      const role = roleOf(t, p, isDir ? "dir" : "file");
+      const role = roleOf(target, p, event === "addDir" || event === "unlinkDir" ? "dir" : "file");
       if (role === undefined || role === "root" || closed) return;
       if (event === "unlink" || event === "unlinkDir") links.delete(p);
-      else track(t, p);
+      else track(p);
       if (!ready) return;
-      // A directory on the way to the target appeared (`mkdir -p <stateDir>`): chokidar reads it
-      // before watching it, so a file created in between would be missed; a reload covers it.
+      // A directory on the way to a missing PATH appeared: PATH may be complete already, and
+      // chokidar reads a new directory before watching it, so let a reload look.
       if (role === "chain") {
-        if (event === "addDir") report(t.path);
+        if (event === "addDir") report(target.path);
         return;
       }
       report(p);
@@ -221,22 +214,58 @@ export async function watchConfig(options: WatchOptions): Promise<ConfigWatcher>
   };
 
   /**
-   * A fresh watcher for `t`. The old one goes first: chokidar shares one fs.watch handle per path
-   * between its instances, so a new instance would attach to the old, stale handle. Whatever
-   * changed in between is covered by reporting the target once the new watcher is ready.
+   * A fresh chokidar watcher. The old one goes first: chokidar shares one fs.watch handle per
+   * path between its instances, so a new one would attach to the old, stale handle. Whatever
+   * changed meanwhile is covered by reporting PATH once the new watcher is ready.
    */
-  const restart = (t: Target) => {
-    t.restarting = (t.restarting ?? Promise.resolve()).then(async () => {
-      const old = t.watcher;
-      if (closed || !old) return;
-      live.delete(old);
-      await old.close();
-      t.watcher = await start(t);
-      report(t.path);
+  let restarting = Promise.resolve();
+  const restart = () => {
+    restarting = restarting.then(async () => {
+      if (closed || !current) return;
+      live.delete(current);
+      await current.close();
+      current = await start();
+      report(target.path);
     });
   };
 
-  await Promise.all(targets.map(async (t) => (t.watcher = await start(t))));
+  /**
+   * An extra file is one path that rarely changes, and whose directories may not exist yet, at
+   * any depth: polling its stat is cheap and has none of the races of watching directories as
+   * they appear (chokidar reads a new directory before watching it, so `mkdir -p a/b` can lose
+   * `b`). The first stat is taken now, so a change right after `watchConfig` resolves is seen.
+   * A change is reported once a poll saw nothing newer (not half-written).
+   */
+  const pollers: (() => void)[] = [];
+  const signature = (s: Stats | undefined) => (s ? `${s.ino}:${s.size}:${s.mtimeMs}:${s.ctimeMs}` : "");
+  const pollFile = (file: string) => {
+    let last = signature(statSync(file, { throwIfNoEntry: false }));
+    let settle: NodeJS.Timeout | undefined;
+    let poll: NodeJS.Timeout | undefined;
+    const tick = async () => {
+      const now = signature(await stat(file).catch(() => undefined));
+      if (closed) return;
+      if (now !== last) {
+        last = now;
+        clearTimeout(settle);
+        settle = setTimeout(() => report(file), POLL_MS * 1.5);
+      }
+      poll = setTimeout(tick, POLL_MS);
+    };
+    poll = setTimeout(tick, POLL_MS);
+    pollers.push(() => {
+      clearTimeout(poll);
+      clearTimeout(settle);
+    });
+  };
+  for (const file of options.extraFiles ?? []) pollFile(resolve(file));
+
+  try {
+    current = await start();
+  } catch (error) {
+    for (const stop of pollers) stop();
+    throw error;
+  }
 
   return {
     async close() {
@@ -244,6 +273,7 @@ export async function watchConfig(options: WatchOptions): Promise<ConfigWatcher>
       closed = true;
       clearTimeout(timer);
       pending.clear();
+      for (const stop of pollers) stop();
       await Promise.all([...live].map((w) => w.close()));
     },
   };
