@@ -1,45 +1,63 @@
 /** `flagserve keys [list]` and `flagserve keys rotate ENV`. */
 import { Command } from "commander";
-import { loadConfig } from "../config/index.js";
-import { formatProblem } from "../config/types.js";
-import { resolveKeys } from "../store/keys.js";
-import { rotateKey } from "../store/rotate.js";
-import { defaultStateDir } from "../server.js";
-import { resolveConfigPath } from "./serve.js";
+import { PATH_ARGUMENT_HELP, displayPath, err, out, resolveConfigPath } from "./paths.js";
 
 interface KeysFlags {
   stateDir?: string;
 }
 
-const pathOption = "[path]";
-const pathHelp = "directory of environment files, or one file (default: ./flags, else the bundled example)";
+const STATE_DIR_HELP = "where generated API keys are kept (default: .flagserve beside the configuration)";
 
 async function loadForKeys(pathArg: string | undefined, flags: KeysFlags) {
+  const [{ loadConfig }, { defaultStateDir }] = await Promise.all([import("../config/index.js"), import("../server.js")]);
   const { path } = resolveConfigPath(pathArg);
   const load = await loadConfig(path);
   return { path, load, stateDir: flags.stateDir ?? defaultStateDir(path) };
 }
 
 export function keysCommand(): Command {
-  const keys = new Command("keys").description("list or rotate the API keys of the environments");
+  const keys = new Command("keys").description("list or rotate the API keys of the environments").addHelpText(
+    "after",
+    `
+Examples:
+  $ flagserve keys                        list the keys of ./flags (same as: keys list)
+  $ flagserve keys list config/flags.yaml
+  $ flagserve keys rotate production      new key for production; a running server switches to it`,
+  );
 
   keys
     .command("list", { isDefault: true })
-    .description("print each environment with its API key (generating missing ones)")
-    .argument(pathOption, pathHelp)
-    .option("--state-dir <dir>", "where generated API keys are kept (default: .flagserve beside the configuration)")
+    .description("print each environment with its API key (generating missing ones) and where it is kept")
+    .argument("[path]", PATH_ARGUMENT_HELP)
+    .option("--state-dir <dir>", STATE_DIR_HELP)
+    .addHelpText(
+      "after",
+      `
+Output: "<env>  <key>  (file|state)" per environment on stdout: "file" when the key is written
+in the environment's file, "state" when it was generated and kept in the state directory.
+Exit status: 0, or 1 when an environment has problems (they are listed on stderr).
+
+Examples:
+  $ flagserve keys list
+  $ flagserve keys list ./flags --state-dir /var/lib/flagserve`,
+    )
     .action(async (pathArg: string | undefined, flags: KeysFlags) => {
-      const { load, stateDir } = await loadForKeys(pathArg, flags);
+      const [{ load, stateDir }, { resolveKeys }, { formatProblem }] = await Promise.all([
+        loadForKeys(pathArg, flags),
+        import("../store/keys.js"),
+        import("../config/types.js"),
+      ]);
       const environments = [...load.environments.values()].map((e) => e.config);
-      const { keys: resolved } = await resolveKeys(stateDir, environments);
+      const { keys: resolved, persistError } = await resolveKeys(stateDir, environments);
       const width = Math.max(0, ...environments.map((e) => e.name.length));
       for (const env of environments) {
         const where = env.apiKey !== undefined ? "file" : "state";
-        process.stdout.write(`${env.name.padEnd(width)}  ${resolved.get(env.name)}  (${where})\n`);
+        out(`${env.name.padEnd(width)}  ${resolved.get(env.name)}  (${where})`);
       }
+      if (persistError) err(`warning: generated keys could not be saved in ${stateDir} (${persistError.message}); they will change`);
       for (const [env, problems] of load.problems) {
-        for (const problem of problems) process.stderr.write(`${formatProblem(problem)}\n`);
-        if (env !== "") process.stderr.write(`${env}: not listed, it has problems\n`);
+        for (const problem of problems) err(formatProblem({ ...problem, file: displayPath(problem.file) }));
+        if (env !== "") err(`${env}: not listed, it has problems`);
       }
       if (load.problems.size > 0) process.exitCode = 1;
     });
@@ -48,20 +66,33 @@ export function keysCommand(): Command {
     .command("rotate")
     .description("replace an environment's API key; a running server announces it and revokes the old one")
     .argument("<env>", "the environment")
-    .argument(pathOption, pathHelp)
-    .option("--state-dir <dir>", "where generated API keys are kept (default: .flagserve beside the configuration)")
+    .argument("[path]", PATH_ARGUMENT_HELP)
+    .option("--state-dir <dir>", STATE_DIR_HELP)
+    .addHelpText(
+      "after",
+      `
+A key written in the environment's file is replaced there (comments and layout kept); a
+generated key is replaced in the state directory. A running server notices, sends
+config-updated {"reason":"api-key-rotated"} on the environment's streams and, after its
+--key-grace, stops accepting the old key.
+Exit status: 0, 1 when the environment is unknown or has problems, 2 usage error.
+
+Examples:
+  $ flagserve keys rotate production
+  $ flagserve keys rotate staging config/flags.yaml`,
+    )
     .action(async (env: string, pathArg: string | undefined, flags: KeysFlags) => {
-      const { load, stateDir } = await loadForKeys(pathArg, flags);
+      const [{ load, stateDir }, { rotateKey }] = await Promise.all([loadForKeys(pathArg, flags), import("../store/rotate.js")]);
       const loaded = load.environments.get(env);
       if (!loaded) {
         const known = [...load.environments.keys()].join(", ") || "none";
-        const why = load.problems.has(env) ? "it has problems; fix them first" : `no such environment (known: ${known})`;
-        process.stderr.write(`flagserve: cannot rotate the key of '${env}': ${why}\n`);
+        const why = load.problems.has(env) ? "it has problems; fix them first (flagserve validate)" : `no such environment (known: ${known})`;
+        err(`flagserve keys rotate: cannot rotate the key of '${env}': ${why}`);
         process.exitCode = 1;
         return;
       }
       const rotation = await rotateKey(loaded.config, stateDir);
-      process.stdout.write(`${rotation.env}  ${rotation.key}  (written to ${rotation.file})\n`);
+      out(`${rotation.env}  ${rotation.key}  (written to ${displayPath(rotation.file)})`);
     });
 
   return keys;

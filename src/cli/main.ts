@@ -1,32 +1,75 @@
-/** The `flagserve` program. Exit codes: 0 ok, 1 invalid configuration or failed check, 2 usage error. */
-import { readFileSync } from "node:fs";
+/**
+ * The `flagserve` program. Exit codes: 0 ok, 1 invalid configuration or failed check, 2 usage
+ * error. Each command loads what it needs when it runs, so `validate` in a pre-commit hook does
+ * not pay for the HTTP server.
+ */
 import { Command, CommanderError } from "commander";
+import { formatRecord } from "../log.js";
+import { evalCommand } from "./eval.js";
+import { eventsCommand } from "./events.js";
+import { initCommand } from "./init.js";
 import { keysCommand } from "./keys.js";
+import { VERSION } from "./paths.js";
 import { serveCommand } from "./serve.js";
+import { validateCommand } from "./validate.js";
 
-const { version } = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string };
+const commandPath = (command: Command): string =>
+  command.parent ? `${commandPath(command.parent)} ${command.name()}` : command.name();
 
 export function createProgram(): Command {
   const program = new Command("flagserve")
     .description("A local feature-flag server: YAML flag files served over OFREP, with live reload and change events")
-    .version(version, "-v, --version")
-    .showHelpAfterError("(run with --help for usage)")
-    .exitOverride();
+    .version(VERSION, "-v, --version")
+    .addHelpText(
+      "after",
+      `
+With no command, flagserve serves: "flagserve ./flags" is "flagserve serve ./flags".
+Exit status: 0 ok, 1 invalid configuration or failed check, 2 usage error.
+
+Examples:
+  $ flagserve init                     write a starter in ./flags
+  $ flagserve                          serve ./flags (or the bundled example) on :8080
+  $ flagserve validate                 check ./flags, e.g. in a pre-commit hook or CI
+  $ flagserve eval new-checkout --env development --context '{"email":"ann@example.com"}'
+  $ flagserve events http://127.0.0.1:8080 --key dev-example-key
+Run "flagserve <command> --help" for a command's options.`,
+    );
   program.addCommand(serveCommand(), { isDefault: true });
+  program.addCommand(validateCommand());
+  program.addCommand(initCommand());
   program.addCommand(keysCommand());
+  program.addCommand(evalCommand());
+  program.addCommand(eventsCommand());
+
+  // Every command: throw instead of exiting (main() maps the code), and a one-line error
+  // followed by where to find the usage.
   const strict = (command: Command) => {
-    command.exitOverride().showHelpAfterError("(run with --help for usage)");
+    command.exitOverride().showHelpAfterError(`(run "${commandPath(command)} --help" for usage)`);
     command.commands.forEach(strict);
   };
-  program.commands.forEach(strict);
+  strict(program);
+
+  // `serve --json-logs`: usage errors are JSON lines too, like everything else it prints.
+  const serve = program.commands.find((c) => c.name() === "serve")!;
+  const jsonLogs = () => process.argv.includes("--json-logs");
+  for (const command of [program, serve]) {
+    command.configureOutput({
+      writeErr: (text) => {
+        if (!jsonLogs()) return process.stderr.write(text);
+        for (const line of text.split("\n")) if (line.trim() !== "") process.stderr.write(formatRecord("json", "error", line.trim()));
+      },
+    });
+  }
   return program;
 }
 
 export async function main(argv: string[] = process.argv): Promise<void> {
-  // `flagserve | head` must not die with EPIPE.
-  process.stdout.on("error", (error: NodeJS.ErrnoException) => {
-    if (error.code !== "EPIPE") throw error;
-  });
+  // `flagserve ... | head` must not die with EPIPE.
+  for (const stream of [process.stdout, process.stderr]) {
+    stream.on("error", (error: NodeJS.ErrnoException) => {
+      if (error.code !== "EPIPE") throw error;
+    });
+  }
   try {
     await createProgram().parseAsync(argv);
   } catch (error) {

@@ -1,20 +1,20 @@
 /** `flagserve [serve] [PATH]`: load, listen, print where and with which keys, stop cleanly. */
 import { existsSync } from "node:fs";
-import { fileURLToPath } from "node:url";
 import { Command, Option } from "commander";
-import { formatProblem } from "../config/types.js";
-import { PortInUseError } from "../http/listen.js";
-import { createLogger } from "../log.js";
-import { InvalidConfigError, startServer } from "../server.js";
+import type { Problem } from "../config/types.js";
+import { createLogger, formatRecord, type LogFormat, type Logger } from "../log.js";
+import { networkUrls, localUrl, qrCode } from "./network.js";
 import { parseByteSize, parseNonNegativeNumber, parsePort, parsePositiveInteger } from "./options.js";
+import { BUNDLED_EXAMPLE, PATH_ARGUMENT_HELP, VERSION, resolveConfigPath } from "./paths.js";
 
-export const BUNDLED_EXAMPLE = fileURLToPath(new URL("../../flags.example.yaml", import.meta.url));
+// Kept here too for older imports; the commands share them from ./paths.js.
+export { BUNDLED_EXAMPLE, resolveConfigPath };
 
 interface ServeFlags {
   port: number;
   host?: string;
   stateDir?: string;
-  allowInvalid: boolean;
+  allowInvalid?: boolean;
   watch: boolean;
   heartbeat?: number;
   eventSet: "primary" | "variant";
@@ -23,58 +23,119 @@ interface ServeFlags {
   maxStreamsPerIp?: number;
   keyGrace: number;
   maxBody: number;
-  https: boolean;
-  public: boolean;
-  quiet: boolean;
-  jsonLogs: boolean;
-}
-
-/** PATH, else `./flags`, else the bundled example (so the first run always serves something). */
-export function resolveConfigPath(path: string | undefined): { path: string; bundled: boolean } {
-  if (path !== undefined) return { path, bundled: false };
-  if (existsSync("flags")) return { path: "flags", bundled: false };
-  return { path: BUNDLED_EXAMPLE, bundled: true };
+  https?: boolean;
+  public?: boolean;
+  quiet?: boolean;
+  jsonLogs?: boolean;
 }
 
 export function serveCommand(): Command {
   return new Command("serve")
-    .description("serve flag files over OFREP (the default command)")
-    .argument("[path]", "directory of environment files, or one file (default: ./flags, else the bundled example)")
+    .description("serve flag files over OFREP, reloading on every change (the default command)")
+    .argument("[path]", PATH_ARGUMENT_HELP)
     .addOption(new Option("-p, --port <port>", "port to listen on; 0 = any free port").argParser(parsePort).default(8080))
     .option("--host <host>", "interface to listen on (default: 127.0.0.1; 0.0.0.0 with --public)")
     .option("--no-watch", "do not watch the files for changes")
-    .addOption(new Option("--heartbeat <seconds>", "heartbeat interval on event streams (default: 15, or 30 with --event-set variant)").argParser(parseNonNegativeNumber("--heartbeat")))
+    .addOption(
+      new Option("--heartbeat <seconds>", "heartbeat interval on event streams (default: 15, or 30 with --event-set variant)").argParser(
+        parseNonNegativeNumber("--heartbeat"),
+      ),
+    )
     .addOption(new Option("--event-set <set>", "event names on /api/v1/flags/events").choices(["primary", "variant"]).default("primary"))
     .option("--cors-origin <origin>", "allowed CORS origin(s), comma-separated", "*")
     .option("--client-ip-header <name>", "take the client address from this header (e.g. X-Forwarded-For) behind a proxy")
-    .addOption(new Option("--max-streams-per-ip <n>", "most event streams one client address may hold open").argParser(parsePositiveInteger("--max-streams-per-ip")))
-    .addOption(new Option("--key-grace <seconds>", "how long a replaced API key keeps working").argParser(parseNonNegativeNumber("--key-grace")).default(0))
+    .addOption(
+      new Option("--max-streams-per-ip <n>", "most event streams one client address may hold open").argParser(
+        parsePositiveInteger("--max-streams-per-ip"),
+      ),
+    )
+    .addOption(
+      new Option("--key-grace <seconds>", "how long a replaced API key keeps working").argParser(parseNonNegativeNumber("--key-grace")).default(0),
+    )
     .option("--state-dir <dir>", "where generated API keys are kept (default: .flagserve beside the configuration)")
-    .option("--allow-invalid", "serve the valid environments even when others have errors", false)
-    .addOption(new Option("--max-body <size>", "largest request body accepted (e.g. 64kb, 1mb)").argParser(parseByteSize).default(1024 * 1024, "1mb"))
-    .option("--https", "serve HTTPS with a generated self-signed certificate", false)
-    .option("--public", "listen on all interfaces and show the network URL and a QR code (for demos on other devices)", false)
-    .option("-q, --quiet", "print only the ready line and errors", false)
-    .option("--json-logs", "write all output as JSON lines", false)
+    .option("--allow-invalid", "serve the valid environments even when others have errors")
+    .addOption(
+      new Option("--max-body <size>", "largest request body accepted (e.g. 64kb, 1mb)").argParser(parseByteSize).default(1024 * 1024, "1mb"),
+    )
+    .option("--https", "serve HTTPS with a generated self-signed certificate (clients must accept it, e.g. curl -k)")
+    .option("--public", "listen on all interfaces and show the network URL and a QR code (for demos on other devices)")
+    .option("-q, --quiet", "print only the ready line, warnings and errors")
+    .option("--json-logs", "write all output, the ready line included, as JSON lines")
     .addHelpText(
       "after",
       `
+Output:
+  stdout: the start-up lines, then "ready <url>" once requests are accepted
+  stderr: problems, changes, streams opened and closed
+  With --json-logs every line is a JSON object {"time","level","msg",...};
+  the ready line is {"time":...,"level":"info","msg":"ready","url":"http://..."}.
+
 Examples:
-  $ flagserve                          serve ./flags, or the bundled example
-  $ flagserve ./flags --port 0         any free port; read the URL from the "ready" line
-  $ flagserve flags.yaml --no-watch     CI fixture: load once, never reload
-  $ flagserve --public --https         demo on a phone on the same network`,
+  $ flagserve                              serve ./flags, or the bundled example
+  $ flagserve ./flags --port 0             any free port; read the URL from the "ready" line
+  $ flagserve flags.yaml --no-watch -q     CI fixture: load once, print only "ready <url>"
+  $ flagserve --json-logs                  JSON lines for a log collector
+  $ flagserve --public --https             demo on a phone on the same network`,
     )
-    .action(async (pathArg: string | undefined, flags: ServeFlags) => {
+    .action(async (pathArg: string | undefined, flags: ServeFlags, command: Command) => {
+      // `flagserve valdiate` is a typo, not a configuration path that happens to be missing.
+      if (pathArg !== undefined && /^[a-z]+$/.test(pathArg) && !existsSync(pathArg)) {
+        const names = command.parent?.commands.map((c) => c.name()) ?? [];
+        const near = names.find((name) => name !== "help" && editDistance(name, pathArg) <= 2);
+        if (near) (command.parent ?? command).error(`error: '${pathArg}' is not a command nor an existing path (did you mean ${near}?)`);
+      }
       await runServe(pathArg, flags);
     });
 }
 
+/** Levenshtein distance, for "did you mean" (names are short). */
+function editDistance(a: string, b: string): number {
+  let row = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const next = [i];
+    for (let j = 1; j <= b.length; j++) next[j] = Math.min(row[j]! + 1, next[j - 1]! + 1, row[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    row = next;
+  }
+  return row[b.length]!;
+}
+
+/** A line on stdout: text as given, or a JSON record. */
+function printer(format: LogFormat) {
+  return (text: string, msg: string, fields?: Record<string, unknown>) =>
+    process.stdout.write(format === "json" ? formatRecord("json", "info", msg, fields) : `${text}\n`);
+}
+
+const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
+
+/** With --allow-invalid: one note per invalid file, saying what is not served. */
+function noteInvalid(logger: Logger, problems: ReadonlyMap<string, Problem[]>): void {
+  for (const [env, list] of problems) {
+    const byFile = new Map<string, number>();
+    for (const p of list) byFile.set(p.file, (byFile.get(p.file) ?? 0) + 1);
+    for (const [file, count] of byFile) {
+      const what = env === "" ? "it is ignored" : `environment ${env} is not served`;
+      logger.warn(`${file || "(configuration)"}: ${plural(count, "problem")} (listed above); ${what}`, {
+        file,
+        problems: count,
+        ...(env !== "" && { env }),
+      });
+    }
+  }
+}
+
 async function runServe(pathArg: string | undefined, flags: ServeFlags): Promise<void> {
-  const logger = createLogger(flags.jsonLogs ? "json" : "text");
-  const out = (line: string) => process.stdout.write(`${line}\n`);
+  const format: LogFormat = flags.jsonLogs ? "json" : "text";
+  const logger = createLogger(format, undefined, { quiet: flags.quiet });
+  const print = printer(format);
   const { path, bundled } = resolveConfigPath(pathArg);
   const corsOrigin = flags.corsOrigin === "*" ? "*" : flags.corsOrigin.split(",").map((o) => o.trim());
+
+  // Loaded here, not at the top: `validate`, `init` and `eval` start faster without the server.
+  const [{ InvalidConfigError, startServer }, { formatProblem }, { PortInUseError }] = await Promise.all([
+    import("../server.js"),
+    import("../config/types.js"),
+    import("../http/listen.js"),
+  ]);
 
   let server;
   try {
@@ -98,13 +159,16 @@ async function runServe(pathArg: string | undefined, flags: ServeFlags): Promise
     });
   } catch (error) {
     if (error instanceof InvalidConfigError) {
-      for (const problem of error.problems) logger.error(formatProblem(problem));
-      logger.error(`not serving: ${error.problems.length} problem(s) in ${path} (use --allow-invalid to serve the valid environments)`);
+      for (const problem of error.problems) logger.error(formatProblem(problem), { ...problem });
+      logger.error(`not serving: ${plural(error.problems.length, "problem")} in ${path} (use --allow-invalid to serve the valid environments)`, {
+        path,
+        problems: error.problems.length,
+      });
       process.exitCode = 1;
       return;
     }
     if (error instanceof PortInUseError) {
-      logger.error(error.message);
+      logger.error(error.message, { host: error.host, port: error.port });
       process.exitCode = 1;
       return;
     }
@@ -120,13 +184,28 @@ async function runServe(pathArg: string | undefined, flags: ServeFlags): Promise
   process.once("SIGINT", () => void stop());
   process.once("SIGTERM", () => void stop());
 
+  const url = localUrl(server.url);
+  const keys = server.keys();
+  noteInvalid(logger, server.store.problems);
   if (!flags.quiet) {
-    out(`flagserve serving ${path}${bundled ? " (the bundled example; pass a PATH or create ./flags to serve your own)" : ""}`);
-    out(`  ${server.url}`);
-    const keys = server.keys();
-    const width = Math.max(...Object.keys(keys).map((k) => k.length));
-    for (const [env, key] of Object.entries(keys)) out(`  environment ${env.padEnd(width)}  key ${key}`);
+    const where = bundled ? `${path} (the bundled example; pass a PATH or create ./flags to serve your own)` : path;
+    print(`flagserve ${VERSION} serving ${where}`, "serving", { version: VERSION, path, bundled, watch: flags.watch });
+    print(`  ${url}`, "listening", { url });
+    if (flags.public) {
+      const network = networkUrls(server.url);
+      for (const n of network) print(`  ${n}  (network)`, "network", { url: n });
+      if (network.length === 0) logger.warn("--public: no network address found; other devices cannot reach this machine");
+      else if (format === "text") {
+        const qr = await qrCode(network[0]!);
+        if (qr) print(qr.replace(/^/gm, "  "), "qr");
+      }
+    }
+    const width = Math.max(0, ...Object.keys(keys).map((k) => k.length));
+    for (const [env, key] of Object.entries(keys)) print(`  environment ${env.padEnd(width)}  key ${key}`, "environment", { env, key });
+    const first = Object.entries(keys)[0];
+    if (first && format === "text") {
+      print(`  try: curl${flags.https ? " -k" : ""} -X POST -H 'X-API-Key: ${first[1]}' ${url}/ofrep/v1/evaluate/flags`, "try");
+    }
   }
-  out(`ready ${server.url}`);
-
+  print(`ready ${url}`, "ready", { url });
 }

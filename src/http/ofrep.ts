@@ -1,7 +1,6 @@
 /** OFREP evaluation routes (DESIGN §5): request -> auth -> snapshot -> evaluate -> response. */
 import { getRouterParam, noContent, type H3, type H3Event } from "h3";
 import { evaluate } from "../engine/index.js";
-import { isEvaluationError, type Evaluation } from "../engine/types.js";
 import type { FlagStore } from "../store/store.js";
 import type { EnvironmentSnapshot } from "../store/snapshot.js";
 import { authenticate } from "./auth.js";
@@ -9,6 +8,7 @@ import { readJsonBody } from "./body.js";
 import { contextFromBody } from "./context.js";
 import { apiError } from "./errors.js";
 import { bulkEtag, ifNoneMatchHits, sameConfigEtag } from "./etag.js";
+import { bulkItem, evaluateSingle } from "./shape.js";
 
 export interface OfrepOptions {
   store: FlagStore;
@@ -18,24 +18,6 @@ export interface OfrepOptions {
 }
 
 export const JSON_CONTENT_TYPE = "application/json; charset=utf-8";
-
-/** A success item with its fields in OFREP's order; `value` and `variant` only when known. */
-function successItem(e: Exclude<Evaluation, { errorCode: string }>) {
-  return {
-    key: e.key,
-    ...(e.value !== undefined && { value: e.value }),
-    reason: e.reason,
-    ...(e.variant !== undefined && { variant: e.variant }),
-    metadata: e.metadata,
-  };
-}
-
-/** Evaluate-all item: the error fields, mirrored in `result` as the seed document shows. */
-function bulkItem(e: Evaluation) {
-  if (!isEvaluationError(e)) return successItem(e);
-  const { key, errorCode, errorDetails } = e;
-  return { key, errorCode, errorDetails, result: { key, errorCode, errorDetails }, metadata: e.metadata };
-}
 
 const SINGLE_PREFIX = "/ofrep/v1/evaluate/flags/";
 
@@ -73,21 +55,15 @@ export function registerOfrepRoutes(app: H3, options: OfrepOptions): void {
     const flagConfigEtag = event.url.searchParams.get("flagConfigEtag");
     const staleTrigger = flagConfigEtag !== null && !sameConfigEtag(flagConfigEtag, snapshot.configEtag);
     if (!staleTrigger && ifNoneMatchHits(event.req.headers.get("if-none-match"), etag)) return noContent(304);
-    return new Response(body, { headers: { "content-type": JSON_CONTENT_TYPE } });
+    return new Response(body, { headers: { "content-type": JSON_CONTENT_TYPE, "content-length": String(Buffer.byteLength(body)) } });
   });
 
   app.post("/ofrep/v1/evaluate/flags/:key", async (event) => {
     const key = flagKeyOf(event);
     const snapshot = authenticate(event, store);
-    const context = contextFromBody(await readJsonBody(event, maxBodyBytes, key), key);
-    const flag = snapshot.flags.get(key);
-    if (!flag) throw apiError(404, "FLAG_NOT_FOUND", `flag '${key}' was not found`, { key });
-    const result = evaluate(flag, context);
-    if (isEvaluationError(result)) {
-      event.res.status = 400;
-      return { key, errorCode: result.errorCode, errorDetails: result.errorDetails, metadata: result.metadata };
-    }
-    return successItem(result);
+    const { status, body } = evaluateSingle(snapshot.flags, key, await readJsonBody(event, maxBodyBytes, key));
+    if (status !== 200) event.res.status = status;
+    return body;
   });
 
   for (const route of ["/ofrep/v1/evaluate/flags", "/ofrep/v1/evaluate/flags/:key"]) {

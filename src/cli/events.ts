@@ -1,0 +1,190 @@
+/** `flagserve events URL --key KEY`: a change-event client that prints the stream, line by line. */
+import { Command, InvalidArgumentError, Option } from "commander";
+import { err, out } from "./paths.js";
+import { SseParser, type SseMessage } from "./sse.js";
+
+export const EVENTS_PATH = "/api/v1/flags/events";
+const FIRST_DELAY_MS = 500;
+const MAX_DELAY_MS = 30_000;
+
+interface EventsFlags {
+  key: string;
+  json?: boolean;
+  heartbeats?: boolean;
+  insecure?: boolean;
+}
+
+/** The stream's URL: URL as given when it already ends with the events path, else that path appended. */
+export function eventsUrl(value: string): string {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new InvalidArgumentError("must be an http(s) URL such as http://127.0.0.1:8080");
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") throw new InvalidArgumentError("must be an http(s) URL such as http://127.0.0.1:8080");
+  const path = url.pathname.replace(/\/+$/, "");
+  if (!path.endsWith(EVENTS_PATH)) url.pathname = `${path}${EVENTS_PATH}`;
+  return url.toString();
+}
+
+const seconds = (ms: number) => `${ms / 1000} s`;
+
+/** Why fetch failed, briefly: `ECONNREFUSED`, `certificate has expired`, ... */
+function reasonOf(error: unknown): string {
+  const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+  return cause?.code ?? cause?.message ?? (error as Error).message ?? String(error);
+}
+
+/** Prints each event; hides heartbeats unless asked. */
+function printer(flags: EventsFlags) {
+  return (message: SseMessage) => {
+    if (message.event === "heartbeat" && !flags.heartbeats) return;
+    const time = new Date().toISOString();
+    if (flags.json) {
+      let data: unknown = message.data;
+      try {
+        data = JSON.parse(message.data);
+      } catch {
+        // not JSON: kept as the string it is
+      }
+      out(JSON.stringify({ time, event: message.event, ...(message.id !== "" && { id: message.id }), data }));
+    } else {
+      out(`${time}  ${message.event}  ${message.data.replaceAll("\n", " ")}`);
+    }
+  };
+}
+
+/** Runs until SIGINT/SIGTERM (0) or a response that retrying cannot fix (1). */
+export async function followEvents(url: string, flags: EventsFlags): Promise<number> {
+  const print = printer(flags);
+  const stopping = new AbortController();
+  const stop = () => stopping.abort();
+  process.once("SIGINT", stop);
+  process.once("SIGTERM", stop);
+
+  /** Waits `ms`, or less when stopped. */
+  const sleep = (ms: number) =>
+    new Promise<void>((resolve) => {
+      const timer = setTimeout(done, ms);
+      function done() {
+        clearTimeout(timer);
+        stopping.signal.removeEventListener("abort", done);
+        resolve();
+      }
+      stopping.signal.addEventListener("abort", done);
+    });
+
+  let delay = FIRST_DELAY_MS;
+  let lastEventId = "";
+  let connections = 0;
+  const retry = async (why: string, atLeastMs = 0) => {
+    const wait = Math.max(delay, atLeastMs);
+    err(`${why}; reconnecting in ${seconds(wait)}`);
+    await sleep(wait);
+    delay = Math.min(delay * 2, MAX_DELAY_MS);
+  };
+
+  try {
+    while (!stopping.signal.aborted) {
+      let response: Response;
+      try {
+        response = await fetch(url, {
+          headers: { accept: "text/event-stream", "x-api-key": flags.key, ...(lastEventId !== "" && { "last-event-id": lastEventId }) },
+          signal: stopping.signal,
+        });
+      } catch (error) {
+        if (stopping.signal.aborted) break;
+        await retry(`cannot connect to ${url} (${reasonOf(error)})`);
+        continue;
+      }
+
+      if (!response.ok) {
+        const text = await response.text().catch(() => "");
+        let details = text.trim().slice(0, 200);
+        try {
+          const body = JSON.parse(text) as { errorCode?: string; errorDetails?: string };
+          if (body.errorCode) details = `${body.errorCode}: ${body.errorDetails ?? ""}`;
+        } catch {
+          // not JSON
+        }
+        const what = `${url} answered ${response.status}${details ? ` ${details}` : ""}`;
+        if (response.status === 401 || response.status === 403) {
+          err(`flagserve events: ${what} (the key was refused; retrying will not help)`);
+          return 1;
+        }
+        if (response.status === 404 || response.status === 405) {
+          err(`flagserve events: ${what} (is this a flagserve URL?)`);
+          return 1;
+        }
+        const retryAfter = Number(response.headers.get("retry-after"));
+        await retry(what, Number.isFinite(retryAfter) ? retryAfter * 1000 : 0);
+        continue;
+      }
+      const type = response.headers.get("content-type") ?? "";
+      if (!/^text\/(event-stream|plain)/i.test(type)) {
+        await response.body?.cancel();
+        err(`flagserve events: ${url} is not an event stream (Content-Type: ${type || "none"})`);
+        return 1;
+      }
+
+      connections += 1;
+      delay = FIRST_DELAY_MS;
+      err(`${connections === 1 ? "connected to" : "reconnected to"} ${url}${lastEventId && connections > 1 ? ` (Last-Event-ID: ${lastEventId})` : ""}`);
+      const parser = new SseParser();
+      let why = "the server closed the stream";
+      try {
+        const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
+        for (;;) {
+          const { value, done } = await reader.read();
+          if (done) break;
+          for (const message of parser.push(value)) {
+            if (message.id !== "") lastEventId = message.id;
+            print(message);
+          }
+        }
+      } catch (error) {
+        if (stopping.signal.aborted) break;
+        why = `the stream broke (${reasonOf(error)})`;
+      }
+      if (parser.lastEventId !== "") lastEventId = parser.lastEventId;
+      if (stopping.signal.aborted) break;
+      await retry(why);
+    }
+    return 0;
+  } finally {
+    process.removeListener("SIGINT", stop);
+    process.removeListener("SIGTERM", stop);
+  }
+}
+
+export function eventsCommand(): Command {
+  return new Command("events")
+    .description("connect to a server's change-event stream and print each event as it arrives")
+    .argument("<url>", `the server's URL (${EVENTS_PATH} is appended unless present)`, eventsUrl)
+    .addOption(new Option("-k, --key <key>", "API key of the environment to follow").env("FLAGSERVE_KEY").makeOptionMandatory())
+    .option("--json", "print each event as a JSON line {time, event, id, data}")
+    .option("--heartbeats", "print heartbeat events too")
+    .option("--insecure", "accept any TLS certificate (a server started with --https uses a self-signed one)")
+    .addHelpText(
+      "after",
+      `
+Output: one line per event on stdout, "<time>  <event>  <data>" (time = when it arrived);
+connection notices on stderr. Both event sets are understood: flag-updated, config-updated
+and heartbeat (the default) and flag-change (--event-set variant); any other name is printed
+as it comes. Lost connections are retried after 0.5 s, doubling up to 30 s (reset once
+connected), sending Last-Event-ID so the server replays what was missed.
+Exit status: 0 on Ctrl-C (SIGINT) or SIGTERM, 1 when the key is refused (401/403) or the
+URL is not an event stream, 2 usage error.
+
+Examples:
+  $ flagserve events http://127.0.0.1:8080 --key dev-example-key
+  $ FLAGSERVE_KEY=dev-example-key flagserve events http://127.0.0.1:8080 --json | jq .data
+  $ flagserve events https://127.0.0.1:8443/api/v1/flags/events -k KEY --insecure --heartbeats`,
+    )
+    .action(async (url: string, flags: EventsFlags) => {
+      // fetch has no per-request switch for this; the process only ever talks to this one server.
+      if (flags.insecure) process.env.NODE_TLS_REJECT_UNAUTHORIZED = "0";
+      process.exitCode = await followEvents(url, flags);
+    });
+}

@@ -1,0 +1,35 @@
+/** Where the configuration is, and how paths are shown: shared by the commands, cheap to import. */
+import { existsSync, readFileSync } from "node:fs";
+import { isAbsolute, relative } from "node:path";
+import { fileURLToPath } from "node:url";
+
+/** The package root (holds package.json, schema/ and the bundled example). */
+export const PACKAGE_ROOT = fileURLToPath(new URL("../../", import.meta.url));
+export const BUNDLED_EXAMPLE = fileURLToPath(new URL("../../flags.example.yaml", import.meta.url));
+export const INSTALLED_SCHEMA = fileURLToPath(new URL("../../schema/flagserve.schema.json", import.meta.url));
+
+export const VERSION = (JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string }).version;
+
+export const PATH_ARGUMENT_HELP = "directory of environment files, or one file (default: ./flags, else the bundled example)";
+
+/** PATH, else `./flags`, else the bundled example (so the first run always serves something). */
+export function resolveConfigPath(path: string | undefined): { path: string; bundled: boolean } {
+  if (path !== undefined) return { path, bundled: false };
+  if (existsSync("flags")) return { path: "flags", bundled: false };
+  return { path: BUNDLED_EXAMPLE, bundled: true };
+}
+
+/** A file as a person wants to read it: relative to the working directory when inside it. */
+export function displayPath(file: string, cwd: string = process.cwd()): string {
+  if (file === "" || !isAbsolute(file)) return file;
+  const rel = relative(cwd, file);
+  return rel !== "" && !rel.startsWith("..") && !isAbsolute(rel) ? rel : file;
+}
+
+/** Writes to stdout, tolerating a closed pipe (`flagserve ... | head`). */
+export const out = (line: string): void => {
+  process.stdout.write(`${line}\n`);
+};
+export const err = (line: string): void => {
+  process.stderr.write(`${line}\n`);
+};

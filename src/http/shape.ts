@@ -1,0 +1,56 @@
+/**
+ * The OFREP body shapes (DESIGN §4, §5), shared by the HTTP routes and `flagserve eval` so both
+ * answer with the same bytes for the same flag and context.
+ */
+import type { Metadata } from "../config/types.js";
+import { evaluate } from "../engine/index.js";
+import { isEvaluationError, type CompiledFlag, type Evaluation } from "../engine/types.js";
+import { contextFromBody } from "./context.js";
+import { apiError } from "./errors.js";
+
+type Success = Exclude<Evaluation, { errorCode: string }>;
+type Failure = Extract<Evaluation, { errorCode: string }>;
+
+/** A success item with its fields in OFREP's order; `value` and `variant` only when known. */
+export function successItem(e: Success) {
+  return {
+    key: e.key,
+    ...(e.value !== undefined && { value: e.value }),
+    reason: e.reason,
+    ...(e.variant !== undefined && { variant: e.variant }),
+    metadata: e.metadata,
+  };
+}
+
+/** Single-flag evaluation error (400): the error fields plus the flag's metadata. */
+export function errorItem(e: Failure): { key: string; errorCode: string; errorDetails: string; metadata: Metadata } {
+  return { key: e.key, errorCode: e.errorCode, errorDetails: e.errorDetails, metadata: e.metadata };
+}
+
+/** Evaluate-all item: the error fields, mirrored in `result` as the seed document shows. */
+export function bulkItem(e: Evaluation) {
+  if (!isEvaluationError(e)) return successItem(e);
+  const { key, errorCode, errorDetails } = e;
+  return { key, errorCode, errorDetails, result: { key, errorCode, errorDetails }, metadata: e.metadata };
+}
+
+export type SingleBody = ReturnType<typeof successItem> | ReturnType<typeof errorItem>;
+
+/**
+ * `POST /ofrep/v1/evaluate/flags/{key}` once the environment is known: the request body (parsed
+ * JSON, or undefined when empty) -> status and body. Throws the API errors the route gives
+ * (400 INVALID_CONTEXT, 404 FLAG_NOT_FOUND, both with `key`) as h3 HTTPErrors; `toErrorResponse`
+ * turns them into status and body.
+ */
+export function evaluateSingle(
+  flags: ReadonlyMap<string, CompiledFlag>,
+  key: string,
+  body: unknown,
+  nowMs: number = Date.now(),
+): { status: 200 | 400; body: SingleBody } {
+  const context = contextFromBody(body, key);
+  const flag = flags.get(key);
+  if (!flag) throw apiError(404, "FLAG_NOT_FOUND", `flag '${key}' was not found`, { key });
+  const result = evaluate(flag, context, nowMs);
+  return isEvaluationError(result) ? { status: 400, body: errorItem(result) } : { status: 200, body: successItem(result) };
+}

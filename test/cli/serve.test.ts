@@ -1,0 +1,144 @@
+/** `flagserve serve` output: the start-up lines, --json-logs, --quiet, --https and --public. */
+import { request } from "node:https";
+import { describe, expect, it } from "vitest";
+import { runCli, startCli } from "../helpers/cli.js";
+import { OFREP_FIXTURE, TEST_KEY } from "../helpers/fixtures.js";
+import { cleanupAfterEach } from "./run.js";
+
+const t = cleanupAfterEach();
+const NO_KEY = `flags:\n  f:\n    variants: { "on": true }\n    defaultVariant: "on"\n`;
+const BAD = `flags:\n  f:\n    state: MAYBE\n    variants: { a: 1 }\n    defaultVariant: a\n`;
+
+/** POST over HTTPS, accepting the server's self-signed certificate. */
+function httpsPost(url: string, headers: Record<string, string>): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { method: "POST", headers, rejectUnauthorized: false }, (res) => {
+      let body = "";
+      res.setEncoding("utf8").on("data", (c: string) => (body += c));
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, body }));
+    });
+    req.on("error", reject);
+    req.end();
+  });
+}
+
+/** Opens the event stream and closes it at once: the server logs both (info lines). */
+async function touchStream(url: string, key: string) {
+  const abort = new AbortController();
+  const res = await fetch(`${url}/api/v1/flags/events`, { headers: { "x-api-key": key, accept: "text/event-stream" }, signal: abort.signal });
+  expect(res.status).toBe(200);
+  abort.abort();
+}
+
+describe("flagserve serve (start-up output)", () => {
+  it("prints the URL, each environment with its key, a note per invalid file, then `ready <url>`", async () => {
+    const dir = await t.dir({ "flags/test.yaml": OFREP_FIXTURE, "flags/staging.yaml": NO_KEY, "flags/bad.yaml": BAD });
+    const { cli, url } = await startCli([dir.file("flags"), "--allow-invalid", "--state-dir", dir.file("state")]);
+    t.track(cli);
+    const out = cli.stdout().split("\n");
+    expect(out[0]).toMatch(new RegExp(`^flagserve \\d+\\.\\d+\\.\\d+\\S* serving ${dir.file("flags")}$`));
+    expect(out[1]).toBe(`  ${url}`);
+    expect(out[2]).toMatch(/^ {2}environment staging {2}key fs_staging_\S{24}$/);
+    expect(out[3]).toBe(`  environment test     key ${TEST_KEY}`);
+    expect(out[4]).toContain(`try: curl -X POST -H 'X-API-Key: `);
+    expect(out[5]).toBe(`ready ${url}`);
+    expect(out[6]).toBe("");
+    expect(cli.stderr()).toContain(`error: ${dir.file("flags/bad.yaml")}:3:12 flags.f.state: must be one of ENABLED, DISABLED`);
+    expect(cli.stderr()).toContain(`warn: ${dir.file("flags/bad.yaml")}: 1 problem (listed above); environment bad is not served`);
+  });
+
+  it("--json-logs: every line on stdout and stderr is a JSON record, with one per environment and a ready record", async () => {
+    const dir = await t.dir({ "flags/test.yaml": OFREP_FIXTURE, "flags/bad.yaml": BAD });
+    const cli = t.track(runCli([dir.file("flags"), "--port", "0", "--allow-invalid", "--json-logs", "--state-dir", dir.file("state")]));
+    const [, url] = await cli.waitFor(/"msg":"ready","url":"(http:[^"]+)"/);
+    await touchStream(url!, TEST_KEY);
+    await cli.waitFor(/stream closed/, "stderr");
+    await cli.stop("SIGTERM");
+
+    const parse = (text: string) =>
+      text
+        .split("\n")
+        .filter((l) => l !== "")
+        .map((line) => {
+          const record = JSON.parse(line) as Record<string, unknown>;
+          expect(record).toMatchObject({ time: expect.stringMatching(/^\d{4}-.*Z$/), level: expect.stringMatching(/^(info|warn|error)$/), msg: expect.any(String) });
+          return record;
+        });
+    const stdout = parse(cli.stdout());
+    const stderr = parse(cli.stderr());
+    expect(stdout.map((r) => r.msg)).toEqual(["serving", "listening", "environment", "ready"]);
+    expect(stdout).toContainEqual(expect.objectContaining({ msg: "environment", env: "test", key: TEST_KEY }));
+    expect(stdout.at(-1)).toMatchObject({ level: "info", msg: "ready", url });
+    expect(stderr).toContainEqual(expect.objectContaining({ level: "error", msg: expect.stringContaining("bad.yaml:3:12") }));
+    expect(stderr).toContainEqual(expect.objectContaining({ level: "warn", env: "bad", file: dir.file("flags/bad.yaml"), problems: 1 }));
+    expect(stderr).toContainEqual(expect.objectContaining({ level: "info", msg: expect.stringContaining("stream opened") }));
+  });
+
+  it("--json-logs: start-up failures and usage errors are JSON lines too", async () => {
+    const dir = await t.dir({ "flags/bad.yaml": BAD });
+    const failed = t.track(runCli([dir.file("flags"), "--port", "0", "--json-logs"]));
+    expect((await failed.exited).code).toBe(1);
+    expect(failed.stdout()).toBe("");
+    const records = failed.stderr().trim().split("\n").map((l) => JSON.parse(l));
+    expect(records.at(-1)).toMatchObject({ level: "error", msg: expect.stringContaining("not serving: 1 problem") });
+
+    const usage = t.track(runCli(["--port", "nope", "--json-logs"]));
+    expect((await usage.exited).code).toBe(2);
+    const lines = usage.stderr().trim().split("\n").map((l) => JSON.parse(l));
+    expect(lines[0]).toMatchObject({ level: "error", msg: expect.stringContaining("--port") });
+  });
+
+  it("--quiet: stdout is only the ready line; info lines are dropped, problems are not", async () => {
+    const dir = await t.dir({ "flags/test.yaml": OFREP_FIXTURE, "flags/bad.yaml": BAD });
+    const { cli, url } = await startCli([dir.file("flags"), "--allow-invalid", "--quiet", "--state-dir", dir.file("state")]);
+    t.track(cli);
+    await touchStream(url, TEST_KEY);
+    // A reload logs an info line too; wait until it is applied.
+    await dir.write("flags/test.yaml", OFREP_FIXTURE.replace("flagSetId: fixture", "flagSetId: changed"));
+    for (let i = 0; i < 100; i++) {
+      const res = await fetch(`${url}/ofrep/v1/evaluate/flags/bool-flag`, { method: "POST", headers: { "x-api-key": TEST_KEY } });
+      if (((await res.json()) as { metadata: { flagSetId: string } }).metadata.flagSetId === "changed") break;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    await new Promise((r) => setTimeout(r, 200));
+    expect(cli.stdout()).toBe(`ready ${url}\n`);
+    expect(cli.stderr()).toContain("bad.yaml:3:12");
+    expect(cli.stderr()).not.toContain("stream opened");
+    const stderrLines = cli.stderr().split("\n").filter((l) => l !== "");
+    expect(stderrLines.filter((l) => !/^(error|warn): /.test(l))).toEqual([]);
+  });
+
+  it("--https: self-signed HTTPS on the ready URL, and `events --insecure` follows it", async () => {
+    const dir = await t.dir({ "flags/test.yaml": OFREP_FIXTURE });
+    const { cli, url } = await startCli([dir.file("flags"), "--https", "--state-dir", dir.file("state")]);
+    t.track(cli);
+    expect(url).toMatch(/^https:\/\/127\.0\.0\.1:\d+$/);
+    expect(cli.stdout()).toContain("try: curl -k ");
+
+    const res = await httpsPost(`${url}/ofrep/v1/evaluate/flags/bool-flag`, { "x-api-key": TEST_KEY });
+    expect(res.status).toBe(200);
+    expect(JSON.parse(res.body)).toMatchObject({ key: "bool-flag", value: true });
+    // A client that checks certificates refuses it: it really is self-signed TLS.
+    await expect(fetch(`${url}/healthz`)).rejects.toThrow();
+
+    const events = t.track(runCli(["events", url, "--key", TEST_KEY, "--insecure"]));
+    await events.waitFor(/^connected to https:/m, "stderr");
+    expect(await events.stop("SIGINT")).toEqual({ code: 0, signal: null });
+  });
+
+  it("--public: listens on all interfaces, prints the network URL(s), and the ready URL works locally", async () => {
+    const dir = await t.dir({ "flags/test.yaml": OFREP_FIXTURE });
+    const { cli, url } = await startCli([dir.file("flags"), "--public", "--state-dir", dir.file("state")]);
+    t.track(cli);
+    expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    const network = [...cli.stdout().matchAll(/^ {2}(http:\/\/\S+) {2}\(network\)$/gm)].map((m) => m[1]!);
+    if (network.length === 0) {
+      expect(cli.stderr()).toContain("no network address found");
+    } else {
+      expect(cli.stdout()).toContain("▀▀▀"); // the QR code
+      const health = await fetch(`${network[0]}/healthz`);
+      expect(health.status).toBe(200);
+    }
+    expect((await fetch(`${url}/healthz`)).status).toBe(200);
+  });
+});

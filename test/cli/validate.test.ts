@@ -1,0 +1,107 @@
+/** `flagserve validate`: the pre-commit / CI lint. */
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+import { OFREP_FIXTURE } from "../helpers/fixtures.js";
+import { cleanupAfterEach, run } from "./run.js";
+
+const EXAMPLE = fileURLToPath(new URL("../../flags.example.yaml", import.meta.url));
+const t = cleanupAfterEach();
+
+const BAD = `flags:\n  f:\n    state: MAYBE\n    variants: { a: 1 }\n    defaultVariant: b\n`;
+
+describe("flagserve validate", () => {
+  it("passes the bundled example: exit 0, one summary line on stdout, nothing on stderr", async () => {
+    const { code, stdout, stderr } = await run(["validate", EXAMPLE]);
+    expect(code).toBe(0);
+    expect(stderr).toBe("");
+    expect(stdout.trim().split("\n")).toHaveLength(1);
+    expect(stdout).toMatch(/^ok: .*2 valid environments: development \(5 flags\), production \(5 flags\)$/m);
+  });
+
+  it("validates ./flags by default, else the bundled example", async () => {
+    const dir = await t.dir({ "flags/test.yaml": OFREP_FIXTURE });
+    const here = await run(["validate"], { cwd: dir.path });
+    expect(here.code).toBe(0);
+    expect(here.stdout).toContain("ok: flags has 1 valid environment: test (11 flags)");
+    const empty = await t.dir();
+    const bundled = await run(["validate"], { cwd: empty.path });
+    expect(bundled.code).toBe(0);
+    expect(bundled.stdout).toContain("development (5 flags)");
+  });
+
+  it("reports every problem as file:line:col on stderr and exits 1", async () => {
+    const dir = await t.dir({ "flags/good.yaml": OFREP_FIXTURE, "flags/bad.yaml": BAD, "flags/broken.yaml": "flags: [" });
+    const { code, stdout, stderr } = await run(["validate", "flags"], { cwd: dir.path });
+    expect(code).toBe(1);
+    expect(stdout).toBe("");
+    const lines = stderr.trim().split("\n");
+    expect(lines).toEqual([
+      "flags/bad.yaml:3:12 flags.f.state: must be one of ENABLED, DISABLED",
+      "flags/bad.yaml:5:21 defaultVariant 'b' is not one of the variants ('a')",
+      expect.stringMatching(/^flags\/broken\.yaml:1:\d+ YAML syntax error: /),
+      "3 problems in 2 files (invalid: bad, broken)",
+    ]);
+  });
+
+  it("shows absolute paths for files outside the working directory", async () => {
+    const dir = await t.dir({ "bad.yaml": BAD });
+    const { code, stderr } = await run(["validate", dir.file("bad.yaml")]);
+    expect(code).toBe(1);
+    expect(stderr).toContain(`${dir.file("bad.yaml")}:3:12 `);
+  });
+
+  it("--format json: {valid, path, environments, problems} on stdout", async () => {
+    const dir = await t.dir({ "flags/good.yaml": OFREP_FIXTURE, "flags/bad.yaml": BAD });
+    const bad = await run(["validate", dir.file("flags"), "--format", "json"]);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toBe("");
+    const report = JSON.parse(bad.stdout);
+    expect(report).toEqual({
+      valid: false,
+      path: dir.file("flags"),
+      environments: [
+        { name: "bad", valid: false, files: [dir.file("flags/bad.yaml")] },
+        {
+          name: "good",
+          valid: true,
+          files: [dir.file("flags/good.yaml")],
+          flags: expect.arrayContaining(["bool-flag", "split-flag"]),
+          segments: ["premium"],
+        },
+      ],
+      problems: [
+        { file: dir.file("flags/bad.yaml"), line: 3, col: 12, message: "flags.f.state: must be one of ENABLED, DISABLED" },
+        { file: dir.file("flags/bad.yaml"), line: 5, col: 21, message: "defaultVariant 'b' is not one of the variants ('a')" },
+      ],
+    });
+
+    const good = await run(["validate", EXAMPLE, "--format", "json"]);
+    expect(good.code).toBe(0);
+    const ok = JSON.parse(good.stdout);
+    expect(ok.valid).toBe(true);
+    expect(ok.problems).toEqual([]);
+    expect(ok.environments.map((e: { name: string }) => e.name)).toEqual(["development", "production"]);
+    expect(ok.environments[0].flags).toContain("new-checkout");
+  });
+
+  it("fails on a missing path and on a directory without environments", async () => {
+    const dir = await t.dir();
+    const missing = await run(["validate", dir.file("nope")]);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toContain(`${dir.file("nope")}:0:0 no such file or directory`);
+    const empty = await run(["validate", dir.path]);
+    expect(empty.code).toBe(1);
+    expect(empty.stderr).toContain("no environments found");
+  });
+
+  it("catches what only the server's later stages see: unresolved $ref, duplicate keys across environments", async () => {
+    const dir = await t.dir({
+      "flags/a.yaml": `apiKey: same-key-123\nflags:\n  f:\n    variants: { x: 1 }\n    defaultVariant: x\n    targeting: { if: [{ $ref: nope }, x, null] }\n`,
+      "flags/b.yaml": `apiKey: same-key-123\nflags: {}\n`,
+    });
+    const { code, stderr } = await run(["validate", "flags"], { cwd: dir.path });
+    expect(code).toBe(1);
+    expect(stderr).toMatch(/^flags\/a\.yaml:6:\d+ .*nope/m);
+    expect(stderr).toMatch(/^flags\/b\.yaml:1:1 apiKey is also used by environment 'a'/m);
+  });
+});
