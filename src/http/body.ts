@@ -1,34 +1,70 @@
 /** Request bodies: JSON whatever the Content-Type (curl users forget it), with a byte limit. */
+import type { Readable } from "node:stream";
 import type { H3Event } from "h3";
 import { apiError } from "./errors.js";
 
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
 
+/** Collects a Node request's bytes up to `limit`; past it, stops reading without destroying the socket. */
+function readNodeBody(req: Readable, limit: number): Promise<Buffer | "too-large"> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const done = () => req.off("data", onData).off("end", onEnd).off("error", reject).off("close", onClose);
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit) {
+        done();
+        req.pause();
+        resolve("too-large");
+        return;
+      }
+      chunks.push(chunk);
+    };
+    const onEnd = () => {
+      done();
+      resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks));
+    };
+    const onClose = () => {
+      done();
+      reject(new Error("client closed the request"));
+    };
+    req.on("data", onData).once("end", onEnd).once("error", reject).once("close", onClose);
+  });
+}
+
+/** The same through the web stream, where there is no Node request (`app.request()`). */
+async function readWebBody(body: ReadableStream<Uint8Array>, limit: number): Promise<Buffer | "too-large"> {
+  const reader = body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) return Buffer.concat(chunks);
+    size += value.byteLength;
+    if (size > limit) {
+      reader.releaseLock();
+      return "too-large";
+    }
+    chunks.push(value);
+  }
+}
+
 /**
- * Reads the body as JSON, rejecting more than `limit` bytes with 413. It stops reading without
- * cancelling the request stream: cancelling destroys the socket, which crashes listhen's
- * connection tracking (h3's own bodyLimit() does cancel).
+ * Reads the body as JSON, rejecting more than `limit` bytes with 413. On overflow it stops
+ * reading but never cancels or destroys the request: a destroyed socket crashes listhen's
+ * connection tracking (h3's own bodyLimit() does that). Under Node the raw request is read
+ * directly, which avoids building a web stream for every request.
  */
 export async function readJsonBody(event: H3Event, limit: number, key?: string): Promise<unknown> {
   const tooLarge = () =>
     apiError(413, "PAYLOAD_TOO_LARGE", `request body exceeds ${limit} bytes`, { headers: { connection: "close" } });
   const declared = event.req.headers.get("content-length");
   if (declared !== null && Number(declared) > limit) throw tooLarge();
-  if (!event.req.body) return undefined;
-  const reader = event.req.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > limit) {
-      reader.releaseLock();
-      throw tooLarge();
-    }
-    chunks.push(value);
-  }
-  const text = Buffer.concat(chunks).toString("utf8");
+  const nodeReq = event.runtime?.node?.req;
+  const bytes = nodeReq ? await readNodeBody(nodeReq, limit) : event.req.body ? await readWebBody(event.req.body, limit) : Buffer.alloc(0);
+  if (bytes === "too-large") throw tooLarge();
+  const text = bytes.toString("utf8");
   if (text.trim() === "") return undefined;
   try {
     return JSON.parse(text);

@@ -5,7 +5,7 @@ import { createHash } from "node:crypto";
  * Strong and deterministic: a hash of the environment's configuration version and the exact
  * response body, so it changes when either does and agrees across replicas reading the same files.
  */
-export const bulkEtag = (configEtag: string, body: string): string =>
+export const bulkEtag = (configEtag: string, body: string | Uint8Array): string =>
   `"${createHash("sha256").update(configEtag).update("\n").update(body).digest("base64url").slice(0, 27)}"`;
 
 /** The opaque part of an entity-tag, without `W/` and quotes (unquoted tags are tolerated). */

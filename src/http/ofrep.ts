@@ -8,7 +8,7 @@ import { readJsonBody } from "./body.js";
 import { contextFromBody } from "./context.js";
 import { apiError } from "./errors.js";
 import { bulkEtag, ifNoneMatchHits, sameConfigEtag } from "./etag.js";
-import { bulkItem, evaluateSingle } from "./shape.js";
+import { bulkItemJson, evaluateSingle } from "./shape.js";
 
 export interface OfrepOptions {
   store: FlagStore;
@@ -41,11 +41,16 @@ export function registerOfrepRoutes(app: H3, options: OfrepOptions): void {
     const snapshot = authenticate(event, store);
     const context = contextFromBody(await readJsonBody(event, maxBodyBytes));
     const now = Date.now();
-    const flags = snapshot.flagKeys.map((key) => bulkItem(evaluate(snapshot.flags.get(key)!, context, now)));
+    const items = snapshot.flagKeys.map((key) => {
+      const flag = snapshot.flags.get(key)!;
+      return bulkItemJson(flag, evaluate(flag, context, now));
+    });
     const eventStreams = options.eventStreamUrl
       ? [{ type: "sse", url: options.eventStreamUrl(event, snapshot), inactivityDelaySec: 120 }]
       : undefined;
-    const body = JSON.stringify({ flags, metadata: snapshot.config.metadata, ...(eventStreams && { eventStreams }) });
+    const body = Buffer.from(
+      `{"flags":[${items.join(",")}],"metadata":${JSON.stringify(snapshot.config.metadata)}${eventStreams ? `,"eventStreams":${JSON.stringify(eventStreams)}` : ""}}`,
+    );
     const etag = bulkEtag(snapshot.configEtag, body);
     event.res.headers.set("etag", etag);
     event.res.headers.set("cache-control", "private, no-cache");
@@ -55,7 +60,9 @@ export function registerOfrepRoutes(app: H3, options: OfrepOptions): void {
     const flagConfigEtag = event.url.searchParams.get("flagConfigEtag");
     const staleTrigger = flagConfigEtag !== null && !sameConfigEtag(flagConfigEtag, snapshot.configEtag);
     if (!staleTrigger && ifNoneMatchHits(event.req.headers.get("if-none-match"), etag)) return noContent(304);
-    return new Response(body, { headers: { "content-type": JSON_CONTENT_TYPE, "content-length": String(Buffer.byteLength(body)) } });
+    // Bytes, not a Response: h3 writes them straight out (a Response would wrap them in a stream).
+    event.res.headers.set("content-type", JSON_CONTENT_TYPE);
+    return body;
   });
 
   app.post("/ofrep/v1/evaluate/flags/:key", async (event) => {
