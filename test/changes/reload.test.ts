@@ -1,0 +1,90 @@
+/** applyLoad: how a fresh load becomes the live state (last good kept, nothing spurious). */
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { applyLoad, type EnvironmentChange, type ReloadContext } from "../../src/changes/reload.js";
+import { loadInlineConfig, type ConfigLoad } from "../../src/config/index.js";
+import { EventHub } from "../../src/events/hub.js";
+import { silentLogger } from "../../src/log.js";
+import { FlagStore } from "../../src/store/store.js";
+import { tempDir, type TempDir } from "../helpers/files.js";
+
+const env = (defaultVariant: string, extra: Record<string, unknown> = {}) => ({
+  apiKey: "reload-key-0123456789",
+  flags: { f: { variants: { on: true, off: false }, defaultVariant } },
+  ...extra,
+});
+
+let dir: TempDir;
+let ctx: ReloadContext;
+let applied: EnvironmentChange[][];
+
+beforeEach(async () => {
+  dir = await tempDir();
+  applied = [];
+  ctx = {
+    store: new FlagStore(),
+    hub: new EventHub({ heartbeatSeconds: 3600 }),
+    logger: silentLogger,
+    stateDir: dir.file("state"),
+    keyGraceSeconds: 0,
+    onChanges: (c) => applied.push(c),
+  };
+  await applyLoad(loadInlineConfig({ dev: env("off") }), ctx);
+  applied = [];
+});
+
+afterEach(async () => {
+  ctx.hub.close();
+  await dir.remove();
+});
+
+describe("applyLoad", () => {
+  it("keeps the same snapshot (and ETag) when nothing a client sees changed", async () => {
+    const before = ctx.store.get("dev");
+    expect(await applyLoad(loadInlineConfig({ dev: env("off") }), ctx)).toEqual([]);
+    expect(ctx.store.get("dev")).toBe(before);
+    expect(applied).toEqual([]);
+  });
+
+  it("takes a new notifications list silently", async () => {
+    const before = ctx.store.get("dev")!;
+    const next = env("off", { notifications: [{ type: "webhook", url: "http://127.0.0.1:9/hook" }] });
+    expect(await applyLoad(loadInlineConfig({ dev: next }), ctx)).toEqual([]);
+    const after = ctx.store.get("dev")!;
+    expect(after).not.toBe(before);
+    expect(after.config.notifications).toEqual([{ type: "webhook", url: "http://127.0.0.1:9/hook" }]);
+    expect(after.configEtag).toBe(before.configEtag);
+  });
+
+  it("keeps the last good snapshot of an invalid environment and records its problems", async () => {
+    const before = ctx.store.get("dev");
+    const changes = await applyLoad(loadInlineConfig({ dev: env("maybe") }), ctx);
+    expect(changes).toEqual([]);
+    expect(ctx.store.get("dev")).toBe(before);
+    expect(ctx.store.problems.get("dev")?.[0]?.message).toMatch(/maybe/);
+  });
+
+  it("removes nothing when the configuration could not be read at all", async () => {
+    const unreadable: ConfigLoad = {
+      environments: new Map(),
+      problems: new Map([["", [{ file: "/gone", line: 0, col: 0, message: "cannot read directory: ENOENT" }]]]),
+    };
+    expect(await applyLoad(unreadable, ctx)).toEqual([]);
+    expect(ctx.store.get("dev")).toBeDefined();
+  });
+
+  it("removes an environment whose files are gone, and reports its flags deleted", async () => {
+    const changes = await applyLoad(loadInlineConfig({}), ctx);
+    expect(ctx.store.get("dev")).toBeUndefined();
+    expect(changes.map((c) => [c.env, c.changes.map((x) => (x.kind === "flag" ? `${x.key}:${x.change}` : x.kind))])).toEqual([
+      ["dev", ["f:deleted"]],
+    ]);
+  });
+
+  it("with partial, touches only the environments in the load", async () => {
+    await applyLoad(loadInlineConfig({ dev: env("off"), qa: env("off", { apiKey: "qa-key-0123456789" }) }), ctx);
+    const qa = ctx.store.get("qa");
+    await applyLoad(loadInlineConfig({ dev: env("on") }), ctx, { partial: true });
+    expect(ctx.store.get("qa")).toBe(qa);
+    expect(ctx.store.get("dev")!.config.flags.f!.defaultVariant).toBe("on");
+  });
+});
