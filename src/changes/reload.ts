@@ -77,7 +77,7 @@ export async function applyLoad(load: ConfigLoad, ctx: ReloadContext, options: A
 
   // Reported once the store says so too (`/readyz`), so a reader of the log never races it.
   for (const [env, list] of load.problems) {
-    for (const problem of list) logger.error(formatProblem(problem));
+    for (const problem of list) logger.error(formatProblem(problem), { ...problem });
     if (env !== "" && previous.has(env)) logger.warn(`${env}: keeping the last good configuration`);
   }
 

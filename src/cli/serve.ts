@@ -5,10 +5,7 @@ import type { Problem } from "../config/types.js";
 import { createLogger, formatRecord, type LogFormat, type Logger } from "../log.js";
 import { networkUrls, localUrl, qrCode } from "./network.js";
 import { parseByteSize, parseNonNegativeNumber, parsePort, parsePositiveInteger } from "./options.js";
-import { BUNDLED_EXAMPLE, PATH_ARGUMENT_HELP, VERSION, resolveConfigPath } from "./paths.js";
-
-// Kept here too for older imports; the commands share them from ./paths.js.
-export { BUNDLED_EXAMPLE, resolveConfigPath };
+import { PATH_ARGUMENT_HELP, VERSION, resolveConfigPath } from "./paths.js";
 
 interface ServeFlags {
   port: number;
