@@ -1,5 +1,5 @@
 /** Files edited on disk while real clients listen: every edit becomes the right event. */
-import { rm, writeFile } from "node:fs/promises";
+import { mkdir, readFile, rename, rm, symlink, writeFile } from "node:fs/promises";
 import { afterEach, describe, expect, it } from "vitest";
 import { runCli, startCli, type CliProcess } from "../helpers/cli.js";
 import { tempDir, type TempDir } from "../helpers/files.js";
@@ -239,6 +239,36 @@ describe("a burst of edits", () => {
   });
 });
 
+describe("a Kubernetes ConfigMap volume", () => {
+  it("turns an atomic ..data symlink swap into the right events", async () => {
+    const dir = await tempDir();
+    cleanups.push(() => dir.remove());
+    const mount = dir.file("flags");
+    const version = async (name: string, content: string) => {
+      await mkdir(`${mount}/${name}`, { recursive: true });
+      await writeFile(`${mount}/${name}/dev.yaml`, content);
+    };
+    // The kubelet's layout: ..<timestamp>/<files>, ..data -> ..<timestamp>, <file> -> ..data/<file>.
+    await version("..2026_11_21_00_00_00.000000001", flagsFile({ a: "on", b: "on" }));
+    await symlink("..2026_11_21_00_00_00.000000001", `${mount}/..data`);
+    await symlink("..data/dev.yaml", `${mount}/dev.yaml`);
+    const { cli, url } = await startCli([mount, "--state-dir", dir.file("state")]);
+    cleanups.push(() => cli.stop("SIGKILL"));
+    const sse = await listen(url);
+
+    // An update: a new timestamped directory, a ..data_tmp link renamed over ..data, the old directory removed.
+    await version("..2026_11_21_00_01_00.000000002", flagsFile({ a: "off", b: "on" }));
+    await symlink("..2026_11_21_00_01_00.000000002", `${mount}/..data_tmp`);
+    await rename(`${mount}/..data_tmp`, `${mount}/..data`);
+    await rm(`${mount}/..2026_11_21_00_00_00.000000001`, { recursive: true });
+
+    await sse.next(isEvent("flag-updated"));
+    await served(url, "a", "off");
+    await new Promise((r) => setTimeout(r, 300)); // a second reload of the same version must say nothing
+    expect(sse.events().map((e) => data(e).flagKey)).toEqual(["a"]);
+  });
+});
+
 describe("variant event set", () => {
   it("sends flag-change with the flag key, or null for segment changes", async () => {
     const seg = (v: string) => `  s1:\n    "==": [{ var: plan }, ${v}]\n`;
@@ -267,8 +297,25 @@ describe("key rotation", () => {
     expect(old.status).toBe(401);
     const fresh = await fetch(`${url}/ofrep/v1/evaluate/flags/a`, { method: "POST", headers: { "x-api-key": newKey } });
     expect(fresh.status).toBe(200);
-    const { readFile } = await import("node:fs/promises");
     expect(await readFile(dir.file("flags/dev.yaml"), "utf8")).toMatch(/^# keep this comment\napiKey: fs_dev_/);
+  });
+
+  it("rotates a generated key in the state file, and the running server announces it", async () => {
+    const noKey = `flags:\n  a:\n    variants: { "on": true }\n    defaultVariant: "on"\n`;
+    const { dir, url, cli } = await serve({ "flags/dev.yaml": noKey });
+    const oldKey = cli.stdout().match(/environment dev\s+key (\S+)/)![1]!;
+    const sse = await listen(url, oldKey);
+    const rotate = runCli(["keys", "rotate", "dev", dir.file("flags"), "--state-dir", dir.file("state")]);
+    expect((await rotate.exited).code).toBe(0);
+    expect(rotate.stdout()).toContain(dir.file("state/keys.json"));
+    const rotated = await sse.next(isEvent("config-updated"));
+    expect(data(rotated)).toMatchObject({ reason: "api-key-rotated" });
+    await sse.ended;
+    const newKey = JSON.parse(await readFile(dir.file("state/keys.json"), "utf8")).dev;
+    expect(newKey).not.toBe(oldKey);
+    expect(await readFile(dir.file("flags/dev.yaml"), "utf8")).toBe(noKey);
+    const res = await fetch(`${url}/ofrep/v1/evaluate/flags/a`, { method: "POST", headers: { "x-api-key": newKey } });
+    expect(res.status).toBe(200);
   });
 
   it("keeps the old key working for --key-grace seconds", async () => {
