@@ -11,6 +11,7 @@ import { watchConfig, type ConfigWatcher } from "./changes/watch.js";
 import type { EventSet } from "./events/encode.js";
 import { EventHub } from "./events/hub.js";
 import { createApp } from "./http/app.js";
+import { Metrics } from "./http/metrics.js";
 import { listenApp } from "./http/listen.js";
 import type { Logger } from "./log.js";
 import { createNotifier } from "./notify/notifier.js";
@@ -80,6 +81,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   if (problems.length > 0 && (!options.allowInvalid || initial.environments.size === 0)) throw new InvalidConfigError(problems);
 
   const store = new FlagStore();
+  const metrics = new Metrics();
   const hub = new EventHub({ eventSet: options.eventSet, heartbeatSeconds: options.heartbeatSeconds });
   // Notifications are queued and sent detached, so they never hold up a reload or its events.
   const notifier = createNotifier({ logger });
@@ -102,7 +104,11 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     running = (async () => {
       do {
         again = false;
-        applied.push(...(await applyLoad(await read(), reloadContext)));
+        const load = await read();
+        const changes = await applyLoad(load, reloadContext);
+        applied.push(...changes);
+        const result = load.problems.size > 0 ? "invalid" : changes.length > 0 ? "changed" : "unchanged";
+        metrics.count("flagserve_reloads_total", "Reloads by result (invalid: some environment kept its last good version)", { result });
       } while (again);
       return applied;
     })();
@@ -127,6 +133,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     store,
     hub,
     logger,
+    metrics,
     corsOrigin: options.corsOrigin,
     maxBodyBytes: options.maxBodyBytes,
     clientIpHeader: options.clientIpHeader,

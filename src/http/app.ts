@@ -41,6 +41,10 @@ export function createApp(options: AppOptions): { app: H3; metrics: Metrics } {
   const origin = options.corsOrigin ?? "*";
 
   const app = new H3({
+    onResponse(response, event) {
+      const route = event.context.matchedRoute?.route ?? "unmatched";
+      metrics.count("flagserve_http_responses_total", "Responses by route and status", { route, status: String(response.status) });
+    },
     onError(error, event) {
       const { status, body } = toErrorResponse(error);
       if (status === 500) logger.error(`${event.req.method} ${event.url.pathname} failed: ${String(error.cause ?? error)}`);

@@ -146,6 +146,9 @@ describe("GET /api/v1/flags/events", () => {
     await served(url, "a", "off");
     expect(sse.events().map((e) => data(e).flagKey)).toEqual(["a"]);
     expect((await (await fetch(`${url}/readyz`)).json()).status).toBe("ready");
+    const metrics = await (await fetch(`${url}/metrics`)).text();
+    expect(metrics).toMatch(/^flagserve_reloads_total\{result="invalid"\} [1-9]/m);
+    expect(metrics).toMatch(/^flagserve_reloads_total\{result="changed"\} [1-9]/m);
   });
 
   it("keeps environments apart", async () => {

@@ -312,6 +312,8 @@ describe("transport", () => {
     const metrics = await (await fetch(`${base}/metrics`)).text();
     expect(metrics).toContain('flagserve_client_requests_total{header="x-service-sdk",value="test-sdk/1.0"}');
     expect(metrics).toContain("flagserve_environments 2");
+    expect(metrics).toMatch(/^flagserve_http_responses_total\{route="\/ofrep\/v1\/evaluate\/flags\/:key",status="200"\} \d+$/m);
+    expect(metrics).toMatch(/^flagserve_http_responses_total\{route="\/ofrep\/v1\/evaluate\/flags",status="304"\} \d+$/m);
     expect(metrics).not.toContain("bool-flag");
   });
 });
