@@ -5,10 +5,9 @@
 import type { ConfigLoad } from "../config/index.js";
 import { formatProblem, type Problem } from "../config/types.js";
 import type { EventHub } from "../events/hub.js";
-import { keyDigest } from "../http/events.js";
 import type { Logger } from "../log.js";
 import { canonicalJson } from "../store/canonical.js";
-import { redactKey, resolveKeys } from "../store/keys.js";
+import { keyDigest, redactKey, resolveKeys } from "../store/keys.js";
 import { createSnapshot, type EnvironmentSnapshot } from "../store/snapshot.js";
 import type { FlagStore } from "../store/store.js";
 import { diffEnvironments, type Change } from "./diff.js";

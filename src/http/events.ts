@@ -1,9 +1,9 @@
 /** The SSE routes (DESIGN §7): the primary change stream and the OFREP stream. */
-import { createHash } from "node:crypto";
 import type { H3, H3Event } from "h3";
 import type { EventHub, StreamKind } from "../events/hub.js";
 import { createSseResponse } from "../events/sse.js";
 import type { Logger } from "../log.js";
+import { keyDigest } from "../store/keys.js";
 import type { FlagStore } from "../store/store.js";
 import type { EnvironmentSnapshot } from "../store/snapshot.js";
 import { authenticate, presentedKey } from "./auth.js";
@@ -22,8 +22,6 @@ export interface EventRoutesOptions {
 
 export const OFREP_STREAM_PATH = "/ofrep/v1/events";
 const DEFAULT_MAX_BUFFERED_BYTES = 1024 * 1024;
-
-export const keyDigest = (key: string): string => createHash("sha256").update(key).digest("hex");
 
 export function clientIp(event: H3Event, header?: string): string {
   if (header) {

@@ -11,6 +11,12 @@ export const STATE_FILE = "keys.json";
 /** At least 128 bits of randomness, prefixed so a leaked key says where it belongs. */
 export const generateKey = (env: string): string => `fs_${env}_${randomBytes(18).toString("base64url")}`;
 
+/**
+ * The SHA-256 of a key (hex): what the store indexes keys by, and what a stream remembers its
+ * key as. Looking keys up by digest makes response time independent of how close a guess was.
+ */
+export const keyDigest = (key: string): string => createHash("sha256").update(key).digest("hex");
+
 /** Token for the OFREP event stream URL: derived from the key, useless for anything else. */
 export const streamToken = (key: string): string =>
   createHash("sha256").update(`flagserve-stream\0${key}`).digest("base64url");

@@ -3,24 +3,18 @@
  * stream tokens) to environments. Readers always see one consistent set: `replace` swaps it
  * whole.
  */
-import { createHash, timingSafeEqual } from "node:crypto";
 import type { Problem } from "../config/types.js";
+import { keyDigest } from "./keys.js";
 import type { EnvironmentSnapshot } from "./snapshot.js";
-
-const digest = (secret: string): Buffer => createHash("sha256").update(secret).digest();
-
-interface IndexEntry {
-  digest: Buffer;
-  env: string;
-}
 
 export class FlagStore {
   #environments = new Map<string, EnvironmentSnapshot>();
-  #byKey = new Map<string, IndexEntry>();
-  #byStreamToken = new Map<string, IndexEntry>();
+  /** Key digest -> environment name (see keyDigest). */
+  #byKey = new Map<string, string>();
+  #byStreamToken = new Map<string, string>();
   #problems = new Map<string, Problem[]>();
-  /** Replaced keys still accepted until their grace period ends (`--key-grace`). */
-  #retired = new Map<string, IndexEntry & { until: number }>();
+  /** Replaced keys still accepted until their grace period ends (`--key-grace`), by digest. */
+  #retired = new Map<string, { env: string; until: number }>();
 
   get environments(): ReadonlyMap<string, EnvironmentSnapshot> {
     return this.#environments;
@@ -38,14 +32,12 @@ export class FlagStore {
   /** Installs a new set of snapshots and the problems found while loading them. */
   replace(environments: Iterable<EnvironmentSnapshot>, problems: ReadonlyMap<string, Problem[]> = new Map()): void {
     const next = new Map<string, EnvironmentSnapshot>();
-    const byKey = new Map<string, IndexEntry>();
-    const byStreamToken = new Map<string, IndexEntry>();
+    const byKey = new Map<string, string>();
+    const byStreamToken = new Map<string, string>();
     for (const snapshot of environments) {
       next.set(snapshot.name, snapshot);
-      const keyDigest = digest(snapshot.apiKey);
-      byKey.set(keyDigest.toString("hex"), { digest: keyDigest, env: snapshot.name });
-      const tokenDigest = digest(snapshot.streamToken);
-      byStreamToken.set(tokenDigest.toString("hex"), { digest: tokenDigest, env: snapshot.name });
+      byKey.set(keyDigest(snapshot.apiKey), snapshot.name);
+      byStreamToken.set(keyDigest(snapshot.streamToken), snapshot.name);
     }
     this.#environments = next;
     this.#byKey = byKey;
@@ -54,17 +46,17 @@ export class FlagStore {
   }
 
   /**
-   * The environment a key belongs to. The lookup goes through a SHA-256 digest and a
-   * constant-time comparison, so response time says nothing about how close a guess was.
+   * The environment a key belongs to. Keys are looked up by their SHA-256 digest, so response
+   * time says nothing about how close a guess was.
    */
   authenticate(key: string): EnvironmentSnapshot | undefined {
-    const current = this.#lookup(this.#byKey, key);
-    if (current || this.#retired.size === 0) return current;
-    const presented = digest(key);
-    const retired = this.#retired.get(presented.toString("hex"));
-    if (!retired || !timingSafeEqual(retired.digest, presented)) return undefined;
+    const digest = keyDigest(key);
+    const current = this.#byKey.get(digest);
+    if (current !== undefined) return this.#environments.get(current);
+    const retired = this.#retired.get(digest);
+    if (!retired) return undefined;
     if (Date.now() >= retired.until) {
-      this.#retired.delete(presented.toString("hex"));
+      this.#retired.delete(digest);
       return undefined;
     }
     return this.#environments.get(retired.env);
@@ -72,20 +64,12 @@ export class FlagStore {
 
   /** Keeps accepting a replaced key for `graceMs` (0: revoked at once). */
   retireKey(env: string, key: string, graceMs: number): void {
-    if (graceMs <= 0) return;
-    const keyDigest = digest(key);
-    this.#retired.set(keyDigest.toString("hex"), { digest: keyDigest, env, until: Date.now() + graceMs });
+    if (graceMs > 0) this.#retired.set(keyDigest(key), { env, until: Date.now() + graceMs });
   }
 
   /** The environment whose OFREP event stream this token opens. */
   authenticateStreamToken(token: string): EnvironmentSnapshot | undefined {
-    return this.#lookup(this.#byStreamToken, token);
-  }
-
-  #lookup(index: Map<string, IndexEntry>, secret: string): EnvironmentSnapshot | undefined {
-    const presented = digest(secret);
-    const entry = index.get(presented.toString("hex"));
-    if (!entry || !timingSafeEqual(entry.digest, presented)) return undefined;
-    return this.#environments.get(entry.env);
+    const env = this.#byStreamToken.get(keyDigest(token));
+    return env === undefined ? undefined : this.#environments.get(env);
   }
 }
