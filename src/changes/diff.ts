@@ -3,7 +3,7 @@
  * configurations. Formatting, comments and key order change nothing, because definitions are
  * compared as canonical JSON.
  */
-import type { EnvironmentConfig, FlagDefinition, JsonValue } from "../config/types.js";
+import type { EnvironmentConfig, FlagDefinition, JsonValue, Metadata } from "../config/types.js";
 import { canonicalJson } from "../store/canonical.js";
 
 export type ChangeKind = "created" | "updated" | "deleted";
@@ -37,14 +37,18 @@ function diffKeys<T>(before: Record<string, T>, after: Record<string, T>, same: 
  * away). A flag counts as changed when what it answers could change: its definition, or the
  * flag-set metadata merged into its responses.
  */
+/** A flag as it answers: with the flag-set metadata merged under its own (what clients see). */
+export const answeredFlag = (flag: FlagDefinition, setMetadata: Metadata | undefined): FlagDefinition => ({
+  ...flag,
+  metadata: { ...setMetadata, ...flag.metadata },
+});
+
 export function diffEnvironments(before: Version | undefined, after: Version | undefined): Change[] {
   const empty: Version["config"] = { flags: {}, segments: {}, metadata: {} };
   const a = before?.config ?? empty;
   const b = after?.config ?? empty;
-  // What a flag answers includes the flag-set metadata merged into it, so compare that view.
-  const answered = (flag: FlagDefinition, metadata: Record<string, unknown>) => ({ ...flag, metadata: { ...metadata, ...flag.metadata } });
   const flagChanges: Change[] = diffKeys<FlagDefinition>(a.flags, b.flags, (was, now) =>
-    canonicalJson(answered(was, a.metadata)) === canonicalJson(answered(now, b.metadata)),
+    canonicalJson(answeredFlag(was, a.metadata)) === canonicalJson(answeredFlag(now, b.metadata)),
   ).map((c) => ({ kind: "flag", ...c }));
   const segmentChanges: Change[] = diffKeys<JsonValue>(a.segments, b.segments, (was, now) => canonicalJson(was) === canonicalJson(now)).map(
     (c) => ({ kind: "segment", ...c }),

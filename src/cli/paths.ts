@@ -33,3 +33,5 @@ export const out = (line: string): void => {
 export const err = (line: string): void => {
   process.stderr.write(`${line}\n`);
 };
+
+export const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? "" : "s"}`;

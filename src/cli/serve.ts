@@ -5,7 +5,7 @@ import type { Problem } from "../config/types.js";
 import { createLogger, formatRecord, type LogFormat, type Logger } from "../log.js";
 import { networkUrls, localUrl, qrCode } from "./network.js";
 import { parseByteSize, parseNonNegativeNumber, parsePort, parsePositiveInteger } from "./options.js";
-import { PATH_ARGUMENT_HELP, VERSION, resolveConfigPath } from "./paths.js";
+import { PATH_ARGUMENT_HELP, VERSION, plural, resolveConfigPath } from "./paths.js";
 
 interface ServeFlags {
   port: number;
@@ -101,8 +101,6 @@ function printer(format: LogFormat) {
   return (text: string, msg: string, fields?: Record<string, unknown>) =>
     process.stdout.write(format === "json" ? formatRecord("json", "info", msg, fields) : `${text}\n`);
 }
-
-const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
 
 /** With --allow-invalid: one note per invalid file, saying what is not served. */
 function noteInvalid(logger: Logger, problems: ReadonlyMap<string, Problem[]>): void {

@@ -2,7 +2,7 @@
 import { resolve } from "node:path";
 import { Command, Option } from "commander";
 import type { Problem } from "../config/types.js";
-import { PATH_ARGUMENT_HELP, displayPath, err, out, resolveConfigPath } from "./paths.js";
+import { PATH_ARGUMENT_HELP, displayPath, err, out, plural, resolveConfigPath } from "./paths.js";
 
 interface ValidateFlags {
   format: "text" | "json";
@@ -18,8 +18,6 @@ export interface ValidateReport {
   )[];
   problems: Problem[];
 }
-
-const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
 
 export function validateCommand(): Command {
   return new Command("validate")

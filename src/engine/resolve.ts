@@ -1,4 +1,5 @@
 import type { JsonValue } from "../config/types.js";
+import { isRecord } from "../config/util.js";
 
 /**
  * `$ref` resolution and operator checking on the parsed structure (never by text substitution,
@@ -33,10 +34,7 @@ export interface WalkState {
   problems: string[];
 }
 
-const isPlainObject = (x: unknown): x is Record<string, unknown> =>
-  x !== null && typeof x === "object" && !Array.isArray(x);
-
-export const isEmptyObject = (x: unknown): boolean => isPlainObject(x) && Object.keys(x).length === 0;
+export const isEmptyObject = (x: unknown): boolean => isRecord(x) && Object.keys(x).length === 0;
 
 const quoted = (keys: string[]): string => keys.map((k) => JSON.stringify(k)).join(", ");
 
@@ -71,7 +69,7 @@ export function resolveSegment(r: Resolver, name: string, stack: string[]): unkn
  */
 export function resolveRule(r: Resolver, node: unknown, path: JsonPath, stack: string[], state: WalkState): unknown {
   if (Array.isArray(node)) return node.map((item, i) => resolveRule(r, item, [...path, i], stack, state));
-  if (!isPlainObject(node)) return node;
+  if (!isRecord(node)) return node;
   const keys = Object.keys(node);
   if (keys.length === 0) return {};
 

@@ -1,18 +1,17 @@
 /** From an OFREP request body to the attributes targeting sees (DESIGN §4). */
+import { isRecord } from "../config/util.js";
 import { contextAttributes } from "../engine/index.js";
 import { apiError } from "./errors.js";
-
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
 /** Validates `{context}` and returns its attributes. A missing body or `{}` is an empty context. */
 export function contextFromBody(body: unknown, key?: string): Record<string, unknown> {
   const invalid = (details: string) => apiError(400, "INVALID_CONTEXT", details, { key });
   if (body === undefined) return {};
-  if (!isObject(body)) throw invalid("request body must be a JSON object");
+  if (!isRecord(body)) throw invalid("request body must be a JSON object");
   const { context } = body;
   if (context === undefined) return {};
-  if (!isObject(context)) throw invalid("context must be a JSON object");
-  if (context.properties !== undefined && !isObject(context.properties)) throw invalid("context.properties must be a JSON object");
+  if (!isRecord(context)) throw invalid("context must be a JSON object");
+  if (context.properties !== undefined && !isRecord(context.properties)) throw invalid("context.properties must be a JSON object");
   if (context.targetingKey !== undefined && typeof context.targetingKey !== "string") {
     throw invalid("context.targetingKey must be a string");
   }

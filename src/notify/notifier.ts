@@ -10,7 +10,7 @@
  * whatever is still in flight or queued then is aborted and logged as dropped.
  */
 import { randomUUID } from "node:crypto";
-import type { Change } from "../changes/diff.js";
+import { answeredFlag, type Change } from "../changes/diff.js";
 import type { EnvironmentChange } from "../changes/reload.js";
 import type { FlagDefinition, JsonValue, Metadata, NotificationTarget } from "../config/types.js";
 import type { Logger } from "../log.js";
@@ -56,7 +56,7 @@ const targetsOf = (change: EnvironmentChange): readonly NotificationTarget[] =>
 
 /** What a flag answers includes the flag-set metadata (the diff compares this view too). */
 const answered = (flag: FlagDefinition | undefined, metadata: Metadata | undefined): FlagDefinition | undefined =>
-  flag && { ...flag, metadata: { ...metadata, ...flag.metadata } };
+  flag && answeredFlag(flag, metadata);
 
 /** Flags, then segments, then the key, each by key: the order the diff reports them in. */
 const ORDER = { flag: 0, segment: 1, "api-key": 2 } as const;
