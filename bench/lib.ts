@@ -85,10 +85,14 @@ export interface Started {
   readyMs: number;
 }
 
-/** Spawns `node script ...args` and resolves once it prints `ready <url>` (flagserve and the baselines do). */
-export function startNode(script: string, args: string[] = []): Promise<Started> {
+/**
+ * Spawns `node script ...args` and resolves once it prints `ready <url>` (flagserve and the
+ * baselines do). stderr is shown, or with "drain" read and dropped (as a log collector would).
+ */
+export function startNode(script: string, args: string[] = [], stderr: "inherit" | "drain" = "inherit"): Promise<Started> {
   const startedAt = performance.now();
-  const child = spawn(process.execPath, [script, ...args], { stdio: ["ignore", "pipe", "inherit"] });
+  const child = spawn(process.execPath, [script, ...args], { stdio: ["ignore", "pipe", stderr === "drain" ? "pipe" : "inherit"] });
+  child.stderr?.resume();
   return new Promise((resolve, reject) => {
     let out = "";
     child.stdout!.setEncoding("utf8").on("data", (chunk: string) => {
@@ -100,9 +104,9 @@ export function startNode(script: string, args: string[] = []): Promise<Started>
   });
 }
 
-/** flagserve itself (the built CLI), quiet, on a free port. */
-export const startFlagserve = (path: string, stateDir: string, extra: string[] = []) =>
-  startNode(BIN, [path, "--port", "0", "--quiet", "--state-dir", stateDir, ...extra]);
+/** flagserve itself (the built CLI) on a free port: `--quiet` unless `logs`, then its log lines are drained. */
+export const startFlagserve = (path: string, stateDir: string, { logs = false, extra = [] as string[] } = {}) =>
+  startNode(BIN, [path, "--port", "0", ...(logs ? [] : ["--quiet"]), "--state-dir", stateDir, ...extra], logs ? "drain" : "inherit");
 
 export const stop = (child: ChildProcess): Promise<void> =>
   new Promise((resolve) => {
