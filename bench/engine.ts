@@ -28,12 +28,13 @@ const seconds = Number(values.seconds);
 const runs = Number(values.runs);
 const FLAGD_CORE = "@openfeature/flagd-core 4.0.1";
 
+type Context = Record<string, string>;
 const silent = { error() {}, warn() {}, info() {}, debug() {} };
 const doc = benchEnvironment(100);
 const contexts = benchContexts(Number(values.contexts));
 /** Flags whose `fractional` buckets by the targeting key (no bucketing expression of their own). */
 const bucketsByTargetingKey = (key: string) => JSON.stringify(doc.flags[key]).includes('"fractional":[[');
-const nonAscii = (ctx: Record<string, unknown>) => /[^\x00-\x7f]/.test(String(ctx.targetingKey));
+const nonAscii = (ctx: Context) => /[^\x00-\x7f]/.test(String(ctx.targetingKey));
 
 // ---- the two engines --------------------------------------------------------------------------
 
@@ -64,7 +65,7 @@ interface Answer {
  * Documented differences (README "Where flagserve differs from flagd"; reference notes on
  * flagd-core 4.0.1), each a predicate over one mismatching pair: true = explained.
  */
-const EXPLAINED: Record<string, (key: string, ctx: Record<string, unknown>, ours: Answer, theirs: Answer | undefined) => boolean> = {
+const EXPLAINED: Record<string, (key: string, ctx: Context, ours: Answer, theirs: Answer | undefined) => boolean> = {
   // flagd (and flagd-core) report a fractional result as TARGETING_MATCH; flagserve says SPLIT.
   "SPLIT where flagd says TARGETING_MATCH": (_k, _c, ours, theirs) =>
     ours.reason === "SPLIT" && theirs?.reason === "TARGETING_MATCH" && ours.variant === theirs.variant,
@@ -112,18 +113,18 @@ function compareAnswers(ours: ReturnType<typeof ourEngine>, theirs: FlagdCore): 
 
 let sink = 0;
 const passes = {
-  flagserve: (ours: ReturnType<typeof ourEngine>) => (ctx: Record<string, unknown>) => {
+  flagserve: (ours: ReturnType<typeof ourEngine>) => (ctx: Context) => {
     const attrs = contextAttributes(ctx);
     const now = Date.now();
     for (const key of ours.keys) sink += evaluate(ours.flags.get(key)!, attrs, now).key.length;
   },
-  flagdCore: (theirs: FlagdCore) => (ctx: Record<string, unknown>) => {
+  flagdCore: (theirs: FlagdCore) => (ctx: Context) => {
     sink += theirs.resolveAll(ctx, silent).length;
   },
 };
 
 /** Microseconds per pass, over `seconds`, rotating through the contexts. */
-function time(pass: (ctx: Record<string, unknown>) => void, secs: number): number {
+function time(pass: (ctx: Context) => void, secs: number): number {
   const end = performance.now() + secs * 1000;
   const start = performance.now();
   let n = 0;

@@ -66,12 +66,12 @@ const PLANS = ["pro", "pro-plus", "free", "team"];
  * `count` distinct OFREP contexts. Every 97th targeting key is non-ASCII (hashed differently by
  * @openfeature/flagd-core, see bench/engine.ts); every 11th version is a pre-release.
  */
-export function benchContexts(count: number): Record<string, unknown>[] {
+export function benchContexts(count: number): Record<string, string>[] {
   return Array.from({ length: count }, (_, j) => ({
     targetingKey: j % 97 === 96 ? `usér-${j}` : `user-${j}`,
     email: j % 3 === 1 ? `u${j}@corp.test` : `u${j}@example.com`,
-    country: COUNTRIES[j % COUNTRIES.length],
-    plan: PLANS[j % PLANS.length],
+    country: COUNTRIES[j % COUNTRIES.length]!,
+    plan: PLANS[j % PLANS.length]!,
     version: `${(j % 4) + 1}.${j % 7}.${j % 3}${j % 11 === 0 ? "-rc.1" : ""}`,
   }));
 }

@@ -57,7 +57,10 @@ function openOne(port: number, request: string): Promise<boolean> {
 }
 
 /** `count` streams, `concurrency` handshakes in flight at a time; ms from the first connect to the last 200. */
-async function openAll(msg: { port: number; path: string; key: string; count: number; concurrency: number }) {
+type OpenMessage = { type: "open"; port: number; path: string; key: string; count: number; concurrency: number };
+type EditMessage = { type: "edit"; file: string; content: string; timeoutMs: number };
+
+async function openAll(msg: OpenMessage) {
   const request = `GET ${msg.path} HTTP/1.1\r\nHost: 127.0.0.1:${msg.port}\r\nX-API-Key: ${msg.key}\r\nAccept: text/event-stream\r\n\r\n`;
   let next = 0;
   let failed = 0;
@@ -72,7 +75,7 @@ async function openAll(msg: { port: number; path: string; key: string; count: nu
   return { ms: performance.now() - start, failed };
 }
 
-async function edit(msg: { file: string; content: string; timeoutMs: number }) {
+async function edit(msg: EditMessage) {
   for (const s of streams) s.receivedAt = 0;
   waiting = streams.length;
   let timer: NodeJS.Timeout | undefined;
@@ -89,7 +92,7 @@ async function edit(msg: { file: string; content: string; timeoutMs: number }) {
   return { latencies };
 }
 
-process.on("message", async (msg: { type: string } & Record<string, never>) => {
+process.on("message", async (msg: OpenMessage | EditMessage | { type: "close" }) => {
   if (msg.type === "open") process.send!(await openAll(msg));
   else if (msg.type === "edit") process.send!(await edit(msg));
   else {
