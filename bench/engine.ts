@@ -150,7 +150,7 @@ for (let run = 0; run < runs; run++) {
   us.theirs.push(time(theirPass, seconds));
 }
 const [a, b] = [median(us.ours), median(us.theirs)];
-const faster = `${(b / a).toFixed(1)}x faster`;
+const faster = b >= a ? `${(b / a).toFixed(1)}x faster` : `${(a / b).toFixed(1)}x slower`;
 console.log("");
 printTable(
   ["100-flag pass", "flagserve", FLAGD_CORE, "ratio"],
