@@ -126,9 +126,14 @@ export async function withTempDir<T>(fn: (dir: string) => Promise<T>): Promise<T
   }
 }
 
-/** Resident and peak resident memory of a process, in bytes (Linux: /proc/PID/status). */
+/** Resident and peak resident memory of a process, in bytes, from /proc/PID/status (NaN without /proc). */
 export function memoryOf(pid: number): { rss: number; peak: number } {
-  const status = readFileSync(`/proc/${pid}/status`, "utf8");
+  let status = "";
+  try {
+    status = readFileSync(`/proc/${pid}/status`, "utf8");
+  } catch {
+    // not Linux: the memory rows show NaN
+  }
   const kib = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, "m").exec(status)?.[1] ?? NaN) * 1024;
   return { rss: kib("VmRSS"), peak: kib("VmHWM") };
 }

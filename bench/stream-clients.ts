@@ -100,3 +100,6 @@ process.on("message", async (msg: OpenMessage | EditMessage | { type: "close" })
     process.disconnect();
   }
 });
+
+// If the benchmark stops early, do not outlive it.
+process.on("disconnect", () => process.exit(0));
