@@ -71,7 +71,8 @@ Examples:
     .addHelpText(
       "after",
       `
-A key written in the environment's file is replaced there (comments and layout kept); a
+A key written in the environment's file is replaced there: only the key's characters
+change, a symlinked file is written through the link, and its mode and owner are kept. A
 generated key is replaced in the state directory. A running server notices, sends
 config-updated {"reason":"api-key-rotated"} on the environment's streams and, after its
 --key-grace, stops accepting the old key.
