@@ -96,6 +96,12 @@ function editDistance(a: string, b: string): number {
   return row[b.length]!;
 }
 
+/** The body of the start banner's example request. */
+const TRY_BODY = '{"context":{"targetingKey":"user-1"}}';
+
+/** One shell word, single-quoted. */
+const shellQuote = (text: string): string => `'${text.replaceAll("'", "'\\''")}'`;
+
 /** A line on stdout: text as given, or a JSON record. */
 function printer(format: LogFormat) {
   return (text: string, msg: string, fields?: Record<string, unknown>) =>
@@ -199,7 +205,9 @@ async function runServe(pathArg: string | undefined, flags: ServeFlags): Promise
     for (const [env, key] of Object.entries(keys)) print(`  environment ${env.padEnd(width)}  key ${key}`, "environment", { env, key });
     const first = Object.entries(keys)[0];
     if (first && format === "text") {
-      print(`  try: curl${flags.https ? " -k" : ""} -X POST -H 'X-API-Key: ${first[1]}' ${url}/ofrep/v1/evaluate/flags`, "try");
+      // With a targetingKey, so that flags split by `fractional` answer too.
+      const request = `-X POST -H ${shellQuote(`X-API-Key: ${first[1]}`)} -d '${TRY_BODY}' ${url}/ofrep/v1/evaluate/flags`;
+      print(`  try: curl${flags.https ? " -k" : ""} ${request}`, "try");
     }
   }
   print(`ready ${url}`, "ready", { url });

@@ -30,7 +30,41 @@ async function touchStream(url: string, key: string) {
   abort.abort();
 }
 
+/** Runs a printed `curl` command line as the same request with fetch (-X, -H, -d, -k and a URL). */
+async function fetchCurl(command: string): Promise<Response> {
+  const words = (command.match(/(?:'[^']*'|\\.|[^\s'\\])+/g) ?? []).map((w) => w.replace(/'([^']*)'|\\(.)/g, (_, quoted, escaped) => quoted ?? escaped));
+  expect(words.shift()).toBe("curl");
+  const init: RequestInit & { headers: Record<string, string> } = { method: "GET", headers: {} };
+  let url = "";
+  while (words.length > 0) {
+    const word = words.shift()!;
+    if (word === "-X") init.method = words.shift()!;
+    else if (word === "-H") {
+      const [name, ...value] = words.shift()!.split(":");
+      init.headers[name!.trim()] = value.join(":").trim();
+    } else if (word === "-d") init.body = words.shift()!;
+    else if (word.startsWith("-")) throw new Error(`unexpected curl option ${word}`);
+    else url = word;
+  }
+  return fetch(url, init);
+}
+
 describe("flagserve serve (start-up output)", () => {
+  it("the banner's try command works on the bundled example: every flag answers, none with TARGETING_KEY_MISSING", async () => {
+    const dir = await t.dir();
+    const { cli, url } = await startCli(["--state-dir", dir.file("state")], { cwd: dir.path });
+    t.track(cli);
+    expect(cli.stdout()).toContain("(the bundled example;");
+    const [, command] = cli.stdout().match(/^ {2}try: (curl .*)$/m)!;
+    expect(command).toBe(`curl -X POST -H 'X-API-Key: dev-example-key' -d '{"context":{"targetingKey":"user-1"}}' ${url}/ofrep/v1/evaluate/flags`);
+    const response = await fetchCurl(command!);
+    expect(response.status).toBe(200);
+    const { flags } = (await response.json()) as { flags: { key: string; errorCode?: string; reason?: string }[] };
+    expect(flags.map((f) => f.key).sort()).toEqual(["banner-color", "checkout-config", "dark-mode", "max-upload-mb", "new-checkout"]);
+    expect(flags.filter((f) => f.errorCode !== undefined)).toEqual([]);
+    expect(flags.find((f) => f.key === "banner-color")!.reason).toBe("SPLIT");
+  });
+
   it("prints the URL, each environment with its key, a note per invalid file, then `ready <url>`", async () => {
     const dir = await t.dir({ "flags/test.yaml": OFREP_FIXTURE, "flags/staging.yaml": NO_KEY, "flags/bad.yaml": BAD });
     const { cli, url } = await startCli([dir.file("flags"), "--allow-invalid", "--state-dir", dir.file("state")]);
@@ -40,7 +74,8 @@ describe("flagserve serve (start-up output)", () => {
     expect(out[1]).toBe(`  ${url}`);
     expect(out[2]).toMatch(/^ {2}environment staging {2}key fs_staging_\S{24}$/);
     expect(out[3]).toBe(`  environment test     key ${TEST_KEY}`);
-    expect(out[4]).toContain(`try: curl -X POST -H 'X-API-Key: `);
+    const stagingKey = out[2]!.split(" key ")[1];
+    expect(out[4]).toBe(`  try: curl -X POST -H 'X-API-Key: ${stagingKey}' -d '{"context":{"targetingKey":"user-1"}}' ${url}/ofrep/v1/evaluate/flags`);
     expect(out[5]).toBe(`ready ${url}`);
     expect(out[6]).toBe("");
     expect(cli.stderr()).toContain(`error: ${dir.file("flags/bad.yaml")}:3:12 flags.f.state: must be one of ENABLED, DISABLED`);
