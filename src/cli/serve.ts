@@ -5,7 +5,7 @@ import type { Problem } from "../config/types.js";
 import { createLogger, formatRecord, type LogFormat, type Logger } from "../log.js";
 import { networkUrls, localUrl, qrCode } from "./network.js";
 import { parseByteSize, parseNonNegativeNumber, parsePort, parsePositiveInteger } from "./options.js";
-import { PATH_ARGUMENT_HELP, VERSION, plural, resolveConfigPath } from "./paths.js";
+import { PATH_ARGUMENT_HELP, STATE_DIR_HELP, VERSION, plural, resolveConfigPath } from "./paths.js";
 
 interface ServeFlags {
   port: number;
@@ -49,7 +49,7 @@ export function serveCommand(): Command {
     .addOption(
       new Option("--key-grace <seconds>", "how long a replaced API key keeps working").argParser(parseNonNegativeNumber("--key-grace")).default(0),
     )
-    .option("--state-dir <dir>", "where generated API keys are kept (default: .flagserve beside the configuration)")
+    .option("--state-dir <dir>", STATE_DIR_HELP)
     .option("--allow-invalid", "serve the valid environments even when others have errors")
     .addOption(
       new Option("--max-body <size>", "largest request body accepted (e.g. 64kb, 1mb)").argParser(parseByteSize).default(1024 * 1024, "1mb"),

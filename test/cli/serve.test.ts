@@ -1,9 +1,11 @@
 /** `flagserve serve` output: the start-up lines, --json-logs, --quiet, --https and --public. */
+import { readdir, readFile } from "node:fs/promises";
 import { request } from "node:https";
+import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { runCli, startCli } from "../helpers/cli.js";
 import { OFREP_FIXTURE, TEST_KEY } from "../helpers/fixtures.js";
-import { cleanupAfterEach } from "./run.js";
+import { cleanupAfterEach, run } from "./run.js";
 
 const t = cleanupAfterEach();
 const NO_KEY = `flags:\n  f:\n    variants: { "on": true }\n    defaultVariant: "on"\n`;
@@ -63,6 +65,23 @@ describe("flagserve serve (start-up output)", () => {
     expect(flags.map((f) => f.key).sort()).toEqual(["banner-color", "checkout-config", "dark-mode", "max-upload-mb", "new-checkout"]);
     expect(flags.filter((f) => f.errorCode !== undefined)).toEqual([]);
     expect(flags.find((f) => f.key === "banner-color")!.reason).toBe("SPLIT");
+  });
+
+  it("the bundled example keeps its generated keys in the per-user state directory, not in the package", async () => {
+    const dir = await t.dir();
+    const env = { XDG_STATE_HOME: dir.file("xdg") };
+    const { cli } = await startCli([], { cwd: dir.path, env });
+    t.track(cli);
+    const production = cli.stdout().match(/environment production\s+key (\S+)/)![1]!;
+    const [sub, ...others] = await readdir(dir.file("xdg/flagserve"));
+    expect(others).toEqual([]);
+    expect(sub).toMatch(/^flags\.example-[0-9a-f]{12}$/);
+    expect(JSON.parse(await readFile(dir.file(`xdg/flagserve/${sub}/keys.json`), "utf8"))).toEqual({ production });
+    const inPackage = await readFile(fileURLToPath(new URL("../../.flagserve/keys.json", import.meta.url)), "utf8").catch(() => "");
+    expect(inPackage).not.toContain(production);
+    // `keys` finds the same state directory.
+    const keys = await run(["keys"], { cwd: dir.path, env });
+    expect(keys.stdout).toContain(`production   ${production}  (state)`);
   });
 
   it("prints the URL, each environment with its key, a note per invalid file, then `ready <url>`", async () => {
