@@ -3,6 +3,7 @@ import { existsSync } from "node:fs";
 import { Command, Option } from "commander";
 import type { Problem } from "../config/types.js";
 import { createLogger, formatRecord, type LogFormat, type Logger } from "../log.js";
+import { npmLaunchers, watchProcesses } from "./launcher.js";
 import { networkUrls, localUrl, qrCode } from "./network.js";
 import { parseByteSize, parseNonNegativeNumber, parsePort, parsePositiveInteger } from "./options.js";
 import { PATH_ARGUMENT_HELP, STATE_DIR_HELP, VERSION, plural, resolveConfigPath } from "./paths.js";
@@ -66,6 +67,8 @@ Output:
   stderr: problems, changes, streams opened and closed
   With --json-logs every line is a JSON object {"time","level","msg",...};
   the ready line is {"time":...,"level":"info","msg":"ready","url":"http://..."}.
+Stops (exit 0) on SIGINT, SIGTERM or SIGHUP; started by npm (npx, npm exec, npm run), also
+when npm ends, since npm does not always pass signals on.
 
 Examples:
   $ flagserve                              serve ./flags, or the bundled example
@@ -182,8 +185,12 @@ async function runServe(pathArg: string | undefined, flags: ServeFlags): Promise
     await running.close();
     process.exit(0);
   };
-  process.once("SIGINT", () => void stop());
-  process.once("SIGTERM", () => void stop());
+  for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.once(signal, () => void stop());
+  // Under npm, signals sent to npm may never reach us: stop when npm (or its shell) is gone.
+  watchProcesses(npmLaunchers(), (pid) => {
+    logger.info(`stopping: npm, which started flagserve, has ended (pid ${pid})`, { pid });
+    void stop();
+  });
 
   const url = localUrl(server.url);
   const keys = server.keys();

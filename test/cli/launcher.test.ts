@@ -1,0 +1,37 @@
+/** Watching the processes that started flagserve for npm: real processes, really ended. */
+import { spawn } from "node:child_process";
+import { describe, expect, it } from "vitest";
+import { isGone, npmLaunchers, processInfo, watchProcesses } from "../../src/cli/launcher.js";
+
+describe("launcher watch", () => {
+  it("is off when not started by npm (no npm_lifecycle_event)", () => {
+    expect(npmLaunchers({}, process.ppid)).toEqual([]);
+  });
+
+  it("reads a process's parent and command line", () => {
+    const self = processInfo(process.pid);
+    expect(self?.ppid).toBe(process.ppid);
+    expect(self?.command).toContain(process.execPath.split("/").at(-1));
+  });
+
+  it("notices a watched process that ends, once, and not before", async () => {
+    const child = spawn(process.execPath, ["-e", "setTimeout(() => {}, 60_000)"], { stdio: "ignore" });
+    await new Promise((r) => child.once("spawn", r));
+    const pid = child.pid!;
+    expect(isGone(pid)).toBe(false);
+    const seen: number[] = [];
+    const gone = new Promise<void>((resolve) =>
+      watchProcesses([process.pid, pid], (p) => {
+        seen.push(p);
+        resolve();
+      }, 50),
+    );
+    await new Promise((r) => setTimeout(r, 200));
+    expect(seen).toEqual([]);
+    child.kill("SIGKILL");
+    await gone;
+    await new Promise((r) => setTimeout(r, 200));
+    expect(seen).toEqual([pid]);
+    expect(isGone(pid)).toBe(true);
+  });
+});
