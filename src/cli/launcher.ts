@@ -15,18 +15,23 @@ interface ProcessInfo {
   command: string;
 }
 
-/** A process's parent, state and command line: from /proc on Linux, `ps` elsewhere. */
-export function processInfo(pid: number): ProcessInfo | undefined {
+/** From /proc (Linux). */
+export function procInfo(pid: number): ProcessInfo | undefined {
   try {
-    if (process.platform === "linux") {
-      const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-      // "pid (comm) state ppid ...": comm may hold spaces and parentheses.
-      const [state = "", ppid] = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      const command = readFileSync(`/proc/${pid}/cmdline`, "utf8").replaceAll("\0", " ").trim();
-      return { ppid: Number(ppid), state, command };
-    }
-    if (process.platform === "win32") return undefined;
-    const line = execFileSync("ps", ["-o", "ppid=", "-o", "args=", "-p", String(pid)], { encoding: "utf8" }).trim();
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    // "pid (comm) state ppid ...": comm may hold spaces and parentheses.
+    const [state = "", ppid] = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    const command = readFileSync(`/proc/${pid}/cmdline`, "utf8").replaceAll("\0", " ").trim();
+    return { ppid: Number(ppid), state, command };
+  } catch {
+    return undefined;
+  }
+}
+
+/** From `ps` (macOS and the other Unix systems; no state). */
+export function psInfo(pid: number): ProcessInfo | undefined {
+  try {
+    const line = execFileSync("ps", ["-o", "ppid=", "-o", "args=", "-p", String(pid)], { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }).trim();
     const match = /^(\d+)\s+(.*)$/.exec(line);
     return match ? { ppid: Number(match[1]), state: "", command: match[2]! } : undefined;
   } catch {
@@ -34,8 +39,14 @@ export function processInfo(pid: number): ProcessInfo | undefined {
   }
 }
 
-/** npm's process title is "npm exec …", "npm run …"; before it is set, node running npm-cli.js. */
-const isNpm = (command: string): boolean => /^npm(\s|$)|[/\\]np[mx]-cli\.js(\s|$)/.test(command);
+/** A process's parent, state and command line; undefined when unknown (and on Windows). */
+export function processInfo(pid: number): ProcessInfo | undefined {
+  if (process.platform === "linux") return procInfo(pid);
+  return process.platform === "win32" ? undefined : psInfo(pid);
+}
+
+/** npm's process title is "npm exec …", "npm run …" (older npx: "npx"); before it is set, node running npm-cli.js. */
+export const isNpm = (command: string): boolean => /^np[mx](\s|$)|[/\\]np[mx]-cli\.js(\s|$)/.test(command);
 
 /**
  * The processes that started this one for npm: [npm] or [shell, npm], nearest first; [] when not
