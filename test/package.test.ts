@@ -2,9 +2,11 @@
 import { execFile, spawn, type ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
 import { mkdir, readdir } from "node:fs/promises";
+import { dirname } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { runCli } from "./helpers/cli.js";
 import { tempDir, type TempDir } from "./helpers/files.js";
 
 const run = promisify(execFile);
@@ -76,6 +78,7 @@ function startNpm(command: "npx" | "npm", args: string[], options: { env?: NodeJ
     child.stdout!.on("data", check);
     void exited.then(() => reject(new Error(`exited before ready:\n${output}`)));
   });
+  ready.catch(() => {}); // not every command prints a ready line; those that wait for one see the error
   return { child, ready, exited, output: () => output };
 }
 
@@ -129,6 +132,22 @@ describe("run through npm: the server ends with npm", () => {
       await released(url);
     }, 60_000);
   }
+
+  it("`npx flagserve events` then SIGTERM to npm: the client ends and its stream closes", async () => {
+    const flags = await dir.write("events/flags/dev.yaml", 'apiKey: npx-events-key-0123\nflags:\n  a:\n    variants: { "on": true }\n    defaultVariant: "on"\n');
+    const server = runCli([dirname(flags), "--port", "0", "--state-dir", dir.file("events/state")]);
+    try {
+      const [, url] = await server.waitFor(/^ready (\S+)$/m);
+      const npx = startNpm("npx", ["--no-install", "flagserve", "events", url!, "--key", "npx-events-key-0123"]);
+      started.push(npx.child);
+      await server.waitFor(/stream opened/, "stderr", 60_000);
+      npx.child.kill("SIGTERM");
+      await server.waitFor(/stream closed/, "stderr", 10_000);
+      await npx.exited;
+    } finally {
+      await server.stop("SIGKILL");
+    }
+  }, 60_000);
 
   it("SIGINT to the process group (Ctrl-C in a terminal) stops npm and the server", async () => {
     const npx = startNpm("npx", ["--no-install", "flagserve", "--port", "0", "--quiet", "--state-dir", dir.file("state-int")]);

@@ -1,5 +1,6 @@
 /** `flagserve events URL --key KEY`: a change-event client that prints the stream, line by line. */
 import { Command, InvalidArgumentError, Option } from "commander";
+import { npmLaunchers, watchProcesses } from "./launcher.js";
 import { parseNonNegativeNumber } from "./options.js";
 import { err, out } from "./paths.js";
 import { SseParser, type SseMessage } from "./sse.js";
@@ -65,6 +66,8 @@ export async function followEvents(url: string, flags: EventsFlags): Promise<num
   const stop = () => stopping.abort();
   process.once("SIGINT", stop);
   process.once("SIGTERM", stop);
+  // Started by npm, which may not pass signals on: stop when it ends (see launcher.ts).
+  const unwatch = watchProcesses(npmLaunchers(), stop);
 
   /** Waits `ms`, or less when stopped. */
   const sleep = (ms: number) =>
@@ -166,6 +169,7 @@ export async function followEvents(url: string, flags: EventsFlags): Promise<num
     }
     return 0;
   } finally {
+    unwatch();
     process.removeListener("SIGINT", stop);
     process.removeListener("SIGTERM", stop);
   }
@@ -191,8 +195,9 @@ and heartbeat (the default) and flag-change (--event-set variant); any other nam
 as it comes. Lost connections are retried after 0.5 s, doubling up to 30 s (reset once
 connected), sending Last-Event-ID so the server replays what was missed; after --give-up
 seconds (default 30) without a connection it stops.
-Exit status: 0 on Ctrl-C (SIGINT) or SIGTERM, 1 when the key is refused (401/403), the URL
-is not an event stream or no connection was made for --give-up seconds, 2 usage error.
+Exit status: 0 on Ctrl-C (SIGINT), SIGTERM or when npm, which started it, ends; 1 when the
+key is refused (401/403), the URL is not an event stream or no connection was made for
+--give-up seconds; 2 usage error.
 
 Examples:
   $ flagserve events http://127.0.0.1:8080 --key dev-example-key
