@@ -127,6 +127,15 @@ function noteInvalid(logger: Logger, problems: ReadonlyMap<string, Problem[]>): 
   }
 }
 
+/** On SIGINT, SIGTERM and SIGHUP; and, as signals sent to npm may never reach us, when npm (or its shell) is gone. */
+function stopWhenAsked(stop: () => void, logger: Logger): void {
+  for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.once(signal, stop);
+  watchProcesses(npmLaunchers(), (pid) => {
+    logger.info(`stopping: npm, which started flagserve, has ended (pid ${pid})`, { pid });
+    stop();
+  });
+}
+
 async function runServe(pathArg: string | undefined, flags: ServeFlags): Promise<void> {
   const format: LogFormat = flags.jsonLogs ? "json" : "text";
   const logger = createLogger(format, undefined, { quiet: flags.quiet });
@@ -185,12 +194,7 @@ async function runServe(pathArg: string | undefined, flags: ServeFlags): Promise
     await running.close();
     process.exit(0);
   };
-  for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.once(signal, () => void stop());
-  // Under npm, signals sent to npm may never reach us: stop when npm (or its shell) is gone.
-  watchProcesses(npmLaunchers(), (pid) => {
-    logger.info(`stopping: npm, which started flagserve, has ended (pid ${pid})`, { pid });
-    void stop();
-  });
+  stopWhenAsked(() => void stop(), logger);
 
   const url = localUrl(server.url);
   const keys = server.keys();
