@@ -84,6 +84,16 @@ describe("flagserve serve (start-up output)", () => {
     expect(keys.stdout).toContain(`production   ${production}  (state)`);
   });
 
+  it("SIGINT, SIGTERM and SIGHUP each close the server and exit 0, releasing the port", async () => {
+    const dir = await t.dir({ "flags/test.yaml": OFREP_FIXTURE });
+    for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) {
+      const { cli, url } = await startCli([dir.file("flags"), "--state-dir", dir.file("state")]);
+      t.track(cli);
+      expect(await cli.stop(signal)).toEqual({ code: 0, signal: null });
+      await expect(fetch(`${url}/healthz`)).rejects.toThrow();
+    }
+  });
+
   it("prints the URL, each environment with its key, a note per invalid file, then `ready <url>`", async () => {
     const dir = await t.dir({ "flags/test.yaml": OFREP_FIXTURE, "flags/staging.yaml": NO_KEY, "flags/bad.yaml": BAD });
     const { cli, url } = await startCli([dir.file("flags"), "--allow-invalid", "--state-dir", dir.file("state")]);
