@@ -3,7 +3,7 @@
  * listening, and (for files) a watcher turning every edit into a reload. The CLI and the
  * programmatic API both start it through here.
  */
-import { dirname, join, resolve } from "node:path";
+import { join } from "node:path";
 import { loadConfig, loadInlineConfig, type ConfigLoad } from "./config/index.js";
 import { formatProblem, type Problem } from "./config/types.js";
 import { applyLoad, type EnvironmentChange } from "./changes/reload.js";
@@ -16,6 +16,7 @@ import { listenApp } from "./http/listen.js";
 import type { Logger } from "./log.js";
 import { createNotifier } from "./notify/notifier.js";
 import { stateFilePath } from "./store/keys.js";
+import { defaultStateDir } from "./store/state-dir.js";
 import { FlagStore } from "./store/store.js";
 
 export type ConfigSource = { path: string } | { environments: Record<string, unknown> };
@@ -25,7 +26,7 @@ export interface ServerOptions {
   source: ConfigSource;
   port: number;
   host: string;
-  /** Where generated keys are kept; default `.flagserve` beside the configuration. */
+  /** Where generated keys are kept; default `.flagserve` beside the configuration (see defaultStateDir). */
   stateDir?: string;
   /** Serve the valid environments even when others have problems. */
   allowInvalid?: boolean;
@@ -66,7 +67,7 @@ export class InvalidConfigError extends Error {
   }
 }
 
-export const defaultStateDir = (configPath: string): string => join(dirname(resolve(configPath)), ".flagserve");
+export { defaultStateDir } from "./store/state-dir.js";
 
 const allProblems = (load: ConfigLoad): Problem[] => [...load.problems.values()].flat();
 

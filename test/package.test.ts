@@ -1,9 +1,12 @@
 /** The published package: what `npm pack` ships installs in an empty directory and runs. */
-import { execFile } from "node:child_process";
-import { mkdir } from "node:fs/promises";
+import { execFile, spawn, type ChildProcess } from "node:child_process";
+import { existsSync } from "node:fs";
+import { mkdir, readdir } from "node:fs/promises";
+import { dirname } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { runCli } from "./helpers/cli.js";
 import { tempDir, type TempDir } from "./helpers/files.js";
 
 const run = promisify(execFile);
@@ -53,4 +56,105 @@ describe("npm pack", () => {
     );
     expect(stdout.trim()).toBe("function");
   });
+});
+
+/** `npx ARGS` (or `npm ARGS`) in the app, started the way a CI script's `npx flagserve &` is. */
+/** In a process group of its own, so that the test can end whatever is left of it. */
+function startNpm(command: "npx" | "npm", args: string[], options: { env?: NodeJS.ProcessEnv } = {}) {
+  const child = spawn(command, args, { cwd: dir.file("app"), env: { ...process.env, ...options.env }, detached: true, stdio: ["ignore", "pipe", "pipe"] });
+  let output = "";
+  child.stdout!.setEncoding("utf8").on("data", (c: string) => (output += c));
+  child.stderr!.setEncoding("utf8").on("data", (c: string) => (output += c));
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  const ready = new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no ready line within 60 s:\n${output}`)), 60_000);
+    const check = () => {
+      const match = /^ready (\S+)$/m.exec(output);
+      if (match) {
+        clearTimeout(timer);
+        resolve(match[1]!);
+      }
+    };
+    child.stdout!.on("data", check);
+    void exited.then(() => reject(new Error(`exited before ready:\n${output}`)));
+  });
+  ready.catch(() => {}); // not every command prints a ready line; those that wait for one see the error
+  return { child, ready, exited, output: () => output };
+}
+
+/** Resolves once nothing accepts connections at `url` (at most 10 s). */
+async function released(url: string): Promise<void> {
+  for (let i = 0; i < 100; i++) {
+    const refused = await fetch(`${url}/healthz`).then(
+      () => false,
+      (error: { cause?: { code?: string } }) => error.cause?.code === "ECONNREFUSED",
+    );
+    if (refused) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`${url} still accepts connections 10 s after npm was stopped`);
+}
+
+describe("run through npm: the server ends with npm", () => {
+  const started: ChildProcess[] = [];
+  // A server left behind by a failed test is still in npm's process group.
+  afterAll(() => {
+    for (const child of started) {
+      try {
+        process.kill(-child.pid!, "SIGKILL");
+      } catch {
+        // the group is gone: nothing was left
+      }
+    }
+  });
+
+  it("`npx flagserve` then SIGTERM to npm (what `kill $!` sends): the port is released; the example's keys are kept per user", async () => {
+    const xdg = dir.file("xdg");
+    const npx = startNpm("npx", ["--no-install", "flagserve", "--port", "0"], { env: { XDG_STATE_HOME: xdg } });
+    started.push(npx.child);
+    const url = await npx.ready;
+    expect((await fetch(`${url}/healthz`)).status).toBe(200);
+    // The bundled example served from the installed package writes nothing into it.
+    expect(existsSync(dir.file("app/node_modules/flagserve/.flagserve"))).toBe(false);
+    expect(await readdir(dir.file("xdg/flagserve"))).toEqual([expect.stringMatching(/^flags\.example-[0-9a-f]{12}$/)]);
+
+    npx.child.kill("SIGTERM");
+    await released(url);
+    await npx.exited;
+  }, 60_000);
+
+  for (const signal of ["SIGKILL", "SIGHUP"] as const) {
+    it(`\`npm exec flagserve\` then ${signal} to npm: the port is released`, async () => {
+      const npm = startNpm("npm", ["exec", "--", "flagserve", "--port", "0", "--quiet", "--state-dir", dir.file(`state-${signal}`)]);
+      started.push(npm.child);
+      const url = await npm.ready;
+      npm.child.kill(signal);
+      await released(url);
+    }, 60_000);
+  }
+
+  it("`npx flagserve events` then SIGTERM to npm: the client ends and its stream closes", async () => {
+    const flags = await dir.write("events/flags/dev.yaml", 'apiKey: npx-events-key-0123\nflags:\n  a:\n    variants: { "on": true }\n    defaultVariant: "on"\n');
+    const server = runCli([dirname(flags), "--port", "0", "--state-dir", dir.file("events/state")]);
+    try {
+      const [, url] = await server.waitFor(/^ready (\S+)$/m);
+      const npx = startNpm("npx", ["--no-install", "flagserve", "events", url!, "--key", "npx-events-key-0123"]);
+      started.push(npx.child);
+      await server.waitFor(/stream opened/, "stderr", 60_000);
+      npx.child.kill("SIGTERM");
+      await server.waitFor(/stream closed/, "stderr", 10_000);
+      await npx.exited;
+    } finally {
+      await server.stop("SIGKILL");
+    }
+  }, 60_000);
+
+  it("SIGINT to the process group (Ctrl-C in a terminal) stops npm and the server", async () => {
+    const npx = startNpm("npx", ["--no-install", "flagserve", "--port", "0", "--quiet", "--state-dir", dir.file("state-int")]);
+    started.push(npx.child);
+    const url = await npx.ready;
+    process.kill(-npx.child.pid!, "SIGINT");
+    await released(url);
+    await npx.exited;
+  }, 60_000);
 });

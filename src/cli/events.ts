@@ -1,5 +1,7 @@
 /** `flagserve events URL --key KEY`: a change-event client that prints the stream, line by line. */
 import { Command, InvalidArgumentError, Option } from "commander";
+import { npmLaunchers, watchProcesses } from "./launcher.js";
+import { parseNonNegativeNumber } from "./options.js";
 import { err, out } from "./paths.js";
 import { SseParser, type SseMessage } from "./sse.js";
 
@@ -12,6 +14,8 @@ interface EventsFlags {
   json?: boolean;
   heartbeats?: boolean;
   insecure?: boolean;
+  /** Seconds without a connection after which to stop retrying; 0 = never. */
+  giveUp: number;
 }
 
 /** The stream's URL: URL as given when it already ends with the events path, else that path appended. */
@@ -55,13 +59,15 @@ function printer(flags: EventsFlags) {
   };
 }
 
-/** Runs until SIGINT/SIGTERM (0) or a response that retrying cannot fix (1). */
+/** Runs until SIGINT/SIGTERM (0), a response that retrying cannot fix, or --give-up seconds without a connection (1). */
 export async function followEvents(url: string, flags: EventsFlags): Promise<number> {
   const print = printer(flags);
   const stopping = new AbortController();
   const stop = () => stopping.abort();
   process.once("SIGINT", stop);
   process.once("SIGTERM", stop);
+  // Started by npm, which may not pass signals on: stop when it ends (see launcher.ts).
+  const unwatch = watchProcesses(npmLaunchers(), stop);
 
   /** Waits `ms`, or less when stopped. */
   const sleep = (ms: number) =>
@@ -78,11 +84,19 @@ export async function followEvents(url: string, flags: EventsFlags): Promise<num
   let delay = FIRST_DELAY_MS;
   let lastEventId = "";
   let connections = 0;
-  const retry = async (why: string, atLeastMs = 0) => {
-    const wait = Math.max(delay, atLeastMs);
+  let connectedAt = Date.now(); // the start, then the last successful connection
+  /** Waits before the next attempt; false when --give-up seconds have passed without a connection. */
+  const retry = async (why: string, atLeastMs = 0): Promise<boolean> => {
+    const left = flags.giveUp > 0 ? connectedAt + flags.giveUp * 1000 - Date.now() : Infinity;
+    if (left <= 0) {
+      err(`flagserve events: ${why}; giving up after ${seconds(flags.giveUp * 1000)} without a connection (--give-up)`);
+      return false;
+    }
+    const wait = Math.round(Math.min(Math.max(delay, atLeastMs), left));
     err(`${why}; reconnecting in ${seconds(wait)}`);
     await sleep(wait);
     delay = Math.min(delay * 2, MAX_DELAY_MS);
+    return true;
   };
 
   try {
@@ -95,7 +109,7 @@ export async function followEvents(url: string, flags: EventsFlags): Promise<num
         });
       } catch (error) {
         if (stopping.signal.aborted) break;
-        await retry(`cannot connect to ${url} (${reasonOf(error)})`);
+        if (!(await retry(`cannot connect to ${url} (${reasonOf(error)})`))) return 1;
         continue;
       }
 
@@ -118,7 +132,7 @@ export async function followEvents(url: string, flags: EventsFlags): Promise<num
           return 1;
         }
         const retryAfter = Number(response.headers.get("retry-after"));
-        await retry(what, Number.isFinite(retryAfter) ? retryAfter * 1000 : 0);
+        if (!(await retry(what, Number.isFinite(retryAfter) ? retryAfter * 1000 : 0))) return 1;
         continue;
       }
       const type = response.headers.get("content-type") ?? "";
@@ -129,6 +143,7 @@ export async function followEvents(url: string, flags: EventsFlags): Promise<num
       }
 
       connections += 1;
+      connectedAt = Date.now();
       delay = FIRST_DELAY_MS;
       err(`${connections === 1 ? "connected to" : "reconnected to"} ${url}${lastEventId && connections > 1 ? ` (Last-Event-ID: ${lastEventId})` : ""}`);
       const parser = new SseParser();
@@ -149,10 +164,12 @@ export async function followEvents(url: string, flags: EventsFlags): Promise<num
       }
       if (parser.lastEventId !== "") lastEventId = parser.lastEventId;
       if (stopping.signal.aborted) break;
-      await retry(why);
+      connectedAt = Date.now(); // the stream was up until now
+      if (!(await retry(why))) return 1;
     }
     return 0;
   } finally {
+    unwatch();
     process.removeListener("SIGINT", stop);
     process.removeListener("SIGTERM", stop);
   }
@@ -166,6 +183,9 @@ export function eventsCommand(): Command {
     .option("--json", "print each event as a JSON line {time, event, id, data}")
     .option("--heartbeats", "print heartbeat events too")
     .option("--insecure", "accept any TLS certificate (a server started with --https uses a self-signed one)")
+    .addOption(
+      new Option("--give-up <seconds>", "stop retrying after this long without a connection; 0 = never").argParser(parseNonNegativeNumber("--give-up")).default(30),
+    )
     .addHelpText(
       "after",
       `
@@ -173,14 +193,17 @@ Output: one line per event on stdout, "<time>  <event>  <data>" (time = when it 
 connection notices on stderr. Both event sets are understood: flag-updated, config-updated
 and heartbeat (the default) and flag-change (--event-set variant); any other name is printed
 as it comes. Lost connections are retried after 0.5 s, doubling up to 30 s (reset once
-connected), sending Last-Event-ID so the server replays what was missed.
-Exit status: 0 on Ctrl-C (SIGINT) or SIGTERM, 1 when the key is refused (401/403) or the
-URL is not an event stream, 2 usage error.
+connected), sending Last-Event-ID so the server replays what was missed; after --give-up
+seconds (default 30) without a connection it stops.
+Exit status: 0 on Ctrl-C (SIGINT), SIGTERM or when npm, which started it, ends; 1 when the
+key is refused (401/403), the URL is not an event stream or no connection was made for
+--give-up seconds; 2 usage error.
 
 Examples:
   $ flagserve events http://127.0.0.1:8080 --key dev-example-key
   $ FLAGSERVE_KEY=dev-example-key flagserve events http://127.0.0.1:8080 --json | jq .data
-  $ flagserve events https://127.0.0.1:8443/api/v1/flags/events -k KEY --insecure --heartbeats`,
+  $ flagserve events https://127.0.0.1:8443/api/v1/flags/events -k KEY --insecure --heartbeats
+  $ flagserve events http://127.0.0.1:8080 -k KEY --give-up 0     wait for the server forever`,
     )
     .action(async (url: string, flags: EventsFlags) => {
       // fetch has no per-request switch for this; the process only ever talks to this one server.

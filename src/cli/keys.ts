@@ -1,15 +1,14 @@
 /** `flagserve keys [list]` and `flagserve keys rotate ENV`. */
 import { Command } from "commander";
-import { PATH_ARGUMENT_HELP, displayPath, err, out, resolveConfigPath } from "./paths.js";
+import { PATH_ARGUMENT_HELP, STATE_DIR_HELP, displayPath, err, out, resolveConfigPath } from "./paths.js";
 
 interface KeysFlags {
   stateDir?: string;
 }
 
-const STATE_DIR_HELP = "where generated API keys are kept (default: .flagserve beside the configuration)";
 
 async function loadForKeys(pathArg: string | undefined, flags: KeysFlags) {
-  const [{ loadConfig }, { defaultStateDir }] = await Promise.all([import("../config/index.js"), import("../server.js")]);
+  const [{ loadConfig }, { defaultStateDir }] = await Promise.all([import("../config/index.js"), import("../store/state-dir.js")]);
   const { path } = resolveConfigPath(pathArg);
   const load = await loadConfig(path);
   return { path, load, stateDir: flags.stateDir ?? defaultStateDir(path) };
@@ -71,7 +70,8 @@ Examples:
     .addHelpText(
       "after",
       `
-A key written in the environment's file is replaced there (comments and layout kept); a
+A key written in the environment's file is replaced there: only the key's characters
+change, a symlinked file is written through the link, and its mode and owner are kept. A
 generated key is replaced in the state directory. A running server notices, sends
 config-updated {"reason":"api-key-rotated"} on the environment's streams and, after its
 --key-grace, stops accepting the old key.

@@ -3,9 +3,10 @@ import { existsSync } from "node:fs";
 import { Command, Option } from "commander";
 import type { Problem } from "../config/types.js";
 import { createLogger, formatRecord, type LogFormat, type Logger } from "../log.js";
+import { npmLaunchers, watchProcesses } from "./launcher.js";
 import { networkUrls, localUrl, qrCode } from "./network.js";
 import { parseByteSize, parseNonNegativeNumber, parsePort, parsePositiveInteger } from "./options.js";
-import { PATH_ARGUMENT_HELP, VERSION, plural, resolveConfigPath } from "./paths.js";
+import { PATH_ARGUMENT_HELP, STATE_DIR_HELP, VERSION, plural, resolveConfigPath } from "./paths.js";
 
 interface ServeFlags {
   port: number;
@@ -49,7 +50,7 @@ export function serveCommand(): Command {
     .addOption(
       new Option("--key-grace <seconds>", "how long a replaced API key keeps working").argParser(parseNonNegativeNumber("--key-grace")).default(0),
     )
-    .option("--state-dir <dir>", "where generated API keys are kept (default: .flagserve beside the configuration)")
+    .option("--state-dir <dir>", STATE_DIR_HELP)
     .option("--allow-invalid", "serve the valid environments even when others have errors")
     .addOption(
       new Option("--max-body <size>", "largest request body accepted (e.g. 64kb, 1mb)").argParser(parseByteSize).default(1024 * 1024, "1mb"),
@@ -66,6 +67,8 @@ Output:
   stderr: problems, changes, streams opened and closed
   With --json-logs every line is a JSON object {"time","level","msg",...};
   the ready line is {"time":...,"level":"info","msg":"ready","url":"http://..."}.
+Stops (exit 0) on SIGINT, SIGTERM or SIGHUP; started by npm (npx, npm exec, npm run), also
+when npm ends, since npm does not always pass signals on.
 
 Examples:
   $ flagserve                              serve ./flags, or the bundled example
@@ -96,6 +99,12 @@ function editDistance(a: string, b: string): number {
   return row[b.length]!;
 }
 
+/** The body of the start banner's example request. */
+const TRY_BODY = '{"context":{"targetingKey":"user-1"}}';
+
+/** One shell word, single-quoted. */
+const shellQuote = (text: string): string => `'${text.replaceAll("'", "'\\''")}'`;
+
 /** A line on stdout: text as given, or a JSON record. */
 function printer(format: LogFormat) {
   return (text: string, msg: string, fields?: Record<string, unknown>) =>
@@ -116,6 +125,15 @@ function noteInvalid(logger: Logger, problems: ReadonlyMap<string, Problem[]>): 
       });
     }
   }
+}
+
+/** On SIGINT, SIGTERM and SIGHUP; and, as signals sent to npm may never reach us, when npm (or its shell) is gone. */
+function stopWhenAsked(stop: () => void, logger: Logger): void {
+  for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.once(signal, stop);
+  watchProcesses(npmLaunchers(), (pid) => {
+    logger.info(`stopping: npm, which started flagserve, has ended (pid ${pid})`, { pid });
+    stop();
+  });
 }
 
 async function runServe(pathArg: string | undefined, flags: ServeFlags): Promise<void> {
@@ -176,8 +194,7 @@ async function runServe(pathArg: string | undefined, flags: ServeFlags): Promise
     await running.close();
     process.exit(0);
   };
-  process.once("SIGINT", () => void stop());
-  process.once("SIGTERM", () => void stop());
+  stopWhenAsked(() => void stop(), logger);
 
   const url = localUrl(server.url);
   const keys = server.keys();
@@ -199,7 +216,9 @@ async function runServe(pathArg: string | undefined, flags: ServeFlags): Promise
     for (const [env, key] of Object.entries(keys)) print(`  environment ${env.padEnd(width)}  key ${key}`, "environment", { env, key });
     const first = Object.entries(keys)[0];
     if (first && format === "text") {
-      print(`  try: curl${flags.https ? " -k" : ""} -X POST -H 'X-API-Key: ${first[1]}' ${url}/ofrep/v1/evaluate/flags`, "try");
+      // With a targetingKey, so that flags split by `fractional` answer too.
+      const request = `-X POST -H ${shellQuote(`X-API-Key: ${first[1]}`)} -d '${TRY_BODY}' ${url}/ofrep/v1/evaluate/flags`;
+      print(`  try: curl${flags.https ? " -k" : ""} ${request}`, "try");
     }
   }
   print(`ready ${url}`, "ready", { url });

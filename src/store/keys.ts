@@ -3,8 +3,9 @@
  * generated once and persisted in a state file so it survives restarts (DESIGN §6).
  */
 import { createHash, randomBytes } from "node:crypto";
-import { mkdir, readFile, rename, writeFile } from "node:fs/promises";
+import { mkdir, readFile, stat } from "node:fs/promises";
 import { dirname, join } from "node:path";
+import writeFileAtomic from "write-file-atomic";
 
 export const STATE_FILE = "keys.json";
 
@@ -37,14 +38,19 @@ export async function readKeyState(stateDir: string): Promise<Record<string, str
   }
 }
 
-/** Written to a temporary file and renamed over the old one, so a reader never sees half a file. */
+/**
+ * Written to a temporary file and renamed over the old one, so a reader never sees half a file;
+ * through a symlink to its target. A new file is private (0600); an existing one keeps its mode.
+ */
 export async function writeKeyState(stateDir: string, keys: Record<string, string>): Promise<void> {
   const file = stateFilePath(stateDir);
   await mkdir(dirname(file), { recursive: true });
-  const tmp = `${file}.${process.pid}.tmp`;
+  const exists = await stat(file).then(
+    () => true,
+    () => false,
+  );
   const sorted = Object.fromEntries(Object.entries(keys).sort(([a], [b]) => a.localeCompare(b)));
-  await writeFile(tmp, `${JSON.stringify(sorted, null, 2)}\n`, { mode: 0o600 });
-  await rename(tmp, file);
+  await writeFileAtomic(file, `${JSON.stringify(sorted, null, 2)}\n`, exists ? {} : { mode: 0o600 });
 }
 
 export interface ResolvedKeys {

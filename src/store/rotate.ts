@@ -1,10 +1,12 @@
 /**
- * `flagserve keys rotate ENV`: a new key where the old one lives — rewritten in the YAML file
- * (comments and layout kept) when the file has it, else in the state file. A running server
- * sees the edit like any other and announces the rotation.
+ * `flagserve keys rotate ENV`: a new key where the old one lives — in the YAML file when the file
+ * has it, else in the state file. Only the key's own characters change: every other byte of the
+ * file (comments, flow collections, quoting, line endings) stays as it was. A running server sees
+ * the edit like any other and announces the rotation.
  */
-import { readFile, rename, writeFile } from "node:fs/promises";
-import { isMap, parseDocument } from "yaml";
+import { readFile } from "node:fs/promises";
+import writeFileAtomic from "write-file-atomic";
+import { isMap, isScalar, parseDocument, Scalar } from "yaml";
 import type { EnvironmentConfig } from "../config/types.js";
 import { generateKey, readKeyState, stateFilePath, writeKeyState } from "./keys.js";
 
@@ -15,23 +17,41 @@ export interface Rotation {
   file: string;
 }
 
-/** Writes beside the target and renames over it, so a watcher never sees a half-written file. */
-async function replaceFile(file: string, text: string): Promise<void> {
-  const tmp = `${file}.${process.pid}.flagserve-tmp`;
-  await writeFile(tmp, text);
-  await rename(tmp, file);
+/** The key as YAML source in the style the old value was written in (plain when it can be). */
+function scalarSource(old: Scalar, key: string): string {
+  if (old.type === Scalar.QUOTE_SINGLE) return `'${key.replaceAll("'", "''")}'`;
+  if (old.type === Scalar.PLAIN && /^[A-Za-z0-9_][A-Za-z0-9_.-]*$/.test(key)) return key;
+  return JSON.stringify(key);
 }
 
-/** Replaces `apiKey` in the file that defines it; false when no file does. */
+/**
+ * `source` with the `apiKey` at `path` replaced by `key`, or undefined when there is none.
+ * A splice on the value's source range, checked by parsing the result.
+ */
+export function replaceKeyInSource(source: string, path: string[], key: string, file: string): string | undefined {
+  const doc = parseDocument(source);
+  const node = doc.getIn(path, true);
+  if (node === undefined) return undefined;
+  if (!isScalar(node) || typeof node.value !== "string" || !node.range) {
+    throw new Error(`${file}: ${path.join(".")} is not a plain string; replace it by hand`);
+  }
+  const [start, end] = node.range;
+  const text = `${source.slice(0, start)}${scalarSource(node, key)}${source.slice(end)}`;
+  if (parseDocument(text).getIn(path) !== key) throw new Error(`${file}: could not replace ${path.join(".")} safely; replace it by hand`);
+  return text;
+}
+
+/** Replaces `apiKey` in the file that defines it; undefined when no file does. */
 async function rotateInFile(config: EnvironmentConfig, key: string): Promise<string | undefined> {
   for (const file of config.files) {
     const source = await readFile(file, "utf8");
-    const doc = parseDocument(source);
-    const environments = doc.get("environments", true);
+    const environments = parseDocument(source).get("environments", true);
     const path = isMap(environments) && environments.has(config.name) ? ["environments", config.name, "apiKey"] : ["apiKey"];
-    if (!doc.hasIn(path)) continue;
-    doc.setIn(path, key);
-    await replaceFile(file, doc.toString());
+    const text = replaceKeyInSource(source, path, key, file);
+    if (text === undefined) continue;
+    // Through a symlink to the real file, keeping its mode and owner; renamed into place so a
+    // watcher never sees half a file.
+    await writeFileAtomic(file, text);
     return file;
   }
   return undefined;

@@ -1,6 +1,7 @@
 /** `flagserve events`: a client printing a real server's stream, through edits and restarts. */
 import { writeFile } from "node:fs/promises";
 import { createServer, type IncomingHttpHeaders } from "node:http";
+import { createServer as createNetServer } from "node:net";
 import { describe, expect, it } from "vitest";
 import { runCli, startCli } from "../helpers/cli.js";
 import { cleanupAfterEach } from "./run.js";
@@ -129,5 +130,32 @@ describe("flagserve events", () => {
     expect(client.stderr().match(/reconnecting in [\d.]+ s/g)).toEqual(["reconnecting in 0.5 s", "reconnecting in 1 s", "reconnecting in 0.5 s"]);
     expect(requests[3]!["last-event-id"]).toBe("1003");
     expect(await client.stop("SIGINT")).toEqual({ code: 0, signal: null });
+  });
+
+  it("--give-up: a port nobody listens on is retried with backoff, then given up with exit 1", async () => {
+    // A port that was free a moment ago: connections to it are refused.
+    const probe = createNetServer();
+    await new Promise<void>((r) => probe.listen(0, "127.0.0.1", r));
+    const port = (probe.address() as { port: number }).port;
+    await new Promise((r) => probe.close(r));
+
+    const client = t.track(runCli(["events", `http://127.0.0.1:${port}`, "--key", KEY, "--give-up", "1.2"]));
+    expect((await client.exited).code).toBe(1);
+    const stderr = client.stderr().trim().split("\n");
+    const refused = `cannot connect to http://127.0.0.1:${port}/api/v1/flags/events (ECONNREFUSED)`;
+    expect(stderr[0]).toBe(`${refused}; reconnecting in 0.5 s`);
+    // The last wait is cut short to end at the deadline.
+    for (const line of stderr.slice(1, -1)) expect(line).toMatch(/\(ECONNREFUSED\); reconnecting in 0\.\d+ s$/);
+    expect(stderr.length).toBeGreaterThanOrEqual(3);
+    expect(stderr.at(-1)).toBe(
+      `flagserve events: ${refused}; giving up after 1.2 s without a connection (--give-up)`,
+    );
+    expect(client.stdout()).toBe("");
+  });
+
+  it("--give-up must be a non-negative number (usage error)", async () => {
+    const client = t.track(runCli(["events", "http://127.0.0.1:1", "--key", KEY, "--give-up", "soon"]));
+    expect((await client.exited).code).toBe(2);
+    expect(client.stderr()).toContain("--give-up must be a non-negative number");
   });
 });

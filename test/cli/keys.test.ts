@@ -1,10 +1,19 @@
 /** `flagserve keys [list]` and `keys rotate ENV`: output and exit codes. */
-import { readFile } from "node:fs/promises";
+import { chmod, lstat, mkdir, readdir, readFile, readlink, stat, symlink } from "node:fs/promises";
 import { describe, expect, it } from "vitest";
+import { startCli } from "../helpers/cli.js";
 import { TEST_KEY, OFREP_FIXTURE } from "../helpers/fixtures.js";
 import { cleanupAfterEach, run } from "./run.js";
 
 const t = cleanupAfterEach();
+/** Polls `check` until it holds (at most 10 s). */
+async function until(check: () => Promise<boolean>) {
+  for (let i = 0; i < 200; i++) {
+    if (await check()) return;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error("condition not met within 10 s");
+}
 const NO_KEY = `flags:\n  f:\n    variants: { "on": true }\n    defaultVariant: "on"\n`;
 
 describe("flagserve keys", () => {
@@ -42,5 +51,68 @@ describe("flagserve keys", () => {
     expect(unknown.code).toBe(1);
     expect(unknown.stdout).toBe("");
     expect(unknown.stderr).toBe("flagserve keys rotate: cannot rotate the key of 'prod': no such environment (known: staging, test)\n");
+  });
+});
+
+describe("flagserve keys rotate: how the file is written", () => {
+  // Flow collections, quoting, comments and CRLF line endings: none of it may change.
+  const FLOW = [
+    "# test environment\r\n",
+    "apiKey: old-key-0123456789   # rotate with flagserve keys rotate\r\n",
+    "metadata: { team: web, version: 2 }\r\n",
+    "flags:\r\n",
+    "  f: { variants: { on: true, off: false }, defaultVariant: 'off', targeting: { if: [{ in: [{ var: email }, [a@x.io]] }, on, null] } }\r\n",
+  ].join("");
+
+  it("changes only the key's bytes: flow style, comments and line endings are kept", async () => {
+    const dir = await t.dir({ "flags/test.yaml": FLOW });
+    const rotated = await run(["keys", "rotate", "test", "flags", "--state-dir", "state"], { cwd: dir.path });
+    expect(rotated.stderr).toBe("");
+    expect(rotated.code).toBe(0);
+    const [, key] = rotated.stdout.match(/^test {2}(fs_test_\S+) {2}/)!;
+    expect(await readFile(dir.file("flags/test.yaml"), "utf8")).toBe(FLOW.replace("old-key-0123456789", key!));
+  });
+
+  it("keeps the quoting style of the old key, and the key of the right environment in a multi-environment file", async () => {
+    const source = `environments:\n  dev: { apiKey: "dev-key-0123456789", flags: {} }\n  test:\n    apiKey: 'test-key-0123456789' # quoted\n    flags: {}\n`;
+    const dir = await t.dir({ "flags.yaml": source });
+    const rotated = await run(["keys", "rotate", "test", "flags.yaml", "--state-dir", "state"], { cwd: dir.path });
+    expect(rotated.code).toBe(0);
+    const [, key] = rotated.stdout.match(/^test {2}(fs_test_\S+) {2}/)!;
+    expect(await readFile(dir.file("flags.yaml"), "utf8")).toBe(source.replace("'test-key-0123456789'", `'${key}'`));
+  });
+
+  it("writes through a symlink to the real file, keeps mode 0640, and a running server follows the new key", async () => {
+    const dir = await t.dir({ "real/test.yaml": OFREP_FIXTURE });
+    await mkdir(dir.file("flags"));
+    await symlink(dir.file("real/test.yaml"), dir.file("flags/test.yaml"));
+    await chmod(dir.file("real/test.yaml"), 0o640);
+    const { cli, url } = await startCli([dir.file("flags"), "--state-dir", dir.file("state")]);
+    t.track(cli);
+
+    const rotated = await run(["keys", "rotate", "test", "flags", "--state-dir", "state"], { cwd: dir.path });
+    expect(rotated.code).toBe(0);
+    const [, key] = rotated.stdout.match(/^test {2}(fs_test_\S+) {2}\(written to flags\/test\.yaml\)$/m)!;
+    expect((await lstat(dir.file("flags/test.yaml"))).isSymbolicLink()).toBe(true);
+    expect(await readlink(dir.file("flags/test.yaml"))).toBe(dir.file("real/test.yaml"));
+    expect(await readFile(dir.file("real/test.yaml"), "utf8")).toBe(OFREP_FIXTURE.replace(TEST_KEY, key!));
+    expect((await stat(dir.file("real/test.yaml"))).mode & 0o777).toBe(0o640);
+    expect((await readdir(dir.file("real"))).sort()).toEqual(["test.yaml"]); // no temporary file left
+
+    // The server watches the file through the link: it switches to the new key.
+    const evaluate = (k: string) => fetch(`${url}/ofrep/v1/evaluate/flags/bool-flag`, { method: "POST", headers: { "x-api-key": k } });
+    await until(async () => (await evaluate(key!)).status === 200);
+    expect((await evaluate(TEST_KEY)).status).toBe(401);
+  });
+
+  it("a generated key: the state file keeps its mode; a new state file is private (0600)", async () => {
+    const dir = await t.dir({ "flags/staging.yaml": NO_KEY });
+    expect((await run(["keys", "rotate", "staging", "flags", "--state-dir", "state"], { cwd: dir.path })).code).toBe(0);
+    expect((await stat(dir.file("state/keys.json"))).mode & 0o777).toBe(0o600);
+    await chmod(dir.file("state/keys.json"), 0o640);
+    const rotated = await run(["keys", "rotate", "staging", "flags", "--state-dir", "state"], { cwd: dir.path });
+    const [, key] = rotated.stdout.match(/^staging {2}(fs_staging_\S+) {2}\(written to state\/keys\.json\)$/m)!;
+    expect(JSON.parse(await readFile(dir.file("state/keys.json"), "utf8"))).toEqual({ staging: key });
+    expect((await stat(dir.file("state/keys.json"))).mode & 0o777).toBe(0o640);
   });
 });

@@ -1,9 +1,11 @@
 /** `flagserve serve` output: the start-up lines, --json-logs, --quiet, --https and --public. */
+import { readdir, readFile } from "node:fs/promises";
 import { request } from "node:https";
+import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { runCli, startCli } from "../helpers/cli.js";
 import { OFREP_FIXTURE, TEST_KEY } from "../helpers/fixtures.js";
-import { cleanupAfterEach } from "./run.js";
+import { cleanupAfterEach, run } from "./run.js";
 
 const t = cleanupAfterEach();
 const NO_KEY = `flags:\n  f:\n    variants: { "on": true }\n    defaultVariant: "on"\n`;
@@ -30,7 +32,68 @@ async function touchStream(url: string, key: string) {
   abort.abort();
 }
 
+/** Runs a printed `curl` command line as the same request with fetch (-X, -H, -d, -k and a URL). */
+async function fetchCurl(command: string): Promise<Response> {
+  const words = (command.match(/(?:'[^']*'|\\.|[^\s'\\])+/g) ?? []).map((w) => w.replace(/'([^']*)'|\\(.)/g, (_, quoted, escaped) => quoted ?? escaped));
+  expect(words.shift()).toBe("curl");
+  const init: RequestInit & { headers: Record<string, string> } = { method: "GET", headers: {} };
+  let url = "";
+  while (words.length > 0) {
+    const word = words.shift()!;
+    if (word === "-X") init.method = words.shift()!;
+    else if (word === "-H") {
+      const [name, ...value] = words.shift()!.split(":");
+      init.headers[name!.trim()] = value.join(":").trim();
+    } else if (word === "-d") init.body = words.shift()!;
+    else if (word.startsWith("-")) throw new Error(`unexpected curl option ${word}`);
+    else url = word;
+  }
+  return fetch(url, init);
+}
+
 describe("flagserve serve (start-up output)", () => {
+  it("the banner's try command works on the bundled example: every flag answers, none with TARGETING_KEY_MISSING", async () => {
+    const dir = await t.dir();
+    const { cli, url } = await startCli(["--state-dir", dir.file("state")], { cwd: dir.path });
+    t.track(cli);
+    expect(cli.stdout()).toContain("(the bundled example;");
+    const [, command] = cli.stdout().match(/^ {2}try: (curl .*)$/m)!;
+    expect(command).toBe(`curl -X POST -H 'X-API-Key: dev-example-key' -d '{"context":{"targetingKey":"user-1"}}' ${url}/ofrep/v1/evaluate/flags`);
+    const response = await fetchCurl(command!);
+    expect(response.status).toBe(200);
+    const { flags } = (await response.json()) as { flags: { key: string; errorCode?: string; reason?: string }[] };
+    expect(flags.map((f) => f.key).sort()).toEqual(["banner-color", "checkout-config", "dark-mode", "max-upload-mb", "new-checkout"]);
+    expect(flags.filter((f) => f.errorCode !== undefined)).toEqual([]);
+    expect(flags.find((f) => f.key === "banner-color")!.reason).toBe("SPLIT");
+  });
+
+  it("the bundled example keeps its generated keys in the per-user state directory, not in the package", async () => {
+    const dir = await t.dir();
+    const env = { XDG_STATE_HOME: dir.file("xdg") };
+    const { cli } = await startCli([], { cwd: dir.path, env });
+    t.track(cli);
+    const production = cli.stdout().match(/environment production\s+key (\S+)/)![1]!;
+    const [sub, ...others] = await readdir(dir.file("xdg/flagserve"));
+    expect(others).toEqual([]);
+    expect(sub).toMatch(/^flags\.example-[0-9a-f]{12}$/);
+    expect(JSON.parse(await readFile(dir.file(`xdg/flagserve/${sub}/keys.json`), "utf8"))).toEqual({ production });
+    const inPackage = await readFile(fileURLToPath(new URL("../../.flagserve/keys.json", import.meta.url)), "utf8").catch(() => "");
+    expect(inPackage).not.toContain(production);
+    // `keys` finds the same state directory.
+    const keys = await run(["keys"], { cwd: dir.path, env });
+    expect(keys.stdout).toContain(`production   ${production}  (state)`);
+  });
+
+  it("SIGINT, SIGTERM and SIGHUP each close the server and exit 0, releasing the port", async () => {
+    const dir = await t.dir({ "flags/test.yaml": OFREP_FIXTURE });
+    for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) {
+      const { cli, url } = await startCli([dir.file("flags"), "--state-dir", dir.file("state")]);
+      t.track(cli);
+      expect(await cli.stop(signal)).toEqual({ code: 0, signal: null });
+      await expect(fetch(`${url}/healthz`)).rejects.toThrow();
+    }
+  });
+
   it("prints the URL, each environment with its key, a note per invalid file, then `ready <url>`", async () => {
     const dir = await t.dir({ "flags/test.yaml": OFREP_FIXTURE, "flags/staging.yaml": NO_KEY, "flags/bad.yaml": BAD });
     const { cli, url } = await startCli([dir.file("flags"), "--allow-invalid", "--state-dir", dir.file("state")]);
@@ -40,7 +103,8 @@ describe("flagserve serve (start-up output)", () => {
     expect(out[1]).toBe(`  ${url}`);
     expect(out[2]).toMatch(/^ {2}environment staging {2}key fs_staging_\S{24}$/);
     expect(out[3]).toBe(`  environment test     key ${TEST_KEY}`);
-    expect(out[4]).toContain(`try: curl -X POST -H 'X-API-Key: `);
+    const stagingKey = out[2]!.split(" key ")[1];
+    expect(out[4]).toBe(`  try: curl -X POST -H 'X-API-Key: ${stagingKey}' -d '{"context":{"targetingKey":"user-1"}}' ${url}/ofrep/v1/evaluate/flags`);
     expect(out[5]).toBe(`ready ${url}`);
     expect(out[6]).toBe("");
     expect(cli.stderr()).toContain(`error: ${dir.file("flags/bad.yaml")}:3:12 flags.f.state: must be one of ENABLED, DISABLED`);
