@@ -2,7 +2,7 @@
  * The listener: listhen, held to the contract of a CLI server — exactly this host and port or
  * an error naming them, our own signal handling, and a close() that never waits on open streams.
  */
-import type { Server } from "node:http";
+import { STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { toNodeHandler, type H3 } from "h3";
 import { listen } from "listhen";
 
@@ -28,11 +28,28 @@ export class PortInUseError extends Error {
   }
 }
 
+type NodeHandler = (req: IncomingMessage, res: ServerResponse) => unknown;
+
+/**
+ * A web Response carries an empty status text unless one is given, and Node writes it as is
+ * (`HTTP/1.1 200 `); this fills in the standard reason phrase instead.
+ */
+function withReasonPhrases(handler: NodeHandler): NodeHandler {
+  return (req, res) => {
+    const writeHead = res.writeHead;
+    res.writeHead = function (this: ServerResponse, status: number, ...rest: unknown[]) {
+      if (rest[0] === "") rest[0] = STATUS_CODES[status] ?? "";
+      return (writeHead as (...args: unknown[]) => ServerResponse).call(this, status, ...rest);
+    } as ServerResponse["writeHead"];
+    return handler(req, res);
+  };
+}
+
 export async function listenApp(app: H3, options: ListenOptions): Promise<Listening> {
   const { port, host } = options;
   let listener;
   try {
-    listener = await listen(toNodeHandler(app), {
+    listener = await listen(withReasonPhrases(toNodeHandler(app)), {
       // Strict: listhen would otherwise move to another port without a word.
       port: port === 0 ? 0 : { port, random: false, alternativePortRange: [] as unknown as [number, number] },
       hostname: host,
