@@ -46,18 +46,25 @@ export class EventHub {
     return channels[kind];
   }
 
-  /** Adds a client, counting it against its address; returns the function that removes it. */
+  /** Adds a client to an environment's stream; returns the function that removes it. */
   subscribe(env: string, kind: StreamKind, subscriber: Subscriber, lastEventId?: number): () => void {
-    this.#streamsPerIp.set(subscriber.ip, (this.#streamsPerIp.get(subscriber.ip) ?? 0) + 1);
-    const unsubscribe = this.channel(env, kind).subscribe(subscriber, lastEventId);
-    let done = false;
+    return this.channel(env, kind).subscribe(subscriber, lastEventId);
+  }
+
+  /**
+   * Counts one open stream against a client address until the returned function is called.
+   * Held for as long as the connection lives, not the subscription: a stream dropped for
+   * falling behind still occupies a socket until that socket has closed.
+   */
+  holdAddress(ip: string): () => void {
+    this.#streamsPerIp.set(ip, (this.#streamsPerIp.get(ip) ?? 0) + 1);
+    let released = false;
     return () => {
-      if (done) return;
-      done = true;
-      unsubscribe();
-      const left = (this.#streamsPerIp.get(subscriber.ip) ?? 1) - 1;
-      if (left > 0) this.#streamsPerIp.set(subscriber.ip, left);
-      else this.#streamsPerIp.delete(subscriber.ip);
+      if (released) return;
+      released = true;
+      const left = (this.#streamsPerIp.get(ip) ?? 1) - 1;
+      if (left > 0) this.#streamsPerIp.set(ip, left);
+      else this.#streamsPerIp.delete(ip);
     };
   }
 

@@ -21,6 +21,8 @@ export interface AppOptions {
   hub?: EventHub;
   clientIpHeader?: string;
   maxStreamsPerIp?: number;
+  /** A stream whose unsent data exceeds this is cut off (default 1 MiB). */
+  maxBufferedBytes?: number;
 }
 
 export const CORS_ALLOW_HEADERS = [
@@ -74,7 +76,14 @@ export function createApp(options: AppOptions): { app: H3; metrics: Metrics } {
     eventStreamUrl: hub ? ofrepStreamUrl : undefined,
   });
   if (hub) {
-    registerEventRoutes(app, { store, hub, logger, clientIpHeader: options.clientIpHeader, maxStreamsPerIp: options.maxStreamsPerIp });
+    registerEventRoutes(app, {
+      store,
+      hub,
+      logger,
+      clientIpHeader: options.clientIpHeader,
+      maxStreamsPerIp: options.maxStreamsPerIp,
+      maxBufferedBytes: options.maxBufferedBytes,
+    });
     metrics.gauge("flagserve_sse_streams", "Open event streams", () => hub.streamCount);
   }
   registerHealthRoutes(app, store, metrics);

@@ -1,4 +1,5 @@
 /** The SSE routes (DESIGN §7): the primary change stream and the OFREP stream. */
+import type { Socket } from "node:net";
 import type { H3, H3Event } from "h3";
 import type { EventHub, StreamKind } from "../events/hub.js";
 import { createSseResponse } from "../events/sse.js";
@@ -36,6 +37,15 @@ export function clientIp(event: H3Event, header?: string): string {
 export const ofrepStreamUrl = (event: H3Event, snapshot: EnvironmentSnapshot): string =>
   `${event.url.origin}${OFREP_STREAM_PATH}?token=${snapshot.streamToken}`;
 
+/** TCP reset where the socket allows it (a TLS socket does not), else an immediate destroy. */
+function resetConnection(socket: Socket): void {
+  try {
+    socket.resetAndDestroy();
+  } catch {
+    socket.destroy();
+  }
+}
+
 function lastEventId(event: H3Event): number | undefined {
   const raw = event.req.headers.get("last-event-id") ?? event.url.searchParams.get("lastEventId");
   if (raw === null || !/^\d+$/.test(raw.trim())) return undefined;
@@ -53,14 +63,22 @@ export function registerEventRoutes(app: H3, options: EventRoutesOptions): void 
       });
     }
     logger.info(`stream opened: ${kind} ${snapshot.name} from ${ip}`);
+    const node = event.runtime?.node;
+    const releaseAddress = hub.holdAddress(ip);
+    // The address stays counted until the connection is gone (under Node: the response closed).
+    node?.res?.once("close", releaseAddress);
     return createSseResponse({
       contentType,
       keyDigest: keyDigest(key),
       ip,
       maxBufferedBytes: options.maxBufferedBytes ?? DEFAULT_MAX_BUFFERED_BYTES,
       attach: (subscriber) => hub.subscribe(snapshot.name, kind, subscriber, lastEventId(event)),
+      // A reset, not a graceful close: the kernel drops the unsent backlog instead of keeping
+      // it (and the socket) until a client that reads nothing finally goes away.
+      cutOff: node ? () => resetConnection(node.req.socket) : undefined,
       onClose: (reason) => {
-        if (reason === "slow") logger.warn(`stream dropped: ${kind} ${snapshot.name} from ${ip} fell too far behind`);
+        if (!node?.res) releaseAddress();
+        if (reason === "slow") logger.warn(`stream dropped: ${kind} ${snapshot.name} from ${ip} fell too far behind; connection reset`);
         else logger.info(`stream closed by ${reason}: ${kind} ${snapshot.name} from ${ip}`);
       },
     });
