@@ -22,6 +22,7 @@ export interface EventRoutesOptions {
 }
 
 export const OFREP_STREAM_PATH = "/ofrep/v1/events";
+export const EVENTS_PATH = "/api/v1/flags/events";
 const DEFAULT_MAX_BUFFERED_BYTES = 1024 * 1024;
 
 export function clientIp(event: H3Event, header?: string): string {
@@ -33,9 +34,8 @@ export function clientIp(event: H3Event, header?: string): string {
   return event.runtime?.node?.req.socket.remoteAddress ?? "unknown";
 }
 
-/** The URL advertised in evaluate-all's `eventStreams`: EventSource cannot send headers. */
-export const ofrepStreamUrl = (event: H3Event, snapshot: EnvironmentSnapshot): string =>
-  `${event.url.origin}${OFREP_STREAM_PATH}?token=${snapshot.streamToken}`;
+/** The stream advertised in evaluate-all's `eventStreams`, token included: EventSource cannot send headers. */
+export const ofrepStreamPath = (snapshot: EnvironmentSnapshot): string => `${OFREP_STREAM_PATH}?token=${snapshot.streamToken}`;
 
 /** TCP reset where the socket allows it (a TLS socket does not), else an immediate destroy. */
 function resetConnection(socket: Socket): void {
@@ -84,7 +84,7 @@ export function registerEventRoutes(app: H3, options: EventRoutesOptions): void 
     });
   };
 
-  app.get("/api/v1/flags/events", (event) => {
+  app.get(EVENTS_PATH, (event) => {
     const snapshot = authenticate(event, store);
     // EventSource and browsers need text/event-stream; the seed document says text/plain.
     const wantsEventStream = (event.req.headers.get("accept") ?? "").includes("text/event-stream");
@@ -98,7 +98,7 @@ export function registerEventRoutes(app: H3, options: EventRoutesOptions): void 
     return open(event, snapshot, "ofrep", snapshot.apiKey, "text/event-stream");
   });
 
-  for (const route of ["/api/v1/flags/events", OFREP_STREAM_PATH]) {
+  for (const route of [EVENTS_PATH, OFREP_STREAM_PATH]) {
     app.all(route, (event) => {
       throw apiError(405, "METHOD_NOT_ALLOWED", `${event.req.method} is not allowed here; use GET`, { headers: { allow: "GET, OPTIONS" } });
     });

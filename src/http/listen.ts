@@ -3,8 +3,10 @@
  * an error naming them, our own signal handling, and a close() that never waits on open streams.
  */
 import { STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { Duplex } from "node:stream";
 import { toNodeHandler, type H3 } from "h3";
 import { listen } from "listhen";
+import { HEADERS_TOO_LARGE_RESPONSE } from "./errors.js";
 
 export interface ListenOptions {
   port: number;
@@ -45,6 +47,20 @@ function withReasonPhrases(handler: NodeHandler): NodeHandler {
   };
 }
 
+/**
+ * What Node does for a request it cannot parse (a listener replaces its default), except that a
+ * head over the size limit gets the JSON error body every other error has.
+ */
+function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
+  const answered = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent;
+  if (socket.writable && !answered && error.code !== "ECONNRESET") {
+    if (error.code === "HPE_HEADER_OVERFLOW") socket.write(HEADERS_TOO_LARGE_RESPONSE);
+    else if (error.code === "ERR_HTTP_REQUEST_TIMEOUT") socket.write("HTTP/1.1 408 Request Timeout\r\nConnection: close\r\n\r\n");
+    else socket.write("HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n");
+  }
+  socket.destroy(error);
+}
+
 export async function listenApp(app: H3, options: ListenOptions): Promise<Listening> {
   const { port, host } = options;
   let listener;
@@ -75,6 +91,7 @@ export async function listenApp(app: H3, options: ListenOptions): Promise<Listen
     throw new PortInUseError(host, port);
   }
   const server = listener.server as unknown as Server;
+  server.on("clientError", answerClientError);
   // Node's default would end idle keep-alive sockets after 5 s; clients polling OFREP reuse them.
   server.keepAliveTimeout = 65_000;
   return {
