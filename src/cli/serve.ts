@@ -3,6 +3,7 @@ import { existsSync } from "node:fs";
 import { Command, Option } from "commander";
 import type { Problem } from "../config/types.js";
 import { createLogger, formatRecord, type LogFormat, type Logger } from "../log.js";
+import { DEFAULT_KEY_GRACE_SECONDS } from "../store/keys.js";
 import { networkUrls, localUrl, qrCode } from "./network.js";
 import { parseByteSize, parseNonNegativeNumber, parsePort, parsePositiveInteger } from "./options.js";
 import { PATH_ARGUMENT_HELP, VERSION, plural, resolveConfigPath } from "./paths.js";
@@ -47,7 +48,9 @@ export function serveCommand(): Command {
       ),
     )
     .addOption(
-      new Option("--key-grace <seconds>", "how long a replaced API key keeps working").argParser(parseNonNegativeNumber("--key-grace")).default(0),
+      new Option("--key-grace <seconds>", "how long a replaced API key keeps working (keys rotate --revoke-now: not at all)")
+        .argParser(parseNonNegativeNumber("--key-grace"))
+        .default(DEFAULT_KEY_GRACE_SECONDS),
     )
     .option("--state-dir <dir>", "where generated API keys are kept (default: .flagserve beside the configuration)")
     .option("--allow-invalid", "serve the valid environments even when others have errors")

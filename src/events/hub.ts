@@ -78,10 +78,13 @@ export class EventHub {
     return n;
   }
 
-  /** Announces one reload's changes of an environment on both of its streams. */
-  publish(snapshot: EnvironmentSnapshot, changes: readonly Change[], at = new Date()): void {
+  /**
+   * Announces one reload's changes of an environment on both of its streams; `keyValidUntil`
+   * is when a replaced key stops working (default: now).
+   */
+  publish(snapshot: EnvironmentSnapshot, changes: readonly Change[], at = new Date(), keyValidUntil = at): void {
     if (changes.length === 0) return;
-    this.channel(snapshot.name, "events").publish(eventsFor(changes, this.eventSet, at.toISOString()));
+    this.channel(snapshot.name, "events").publish(eventsFor(changes, this.eventSet, at.toISOString(), keyValidUntil.toISOString()));
     this.channel(snapshot.name, "ofrep").publish([{ data: refetchEvent(snapshot.configEtag, snapshot.loadedAt) }]);
   }
 
@@ -91,6 +94,14 @@ export class EventHub {
     if (!channels) return 0;
     const stale = (s: Subscriber) => s.keyDigest !== keepDigest;
     return channels.events.closeWhere(stale) + channels.ofrep.closeWhere(stale);
+  }
+
+  /** Ends the streams of an environment opened with the key whose digest is given. */
+  closeStreamsOf(env: string, digest: string): number {
+    const channels = this.#channels.get(env);
+    if (!channels) return 0;
+    const opened = (s: Subscriber) => s.keyDigest === digest;
+    return channels.events.closeWhere(opened) + channels.ofrep.closeWhere(opened);
   }
 
   /** An environment that went away: its streams end and its replay buffer is dropped. */
