@@ -58,6 +58,7 @@ export interface FlagServerOptions {
   watch?: boolean;
   eventSet?: EventSet;
   heartbeatSeconds?: number;
+  /** Seconds a replaced key keeps working (default 3600, as `--key-grace`). */
   keyGraceSeconds?: number;
   corsOrigin?: string | string[];
   /** Where log lines go; default nowhere. */

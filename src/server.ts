@@ -15,7 +15,7 @@ import { Metrics } from "./http/metrics.js";
 import { listenApp } from "./http/listen.js";
 import type { Logger } from "./log.js";
 import { createNotifier } from "./notify/notifier.js";
-import { stateFilePath } from "./store/keys.js";
+import { DEFAULT_KEY_GRACE_SECONDS, stateFilePath } from "./store/keys.js";
 import { defaultStateDir } from "./store/state-dir.js";
 import { FlagStore } from "./store/store.js";
 
@@ -90,7 +90,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     notifier.onChanges(changes);
     options.onChanges?.(changes);
   };
-  const reloadContext = { store, hub, logger, stateDir, keyGraceSeconds: options.keyGraceSeconds ?? 0, onChanges };
+  const reloadContext = { store, hub, logger, stateDir, keyGraceSeconds: options.keyGraceSeconds ?? DEFAULT_KEY_GRACE_SECONDS, onChanges };
   await applyLoad(initial, { ...reloadContext, logger: { ...logger, info() {} }, onChanges: undefined });
 
   // One reload at a time; edits that arrive meanwhile are folded into one more.

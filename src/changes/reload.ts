@@ -7,7 +7,7 @@ import { formatProblem, type Problem } from "../config/types.js";
 import type { EventHub } from "../events/hub.js";
 import type { Logger } from "../log.js";
 import { canonicalJson } from "../store/canonical.js";
-import { keyDigest, redactKey, resolveKeys } from "../store/keys.js";
+import { keyDigest, recordedGrace, redactKey, resolveKeys } from "../store/keys.js";
 import { createSnapshot, type EnvironmentSnapshot } from "../store/snapshot.js";
 import type { FlagStore } from "../store/store.js";
 import { diffEnvironments, type Change } from "./diff.js";
@@ -91,24 +91,36 @@ export async function applyLoad(load: ConfigLoad, ctx: ReloadContext, options: A
       logger.info(`environment ${env} added, key ${generated.includes(env) ? after.apiKey : redactKey(after.apiKey)}`);
       continue;
     }
-    hub.publish(after, change.changes);
+    const rotated = before.apiKey !== after.apiKey;
+    const graceSeconds = rotated ? await keyGraceFor(ctx, env, before.apiKey) : 0;
+    const at = new Date();
+    hub.publish(after, change.changes, at, new Date(at.getTime() + graceSeconds * 1000));
     logger.info(`${env}: ${describe(change.changes)}`);
-    if (before.apiKey !== after.apiKey) revokeLater(ctx, env, before.apiKey, after.apiKey);
+    if (rotated) revokeLater(ctx, env, before.apiKey, graceSeconds);
   }
   if (applied.length > 0) ctx.onChanges?.(applied);
   return applied;
 }
 
-/** `api-key-rotated` has been sent; the old key and its streams end after the grace period. */
-function revokeLater(ctx: ReloadContext, env: string, oldKey: string, newKey: string): void {
-  const graceMs = ctx.keyGraceSeconds * 1000;
+/** The grace `keys rotate` recorded for this rotation (`--revoke-now`: 0), else `--key-grace`. */
+async function keyGraceFor(ctx: ReloadContext, env: string, oldKey: string): Promise<number> {
+  return (await recordedGrace(ctx.stateDir, env, oldKey)) ?? ctx.keyGraceSeconds;
+}
+
+/** `api-key-rotated` has been sent; the old key and the streams opened with it end after the grace period. */
+function revokeLater(ctx: ReloadContext, env: string, oldKey: string, graceSeconds: number): void {
+  const graceMs = graceSeconds * 1000;
   ctx.store.retireKey(env, oldKey, graceMs);
   const revoke = () => {
-    const closed = ctx.hub.closeStreams(env, keyDigest(newKey));
+    // Only the old key's streams: a later rotation's clients may already be on a newer key.
+    const closed = ctx.hub.closeStreamsOf(env, keyDigest(oldKey));
     ctx.logger.info(`${env}: old key revoked${closed ? `, ${closed} stream(s) closed` : ""}`);
   };
   if (graceMs <= 0) revoke();
-  else setTimeout(revoke, graceMs).unref();
+  else {
+    ctx.logger.info(`${env}: the old key works until ${new Date(Date.now() + graceMs).toISOString()}`);
+    setTimeout(revoke, graceMs).unref();
+  }
 }
 
 function describe(changes: readonly Change[]): string {

@@ -4,6 +4,7 @@ import { PATH_ARGUMENT_HELP, STATE_DIR_HELP, displayPath, err, out, resolveConfi
 
 interface KeysFlags {
   stateDir?: string;
+  revokeNow?: boolean;
 }
 
 
@@ -67,19 +68,23 @@ Examples:
     .argument("<env>", "the environment")
     .argument("[path]", PATH_ARGUMENT_HELP)
     .option("--state-dir <dir>", STATE_DIR_HELP)
+    .option("--revoke-now", "the running server stops accepting the old key at once, whatever its --key-grace (for a leaked key)")
     .addHelpText(
       "after",
       `
 A key written in the environment's file is replaced there: only the key's characters
 change, a symlinked file is written through the link, and its mode and owner are kept. A
 generated key is replaced in the state directory. A running server notices, sends
-config-updated {"reason":"api-key-rotated"} on the environment's streams and, after its
---key-grace, stops accepting the old key.
+config-updated {"reason":"api-key-rotated"} and api-key-rotated {"validUntil",...} on the
+environment's streams and, after its --key-grace (default 3600 s), stops accepting the old key
+and closes the streams opened with it. With --revoke-now that happens at once; the server
+learns it from the state directory, so it must use the same --state-dir.
 Exit status: 0, 1 when the environment is unknown or has problems, 2 usage error.
 
 Examples:
   $ flagserve keys rotate production
-  $ flagserve keys rotate staging config/flags.yaml`,
+  $ flagserve keys rotate staging config/flags.yaml
+  $ flagserve keys rotate production --revoke-now   the old key leaked: revoke it now`,
     )
     .action(async (env: string, pathArg: string | undefined, flags: KeysFlags) => {
       const [{ load, stateDir }, { rotateKey }] = await Promise.all([loadForKeys(pathArg, flags), import("../store/rotate.js")]);
@@ -90,6 +95,12 @@ Examples:
         err(`flagserve keys rotate: cannot rotate the key of '${env}': ${why}`);
         process.exitCode = 1;
         return;
+      }
+      if (flags.revokeNow) {
+        // Recorded before the new key is written: the reload that write triggers reads it.
+        const { readKeyState, recordRotation } = await import("../store/keys.js");
+        const oldKey = loaded.config.apiKey ?? (await readKeyState(stateDir))[env];
+        if (oldKey !== undefined) await recordRotation(stateDir, env, oldKey, 0);
       }
       const rotation = await rotateKey(loaded.config, stateDir);
       out(`${rotation.env}  ${rotation.key}  (written to ${displayPath(rotation.file)})`);

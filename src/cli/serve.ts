@@ -3,6 +3,7 @@ import { existsSync } from "node:fs";
 import { Command, Option } from "commander";
 import type { Problem } from "../config/types.js";
 import { createLogger, formatRecord, type LogFormat, type Logger } from "../log.js";
+import { DEFAULT_KEY_GRACE_SECONDS } from "../store/keys.js";
 import { npmLaunchers, watchProcesses } from "./launcher.js";
 import { networkUrls, localUrl, qrCode } from "./network.js";
 import { parseByteSize, parseNonNegativeNumber, parsePort, parsePositiveInteger } from "./options.js";
@@ -48,7 +49,9 @@ export function serveCommand(): Command {
       ),
     )
     .addOption(
-      new Option("--key-grace <seconds>", "how long a replaced API key keeps working").argParser(parseNonNegativeNumber("--key-grace")).default(0),
+      new Option("--key-grace <seconds>", "how long a replaced API key keeps working (keys rotate --revoke-now: not at all)")
+        .argParser(parseNonNegativeNumber("--key-grace"))
+        .default(DEFAULT_KEY_GRACE_SECONDS),
     )
     .option("--state-dir <dir>", STATE_DIR_HELP)
     .option("--allow-invalid", "serve the valid environments even when others have errors")

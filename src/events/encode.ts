@@ -28,9 +28,17 @@ export const DEFAULT_HEARTBEAT_SECONDS: Record<EventSet, number> = { primary: 15
 /**
  * The events one reload produces for the primary stream, per the table of DESIGN §7: one
  * `flag-updated` per flag, one `segment-modified` however many segments changed, and
- * `api-key-rotated` when the key changed. The variant set folds segments into `flag-change` null.
+ * `config-updated` `api-key-rotated` when the key changed, followed by the Flipswitch SDKs'
+ * own `api-key-rotated` event saying until when the old key works (`keyValidUntil`, ISO-8601;
+ * spec clients ignore event names they do not know). The variant set folds segments into
+ * `flag-change` null.
  */
-export function eventsFor(changes: readonly Change[], set: EventSet, timestamp: string): { name: string; data: string }[] {
+export function eventsFor(
+  changes: readonly Change[],
+  set: EventSet,
+  timestamp: string,
+  keyValidUntil: string = timestamp,
+): { name: string; data: string }[] {
   const events: { name: string; data: string }[] = [];
   const flagEvent = set === "primary" ? "flag-updated" : "flag-change";
   for (const change of changes) {
@@ -45,6 +53,7 @@ export function eventsFor(changes: readonly Change[], set: EventSet, timestamp: 
   }
   if (set === "primary" && changes.some((c) => c.kind === "api-key")) {
     events.push({ name: "config-updated", data: JSON.stringify({ reason: "api-key-rotated", timestamp }) });
+    events.push({ name: "api-key-rotated", data: JSON.stringify({ validUntil: keyValidUntil, timestamp }) });
   }
   return events;
 }

@@ -46,18 +46,25 @@ export class EventHub {
     return channels[kind];
   }
 
-  /** Adds a client, counting it against its address; returns the function that removes it. */
+  /** Adds a client to an environment's stream; returns the function that removes it. */
   subscribe(env: string, kind: StreamKind, subscriber: Subscriber, lastEventId?: number): () => void {
-    this.#streamsPerIp.set(subscriber.ip, (this.#streamsPerIp.get(subscriber.ip) ?? 0) + 1);
-    const unsubscribe = this.channel(env, kind).subscribe(subscriber, lastEventId);
-    let done = false;
+    return this.channel(env, kind).subscribe(subscriber, lastEventId);
+  }
+
+  /**
+   * Counts one open stream against a client address until the returned function is called.
+   * Held for as long as the connection lives, not the subscription: a stream dropped for
+   * falling behind still occupies a socket until that socket has closed.
+   */
+  holdAddress(ip: string): () => void {
+    this.#streamsPerIp.set(ip, (this.#streamsPerIp.get(ip) ?? 0) + 1);
+    let released = false;
     return () => {
-      if (done) return;
-      done = true;
-      unsubscribe();
-      const left = (this.#streamsPerIp.get(subscriber.ip) ?? 1) - 1;
-      if (left > 0) this.#streamsPerIp.set(subscriber.ip, left);
-      else this.#streamsPerIp.delete(subscriber.ip);
+      if (released) return;
+      released = true;
+      const left = (this.#streamsPerIp.get(ip) ?? 1) - 1;
+      if (left > 0) this.#streamsPerIp.set(ip, left);
+      else this.#streamsPerIp.delete(ip);
     };
   }
 
@@ -71,10 +78,13 @@ export class EventHub {
     return n;
   }
 
-  /** Announces one reload's changes of an environment on both of its streams. */
-  publish(snapshot: EnvironmentSnapshot, changes: readonly Change[], at = new Date()): void {
+  /**
+   * Announces one reload's changes of an environment on both of its streams; `keyValidUntil`
+   * is when a replaced key stops working (default: now).
+   */
+  publish(snapshot: EnvironmentSnapshot, changes: readonly Change[], at = new Date(), keyValidUntil = at): void {
     if (changes.length === 0) return;
-    this.channel(snapshot.name, "events").publish(eventsFor(changes, this.eventSet, at.toISOString()));
+    this.channel(snapshot.name, "events").publish(eventsFor(changes, this.eventSet, at.toISOString(), keyValidUntil.toISOString()));
     this.channel(snapshot.name, "ofrep").publish([{ data: refetchEvent(snapshot.configEtag, snapshot.loadedAt) }]);
   }
 
@@ -84,6 +94,14 @@ export class EventHub {
     if (!channels) return 0;
     const stale = (s: Subscriber) => s.keyDigest !== keepDigest;
     return channels.events.closeWhere(stale) + channels.ofrep.closeWhere(stale);
+  }
+
+  /** Ends the streams of an environment opened with the key whose digest is given. */
+  closeStreamsOf(env: string, digest: string): number {
+    const channels = this.#channels.get(env);
+    if (!channels) return 0;
+    const opened = (s: Subscriber) => s.keyDigest === digest;
+    return channels.events.closeWhere(opened) + channels.ofrep.closeWhere(opened);
   }
 
   /** An environment that went away: its streams end and its replay buffer is dropped. */

@@ -5,6 +5,8 @@
  */
 import type { Subscriber } from "./channel.js";
 
+export type SseCloseReason = "client" | "server" | "slow";
+
 export interface SseStreamOptions {
   contentType: string;
   keyDigest: string;
@@ -12,7 +14,13 @@ export interface SseStreamOptions {
   maxBufferedBytes: number;
   /** Called once the response exists; returns the function that detaches the subscriber. */
   attach(subscriber: Subscriber): () => void;
-  onClose?(reason: "client" | "server" | "slow"): void;
+  /**
+   * Ends the connection at once, dropping what is queued for it (here and in the kernel). Called
+   * for a client that fell too far behind: closing the stream alone would leave its socket open
+   * with the whole backlog still waiting to be written.
+   */
+  cutOff?(): void;
+  onClose?(reason: SseCloseReason): void;
 }
 
 const encoder = new TextEncoder();
@@ -22,17 +30,17 @@ export function createSseResponse(options: SseStreamOptions): Response {
   let detach: (() => void) | undefined;
   let closed = false;
 
-  const finish = (reason: "client" | "server" | "slow") => {
+  const finish = (reason: SseCloseReason) => {
     if (closed) return;
     closed = true;
     detach?.();
     options.onClose?.(reason);
-    if (reason !== "client") {
-      try {
-        controller.close();
-      } catch {
-        // already closed by the runtime
-      }
+    if (reason === "client") return;
+    if (reason === "slow" && options.cutOff) return options.cutOff();
+    try {
+      controller.close();
+    } catch {
+      // already closed by the runtime
     }
   };
 

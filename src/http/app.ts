@@ -4,8 +4,8 @@ import type { EventHub } from "../events/hub.js";
 import type { Logger } from "../log.js";
 import type { FlagStore } from "../store/store.js";
 import { DEFAULT_MAX_BODY_BYTES } from "./body.js";
-import { toErrorResponse } from "./errors.js";
-import { ofrepStreamUrl, registerEventRoutes } from "./events.js";
+import { json, toErrorResponse } from "./errors.js";
+import { EVENTS_PATH, ofrepStreamPath, registerEventRoutes } from "./events.js";
 import { registerHealthRoutes } from "./health.js";
 import { Metrics } from "./metrics.js";
 import { registerOfrepRoutes } from "./ofrep.js";
@@ -21,19 +21,18 @@ export interface AppOptions {
   hub?: EventHub;
   clientIpHeader?: string;
   maxStreamsPerIp?: number;
+  /** A stream whose unsent data exceeds this is cut off (default 1 MiB). */
+  maxBufferedBytes?: number;
 }
 
-export const CORS_ALLOW_HEADERS = [
-  "x-api-key",
-  "authorization",
-  "content-type",
-  "if-none-match",
-  "last-event-id",
-  "x-service-sdk",
-  "x-service-runtime",
-  "x-service-os",
-  "x-service-features",
-];
+/**
+ * The routes browsers call from other origins: OFREP and the event streams. They carry no
+ * credentials (the key is a header or a token in the URL, never a cookie), so a preflight may
+ * allow whatever request headers it asks for: the Flipswitch SDKs send `X-Flipswitch-*`,
+ * `Cache-Control` and `Last-Event-ID`, the OFREP providers `X-Service-*`, `If-None-Match`.
+ * Probes and metrics get no CORS headers at all: no web page needs to read them.
+ */
+const isCorsRoute = (path: string): boolean => path.startsWith("/ofrep/") || path === EVENTS_PATH;
 
 export function createApp(options: AppOptions): { app: H3; metrics: Metrics } {
   const { store, logger } = options;
@@ -51,16 +50,17 @@ export function createApp(options: AppOptions): { app: H3; metrics: Metrics } {
       event.res.status = status;
       for (const [name, value] of error.headers ?? []) event.res.headers.set(name, value);
       metrics.count("flagserve_http_errors_total", "Error responses by code", { code: body.errorCode });
-      return body;
+      return json(event, body);
     },
   });
 
   app.use((event) => {
     metrics.countClient(event.req.headers);
+    if (!isCorsRoute(event.url.pathname)) return;
     const preflight = handleCors(event, {
       origin: origin === "*" ? "*" : Array.isArray(origin) ? origin : [origin],
       methods: ["GET", "POST", "OPTIONS"],
-      allowHeaders: CORS_ALLOW_HEADERS,
+      allowHeaders: "*", // reflects Access-Control-Request-Headers, with Vary
       exposeHeaders: ["etag"],
       maxAge: "600",
     });
@@ -71,10 +71,17 @@ export function createApp(options: AppOptions): { app: H3; metrics: Metrics } {
   registerOfrepRoutes(app, {
     store,
     maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
-    eventStreamUrl: hub ? ofrepStreamUrl : undefined,
+    eventStreamPath: hub ? ofrepStreamPath : undefined,
   });
   if (hub) {
-    registerEventRoutes(app, { store, hub, logger, clientIpHeader: options.clientIpHeader, maxStreamsPerIp: options.maxStreamsPerIp });
+    registerEventRoutes(app, {
+      store,
+      hub,
+      logger,
+      clientIpHeader: options.clientIpHeader,
+      maxStreamsPerIp: options.maxStreamsPerIp,
+      maxBufferedBytes: options.maxBufferedBytes,
+    });
     metrics.gauge("flagserve_sse_streams", "Open event streams", () => hub.streamCount);
   }
   registerHealthRoutes(app, store, metrics);

@@ -1,4 +1,5 @@
 /** The SSE routes (DESIGN §7): the primary change stream and the OFREP stream. */
+import type { Socket } from "node:net";
 import type { H3, H3Event } from "h3";
 import type { EventHub, StreamKind } from "../events/hub.js";
 import { createSseResponse } from "../events/sse.js";
@@ -21,6 +22,7 @@ export interface EventRoutesOptions {
 }
 
 export const OFREP_STREAM_PATH = "/ofrep/v1/events";
+export const EVENTS_PATH = "/api/v1/flags/events";
 const DEFAULT_MAX_BUFFERED_BYTES = 1024 * 1024;
 
 export function clientIp(event: H3Event, header?: string): string {
@@ -32,9 +34,17 @@ export function clientIp(event: H3Event, header?: string): string {
   return event.runtime?.node?.req.socket.remoteAddress ?? "unknown";
 }
 
-/** The URL advertised in evaluate-all's `eventStreams`: EventSource cannot send headers. */
-export const ofrepStreamUrl = (event: H3Event, snapshot: EnvironmentSnapshot): string =>
-  `${event.url.origin}${OFREP_STREAM_PATH}?token=${snapshot.streamToken}`;
+/** The stream advertised in evaluate-all's `eventStreams`, token included: EventSource cannot send headers. */
+export const ofrepStreamPath = (snapshot: EnvironmentSnapshot): string => `${OFREP_STREAM_PATH}?token=${snapshot.streamToken}`;
+
+/** TCP reset where the socket allows it (a TLS socket does not), else an immediate destroy. */
+function resetConnection(socket: Socket): void {
+  try {
+    socket.resetAndDestroy();
+  } catch {
+    socket.destroy();
+  }
+}
 
 function lastEventId(event: H3Event): number | undefined {
   const raw = event.req.headers.get("last-event-id") ?? event.url.searchParams.get("lastEventId");
@@ -53,20 +63,28 @@ export function registerEventRoutes(app: H3, options: EventRoutesOptions): void 
       });
     }
     logger.info(`stream opened: ${kind} ${snapshot.name} from ${ip}`);
+    const node = event.runtime?.node;
+    const releaseAddress = hub.holdAddress(ip);
+    // The address stays counted until the connection is gone (under Node: the response closed).
+    node?.res?.once("close", releaseAddress);
     return createSseResponse({
       contentType,
       keyDigest: keyDigest(key),
       ip,
       maxBufferedBytes: options.maxBufferedBytes ?? DEFAULT_MAX_BUFFERED_BYTES,
       attach: (subscriber) => hub.subscribe(snapshot.name, kind, subscriber, lastEventId(event)),
+      // A reset, not a graceful close: the kernel drops the unsent backlog instead of keeping
+      // it (and the socket) until a client that reads nothing finally goes away.
+      cutOff: node ? () => resetConnection(node.req.socket) : undefined,
       onClose: (reason) => {
-        if (reason === "slow") logger.warn(`stream dropped: ${kind} ${snapshot.name} from ${ip} fell too far behind`);
+        if (!node?.res) releaseAddress();
+        if (reason === "slow") logger.warn(`stream dropped: ${kind} ${snapshot.name} from ${ip} fell too far behind; connection reset`);
         else logger.info(`stream closed by ${reason}: ${kind} ${snapshot.name} from ${ip}`);
       },
     });
   };
 
-  app.get("/api/v1/flags/events", (event) => {
+  app.get(EVENTS_PATH, (event) => {
     const snapshot = authenticate(event, store);
     // EventSource and browsers need text/event-stream; the seed document says text/plain.
     const wantsEventStream = (event.req.headers.get("accept") ?? "").includes("text/event-stream");
@@ -80,7 +98,7 @@ export function registerEventRoutes(app: H3, options: EventRoutesOptions): void 
     return open(event, snapshot, "ofrep", snapshot.apiKey, "text/event-stream");
   });
 
-  for (const route of ["/api/v1/flags/events", OFREP_STREAM_PATH]) {
+  for (const route of [EVENTS_PATH, OFREP_STREAM_PATH]) {
     app.all(route, (event) => {
       throw apiError(405, "METHOD_NOT_ALLOWED", `${event.req.method} is not allowed here; use GET`, { headers: { allow: "GET, OPTIONS" } });
     });

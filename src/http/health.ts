@@ -2,10 +2,11 @@
 import type { H3 } from "h3";
 import { formatProblem } from "../config/types.js";
 import type { FlagStore } from "../store/store.js";
+import { json } from "./errors.js";
 import type { Metrics } from "./metrics.js";
 
 export function registerHealthRoutes(app: H3, store: FlagStore, metrics: Metrics): void {
-  app.get("/healthz", () => ({ status: "ok" }));
+  app.get("/healthz", (event) => json(event, { status: "ok" }));
 
   // Ready once at least one environment is served; problems (an invalid edit keeps the last
   // good configuration) are listed so a broken file is visible without reading logs.
@@ -14,7 +15,7 @@ export function registerHealthRoutes(app: H3, store: FlagStore, metrics: Metrics
     const environments = store.environments.size;
     const status = environments === 0 ? "unavailable" : problems.length > 0 ? "degraded" : "ready";
     if (environments === 0) event.res.status = 503;
-    return { status, environments, problems };
+    return json(event, { status, environments, problems });
   });
 
   app.get("/metrics", () => new Response(metrics.render(), { headers: { "content-type": "text/plain; version=0.0.4" } }));

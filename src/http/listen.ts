@@ -2,9 +2,11 @@
  * The listener: listhen, held to the contract of a CLI server — exactly this host and port or
  * an error naming them, our own signal handling, and a close() that never waits on open streams.
  */
-import type { Server } from "node:http";
+import { STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { Duplex } from "node:stream";
 import { toNodeHandler, type H3 } from "h3";
 import { listen } from "listhen";
+import { HEADERS_TOO_LARGE_RESPONSE } from "./errors.js";
 
 export interface ListenOptions {
   port: number;
@@ -28,11 +30,42 @@ export class PortInUseError extends Error {
   }
 }
 
+type NodeHandler = (req: IncomingMessage, res: ServerResponse) => unknown;
+
+/**
+ * A web Response carries an empty status text unless one is given, and Node writes it as is
+ * (`HTTP/1.1 200 `); this fills in the standard reason phrase instead.
+ */
+function withReasonPhrases(handler: NodeHandler): NodeHandler {
+  return (req, res) => {
+    const writeHead = res.writeHead;
+    res.writeHead = function (this: ServerResponse, status: number, ...rest: unknown[]) {
+      if (rest[0] === "") rest[0] = STATUS_CODES[status] ?? "";
+      return (writeHead as (...args: unknown[]) => ServerResponse).call(this, status, ...rest);
+    } as ServerResponse["writeHead"];
+    return handler(req, res);
+  };
+}
+
+/**
+ * What Node does for a request it cannot parse (a listener replaces its default), except that a
+ * head over the size limit gets the JSON error body every other error has.
+ */
+function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
+  const answered = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent;
+  if (socket.writable && !answered && error.code !== "ECONNRESET") {
+    if (error.code === "HPE_HEADER_OVERFLOW") socket.write(HEADERS_TOO_LARGE_RESPONSE);
+    else if (error.code === "ERR_HTTP_REQUEST_TIMEOUT") socket.write("HTTP/1.1 408 Request Timeout\r\nConnection: close\r\n\r\n");
+    else socket.write("HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n");
+  }
+  socket.destroy(error);
+}
+
 export async function listenApp(app: H3, options: ListenOptions): Promise<Listening> {
   const { port, host } = options;
   let listener;
   try {
-    listener = await listen(toNodeHandler(app), {
+    listener = await listen(withReasonPhrases(toNodeHandler(app)), {
       // Strict: listhen would otherwise move to another port without a word.
       port: port === 0 ? 0 : { port, random: false, alternativePortRange: [] as unknown as [number, number] },
       hostname: host,
@@ -58,6 +91,7 @@ export async function listenApp(app: H3, options: ListenOptions): Promise<Listen
     throw new PortInUseError(host, port);
   }
   const server = listener.server as unknown as Server;
+  server.on("clientError", answerClientError);
   // Node's default would end idle keep-alive sockets after 5 s; clients polling OFREP reuse them.
   server.keepAliveTimeout = 65_000;
   return {

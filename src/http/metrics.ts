@@ -1,17 +1,37 @@
 /** Prometheus counters. No flag data: routes, statuses, client SDKs, environments. */
 
-const CLIENT_HEADERS = ["x-service-sdk", "x-service-runtime", "x-service-os", "x-service-features"] as const;
+/** Client identification: the OFREP providers' `X-Service-*` and the Flipswitch SDKs' `X-Flipswitch-*`. */
+export const CLIENT_HEADERS = [
+  "x-service-sdk",
+  "x-service-runtime",
+  "x-service-os",
+  "x-service-features",
+  "x-flipswitch-sdk",
+  "x-flipswitch-runtime",
+  "x-flipswitch-os",
+  "x-flipswitch-features",
+] as const;
+
+/**
+ * Distinct values kept per client header; later ones are counted as "other". Anyone can send
+ * these headers without a key, so without a bound every new value would be a new series.
+ */
+export const MAX_CLIENT_VALUES = 50;
+export const OTHER_VALUE = "other";
+const MAX_LABEL_LENGTH = 100;
 
 type Labels = Record<string, string>;
 
 const labelText = (labels: Labels) =>
   Object.entries(labels)
-    .map(([k, v]) => `${k}="${v.replace(/["\\\n]/g, (c) => (c === "\n" ? "\\n" : `\\${c}`)).slice(0, 100)}"`)
+    .map(([k, v]) => `${k}="${v.slice(0, MAX_LABEL_LENGTH).replace(/["\\\n]/g, (c) => (c === "\n" ? "\\n" : `\\${c}`))}"`)
     .join(",");
 
 export class Metrics {
   #counters = new Map<string, { help: string; values: Map<string, number> }>();
   #gauges = new Map<string, { help: string; read: () => number }>();
+  /** The values of each client header given a series of their own. */
+  #clientValues = new Map<string, Set<string>>();
 
   count(name: string, help: string, labels: Labels): void {
     let counter = this.#counters.get(name);
@@ -27,9 +47,19 @@ export class Metrics {
   /** Counts the optional client identification headers a request carried. */
   countClient(headers: Headers): void {
     for (const header of CLIENT_HEADERS) {
-      const value = headers.get(header);
-      if (value) this.count("flagserve_client_requests_total", "Requests by client identification header", { header, value });
+      const value = headers.get(header)?.slice(0, MAX_LABEL_LENGTH);
+      if (value) this.count("flagserve_client_requests_total", "Requests by client identification header", { header, value: this.#bounded(header, value) });
     }
+  }
+
+  /** The value itself while the header has fewer than MAX_CLIENT_VALUES, else "other". */
+  #bounded(header: string, value: string): string {
+    let seen = this.#clientValues.get(header);
+    if (!seen) this.#clientValues.set(header, (seen = new Set()));
+    if (seen.has(value)) return value;
+    if (seen.size >= MAX_CLIENT_VALUES) return OTHER_VALUE;
+    seen.add(value);
+    return value;
   }
 
   render(): string {

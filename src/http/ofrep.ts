@@ -6,18 +6,16 @@ import type { EnvironmentSnapshot } from "../store/snapshot.js";
 import { authenticate } from "./auth.js";
 import { readJsonBody } from "./body.js";
 import { contextFromBody } from "./context.js";
-import { apiError } from "./errors.js";
+import { JSON_CONTENT_TYPE, apiError, json } from "./errors.js";
 import { bulkEtag, ifNoneMatchHits, sameConfigEtag } from "./etag.js";
 import { bulkItemJson, evaluateSingle } from "./shape.js";
 
 export interface OfrepOptions {
   store: FlagStore;
   maxBodyBytes: number;
-  /** The OFREP event stream advertised in evaluate-all responses, when there is one. */
-  eventStreamUrl?: (event: H3Event, snapshot: EnvironmentSnapshot) => string;
+  /** The path (and query) of the OFREP event stream advertised by evaluate-all, when there is one. */
+  eventStreamPath?: (snapshot: EnvironmentSnapshot) => string;
 }
-
-export const JSON_CONTENT_TYPE = "application/json; charset=utf-8";
 
 const SINGLE_PREFIX = "/ofrep/v1/evaluate/flags/";
 
@@ -39,14 +37,18 @@ export function registerOfrepRoutes(app: H3, options: OfrepOptions): void {
 
   app.post("/ofrep/v1/evaluate/flags", async (event) => {
     const snapshot = authenticate(event, store);
+    // The router folds a trailing slash into this route; `flags/` is the single-flag route with an empty key.
+    if (new URL(event.req.url).pathname.endsWith("/")) throw apiError(404, "FLAG_NOT_FOUND", "the flag key is empty", { key: "" });
     const context = contextFromBody(await readJsonBody(event, maxBodyBytes));
     const now = Date.now();
     const items = snapshot.flagKeys.map((key) => {
       const flag = snapshot.flags.get(key)!;
       return bulkItemJson(flag, evaluate(flag, context, now));
     });
-    const eventStreams = options.eventStreamUrl
-      ? [{ type: "sse", url: options.eventStreamUrl(event, snapshot), inactivityDelaySec: 120 }]
+    // An `endpoint` without `origin`: the client resolves it against the origin it called, so
+    // nothing here depends on the request's Host header (which any client can set).
+    const eventStreams = options.eventStreamPath
+      ? [{ type: "sse", endpoint: { requestUri: options.eventStreamPath(snapshot) }, inactivityDelaySec: 120 }]
       : undefined;
     const body = Buffer.from(
       `{"flags":[${items.join(",")}],"metadata":${JSON.stringify(snapshot.config.metadata)}${eventStreams ? `,"eventStreams":${JSON.stringify(eventStreams)}` : ""}}`,
@@ -70,7 +72,7 @@ export function registerOfrepRoutes(app: H3, options: OfrepOptions): void {
     const snapshot = authenticate(event, store);
     const { status, body } = evaluateSingle(snapshot.flags, key, await readJsonBody(event, maxBodyBytes, key));
     if (status !== 200) event.res.status = status;
-    return body;
+    return json(event, body);
   });
 
   for (const route of ["/ofrep/v1/evaluate/flags", "/ofrep/v1/evaluate/flags/:key"]) {

@@ -94,3 +94,51 @@ export async function resolveKeys(
     return { keys, generated, persistError: error as Error };
   }
 }
+
+/**
+ * How long a replaced key keeps working by default (`--key-grace`): an hour, long enough for the
+ * clients using it to be given the new key and redeployed or restarted, since no client switches
+ * keys by itself (the Flipswitch SDKs only warn on `api-key-rotated`). A leaked key is revoked at
+ * once with `keys rotate --revoke-now`.
+ */
+export const DEFAULT_KEY_GRACE_SECONDS = 3600;
+
+export const ROTATIONS_FILE = "rotations.json";
+
+/** A rotation's own grace period, kept by `keys rotate` for the server that sees the key change. */
+export interface RotationRecord {
+  /** Digest of the key being replaced: the record applies to that rotation and no other. */
+  oldKeyDigest: string;
+  graceSeconds: number;
+  at: string;
+}
+
+const rotationsPath = (stateDir: string): string => join(stateDir, ROTATIONS_FILE);
+
+async function readRotations(stateDir: string): Promise<Record<string, RotationRecord>> {
+  try {
+    const parsed: unknown = JSON.parse(await readFile(rotationsPath(stateDir), "utf8"));
+    return typeof parsed === "object" && parsed !== null && !Array.isArray(parsed) ? (parsed as Record<string, RotationRecord>) : {};
+  } catch {
+    return {}; // none, or unreadable: the server's --key-grace applies
+  }
+}
+
+/**
+ * Records that the key `oldKey` of `env` is being replaced with its own grace period (0: revoke
+ * at once). Written before the new key, so the reload the new key triggers finds it.
+ */
+export async function recordRotation(stateDir: string, env: string, oldKey: string, graceSeconds: number): Promise<void> {
+  const rotations = await readRotations(stateDir);
+  rotations[env] = { oldKeyDigest: keyDigest(oldKey), graceSeconds, at: new Date().toISOString() };
+  const file = rotationsPath(stateDir);
+  await mkdir(dirname(file), { recursive: true });
+  await writeFileAtomic(file, `${JSON.stringify(rotations, null, 2)}\n`, { mode: 0o600 });
+}
+
+/** The grace period recorded for replacing `oldKey` of `env`, if `keys rotate` recorded one. */
+export async function recordedGrace(stateDir: string, env: string, oldKey: string): Promise<number | undefined> {
+  const record = (await readRotations(stateDir))[env];
+  if (!record || record.oldKeyDigest !== keyDigest(oldKey) || typeof record.graceSeconds !== "number") return undefined;
+  return Math.max(0, record.graceSeconds);
+}

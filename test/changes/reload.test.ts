@@ -4,6 +4,7 @@ import { applyLoad, type EnvironmentChange, type ReloadContext } from "../../src
 import { loadInlineConfig, type ConfigLoad } from "../../src/config/index.js";
 import { EventHub } from "../../src/events/hub.js";
 import { silentLogger } from "../../src/log.js";
+import { keyDigest, recordRotation } from "../../src/store/keys.js";
 import { FlagStore } from "../../src/store/store.js";
 import { tempDir, type TempDir } from "../helpers/files.js";
 
@@ -86,5 +87,40 @@ describe("applyLoad", () => {
     await applyLoad(loadInlineConfig({ dev: env("on") }), ctx, { partial: true });
     expect(ctx.store.get("qa")).toBe(qa);
     expect(ctx.store.get("dev")!.config.flags.f!.defaultVariant).toBe("on");
+  });
+});
+
+describe("key rotation", () => {
+  const K1 = "reload-key-0123456789";
+  const stream = (key: string) => {
+    const s = { closed: false, keyDigest: keyDigest(key), ip: "127.0.0.1", send: () => {}, close: () => void (s.closed = true) };
+    ctx.hub.subscribe("dev", "events", s);
+    return s;
+  };
+  const rotateTo = (key: string) => applyLoad(loadInlineConfig({ dev: env("off", { apiKey: key }) }), ctx);
+  const accepts = (key: string) => ctx.store.authenticate(key) !== undefined;
+
+  it("keeps the old key for --key-grace; a grace recorded by keys rotate --revoke-now wins", async () => {
+    ctx.keyGraceSeconds = 3600;
+    const onK1 = stream(K1);
+    await rotateTo("reload-key-2-0123456789");
+    expect(accepts(K1)).toBe(true);
+    expect(onK1.closed).toBe(false);
+
+    const onK2 = stream("reload-key-2-0123456789");
+    await recordRotation(ctx.stateDir, "dev", "reload-key-2-0123456789", 0);
+    await rotateTo("reload-key-3-0123456789");
+    expect(accepts("reload-key-2-0123456789")).toBe(false);
+    expect(onK2.closed).toBe(true);
+    // Revoking the second key ends its streams only: the first is still within its own grace.
+    expect(accepts(K1)).toBe(true);
+    expect(onK1.closed).toBe(false);
+  });
+
+  it("ignores a recorded grace that was for another key", async () => {
+    ctx.keyGraceSeconds = 3600;
+    await recordRotation(ctx.stateDir, "dev", "some-other-key-0123456789", 0);
+    await rotateTo("reload-key-2-0123456789");
+    expect(accepts(K1)).toBe(true);
   });
 });

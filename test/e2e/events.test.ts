@@ -287,14 +287,16 @@ describe("variant event set", () => {
 });
 
 describe("key rotation", () => {
-  it("sends api-key-rotated, then revokes the old key and closes its streams", async () => {
+  it("with --revoke-now sends api-key-rotated valid until now, then revokes the old key and closes its streams", async () => {
     const { dir, url } = await serve({ "flags/dev.yaml": `# keep this comment\n${flagsFile({ a: "on" })}` });
     const sse = await listen(url);
-    const rotate = runCli(["keys", "rotate", "dev", dir.file("flags"), "--state-dir", dir.file("state")]);
+    const rotate = runCli(["keys", "rotate", "dev", dir.file("flags"), "--state-dir", dir.file("state"), "--revoke-now"]);
     expect((await rotate.exited).code).toBe(0);
     const newKey = rotate.stdout().match(/dev {2}(fs_dev_\S+)/)![1]!;
     const rotated = await sse.next(isEvent("config-updated"));
     expect(data(rotated)).toMatchObject({ reason: "api-key-rotated" });
+    const flipswitch = await sse.next(isEvent("api-key-rotated"));
+    expect(data(flipswitch)).toEqual({ validUntil: data(rotated).timestamp, timestamp: data(rotated).timestamp });
     await sse.ended;
     const old = await fetch(`${url}/ofrep/v1/evaluate/flags/a`, { method: "POST", headers: { "x-api-key": KEY } });
     expect(old.status).toBe(401);
@@ -308,7 +310,7 @@ describe("key rotation", () => {
     const { dir, url, cli } = await serve({ "flags/dev.yaml": noKey });
     const oldKey = cli.stdout().match(/environment dev\s+key (\S+)/)![1]!;
     const sse = await listen(url, oldKey);
-    const rotate = runCli(["keys", "rotate", "dev", dir.file("flags"), "--state-dir", dir.file("state")]);
+    const rotate = runCli(["keys", "rotate", "dev", dir.file("flags"), "--state-dir", dir.file("state"), "--revoke-now"]);
     expect((await rotate.exited).code).toBe(0);
     expect(rotate.stdout()).toContain(dir.file("state/keys.json"));
     const rotated = await sse.next(isEvent("config-updated"));
@@ -326,12 +328,33 @@ describe("key rotation", () => {
     const sse = await listen(url);
     const rotate = runCli(["keys", "rotate", "dev", dir.file("flags"), "--state-dir", dir.file("state")]);
     expect((await rotate.exited).code).toBe(0);
-    await sse.next(isEvent("config-updated"));
+    const { validUntil, timestamp } = data(await sse.next(isEvent("api-key-rotated")));
+    expect(Date.parse(validUntil) - Date.parse(timestamp)).toBe(1000);
     const during = await fetch(`${url}/ofrep/v1/evaluate/flags/a`, { method: "POST", headers: { "x-api-key": KEY } });
     expect(during.status).toBe(200);
     await sse.ended;
     const after = await fetch(`${url}/ofrep/v1/evaluate/flags/a`, { method: "POST", headers: { "x-api-key": KEY } });
     expect(after.status).toBe(401);
+  });
+});
+
+describe("key rotation by default", () => {
+  it("keeps the old key and its streams for an hour, and says so in api-key-rotated", async () => {
+    const { dir, url, cli } = await serve({ "flags/dev.yaml": flagsFile({ a: "on" }) });
+    const sse = await listen(url);
+    const rotate = runCli(["keys", "rotate", "dev", dir.file("flags"), "--state-dir", dir.file("state")]);
+    expect((await rotate.exited).code).toBe(0);
+    const newKey = rotate.stdout().match(/dev {2}(fs_dev_\S+)/)![1]!;
+    const { validUntil, timestamp } = data(await sse.next(isEvent("api-key-rotated")));
+    expect(Date.parse(validUntil) - Date.parse(timestamp)).toBe(3600 * 1000);
+    await cli.waitFor(/dev: the old key works until /, "stderr");
+    for (const key of [KEY, newKey]) {
+      const res = await fetch(`${url}/ofrep/v1/evaluate/flags/a`, { method: "POST", headers: { "x-api-key": key } });
+      expect(res.status).toBe(200);
+    }
+    // The stream opened with the old key is still open: a heartbeat-free edit still reaches it.
+    await writeFile(dir.file("flags/dev.yaml"), (await readFile(dir.file("flags/dev.yaml"), "utf8")).replace('defaultVariant: "on"', 'defaultVariant: "off"'));
+    expect(data(await sse.next(isEvent("flag-updated")))).toMatchObject({ flagKey: "a" });
   });
 });
 

@@ -1,6 +1,7 @@
 /** The HTTP contract (DESIGN §5) over real HTTP against the real CLI process. */
 import { request as httpRequest } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { MAX_CLIENT_VALUES } from "../../src/http/metrics.js";
 import { startCli, type CliProcess } from "../helpers/cli.js";
 import { tempDir, type TempDir } from "../helpers/files.js";
 import { OFREP_FIXTURE, OTHER_FIXTURE, OTHER_KEY, TEST_KEY } from "../helpers/fixtures.js";
@@ -286,21 +287,81 @@ describe("transport", () => {
     expect((await evalOne("bool-flag")).status).toBe(200);
   });
 
-  it("answers CORS preflights and exposes the ETag", async () => {
-    const preflight = await fetch(`${base}/ofrep/v1/evaluate/flags`, {
-      method: "OPTIONS",
-      headers: {
-        origin: "http://app.example",
-        "access-control-request-method": "POST",
-        "access-control-request-headers": "content-type, if-none-match, authorization, x-api-key",
-      },
-    });
-    expect(preflight.status).toBeLessThan(300);
-    const allowed = preflight.headers.get("access-control-allow-headers")!.toLowerCase();
-    for (const h of ["content-type", "if-none-match", "authorization", "x-api-key", "x-service-sdk"]) expect(allowed).toContain(h);
+  it("answers CORS preflights on the API routes, allowing the request headers asked for", async () => {
+    // What the OFREP providers and the Flipswitch SDKs send from a browser.
+    const asked = "content-type, if-none-match, authorization, x-api-key, x-service-sdk, x-flipswitch-sdk, x-flipswitch-runtime, cache-control, last-event-id";
+    for (const [path, method] of [["/ofrep/v1/evaluate/flags", "POST"], ["/ofrep/v1/evaluate/flags/bool-flag", "POST"], ["/api/v1/flags/events", "GET"], ["/ofrep/v1/events", "GET"]]) {
+      const preflight = await fetch(`${base}${path}`, {
+        method: "OPTIONS",
+        headers: { origin: "http://app.example", "access-control-request-method": method!, "access-control-request-headers": asked },
+      });
+      expect(preflight.status, path).toBe(204);
+      expect(preflight.headers.get("access-control-allow-origin")).toBe("*");
+      const allowed = preflight.headers.get("access-control-allow-headers")!.toLowerCase().split(/\s*,\s*/);
+      expect(allowed).toEqual(expect.arrayContaining(asked.split(/\s*,\s*/)));
+      expect(preflight.headers.get("access-control-allow-methods")).toContain(method);
+      // The answer depends on what was asked: caches must key on it.
+      expect(preflight.headers.get("vary")?.toLowerCase()).toContain("access-control-request-headers");
+    }
     const res = await evalAll({}, { origin: "http://app.example" });
     expect(res.headers.get("access-control-allow-origin")).toBe("*");
     expect(res.headers.get("access-control-expose-headers")?.toLowerCase()).toContain("etag");
+  });
+
+  it("sends no CORS headers on the operational routes", async () => {
+    for (const path of ["/healthz", "/readyz", "/metrics"]) {
+      const res = await fetch(`${base}${path}`, { headers: { origin: "http://evil.example" } });
+      expect(res.status, path).toBe(200);
+      expect(res.headers.get("access-control-allow-origin"), path).toBeNull();
+      const preflight = await fetch(`${base}${path}`, {
+        method: "OPTIONS",
+        headers: { origin: "http://evil.example", "access-control-request-method": "GET" },
+      });
+      expect(preflight.headers.get("access-control-allow-origin"), path).toBeNull();
+    }
+  });
+
+  it("sends the standard reason phrase and one JSON Content-Type on every JSON route", async () => {
+    const statusLine = (path: string, method = "GET", headers: Record<string, string> = {}) =>
+      new Promise<{ code: number; message: string; type: string | undefined }>((resolve, reject) => {
+        const req = httpRequest(new URL(path, base), { method, headers }, (res) => {
+          res.resume();
+          resolve({ code: res.statusCode!, message: res.statusMessage!, type: res.headers["content-type"] });
+        });
+        req.on("error", reject).end();
+      });
+    const key = { "x-api-key": TEST_KEY };
+    const cases: [string, string, Record<string, string>, number, string][] = [
+      ["/ofrep/v1/evaluate/flags", "POST", key, 200, "OK"],
+      ["/ofrep/v1/evaluate/flags/bool-flag", "POST", key, 200, "OK"],
+      ["/ofrep/v1/evaluate/flags/split-flag", "POST", key, 400, "Bad Request"],
+      ["/ofrep/v1/evaluate/flags/nope", "POST", key, 404, "Not Found"],
+      ["/ofrep/v1/evaluate/flags", "POST", {}, 401, "Unauthorized"],
+      ["/ofrep/v1/evaluate/flags", "GET", key, 405, "Method Not Allowed"],
+      ["/healthz", "GET", {}, 200, "OK"],
+      ["/readyz", "GET", {}, 200, "OK"],
+      ["/nope", "GET", {}, 404, "Not Found"],
+    ];
+    for (const [path, method, headers, code, message] of cases) {
+      expect(await statusLine(path, method, headers), `${method} ${path}`).toEqual({ code, message, type: "application/json" });
+    }
+  });
+
+  it("answers the documented codes for an empty flag key, a bad %-escape and oversized headers", async () => {
+    const empty = await post("/ofrep/v1/evaluate/flags/", "{}");
+    expect(empty.status).toBe(404);
+    expect(await empty.json()).toEqual({ key: "", errorCode: "FLAG_NOT_FOUND", errorDetails: expect.any(String) });
+
+    const badEscape = await post("/ofrep/v1/evaluate/flags/%E0%A4%A", "{}");
+    expect(badEscape.status).toBe(404);
+    expect(await badEscape.json()).toMatchObject({ errorCode: "NOT_FOUND" });
+
+    const huge = await post("/ofrep/v1/evaluate/flags", "{}", { "x-api-key": TEST_KEY, "x-padding": "x".repeat(20_000) });
+    expect(huge.status).toBe(431);
+    expect(huge.headers.get("content-type")).toBe("application/json");
+    expect(await huge.json()).toMatchObject({ errorCode: "PAYLOAD_TOO_LARGE" });
+
+    expect((await evalOne("bool-flag")).status).toBe(200);
   });
 
   it("serves probes and metrics without a key and without flag data", async () => {
@@ -309,11 +370,29 @@ describe("transport", () => {
     expect(ready.status).toBe(200);
     expect(await ready.json()).toMatchObject({ status: "ready", environments: 2, problems: [] });
     await post("/ofrep/v1/evaluate/flags/bool-flag", "{}", { "x-api-key": TEST_KEY, "x-service-sdk": "test-sdk/1.0" });
+    await post("/ofrep/v1/evaluate/flags/bool-flag", "{}", { "x-api-key": TEST_KEY, "x-flipswitch-sdk": "javascript/1.0.0" });
     const metrics = await (await fetch(`${base}/metrics`)).text();
     expect(metrics).toContain('flagserve_client_requests_total{header="x-service-sdk",value="test-sdk/1.0"}');
+    expect(metrics).toContain('flagserve_client_requests_total{header="x-flipswitch-sdk",value="javascript/1.0.0"} 1');
     expect(metrics).toContain("flagserve_environments 2");
     expect(metrics).toMatch(/^flagserve_http_responses_total\{route="\/ofrep\/v1\/evaluate\/flags\/:key",status="200"\} \d+$/m);
     expect(metrics).toMatch(/^flagserve_http_responses_total\{route="\/ofrep\/v1\/evaluate\/flags",status="304"\} \d+$/m);
     expect(metrics).not.toContain("bool-flag");
+  });
+
+  it("bounds the client identification series: past a fixed number of values per header, the rest count as other", async () => {
+    const distinct = 200;
+    for (let i = 0; i < distinct; i++) {
+      const res = await fetch(`${base}/healthz`, { headers: { "x-service-runtime": `probe-runtime/${i}` } }); // any route, no key
+      await res.arrayBuffer();
+    }
+    const metrics = await (await fetch(`${base}/metrics`)).text();
+    const series = metrics.split("\n").filter((line) => line.startsWith('flagserve_client_requests_total{header="x-service-runtime"'));
+    expect(series.length).toBeLessThanOrEqual(MAX_CLIENT_VALUES + 1);
+    const other = series.find((line) => line.includes('value="other"'));
+    expect(other).toBeDefined();
+    const total = series.reduce((sum, line) => sum + Number(line.split(" ").pop()), 0);
+    expect(total).toBe(distinct); // nothing lost, only folded
+    expect(Number(other!.split(" ").pop())).toBe(distinct - (series.length - 1));
   });
 });

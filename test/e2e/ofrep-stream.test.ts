@@ -1,5 +1,6 @@
 /** The OFREP event stream (ADR-0008) with the real web provider and the eventsource package. */
 import { writeFile } from "node:fs/promises";
+import { request as httpRequest } from "node:http";
 import { OFREPWebProvider } from "@openfeature/ofrep-web-provider";
 import { OpenFeature, ProviderEvents } from "@openfeature/web-sdk";
 import { EventSource } from "eventsource";
@@ -49,8 +50,11 @@ describe("OFREP event stream", () => {
   it("is advertised in evaluate-all and streams unnamed refetchEvaluation messages", async () => {
     const first = await bulk();
     const body = await first.json();
-    expect(body.eventStreams).toEqual([{ type: "sse", url: expect.stringMatching(/\/ofrep\/v1\/events\?token=/), inactivityDelaySec: 120 }]);
-    const streamUrl: string = body.eventStreams[0].url;
+    // A path, not a URL: the client resolves it against the origin it called (OFREP `endpoint`).
+    expect(body.eventStreams).toEqual([
+      { type: "sse", endpoint: { requestUri: expect.stringMatching(/^\/ofrep\/v1\/events\?token=/) }, inactivityDelaySec: 120 },
+    ]);
+    const streamUrl = new URL(body.eventStreams[0].endpoint.requestUri, url).href;
     expect(streamUrl).not.toContain(KEY);
 
     const sse = await openSse(streamUrl, { accept: "text/event-stream" });
@@ -70,6 +74,19 @@ describe("OFREP event stream", () => {
     expect((await second.json()).flags[0].value).toBe("changed once");
   });
 
+  it("never reflects the request's Host header", async () => {
+    const { status, body } = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const req = httpRequest(`${url}/ofrep/v1/evaluate/flags`, { method: "POST", headers: { "x-api-key": KEY, host: "evil.example:666" } }, (res) => {
+        let text = "";
+        res.setEncoding("utf8").on("data", (c: string) => (text += c));
+        res.on("end", () => resolve({ status: res.statusCode!, body: text }));
+      });
+      req.on("error", reject).end("{}");
+    });
+    expect(status).toBe(200);
+    expect(body).not.toContain("evil.example");
+  });
+
   it("rejects a missing or wrong token", async () => {
     expect((await fetch(`${url}/ofrep/v1/events`)).status).toBe(401);
     expect((await fetch(`${url}/ofrep/v1/events?token=${KEY}`)).status).toBe(401);
@@ -77,7 +94,7 @@ describe("OFREP event stream", () => {
 
   it("is read the same way by the eventsource package", async () => {
     const { eventStreams } = await (await bulk()).json();
-    const source = new EventSource(eventStreams[0].url);
+    const source = new EventSource(new URL(eventStreams[0].endpoint.requestUri, url).href);
     try {
       const opened = new Promise<void>((resolve, reject) => {
         source.onopen = () => resolve();

@@ -21,13 +21,17 @@ describe("encodeEvent", () => {
 });
 
 describe("eventsFor", () => {
-  it("maps changes to the primary set: one per flag, one segment-modified, one api-key-rotated", () => {
-    expect(eventsFor(changes, "primary", T)).toEqual([
+  it("maps changes to the primary set: one per flag, one segment-modified, api-key-rotated twice (spec, then Flipswitch)", () => {
+    const until = "2026-01-01T01:00:00.000Z";
+    expect(eventsFor(changes, "primary", T, until)).toEqual([
       { name: "flag-updated", data: `{"flagKey":"a","timestamp":"${T}"}` },
       { name: "flag-updated", data: `{"flagKey":"b","timestamp":"${T}"}` },
       { name: "config-updated", data: `{"reason":"segment-modified","timestamp":"${T}"}` },
       { name: "config-updated", data: `{"reason":"api-key-rotated","timestamp":"${T}"}` },
+      { name: "api-key-rotated", data: `{"validUntil":"${until}","timestamp":"${T}"}` },
     ]);
+    // Without a grace period the old key is valid until now.
+    expect(eventsFor(changes, "primary", T).at(-1)).toEqual({ name: "api-key-rotated", data: `{"validUntil":"${T}","timestamp":"${T}"}` });
   });
 
   it("maps changes to the variant set: flag-change, null for segments", () => {

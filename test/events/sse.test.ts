@@ -40,6 +40,24 @@ describe("createSseResponse", () => {
     expect(text.length).toBeGreaterThan(1_000);
   });
 
+  it("with cutOff, drops a slow client by ending its connection instead of draining the backlog", async () => {
+    let cut = 0;
+    let subscriber!: Subscriber;
+    const closes: string[] = [];
+    createSseResponse({
+      contentType: "text/event-stream",
+      keyDigest: "k",
+      ip: "127.0.0.1",
+      maxBufferedBytes: 1_000,
+      attach: (s) => ((subscriber = s), () => {}),
+      cutOff: () => cut++,
+      onClose: (reason) => closes.push(reason),
+    });
+    for (let i = 0; i < 50; i++) subscriber.send(`data: ${"x".repeat(100)}\n\n`);
+    expect(closes).toEqual(["slow"]);
+    expect(cut).toBe(1);
+  });
+
   it("detaches when the client goes away", async () => {
     const { response, closes, isDetached } = open(1024);
     await response.body!.cancel();
