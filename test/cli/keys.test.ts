@@ -87,7 +87,7 @@ describe("flagserve keys rotate: how the file is written", () => {
     await mkdir(dir.file("flags"));
     await symlink(dir.file("real/test.yaml"), dir.file("flags/test.yaml"));
     await chmod(dir.file("real/test.yaml"), 0o640);
-    const { cli, url } = await startCli([dir.file("flags"), "--state-dir", dir.file("state")]);
+    const { cli, url } = await startCli([dir.file("flags"), "--state-dir", dir.file("state"), "--key-grace", "0"]);
     t.track(cli);
 
     const rotated = await run(["keys", "rotate", "test", "flags", "--state-dir", "state"], { cwd: dir.path });
