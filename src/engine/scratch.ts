@@ -54,6 +54,12 @@ export function evaluationData(
   // extra keys, or than defineProperty; it runs once per targeted flag per request. A symbol
   // key is invisible to `var` and to JSON.
   const data: EvaluationData = Object.assign({}, context);
+  // Object.assign *sets* `__proto__`, which would make a client's `{"__proto__": {...}}` the
+  // prototype; the attribute must stay an own key like any other (context is plain data).
+  if (Object.hasOwn(context, "__proto__")) {
+    Object.setPrototypeOf(data, Object.prototype);
+    Object.defineProperty(data, "__proto__", { value: context["__proto__"], enumerable: true, writable: true, configurable: true });
+  }
   data["$flagd"] = { flagKey, timestamp: Math.floor(nowMs / 1000) };
   data[SCRATCH] = scratch;
   return data;
