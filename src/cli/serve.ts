@@ -123,6 +123,12 @@ async function runServe(pathArg: string | undefined, flags: ServeFlags): Promise
   const logger = createLogger(format, undefined, { quiet: flags.quiet });
   const print = printer(format);
   const { path, bundled } = resolveConfigPath(pathArg);
+  if (!existsSync(path)) {
+    // --allow-invalid cannot help here: there is nothing to read.
+    logger.error(`not serving: ${path}: path does not exist`, { path });
+    process.exitCode = 1;
+    return;
+  }
   const corsOrigin = flags.corsOrigin === "*" ? "*" : flags.corsOrigin.split(",").map((o) => o.trim());
 
   // Loaded here, not at the top: `validate`, `init` and `eval` start faster without the server.

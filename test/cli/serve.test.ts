@@ -74,6 +74,18 @@ describe("flagserve serve (start-up output)", () => {
     expect(stderr).toContainEqual(expect.objectContaining({ level: "info", msg: expect.stringContaining("stream opened") }));
   });
 
+  it("a PATH that does not exist: says so (not --allow-invalid), exit 1, with or without --allow-invalid", async () => {
+    const dir = await t.dir({});
+    for (const extra of [[], ["--allow-invalid"]]) {
+      const failed = t.track(runCli([dir.file("nosuch.yaml"), "--port", "0", ...extra]));
+      expect((await failed.exited).code).toBe(1);
+      expect(failed.stdout()).toBe("");
+      expect(failed.stderr()).toContain(`${dir.file("nosuch.yaml")}: path does not exist`);
+      expect(failed.stderr()).not.toContain("--allow-invalid");
+      expect(failed.stderr()).not.toContain(":0:0");
+    }
+  });
+
   it("--json-logs: start-up failures and usage errors are JSON lines too", async () => {
     const dir = await t.dir({ "flags/bad.yaml": BAD });
     const failed = t.track(runCli([dir.file("flags"), "--port", "0", "--json-logs"]));
