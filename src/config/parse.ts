@@ -2,7 +2,7 @@
  * Text -> plain value, keeping positions. JSON is parsed as YAML (it is YAML 1.2), so both
  * formats get the same line:col errors.
  */
-import { LineCounter, isPair, isScalar, parseDocument, visit, type Document, type Node, type YAMLError } from "yaml";
+import { LineCounter, isMap, isPair, isSeq, isScalar, parseDocument, visit, type Document, type Node, type Scalar, type YAMLError } from "yaml";
 import { yamlSource, type Source } from "./source.js";
 import type { Problem } from "./types.js";
 
@@ -26,7 +26,9 @@ export function parseYaml(file: string, text: string): ParsedFile {
   const doc = parseDocument(src, {
     lineCounter,
     prettyErrors: false,
-    uniqueKeys: true,
+    // yaml's own check compares each key with every earlier one (quadratic: minutes for 100 000
+    // flags); duplicateKeys does the same check with a set per mapping.
+    uniqueKeys: false,
     // flagd's Go YAML reader supports `<<: *defaults`; flagd files must load unchanged.
     merge: true,
   });
@@ -34,7 +36,8 @@ export function parseYaml(file: string, text: string): ParsedFile {
   const at = (offset: number, message: string): Problem => ({ file, ...lineCounter.linePos(offset), message });
 
   // Warnings too (unresolved tags...): a value we could not read as written is an error here.
-  const yamlProblems = [...doc.errors, ...doc.warnings].map((e) => at(e.pos[0], describe(e, doc)));
+  const yamlProblems = [...doc.errors, ...doc.warnings].map((e) => at(e.pos[0], describe(e)));
+  if (yamlProblems.length === 0) yamlProblems.push(...duplicateKeys(doc).map((key) => at(key.range?.[0] ?? 0, `duplicate key '${String(key.value)}'`)));
   if (yamlProblems.length > 0) return { source, doc, problems: yamlProblems };
 
   // A half-written file (truncated to nothing, or only its comment header) must never load as "no flags".
@@ -42,7 +45,7 @@ export function parseYaml(file: string, text: string): ParsedFile {
   if (c === null || (isScalar(c) && c.value === null && c.range?.[0] === c.range?.[1])) {
     return { source, doc, problems: [{ file, line: 1, col: 1, message: "file is empty" }] };
   }
-  const cycle = recursiveAlias(doc);
+  const cycle = src.includes("*") ? recursiveAlias(doc) : undefined; // no `*`, no alias
   if (cycle) return { source, doc, problems: [at(cycle.range?.[0] ?? 0, "YAML alias refers to a node that contains it")] };
   try {
     return { source, doc, value: doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT }), problems: [] };
@@ -51,25 +54,27 @@ export function parseYaml(file: string, text: string): ParsedFile {
   }
 }
 
-function describe(error: YAMLError, doc: Document): string {
-  if (error.code === "DUPLICATE_KEY") {
-    const key = keyStartingAt(doc, error.pos[0]);
-    return key === undefined ? "duplicate key" : `duplicate key '${key}'`;
-  }
+function describe(error: YAMLError): string {
   return `YAML ${error.name === "YAMLWarning" ? "warning" : "syntax error"}: ${error.message}`;
 }
 
-function keyStartingAt(doc: Document, offset: number): string | undefined {
-  let found: string | undefined;
-  visit(doc, {
-    Pair(_, pair) {
-      if (isScalar(pair.key) && pair.key.range?.[0] === offset) {
-        found = String(pair.key.value);
-        return visit.BREAK;
+/** The second and later occurrences of a scalar key in the same mapping (YAML forbids them). */
+function duplicateKeys(doc: Document): Scalar[] {
+  const found: Scalar[] = [];
+  // A plain walk: yaml's `visit` builds a path for every node, which costs more than the check.
+  const walk = (node: unknown): void => {
+    if (isMap(node)) {
+      const seen = new Set<unknown>();
+      for (const pair of node.items) {
+        if (isScalar(pair.key)) {
+          if (seen.has(pair.key.value)) found.push(pair.key);
+          else seen.add(pair.key.value);
+        }
+        walk(pair.value);
       }
-      return undefined;
-    },
-  });
+    } else if (isSeq(node)) for (const item of node.items) walk(item);
+  };
+  walk(doc.contents);
   return found;
 }
 
