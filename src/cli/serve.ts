@@ -103,12 +103,13 @@ function printer(format: LogFormat) {
 }
 
 /** With --allow-invalid: one note per invalid file, saying what is not served. */
-function noteInvalid(logger: Logger, problems: ReadonlyMap<string, Problem[]>): void {
+function noteInvalid(logger: Logger, problems: ReadonlyMap<string, Problem[]>, served: ReadonlySet<string>): void {
   for (const [env, list] of problems) {
     const byFile = new Map<string, number>();
     for (const p of list) byFile.set(p.file, (byFile.get(p.file) ?? 0) + 1);
     for (const [file, count] of byFile) {
-      const what = env === "" ? "it is ignored" : `environment ${env} is not served`;
+      const what =
+        env === "" ? "it is ignored" : served.has(env) ? `environment ${env} is served; its flags with problems answer PARSE_ERROR` : `environment ${env} is not served`;
       logger.warn(`${file || "(configuration)"}: ${plural(count, "problem")} (listed above); ${what}`, {
         file,
         problems: count,
@@ -187,7 +188,7 @@ async function runServe(pathArg: string | undefined, flags: ServeFlags): Promise
 
   const url = localUrl(server.url);
   const keys = server.keys();
-  noteInvalid(logger, server.store.problems);
+  noteInvalid(logger, server.store.problems, new Set(server.store.environments.keys()));
   if (!flags.quiet) {
     const where = bundled ? `${path} (the bundled example; pass a PATH or create ./flags to serve your own)` : path;
     print(`flagserve ${VERSION} serving ${where}`, "serving", { version: VERSION, path, bundled, watch: flags.watch });

@@ -63,6 +63,9 @@ Examples:
       }
       const report: ValidateReport = { valid: problems.length === 0, path, environments: [], problems };
       for (const [name, { config, flags: compiled }] of load.environments) {
+        // An environment whose only problems are inside flags would be served (with
+        // --allow-invalid), but for a lint it is not valid.
+        if (load.problems.has(name)) continue;
         report.environments.push({ name, valid: true, files: config.files, flags: [...compiled.keys()], segments: Object.keys(config.segments) });
       }
       for (const [name, list] of load.problems) {
