@@ -1,6 +1,8 @@
 import type { EnvironmentConfig, FlagDefinition, JsonValue, Metadata } from "../config/types.js";
 import { describeThrown, TargetingParseError } from "./errors.js";
-import { isOperator, logicEngine } from "./logic.js";
+import type { LogicEngine } from "json-logic-engine";
+import { createLogicEngine, isOperator, logicEngine } from "./logic.js";
+import { hasScratch, SCRATCH } from "./scratch.js";
 import { BROKEN, isEmptyObject, resolveRule, resolveSegment, type CompileError, type Resolver, type WalkState } from "./resolve.js";
 import type { CompiledFlag, CompiledRule } from "./types.js";
 
@@ -31,8 +33,36 @@ function deepFreeze<T>(value: T): T {
 }
 
 /** json-logic-engine compiles to a JS function once; evaluation never re-parses the rule. */
-function build(logic: unknown): CompiledRule {
-  return logicEngine.build(logic) as CompiledRule;
+function build(engine: LogicEngine, logic: unknown): CompiledRule {
+  return engine.build(logic) as CompiledRule;
+}
+
+/**
+ * Each segment is compiled once into its own function and registered as an operator of the
+ * environment's engine (under a name no file can write: operators are checked against the
+ * shared engine). A rule calls it where it wrote `$ref`. Within one evaluation a segment called
+ * on the evaluation data is computed once (memo in the scratch record), so evaluation stays
+ * linear too; inside an iterator it runs on the current item, as inlined text would.
+ */
+function segmentCompiler(engine: LogicEngine): NonNullable<Resolver["compileSegment"]> {
+  let count = 0;
+  return (name, resolved) => {
+    if (isEmptyObject(resolved)) return { reference: {} }; // no rule: `targeting: { $ref: empty }` is no targeting
+    let rule: CompiledRule;
+    try {
+      rule = build(engine, resolved);
+    } catch (err) {
+      return { error: `segment cannot be compiled: ${describeThrown(err)}` };
+    }
+    const operator = `$segment#${count++}`;
+    engine.addMethod(operator, (_args: unknown, context: unknown) => {
+      if (!hasScratch(context)) return rule(context as Record<string, unknown>);
+      const memo = (context[SCRATCH].segments ??= new Map());
+      if (!memo.has(name)) memo.set(name, rule(context));
+      return memo.get(name);
+    });
+    return { reference: { [operator]: [] } };
+  };
 }
 
 const failingRule = (message: string): CompiledRule => () => {
@@ -58,17 +88,12 @@ export const unusableFlag = (key: string, reason: string, setMetadata: Metadata)
  * not modified, the result shares nothing mutable with it, and every error is collected.
  */
 export function compileEnvironment(config: EnvironmentConfig, options: CompileOptions = {}): CompiledEnvironment {
+  // The environment's own engine: its segments become its operators (see segmentCompiler).
+  const engine = createLogicEngine();
   const resolver: Resolver = {
     segments: config.segments,
     isOperator: (name) => isOperator(logicEngine, name),
-    checkSegment: (resolved) => {
-      try {
-        build(resolved);
-        return undefined;
-      } catch (err) {
-        return `segment cannot be compiled: ${describeThrown(err)}`;
-      }
-    },
+    compileSegment: segmentCompiler(engine),
     errors: [],
     done: new Map(),
   };
@@ -81,14 +106,20 @@ export function compileEnvironment(config: EnvironmentConfig, options: CompileOp
   const flags = new Map<string, CompiledFlag>();
   const broken = new Map<string, string>();
   for (const [key, def] of Object.entries(config.flags)) {
-    const { flag, problem } = compileFlag(key, def, config.metadata, resolver);
+    const { flag, problem } = compileFlag(key, def, config.metadata, resolver, engine);
     flags.set(key, flag);
     if (problem !== undefined) broken.set(key, problem);
   }
   return { flags, errors: resolver.errors, broken };
 }
 
-function compileFlag(key: string, def: FlagDefinition, setMetadata: Metadata, resolver: Resolver): { flag: CompiledFlag; problem?: string } {
+function compileFlag(
+  key: string,
+  def: FlagDefinition,
+  setMetadata: Metadata,
+  resolver: Resolver,
+  engine: LogicEngine,
+): { flag: CompiledFlag; problem?: string } {
   const flag: CompiledFlag = {
     key,
     state: def.state,
@@ -97,14 +128,14 @@ function compileFlag(key: string, def: FlagDefinition, setMetadata: Metadata, re
     // flagd's patchMetadata: the flag's own keys win over the flag set's.
     metadata: Object.freeze({ ...setMetadata, ...def.metadata }),
   };
-  const { rule, problem } = compileTargeting(key, def.targeting, resolver);
+  const { rule, problem } = compileTargeting(key, def.targeting, resolver, engine);
   if (problem !== undefined) return { flag: unusableFlag(key, problem, flag.metadata), problem };
   if (rule) flag.rule = rule;
   return { flag: Object.freeze(flag) };
 }
 
 /** No rule when there is none (absent or `{}`, also after resolution); a problem when it cannot be used. */
-function compileTargeting(key: string, targeting: unknown, resolver: Resolver): { rule?: CompiledRule; problem?: string } {
+function compileTargeting(key: string, targeting: unknown, resolver: Resolver, engine: LogicEngine): { rule?: CompiledRule; problem?: string } {
   if (targeting === undefined || isEmptyObject(targeting)) return {};
   const path = ["flags", key, "targeting"];
   const state: WalkState = { problems: [] };
@@ -112,7 +143,7 @@ function compileTargeting(key: string, targeting: unknown, resolver: Resolver): 
   if (state.problems.length > 0) return { problem: `invalid targeting: ${state.problems.join("; ")}` };
   if (isEmptyObject(resolved)) return {};
   try {
-    return { rule: build(resolved) };
+    return { rule: build(engine, resolved) };
   } catch (err) {
     const message = `targeting cannot be compiled: ${describeThrown(err)}`;
     resolver.errors.push({ path, message });

@@ -13,13 +13,15 @@ export interface Scratch {
   fractionalCalled: boolean;
   /** The value the most recent `fractional` call returned (SPLIT detection, see evaluate.ts). */
   lastFractional: unknown;
+  /** Segment results on the evaluation data, by segment name (see compile.ts). */
+  segments?: Map<string, unknown>;
 }
 
 export type EvaluationData = Record<string, unknown> & { [SCRATCH]?: Scratch };
 
 export const newScratch = (): Scratch => ({ fractionalCalled: false, lastFractional: undefined });
 
-const hasScratch = (x: unknown): x is EvaluationData & { [SCRATCH]: Scratch } =>
+export const hasScratch = (x: unknown): x is EvaluationData & { [SCRATCH]: Scratch } =>
   x !== null && typeof x === "object" && SCRATCH in x;
 
 /**

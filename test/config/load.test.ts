@@ -471,3 +471,21 @@ describe("loadInlineConfig", () => {
     expect(problem).toMatch(/^<inline:dev>:0:0 .*nope.* \(at flags\.a\.targeting\.if\[0\]\.\$ref\)$/);
   });
 });
+
+describe("a $ref expansion bomb in a file", () => {
+  const tmp = useTempDir();
+
+  it("loads (each segment compiled once) and evaluates: 40 levels, each referencing the previous twice", async () => {
+    const segments = ["  s0: { '==': [{ var: plan }, gold] }"];
+    for (let i = 1; i <= 40; i++) segments.push(`  s${i}: { or: [{ $ref: s${i - 1} }, { $ref: s${i - 1} }] }`);
+    const file = await tmp.write(
+      "dev.yaml",
+      lines("segments:", ...segments, "flags:", "  f: { variants: { 'on': true, 'off': false }, defaultVariant: 'off', targeting: { if: [{ $ref: s40 }, 'on', null] } }"),
+    );
+    const load = await loadConfig(file);
+    expect(load.problems.size).toBe(0);
+    const f = load.environments.get("dev")!.flags.get("f")!;
+    expect(evaluate(f, { plan: "gold" })).toMatchObject({ variant: "on" });
+    expect(evaluate(f, { plan: "silver" })).toMatchObject({ variant: "off", reason: "DEFAULT" });
+  });
+});
