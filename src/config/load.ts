@@ -10,11 +10,11 @@ import type { CompiledFlag } from "../engine/types.js";
 import { discover, errorCode, stemOf } from "./discover.js";
 import { expandNotifications, type EnvVars } from "./expand.js";
 import { mergeDocuments, originText, type MergedEnvironment } from "./merge.js";
-import { parseYaml, type ParsedFile } from "./parse.js";
+import { parseYamlOffThread, type ParsedFile } from "./parse.js";
 import { ENVIRONMENT_NAME_RULE, isEnvironmentName } from "./schema.js";
 import { docProblem, inlineSource, problemAt, type EnvDocument } from "./source.js";
 import type { EnvironmentConfig, Problem } from "./types.js";
-import { compare, isRecord, setOwn } from "./util.js";
+import { compare, isRecord, runSteps, runStepsYielding, setOwn, type Steps } from "./util.js";
 import { addTo, compileAndLocate, validateDocument, type CompiledEnvironment } from "./validate.js";
 
 export interface LoadedEnvironment {
@@ -69,7 +69,7 @@ export async function loadConfig(path: string, options: LoadOptions = {}): Promi
       inputs.push({ name: env.name, docs, files: env.files, ...(env.dir ? { dir: env.dir } : {}) });
     });
   }
-  return finish(inputs, problems, options);
+  return runStepsYielding(finish(inputs, problems, options));
 }
 
 /** For the programmatic API: environment name -> environment document, validated like a file. */
@@ -92,7 +92,7 @@ export function loadInlineConfig(environments: Record<string, unknown>, options:
     }
     inputs.push({ name, docs: [{ source, prefix: [], value }], files: [] });
   }
-  return finish(inputs, problems, options);
+  return runSteps(finish(inputs, problems, options));
 }
 
 async function readAndParse(file: string): Promise<ParsedFile> {
@@ -103,7 +103,7 @@ async function readAndParse(file: string): Promise<ParsedFile> {
     const message = `cannot read file: ${errorCode(error)}`;
     return { problems: [{ file, line: 0, col: 0, message }] };
   }
-  return parseYaml(file, text);
+  return parseYamlOffThread(file, text);
 }
 
 /** PATH is one file: an `environments:` map of environments, or one environment named by its stem. */
@@ -155,9 +155,10 @@ interface Built {
   flags?: Map<string, CompiledFlag>;
 }
 
-function finish(inputs: EnvironmentInput[], problems: ProblemMap, options: LoadOptions): ConfigLoad {
+function* finish(inputs: EnvironmentInput[], problems: ProblemMap, options: LoadOptions): Steps<ConfigLoad> {
   const env = options.env ?? process.env;
-  const built = inputs.map((input) => build(input, env, problems));
+  const built: Built[] = [];
+  for (const input of inputs) built.push(yield* build(input, env, problems));
   for (const name of checkApiKeysAreUnique(built, problems)) for (const b of built) if (b.name === name) b.fatal = true;
 
   const environments = new Map<string, LoadedEnvironment>();
@@ -175,7 +176,7 @@ function finish(inputs: EnvironmentInput[], problems: ProblemMap, options: LoadO
  * out only for problems outside flags and segments, which the checks still run past so that
  * every problem is reported in one run.
  */
-function build(input: EnvironmentInput, env: EnvVars, problems: ProblemMap): Built {
+function* build(input: EnvironmentInput, env: EnvVars, problems: ProblemMap): Steps<Built> {
   const { name, docs } = input;
   const flagProblems = new Map<string, Problem[]>();
   const segmentProblems = new Map<string, Problem[]>();
@@ -185,6 +186,7 @@ function build(input: EnvironmentInput, env: EnvVars, problems: ProblemMap): Bui
     problems.add(name, ...check.problems);
     for (const [key, list] of check.flagProblems) addTo(flagProblems, key, ...list);
     for (const [key, list] of check.segmentProblems) addTo(segmentProblems, key, ...list);
+    yield;
   }
   if (docs.length === 0) return { name, fatal: true };
 
@@ -202,13 +204,14 @@ function build(input: EnvironmentInput, env: EnvVars, problems: ProblemMap): Bui
   }
 
   const merged = mergeDocuments(name, docs, input.files, new Set(flagProblems.keys()));
+  yield;
   problems.add(name, ...merged.problems);
   for (const [key, list] of merged.flagProblems) addTo(flagProblems, key, ...list);
   // Everything reported so far is outside flags and segments (or a file that could not be read).
   const fatal = problems.has(name);
   for (const list of [...flagProblems.values(), ...segmentProblems.values()]) problems.add(name, ...list);
 
-  const compiled = compileAndLocate(merged, segmentProblems.keys());
+  const compiled = yield* compileAndLocate(merged, segmentProblems.keys());
   problems.add(name, ...compiled.problems);
   if (compiled.failed) return { name, fatal: true };
   const flags = withUnusableFlags(merged, compiled, flagProblems);

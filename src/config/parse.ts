@@ -3,7 +3,9 @@
  * formats get the same line:col errors.
  */
 import { LineCounter, isMap, isPair, isSeq, isScalar, parseDocument, visit, type Document, type Node, type Scalar, type YAMLError } from "yaml";
-import { yamlSource, type Source } from "./source.js";
+import { Worker } from "node:worker_threads";
+import { inlineSource, yamlSource, type Source } from "./source.js";
+import { runSteps, runStepsYielding, type Steps } from "./util.js";
 import type { Problem } from "./types.js";
 
 export interface ParsedFile {
@@ -19,7 +21,49 @@ export interface ParsedFile {
 /** yaml's own default; counts alias expansions, so "billion laughs" files fail fast. */
 const MAX_ALIAS_COUNT = 100;
 
-export function parseYaml(file: string, text: string): ParsedFile {
+export const parseYaml = (file: string, text: string): ParsedFile => runSteps(parseYamlSteps(file, text));
+
+/** Files at least this big are parsed in a worker thread. */
+const OFF_THREAD_BYTES = 512 * 1024;
+
+/**
+ * parseYaml for a running server: a big file is parsed in a worker thread, so requests keep
+ * being answered meanwhile. Positions are only needed when a later check finds a problem; the
+ * source then parses the text again on this thread, once. A file with YAML problems, a small
+ * file, or a worker that cannot start (running from the TypeScript sources) is parsed here.
+ */
+export async function parseYamlOffThread(file: string, text: string): Promise<ParsedFile> {
+  if (text.length >= OFF_THREAD_BYTES) {
+    const parsed = await inWorker(file, text).catch(() => undefined);
+    if (parsed && parsed.problems.length === 0) return { source: lazySource(file, text), value: parsed.value, problems: [] };
+  }
+  return runStepsYielding(parseYamlSteps(file, text));
+}
+
+function inWorker(file: string, text: string): Promise<{ value: unknown; problems: Problem[] }> {
+  return new Promise((resolve, reject) => {
+    const worker = new Worker(new URL("./parse-worker.js", import.meta.url), { workerData: { file, text } });
+    worker.once("message", (message: { value: unknown; problems: Problem[] }) => {
+      resolve(message);
+      void worker.terminate();
+    });
+    worker.once("error", reject);
+    worker.once("exit", (code) => reject(new Error(`parse worker exited with ${code}`)));
+  });
+}
+
+/** A source that parses its text (on this thread) the first time a position is asked for. */
+function lazySource(file: string, text: string): Source {
+  let parsed: Source | undefined;
+  return {
+    file,
+    positional: true,
+    locate: (path, anchor) => (parsed ??= parseYaml(file, text).source ?? inlineSource(file)).locate(path, anchor),
+  };
+}
+
+/** parseYaml in steps (parse, check, convert), for a big file read while serving. */
+export function* parseYamlSteps(file: string, text: string): Steps<ParsedFile> {
   // Editors show columns without the BOM; so must we.
   const src = text.startsWith("\uFEFF") ? text.slice(1) : text;
   const lineCounter = new LineCounter();
@@ -33,6 +77,7 @@ export function parseYaml(file: string, text: string): ParsedFile {
     merge: true,
   });
   const source = yamlSource(file, doc, lineCounter);
+  yield;
   const at = (offset: number, message: string): Problem => ({ file, ...lineCounter.linePos(offset), message });
 
   // Warnings too (unresolved tags...): a value we could not read as written is an error here.
@@ -46,6 +91,7 @@ export function parseYaml(file: string, text: string): ParsedFile {
     return { source, doc, problems: [{ file, line: 1, col: 1, message: "file is empty" }] };
   }
   const cycle = src.includes("*") ? recursiveAlias(doc) : undefined; // no `*`, no alias
+  yield;
   if (cycle) return { source, doc, problems: [at(cycle.range?.[0] ?? 0, "YAML alias refers to a node that contains it")] };
   try {
     return { source, doc, value: doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT }), problems: [] };

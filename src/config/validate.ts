@@ -4,13 +4,13 @@
  * the engine's own checks (operators, `$ref`s) located in the file that wrote them.
  */
 import type { ErrorObject } from "ajv";
-import { compileEnvironment } from "../engine/index.js";
+import { compileEnvironmentSteps, type CompiledEnvironment as EngineResult } from "../engine/index.js";
 import type { CompiledFlag } from "../engine/types.js";
 import type { MergedEnvironment, Origin } from "./merge.js";
 import { validateEnvironmentSchema } from "./schema.js";
 import { docProblem, formatPath, type Anchor, type EnvDocument, type JsonPath } from "./source.js";
 import type { Problem } from "./types.js";
-import { isRecord } from "./util.js";
+import { isRecord, type Steps } from "./util.js";
 
 /**
  * What a problem takes out (design §3: a problem costs only what it breaks): one flag, one
@@ -265,10 +265,10 @@ export interface CompiledEnvironment {
 }
 
 /** Compiles targeting; each engine error is located in the file that wrote the flag or segment. */
-export function compileAndLocate(merged: MergedEnvironment, brokenSegments: Iterable<string> = []): CompiledEnvironment {
-  let result: ReturnType<typeof compileEnvironment>;
+export function* compileAndLocate(merged: MergedEnvironment, brokenSegments: Iterable<string> = []): Steps<CompiledEnvironment> {
+  let result: EngineResult;
   try {
-    result = compileEnvironment(merged.config, { brokenSegments });
+    result = yield* compileEnvironmentSteps(merged.config, { brokenSegments });
   } catch (error) {
     // An engine bug must not take the other environments down with it.
     const first = merged.docs[0];

@@ -1,4 +1,5 @@
 import type { EnvironmentConfig, FlagDefinition, JsonValue, Metadata } from "../config/types.js";
+import { runSteps, type Steps } from "../config/util.js";
 import { describeThrown, TargetingParseError } from "./errors.js";
 import type { LogicEngine } from "json-logic-engine";
 import { createLogicEngine, isOperator, logicEngine } from "./logic.js";
@@ -87,7 +88,14 @@ export const unusableFlag = (key: string, reason: string, setMetadata: Metadata)
  * Resolve `$ref`s, check operators and compile targeting for one environment. Pure: the config is
  * not modified, the result shares nothing mutable with it, and every error is collected.
  */
-export function compileEnvironment(config: EnvironmentConfig, options: CompileOptions = {}): CompiledEnvironment {
+export const compileEnvironment = (config: EnvironmentConfig, options: CompileOptions = {}): CompiledEnvironment =>
+  runSteps(compileEnvironmentSteps(config, options));
+
+/** Flags compiled between two yields of compileEnvironmentSteps. */
+const FLAGS_PER_STEP = 2000;
+
+/** compileEnvironment in steps: yields every FLAGS_PER_STEP flags (see runStepsYielding). */
+export function* compileEnvironmentSteps(config: EnvironmentConfig, options: CompileOptions = {}): Steps<CompiledEnvironment> {
   // The environment's own engine: its segments become its operators (see segmentCompiler).
   const engine = createLogicEngine();
   const resolver: Resolver = {
@@ -105,10 +113,12 @@ export function compileEnvironment(config: EnvironmentConfig, options: CompileOp
 
   const flags = new Map<string, CompiledFlag>();
   const broken = new Map<string, string>();
+  let count = 0;
   for (const [key, def] of Object.entries(config.flags)) {
     const { flag, problem } = compileFlag(key, def, config.metadata, resolver, engine);
     flags.set(key, flag);
     if (problem !== undefined) broken.set(key, problem);
+    if (++count % FLAGS_PER_STEP === 0) yield;
   }
   return { flags, errors: resolver.errors, broken };
 }
