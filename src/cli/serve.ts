@@ -50,7 +50,7 @@ export function serveCommand(): Command {
       new Option("--key-grace <seconds>", "how long a replaced API key keeps working").argParser(parseNonNegativeNumber("--key-grace")).default(0),
     )
     .option("--state-dir <dir>", "where generated API keys are kept (default: .flagserve beside the configuration)")
-    .option("--allow-invalid", "serve the valid environments even when others have errors")
+    .option("--allow-invalid", "serve despite problems: broken flags answer PARSE_ERROR, broken environments are left out")
     .addOption(
       new Option("--max-body <size>", "largest request body accepted (e.g. 64kb, 1mb)").argParser(parseByteSize).default(1024 * 1024, "1mb"),
     )
@@ -162,7 +162,7 @@ async function runServe(pathArg: string | undefined, flags: ServeFlags): Promise
   } catch (error) {
     if (error instanceof InvalidConfigError) {
       for (const problem of error.problems) logger.error(formatProblem(problem), { ...problem });
-      logger.error(`not serving: ${plural(error.problems.length, "problem")} in ${path} (use --allow-invalid to serve the valid environments)`, {
+      logger.error(`not serving: ${plural(error.problems.length, "problem")} in ${path} (use --allow-invalid to serve the rest anyway)`, {
         path,
         problems: error.problems.length,
       });
