@@ -8,7 +8,7 @@ import type { EventHub } from "../events/hub.js";
 import type { Logger } from "../log.js";
 import { canonicalJson } from "../store/canonical.js";
 import { keyDigest, recordedGrace, redactKey, resolveKeys } from "../store/keys.js";
-import { createSnapshot, type EnvironmentSnapshot } from "../store/snapshot.js";
+import { createSnapshot, keepLastGoodFlags, type EnvironmentSnapshot } from "../store/snapshot.js";
 import type { FlagStore } from "../store/store.js";
 import { diffEnvironments, type Change } from "./diff.js";
 
@@ -47,14 +47,21 @@ export async function applyLoad(load: ConfigLoad, ctx: ReloadContext, options: A
   if (persistError) logger.warn(`generated keys could not be saved in ${ctx.stateDir} (${persistError.message}); they will change on restart`);
   const next = new Map<string, EnvironmentSnapshot>();
   if (options.partial) for (const [env, snapshot] of previous) next.set(env, snapshot);
-  for (const env of valid) problems.delete(env.config.name);
+  for (const env of valid) if (!load.problems.has(env.config.name)) problems.delete(env.config.name);
   // Invalid environments keep their last good snapshot. When the configuration could not be
   // read at all (a problem under ""), nothing is removed: a vanished directory is not an edit.
   const unreadable = load.problems.has("");
   for (const [env, snapshot] of previous) {
-    if (load.problems.has(env) || (unreadable && !load.environments.has(env))) next.set(env, snapshot);
+    if (!load.environments.has(env) && (load.problems.has(env) || unreadable)) next.set(env, snapshot);
   }
-  for (const { config, flags } of valid) next.set(config.name, createSnapshot(config, flags, keys.get(config.name)!));
+  // A flag broken by this edit keeps its last good definition; the other flags' edits apply.
+  const keptFlags = new Map<string, string[]>();
+  for (const loaded of valid) {
+    const name = loaded.config.name;
+    const { config, flags, kept } = keepLastGoodFlags(loaded.config, loaded.flags, previous.get(name));
+    if (kept.length > 0) keptFlags.set(name, kept);
+    next.set(name, createSnapshot(config, flags, keys.get(name)!));
+  }
 
   // Unchanged environments keep their snapshot, so their ETags and timestamps stay put.
   const applied: EnvironmentChange[] = [];
@@ -63,8 +70,10 @@ export async function applyLoad(load: ConfigLoad, ctx: ReloadContext, options: A
     if (before === snapshot) continue;
     const changes = diffEnvironments(before, snapshot);
     if (before && changes.length === 0) {
-      // Nothing a client sees changed. A new `notifications:` list still takes effect, silently.
-      if (canonicalJson(before.config.notifications) === canonicalJson(snapshot.config.notifications)) next.set(env, before);
+      // No definition changed. A new `notifications:` list, or a flag newly broken (it keeps its
+      // last good definition, or answers PARSE_ERROR if it never had one), still takes effect, silently.
+      const same = (pick: (s: EnvironmentSnapshot) => unknown) => canonicalJson(pick(before)) === canonicalJson(pick(snapshot));
+      if (same((s) => s.config.notifications) && same((s) => s.config.invalidFlags ?? {})) next.set(env, before);
       continue;
     }
     applied.push({ env, changes, before, after: snapshot });
@@ -77,7 +86,13 @@ export async function applyLoad(load: ConfigLoad, ctx: ReloadContext, options: A
   // Reported once the store says so too (`/readyz`), so a reader of the log never races it.
   for (const [env, list] of load.problems) {
     for (const problem of list) logger.error(formatProblem(problem), { ...problem });
-    if (env !== "" && previous.has(env)) logger.warn(`${env}: keeping the last good configuration`);
+    if (env !== "" && previous.has(env) && !load.environments.has(env)) logger.warn(`${env}: keeping the last good configuration`);
+  }
+  for (const [env, { config }] of load.environments) {
+    const kept = new Set(keptFlags.get(env));
+    for (const key of Object.keys(config.invalidFlags ?? {})) {
+      logger.warn(`${env}: flag ${key} ${kept.has(key) ? "keeps its last good definition" : "answers PARSE_ERROR until its problems are fixed"}`);
+    }
   }
 
   for (const change of applied) {

@@ -58,7 +58,8 @@ Examples:
       ]);
       const { path } = resolveConfigPath(pathArg);
       const load = await loadConfig(path);
-      const environment = load.environments.get(flags.env);
+      // An environment with any problem is reported, not evaluated (even if the server would serve the rest of it).
+      const environment = load.problems.has(flags.env) ? undefined : load.environments.get(flags.env);
       if (!environment) {
         const problems = [...(load.problems.get(flags.env) ?? []), ...(load.problems.get("") ?? [])];
         for (const p of problems) err(formatProblem({ ...p, file: displayPath(p.file) }));

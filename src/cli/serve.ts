@@ -54,7 +54,7 @@ export function serveCommand(): Command {
         .default(DEFAULT_KEY_GRACE_SECONDS),
     )
     .option("--state-dir <dir>", STATE_DIR_HELP)
-    .option("--allow-invalid", "serve the valid environments even when others have errors")
+    .option("--allow-invalid", "serve despite problems: broken flags answer PARSE_ERROR, broken environments are left out")
     .addOption(
       new Option("--max-body <size>", "largest request body accepted (e.g. 64kb, 1mb)").argParser(parseByteSize).default(1024 * 1024, "1mb"),
     )
@@ -115,12 +115,13 @@ function printer(format: LogFormat) {
 }
 
 /** With --allow-invalid: one note per invalid file, saying what is not served. */
-function noteInvalid(logger: Logger, problems: ReadonlyMap<string, Problem[]>): void {
+function noteInvalid(logger: Logger, problems: ReadonlyMap<string, Problem[]>, served: ReadonlySet<string>): void {
   for (const [env, list] of problems) {
     const byFile = new Map<string, number>();
     for (const p of list) byFile.set(p.file, (byFile.get(p.file) ?? 0) + 1);
     for (const [file, count] of byFile) {
-      const what = env === "" ? "it is ignored" : `environment ${env} is not served`;
+      const what =
+        env === "" ? "it is ignored" : served.has(env) ? `environment ${env} is served; its flags with problems answer PARSE_ERROR` : `environment ${env} is not served`;
       logger.warn(`${file || "(configuration)"}: ${plural(count, "problem")} (listed above); ${what}`, {
         file,
         problems: count,
@@ -144,6 +145,12 @@ async function runServe(pathArg: string | undefined, flags: ServeFlags): Promise
   const logger = createLogger(format, undefined, { quiet: flags.quiet });
   const print = printer(format);
   const { path, bundled } = resolveConfigPath(pathArg);
+  if (!existsSync(path)) {
+    // --allow-invalid cannot help here: there is nothing to read.
+    logger.error(`not serving: ${path}: path does not exist`, { path });
+    process.exitCode = 1;
+    return;
+  }
   const corsOrigin = flags.corsOrigin === "*" ? "*" : flags.corsOrigin.split(",").map((o) => o.trim());
 
   // Loaded here, not at the top: `validate`, `init` and `eval` start faster without the server.
@@ -176,7 +183,7 @@ async function runServe(pathArg: string | undefined, flags: ServeFlags): Promise
   } catch (error) {
     if (error instanceof InvalidConfigError) {
       for (const problem of error.problems) logger.error(formatProblem(problem), { ...problem });
-      logger.error(`not serving: ${plural(error.problems.length, "problem")} in ${path} (use --allow-invalid to serve the valid environments)`, {
+      logger.error(`not serving: ${plural(error.problems.length, "problem")} in ${path} (use --allow-invalid to serve the rest anyway)`, {
         path,
         problems: error.problems.length,
       });
@@ -201,7 +208,7 @@ async function runServe(pathArg: string | undefined, flags: ServeFlags): Promise
 
   const url = localUrl(server.url);
   const keys = server.keys();
-  noteInvalid(logger, server.store.problems);
+  noteInvalid(logger, server.store.problems, new Set(server.store.environments.keys()));
   if (!flags.quiet) {
     const where = bundled ? `${path} (the bundled example; pass a PATH or create ./flags to serve your own)` : path;
     print(`flagserve ${VERSION} serving ${where}`, "serving", { version: VERSION, path, bundled, watch: flags.watch });

@@ -1,4 +1,5 @@
 /** `flagserve validate [PATH]`: every check the server makes at load time, without serving. */
+import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import { Command, Option } from "commander";
 import type { Problem } from "../config/types.js";
@@ -44,6 +45,16 @@ Examples:
     .action(async (pathArg: string | undefined, flags: ValidateFlags) => {
       const { loadConfig } = await import("../config/index.js");
       const { path } = resolveConfigPath(pathArg);
+      if (!existsSync(path)) {
+        // Not a problem inside a file (no line:col to show): the PATH itself is wrong.
+        const message = "path does not exist";
+        if (flags.format === "json") {
+          const report: ValidateReport = { valid: false, path, environments: [], problems: [{ file: resolve(path), line: 0, col: 0, message }] };
+          out(JSON.stringify(report));
+        } else err(`flagserve validate: ${displayPath(path)}: ${message}`);
+        process.exitCode = 1;
+        return;
+      }
       const load = await loadConfig(path);
       const problems = [...load.problems.values()].flat();
       // The server would start and serve nothing: for a lint that is a wrong PATH, not a success.
@@ -52,6 +63,9 @@ Examples:
       }
       const report: ValidateReport = { valid: problems.length === 0, path, environments: [], problems };
       for (const [name, { config, flags: compiled }] of load.environments) {
+        // An environment whose only problems are inside flags would be served (with
+        // --allow-invalid), but for a lint it is not valid.
+        if (load.problems.has(name)) continue;
         report.environments.push({ name, valid: true, files: config.files, flags: [...compiled.keys()], segments: Object.keys(config.segments) });
       }
       for (const [name, list] of load.problems) {

@@ -5,16 +5,17 @@
  */
 import { readFile } from "node:fs/promises";
 import { isMap } from "yaml";
+import { unusableFlag } from "../engine/compile.js";
 import type { CompiledFlag } from "../engine/types.js";
 import { discover, errorCode, stemOf } from "./discover.js";
 import { expandNotifications, type EnvVars } from "./expand.js";
 import { mergeDocuments, originText, type MergedEnvironment } from "./merge.js";
-import { parseYaml, type ParsedFile } from "./parse.js";
+import { parseYamlOffThread, type ParsedFile } from "./parse.js";
 import { ENVIRONMENT_NAME_RULE, isEnvironmentName } from "./schema.js";
 import { docProblem, inlineSource, problemAt, type EnvDocument } from "./source.js";
 import type { EnvironmentConfig, Problem } from "./types.js";
-import { compare, isRecord } from "./util.js";
-import { compileAndLocate, validateDocument } from "./validate.js";
+import { compare, isRecord, runSteps, runStepsYielding, setOwn, type Steps } from "./util.js";
+import { addTo, compileAndLocate, validateDocument, type CompiledEnvironment } from "./validate.js";
 
 export interface LoadedEnvironment {
   config: EnvironmentConfig;
@@ -68,7 +69,7 @@ export async function loadConfig(path: string, options: LoadOptions = {}): Promi
       inputs.push({ name: env.name, docs, files: env.files, ...(env.dir ? { dir: env.dir } : {}) });
     });
   }
-  return finish(inputs, problems, options);
+  return runStepsYielding(finish(inputs, problems, options));
 }
 
 /** For the programmatic API: environment name -> environment document, validated like a file. */
@@ -91,7 +92,7 @@ export function loadInlineConfig(environments: Record<string, unknown>, options:
     }
     inputs.push({ name, docs: [{ source, prefix: [], value }], files: [] });
   }
-  return finish(inputs, problems, options);
+  return runSteps(finish(inputs, problems, options));
 }
 
 async function readAndParse(file: string): Promise<ParsedFile> {
@@ -102,7 +103,7 @@ async function readAndParse(file: string): Promise<ParsedFile> {
     const message = `cannot read file: ${errorCode(error)}`;
     return { problems: [{ file, line: 0, col: 0, message }] };
   }
-  return parseYaml(file, text);
+  return parseYamlOffThread(file, text);
 }
 
 /** PATH is one file: an `environments:` map of environments, or one environment named by its stem. */
@@ -148,36 +149,46 @@ function fromSingleFile(file: string, parsed: ParsedFile, problems: ProblemMap):
 
 interface Built {
   name: string;
+  /** Set when a problem takes the whole environment out. */
+  fatal: boolean;
   merged?: MergedEnvironment;
   flags?: Map<string, CompiledFlag>;
 }
 
-function finish(inputs: EnvironmentInput[], problems: ProblemMap, options: LoadOptions): ConfigLoad {
+function* finish(inputs: EnvironmentInput[], problems: ProblemMap, options: LoadOptions): Steps<ConfigLoad> {
   const env = options.env ?? process.env;
-  const built = inputs.map((input) => build(input, env, problems));
-  checkApiKeysAreUnique(built, problems);
+  const built: Built[] = [];
+  for (const input of inputs) built.push(yield* build(input, env, problems));
+  for (const name of checkApiKeysAreUnique(built, problems)) for (const b of built) if (b.name === name) b.fatal = true;
 
   const environments = new Map<string, LoadedEnvironment>();
   for (const b of [...built].sort((x, y) => compare(x.name, y.name))) {
-    if (b.merged && b.flags && !problems.has(b.name)) environments.set(b.name, { config: b.merged.config, flags: b.flags });
+    if (b.merged && b.flags && !b.fatal) environments.set(b.name, { config: b.merged.config, flags: b.flags });
   }
   const sorted = new Map<string, Problem[]>();
   for (const key of [...problems.keys()].sort(compare)) sorted.set(key, [...(problems.get(key) ?? [])].sort(byPosition));
   return { environments, problems: sorted };
 }
 
-/** One environment: expand, validate each document, then merge and compile when the shapes allow. */
-function build(input: EnvironmentInput, env: EnvVars, problems: ProblemMap): Built {
+/**
+ * One environment: expand, validate each document, merge and compile. A problem inside one flag
+ * (or one segment) takes out that flag (or the flags using it) alone; the environment is left
+ * out only for problems outside flags and segments, which the checks still run past so that
+ * every problem is reported in one run.
+ */
+function* build(input: EnvironmentInput, env: EnvVars, problems: ProblemMap): Steps<Built> {
   const { name, docs } = input;
-  const hadProblems = problems.has(name); // unreadable or unparsable files: some documents are missing
-  let valid = true;
+  const flagProblems = new Map<string, Problem[]>();
+  const segmentProblems = new Map<string, Problem[]>();
   for (const doc of docs) {
     problems.add(name, ...expandNotifications(doc, env));
     const check = validateDocument(doc);
     problems.add(name, ...check.problems);
-    valid &&= check.valid;
+    for (const [key, list] of check.flagProblems) addTo(flagProblems, key, ...list);
+    for (const [key, list] of check.segmentProblems) addTo(segmentProblems, key, ...list);
+    yield;
   }
-  if (hadProblems || docs.length === 0) return { name };
+  if (docs.length === 0) return { name, fatal: true };
 
   // A file that lost its `flags` (half-saved, wrong file) must not serve "no flags"; `flags: {}` says it on purpose.
   // (Not for a document that is not even a mapping: the schema has said so.)
@@ -191,17 +202,47 @@ function build(input: EnvironmentInput, env: EnvVars, problems: ProblemMap): Bui
         : docProblem(only, [], `missing 'flags' ${hint}`, "key"),
     );
   }
-  if (!valid) return { name };
 
-  const merged = mergeDocuments(name, docs, input.files);
+  const merged = mergeDocuments(name, docs, input.files, new Set(flagProblems.keys()));
+  yield;
   problems.add(name, ...merged.problems);
-  const compiled = compileAndLocate(merged);
+  for (const [key, list] of merged.flagProblems) addTo(flagProblems, key, ...list);
+  // Everything reported so far is outside flags and segments (or a file that could not be read).
+  const fatal = problems.has(name);
+  for (const list of [...flagProblems.values(), ...segmentProblems.values()]) problems.add(name, ...list);
+
+  const compiled = yield* compileAndLocate(merged, segmentProblems.keys());
   problems.add(name, ...compiled.problems);
-  return { name, merged, flags: compiled.flags };
+  if (compiled.failed) return { name, fatal: true };
+  const flags = withUnusableFlags(merged, compiled, flagProblems);
+  return { name, fatal, merged, flags };
 }
 
-/** A key must name one environment: requests are routed by key alone. */
-function checkApiKeysAreUnique(built: Built[], problems: ProblemMap): void {
+/**
+ * The served flags: the compiled ones, and for every flag with a problem one that answers
+ * PARSE_ERROR. The configuration keeps only the flags that can be served as written, and names
+ * the others in `invalidFlags` (a reload gives them their last good definition).
+ */
+function withUnusableFlags(merged: MergedEnvironment, compiled: CompiledEnvironment, flagProblems: Map<string, Problem[]>): Map<string, CompiledFlag> {
+  const { config } = merged;
+  const invalid: Record<string, string> = {};
+  for (const [key, reason] of compiled.broken) {
+    setOwn(invalid, key, reason);
+    Reflect.deleteProperty(config.flags, key);
+  }
+  const flags = compiled.flags;
+  for (const [key, list] of flagProblems) {
+    const reason = `invalid flag definition: ${list.map((p) => p.message).join("; ")}`;
+    setOwn(invalid, key, reason);
+    flags.set(key, unusableFlag(key, reason, config.metadata));
+  }
+  if (Object.keys(invalid).length > 0) config.invalidFlags = invalid;
+  return flags;
+}
+
+/** A key must name one environment: requests are routed by key alone. Returns the environments that share one. */
+function checkApiKeysAreUnique(built: Built[], problems: ProblemMap): Set<string> {
+  const clashing = new Set<string>();
   const byKey = new Map<string, Built[]>();
   for (const b of built) {
     const key = b.merged?.config.apiKey;
@@ -213,8 +254,10 @@ function checkApiKeysAreUnique(built: Built[], problems: ProblemMap): void {
       const others = group.filter((o) => o !== b).map((o) => `'${o.name}' (${o.merged?.origins.apiKey ? originText(o.merged.origins.apiKey) : "?"})`);
       const origin = b.merged?.origins.apiKey;
       if (origin) problems.add(b.name, docProblem(origin.doc, origin.path, `apiKey is also used by environment ${others.join(", ")}`, "key"));
+      clashing.add(b.name);
     }
   }
+  return clashing;
 }
 
 const byPosition = (a: Problem, b: Problem): number => compare(a.file, b.file) || a.line - b.line || a.col - b.col;

@@ -2,8 +2,10 @@
  * Text -> plain value, keeping positions. JSON is parsed as YAML (it is YAML 1.2), so both
  * formats get the same line:col errors.
  */
-import { LineCounter, isPair, isScalar, parseDocument, visit, type Document, type Node, type YAMLError } from "yaml";
-import { yamlSource, type Source } from "./source.js";
+import { LineCounter, isMap, isPair, isSeq, isScalar, parseDocument, visit, type Document, type Node, type Scalar, type YAMLError } from "yaml";
+import { Worker } from "node:worker_threads";
+import { inlineSource, yamlSource, type Source } from "./source.js";
+import { runSteps, runStepsYielding, type Steps } from "./util.js";
 import type { Problem } from "./types.js";
 
 export interface ParsedFile {
@@ -19,22 +21,68 @@ export interface ParsedFile {
 /** yaml's own default; counts alias expansions, so "billion laughs" files fail fast. */
 const MAX_ALIAS_COUNT = 100;
 
-export function parseYaml(file: string, text: string): ParsedFile {
+export const parseYaml = (file: string, text: string): ParsedFile => runSteps(parseYamlSteps(file, text));
+
+/** Files at least this big are parsed in a worker thread. */
+const OFF_THREAD_BYTES = 512 * 1024;
+
+/**
+ * parseYaml for a running server: a big file is parsed in a worker thread, so requests keep
+ * being answered meanwhile. Positions are only needed when a later check finds a problem; the
+ * source then parses the text again on this thread, once. A file with YAML problems, a small
+ * file, or a worker that cannot start (running from the TypeScript sources) is parsed here.
+ */
+export async function parseYamlOffThread(file: string, text: string): Promise<ParsedFile> {
+  if (text.length >= OFF_THREAD_BYTES) {
+    const parsed = await inWorker(file, text).catch(() => undefined);
+    if (parsed && parsed.problems.length === 0) return { source: lazySource(file, text), value: parsed.value, problems: [] };
+  }
+  return runStepsYielding(parseYamlSteps(file, text));
+}
+
+function inWorker(file: string, text: string): Promise<{ value: unknown; problems: Problem[] }> {
+  return new Promise((resolve, reject) => {
+    const worker = new Worker(new URL("./parse-worker.js", import.meta.url), { workerData: { file, text } });
+    worker.once("message", (message: { value: unknown; problems: Problem[] }) => {
+      resolve(message);
+      void worker.terminate();
+    });
+    worker.once("error", reject);
+    worker.once("exit", (code) => reject(new Error(`parse worker exited with ${code}`)));
+  });
+}
+
+/** A source that parses its text (on this thread) the first time a position is asked for. */
+function lazySource(file: string, text: string): Source {
+  let parsed: Source | undefined;
+  return {
+    file,
+    positional: true,
+    locate: (path, anchor) => (parsed ??= parseYaml(file, text).source ?? inlineSource(file)).locate(path, anchor),
+  };
+}
+
+/** parseYaml in steps (parse, check, convert), for a big file read while serving. */
+export function* parseYamlSteps(file: string, text: string): Steps<ParsedFile> {
   // Editors show columns without the BOM; so must we.
   const src = text.startsWith("\uFEFF") ? text.slice(1) : text;
   const lineCounter = new LineCounter();
   const doc = parseDocument(src, {
     lineCounter,
     prettyErrors: false,
-    uniqueKeys: true,
+    // yaml's own check compares each key with every earlier one (quadratic: minutes for 100 000
+    // flags); duplicateKeys does the same check with a set per mapping.
+    uniqueKeys: false,
     // flagd's Go YAML reader supports `<<: *defaults`; flagd files must load unchanged.
     merge: true,
   });
   const source = yamlSource(file, doc, lineCounter);
+  yield;
   const at = (offset: number, message: string): Problem => ({ file, ...lineCounter.linePos(offset), message });
 
   // Warnings too (unresolved tags...): a value we could not read as written is an error here.
-  const yamlProblems = [...doc.errors, ...doc.warnings].map((e) => at(e.pos[0], describe(e, doc)));
+  const yamlProblems = [...doc.errors, ...doc.warnings].map((e) => at(e.pos[0], describe(e)));
+  if (yamlProblems.length === 0) yamlProblems.push(...duplicateKeys(doc).map((key) => at(key.range?.[0] ?? 0, `duplicate key '${String(key.value)}'`)));
   if (yamlProblems.length > 0) return { source, doc, problems: yamlProblems };
 
   // A half-written file (truncated to nothing, or only its comment header) must never load as "no flags".
@@ -42,7 +90,8 @@ export function parseYaml(file: string, text: string): ParsedFile {
   if (c === null || (isScalar(c) && c.value === null && c.range?.[0] === c.range?.[1])) {
     return { source, doc, problems: [{ file, line: 1, col: 1, message: "file is empty" }] };
   }
-  const cycle = recursiveAlias(doc);
+  const cycle = src.includes("*") ? recursiveAlias(doc) : undefined; // no `*`, no alias
+  yield;
   if (cycle) return { source, doc, problems: [at(cycle.range?.[0] ?? 0, "YAML alias refers to a node that contains it")] };
   try {
     return { source, doc, value: doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT }), problems: [] };
@@ -51,25 +100,27 @@ export function parseYaml(file: string, text: string): ParsedFile {
   }
 }
 
-function describe(error: YAMLError, doc: Document): string {
-  if (error.code === "DUPLICATE_KEY") {
-    const key = keyStartingAt(doc, error.pos[0]);
-    return key === undefined ? "duplicate key" : `duplicate key '${key}'`;
-  }
+function describe(error: YAMLError): string {
   return `YAML ${error.name === "YAMLWarning" ? "warning" : "syntax error"}: ${error.message}`;
 }
 
-function keyStartingAt(doc: Document, offset: number): string | undefined {
-  let found: string | undefined;
-  visit(doc, {
-    Pair(_, pair) {
-      if (isScalar(pair.key) && pair.key.range?.[0] === offset) {
-        found = String(pair.key.value);
-        return visit.BREAK;
+/** The second and later occurrences of a scalar key in the same mapping (YAML forbids them). */
+function duplicateKeys(doc: Document): Scalar[] {
+  const found: Scalar[] = [];
+  // A plain walk: yaml's `visit` builds a path for every node, which costs more than the check.
+  const walk = (node: unknown): void => {
+    if (isMap(node)) {
+      const seen = new Set<unknown>();
+      for (const pair of node.items) {
+        if (isScalar(pair.key)) {
+          if (seen.has(pair.key.value)) found.push(pair.key);
+          else seen.add(pair.key.value);
+        }
+        walk(pair.value);
       }
-      return undefined;
-    },
-  });
+    } else if (isSeq(node)) for (const item of node.items) walk(item);
+  };
+  walk(doc.contents);
   return found;
 }
 

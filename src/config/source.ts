@@ -2,7 +2,7 @@
  * Where things are: a Source turns a JSON path (from the root of what was parsed) into a
  * line:col, so every later stage can report `file:line:col` without knowing about YAML.
  */
-import { isAlias, isMap, isPair, isScalar, isSeq, type Document, type LineCounter, type Node } from "yaml";
+import { isAlias, isMap, isPair, isScalar, isSeq, type Document, type LineCounter, type Node, type Pair, type YAMLMap } from "yaml";
 import type { Problem } from "./types.js";
 
 export type JsonPath = readonly (string | number)[];
@@ -60,6 +60,24 @@ export const inlineSource = (name: string): Source => ({
 const keyText = (key: unknown): string | undefined =>
   isScalar(key) ? String(key.value) : key === null || key === undefined ? undefined : String(key);
 
+/**
+ * Key text -> first pair, built once per mapping: locating every problem of a 100 000-flag file
+ * must not scan the flags mapping once per problem.
+ */
+const pairIndex = new WeakMap<YAMLMap, Map<string, Pair>>();
+function pairsOf(map: YAMLMap): Map<string, Pair> {
+  let index = pairIndex.get(map);
+  if (!index) {
+    index = new Map();
+    for (const p of map.items) {
+      const text = isPair(p) ? keyText(p.key) : undefined;
+      if (text !== undefined && !index.has(text)) index.set(text, p);
+    }
+    pairIndex.set(map, index);
+  }
+  return index;
+}
+
 /** A source backed by a parsed YAML document. */
 export function yamlSource(file: string, doc: Document, lineCounter: LineCounter): Source {
   const pos = (node: Node | null | undefined) => {
@@ -78,7 +96,7 @@ export function yamlSource(file: string, doc: Document, lineCounter: LineCounter
         let next: unknown;
         let nextKey: Node | undefined;
         if (isMap(node)) {
-          const pair = node.items.find((p) => isPair(p) && keyText(p.key) === String(seg));
+          const pair = pairsOf(node).get(String(seg));
           if (pair) {
             next = pair.value;
             nextKey = pair.key as Node;

@@ -35,7 +35,13 @@ export interface EnvironmentConfig {
   metadata: Metadata;
   /** Named JsonLogic rules (`segments`, or flagd's `$evaluators`). */
   segments: Record<string, JsonValue>;
+  /** The flags that can be served as written. */
   flags: Record<string, FlagDefinition>;
+  /**
+   * Flags the files define but that have a problem (flag key -> what is wrong): each answers
+   * PARSE_ERROR, or keeps its last good definition (then also in `flags`) after a reload.
+   */
+  invalidFlags?: Record<string, string>;
   notifications: NotificationTarget[];
   /** Absolute paths of the files this environment was read from. */
   files: string[];

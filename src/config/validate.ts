@@ -4,33 +4,74 @@
  * the engine's own checks (operators, `$ref`s) located in the file that wrote them.
  */
 import type { ErrorObject } from "ajv";
-import { compileEnvironment } from "../engine/index.js";
+import { compileEnvironmentSteps, type CompiledEnvironment as EngineResult } from "../engine/index.js";
 import type { CompiledFlag } from "../engine/types.js";
 import type { MergedEnvironment, Origin } from "./merge.js";
 import { validateEnvironmentSchema } from "./schema.js";
 import { docProblem, formatPath, type Anchor, type EnvDocument, type JsonPath } from "./source.js";
 import type { Problem } from "./types.js";
-import { isRecord } from "./util.js";
+import { isRecord, type Steps } from "./util.js";
+
+/**
+ * What a problem takes out (design §3: a problem costs only what it breaks): one flag, one
+ * segment (and with it the flags that use it), or the whole environment.
+ */
+export type Scope = { flag: string } | { segment: string } | "environment";
 
 export interface DocumentCheck {
+  /** Problems that take the whole environment out. */
   problems: Problem[];
-  /** The document has the schema's shape, so it can be merged and compiled. */
-  valid: boolean;
+  /** Problems confined to one flag, by flag key: that flag alone is not served. */
+  flagProblems: Map<string, Problem[]>;
+  /** Problems confined to one segment, by name: the flags that use it are not served. */
+  segmentProblems: Map<string, Problem[]>;
 }
 
 export function validateDocument(doc: EnvDocument): DocumentCheck {
-  const valid = validateEnvironmentSchema(doc.value);
-  const problems = valid ? [] : schemaProblems(doc, validateEnvironmentSchema.errors ?? []);
-  if (isRecord(doc.value)) problems.push(...semanticProblems(doc, doc.value));
-  problems.push(...nonFiniteNumbers(doc, doc.value, []));
-  return { problems, valid };
+  const check: DocumentCheck = { problems: [], flagProblems: new Map(), segmentProblems: new Map() };
+  const add = (path: JsonPath, problem: Problem) => {
+    const scope = scopeOf(doc.value, path);
+    if (scope === "environment") check.problems.push(problem);
+    else if ("flag" in scope) addTo(check.flagProblems, scope.flag, problem);
+    else addTo(check.segmentProblems, scope.segment, problem);
+  };
+  if (!validateEnvironmentSchema(doc.value)) {
+    for (const { path, problem } of schemaProblems(doc, validateEnvironmentSchema.errors ?? [])) add(path, problem);
+  }
+  if (isRecord(doc.value)) for (const { path, problem } of semanticProblems(doc, doc.value)) add(path, problem);
+  for (const { path, problem } of nonFiniteNumbers(doc, doc.value, [])) add(path, problem);
+  return check;
+}
+
+export const addTo = <K, V>(map: Map<K, V[]>, key: K, ...values: V[]): void => {
+  const list = map.get(key);
+  if (list) list.push(...values);
+  else map.set(key, [...values]);
+};
+
+/** Which flag or segment a path inside an environment document belongs to, if any. */
+export function scopeOf(value: unknown, path: JsonPath): Scope {
+  if (!isRecord(value) || path.length < 2) return "environment";
+  const [section, name] = path;
+  if (section === "segments" || section === "$evaluators") return { segment: String(name) };
+  if (section !== "flags") return "environment";
+  if (isRecord(value.flags)) return { flag: String(name) };
+  // flagd's list form: the flag is named by its `key`; without one it cannot be served alone.
+  const item = Array.isArray(value.flags) && typeof name === "number" ? value.flags[name] : undefined;
+  return isRecord(item) && typeof item.key === "string" && item.key !== "" ? { flag: item.key } : "environment";
+}
+
+/** A problem and the document path it is about (to tell what it takes out). */
+interface Located {
+  path: JsonPath;
+  problem: Problem;
 }
 
 // ---------------------------------------------------------------------------------------------
 // Schema errors -> located, readable problems
 
-function schemaProblems(doc: EnvDocument, errors: readonly ErrorObject[]): Problem[] {
-  const problems: Problem[] = [];
+function schemaProblems(doc: EnvDocument, errors: readonly ErrorObject[]): Located[] {
+  const problems: Located[] = [];
   for (const err of errors) {
     const path = toJsonPath(doc.value, err.instancePath);
     // Noise: `if` repeats its branch's errors, `propertyNames` repeats the inner error, and the
@@ -39,7 +80,8 @@ function schemaProblems(doc: EnvDocument, errors: readonly ErrorObject[]): Probl
     if (err.keyword === "if" || err.keyword === "propertyNames" || isVariantTypeError(err, path)) continue;
     const located = describe(err, path);
     const where = formatPath(located.path.slice(0, located.subjectDepth ?? located.path.length));
-    problems.push(docProblem(doc, located.path, where ? `${where}: ${located.message}` : located.message, located.anchor));
+    const message = where ? `${where}: ${located.message}` : located.message;
+    problems.push({ path: located.path, problem: docProblem(doc, located.path, message, located.anchor) });
   }
   return problems;
 }
@@ -128,8 +170,9 @@ function toJsonPath(value: unknown, pointer: string): JsonPath {
 // ---------------------------------------------------------------------------------------------
 // What the schema cannot say (well)
 
-function semanticProblems(doc: EnvDocument, value: Record<string, unknown>): Problem[] {
-  const problems: Problem[] = [];
+function semanticProblems(doc: EnvDocument, value: Record<string, unknown>): Located[] {
+  const problems: Located[] = [];
+  const report = (path: JsonPath, message: string) => problems.push({ path, problem: docProblem(doc, path, message) });
   const flags: [JsonPath, unknown][] = Array.isArray(value.flags)
     ? value.flags.map((f, i) => [["flags", i], f])
     : isRecord(value.flags)
@@ -137,13 +180,11 @@ function semanticProblems(doc: EnvDocument, value: Record<string, unknown>): Pro
       : [];
   for (const [path, flag] of flags) {
     if (!isRecord(flag) || !isRecord(flag.variants)) continue;
-    problems.push(...checkVariants(doc, [...path, "variants"], flag.variants));
+    for (const [at, message] of checkVariants([...path, "variants"], flag.variants)) report(at, message);
     const dv = flag.defaultVariant;
     if (typeof dv === "string" && !Object.prototype.hasOwnProperty.call(flag.variants, dv)) {
       const names = Object.keys(flag.variants).map((n) => `'${n}'`).join(", ");
-      problems.push(
-        docProblem(doc, [...path, "defaultVariant"], `defaultVariant '${dv}' is not one of the variants (${names})`),
-      );
+      report([...path, "defaultVariant"], `defaultVariant '${dv}' is not one of the variants (${names})`);
     }
   }
   if (Array.isArray(value.notifications)) {
@@ -152,7 +193,7 @@ function semanticProblems(doc: EnvDocument, value: Record<string, unknown>): Pro
       if (!isRecord(n) || typeof n.url !== "string" || n.url === "" || UNEXPANDED.test(n.url)) return;
       // The URL may hold a secret token (Slack's do): say what is wrong, never echo it.
       const path = ["notifications", i, "url"];
-      if (!isHttpUrl(n.url)) problems.push(docProblem(doc, path, `${formatPath(path)}: must be an http or https URL`));
+      if (!isHttpUrl(n.url)) report(path, `${formatPath(path)}: must be an http or https URL`);
     });
   }
   return problems;
@@ -177,34 +218,31 @@ const variantType = (v: unknown): VariantType | undefined => {
 };
 
 /** flagd's typed flags: all variants boolean, all string, all number, or all object. */
-function checkVariants(doc: EnvDocument, path: JsonPath, variants: Record<string, unknown>): Problem[] {
-  const problems: Problem[] = [];
+function checkVariants(path: JsonPath, variants: Record<string, unknown>): [JsonPath, string][] {
+  const problems: [JsonPath, string][] = [];
   let first: [string, VariantType] | undefined;
   for (const [name, value] of Object.entries(variants)) {
     const type = variantType(value);
     if (type === undefined) {
       const what = value === null ? "null" : Array.isArray(value) ? "a list" : typeof value;
-      problems.push(docProblem(doc, [...path, name], `variant '${name}' is ${what}: variants must be booleans, strings, numbers or objects`));
+      problems.push([[...path, name], `variant '${name}' is ${what}: variants must be booleans, strings, numbers or objects`]);
     } else if (!first) {
       first = [name, type];
     } else if (type !== first[1]) {
-      problems.push(
-        docProblem(
-          doc,
-          [...path, name],
-          `variant '${name}' is ${typeList(type)} but variant '${first[0]}' is ${typeList(first[1])}: all variants of a flag must have the same type`,
-        ),
-      );
+      problems.push([
+        [...path, name],
+        `variant '${name}' is ${typeList(type)} but variant '${first[0]}' is ${typeList(first[1])}: all variants of a flag must have the same type`,
+      ]);
     }
   }
   return problems;
 }
 
 /** YAML's `.inf` and `.nan` are numbers JSON cannot carry: they would reach clients as null. */
-function nonFiniteNumbers(doc: EnvDocument, value: unknown, path: JsonPath): Problem[] {
+function nonFiniteNumbers(doc: EnvDocument, value: unknown, path: JsonPath): Located[] {
   if (typeof value === "number") {
     if (Number.isFinite(value)) return [];
-    return [docProblem(doc, path, `${formatPath(path)}: must be a finite number (.inf and .nan have no JSON form)`)];
+    return [{ path, problem: docProblem(doc, path, `${formatPath(path)}: must be a finite number (.inf and .nan have no JSON form)`) }];
   }
   const children: [string | number, unknown][] = Array.isArray(value)
     ? value.map((v, i) => [i, v])
@@ -220,18 +258,23 @@ function nonFiniteNumbers(doc: EnvDocument, value: unknown, path: JsonPath): Pro
 export interface CompiledEnvironment {
   flags: Map<string, CompiledFlag>;
   problems: Problem[];
+  /** Flags whose targeting cannot be used, with the reason their evaluation gives. */
+  broken: Map<string, string>;
+  /** The engine itself failed: nothing could be compiled. */
+  failed?: boolean;
 }
 
 /** Compiles targeting; each engine error is located in the file that wrote the flag or segment. */
-export function compileAndLocate(merged: MergedEnvironment): CompiledEnvironment {
-  let result: ReturnType<typeof compileEnvironment>;
+export function* compileAndLocate(merged: MergedEnvironment, brokenSegments: Iterable<string> = []): Steps<CompiledEnvironment> {
+  let result: EngineResult;
   try {
-    result = compileEnvironment(merged.config);
+    result = yield* compileEnvironmentSteps(merged.config, { brokenSegments });
   } catch (error) {
     // An engine bug must not take the other environments down with it.
     const first = merged.docs[0];
     const message = `cannot compile this environment: ${(error as Error).message}`;
-    return { flags: new Map(), problems: [first ? docProblem(first, [], message) : { file: "", line: 0, col: 0, message }] };
+    const problem = first ? docProblem(first, [], message) : { file: "", line: 0, col: 0, message };
+    return { flags: new Map(), problems: [problem], broken: new Map(), failed: true };
   }
   const problems = result.errors.map((e) => {
     const [section, name, ...rest] = e.path;
@@ -245,5 +288,5 @@ export function compileAndLocate(merged: MergedEnvironment): CompiledEnvironment
     const first = merged.docs[0];
     return first ? docProblem(first, e.path, e.message) : { file: "", line: 0, col: 0, message: e.message };
   });
-  return { flags: result.flags, problems };
+  return { flags: result.flags, problems, broken: result.broken };
 }

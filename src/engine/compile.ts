@@ -1,17 +1,28 @@
 import type { EnvironmentConfig, FlagDefinition, JsonValue, Metadata } from "../config/types.js";
+import { runSteps, type Steps } from "../config/util.js";
 import { describeThrown, TargetingParseError } from "./errors.js";
-import { isOperator, logicEngine } from "./logic.js";
-import { isEmptyObject, resolveRule, resolveSegment, type CompileError, type Resolver, type WalkState } from "./resolve.js";
+import type { LogicEngine } from "json-logic-engine";
+import { createLogicEngine, isOperator, logicEngine } from "./logic.js";
+import { hasScratch, SCRATCH } from "./scratch.js";
+import { BROKEN, isEmptyObject, resolveRule, resolveSegment, type CompileError, type Resolver, type WalkState } from "./resolve.js";
 import type { CompiledFlag, CompiledRule } from "./types.js";
 
 export type { CompileError, JsonPath } from "./resolve.js";
 
 export interface CompiledEnvironment {
   /** Every flag of the environment, in file order. Flags whose targeting failed to compile are
-   * present with a rule that fails with PARSE_ERROR (served only with --allow-invalid). */
+   * present with a rule that fails with PARSE_ERROR (see `broken`). */
   flags: Map<string, CompiledFlag>;
   /** All problems found; empty means the environment is valid. */
   errors: CompileError[];
+  /** Flags that cannot be served as written (their targeting, or a segment it uses, has a
+   * problem), with the reason their evaluation gives. */
+  broken: Map<string, string>;
+}
+
+export interface CompileOptions {
+  /** Segments already known to be unusable (their problem was reported elsewhere). */
+  brokenSegments?: Iterable<string>;
 }
 
 function deepFreeze<T>(value: T): T {
@@ -23,8 +34,36 @@ function deepFreeze<T>(value: T): T {
 }
 
 /** json-logic-engine compiles to a JS function once; evaluation never re-parses the rule. */
-function build(logic: unknown): CompiledRule {
-  return logicEngine.build(logic) as CompiledRule;
+function build(engine: LogicEngine, logic: unknown): CompiledRule {
+  return engine.build(logic) as CompiledRule;
+}
+
+/**
+ * Each segment is compiled once into its own function and registered as an operator of the
+ * environment's engine (under a name no file can write: operators are checked against the
+ * shared engine). A rule calls it where it wrote `$ref`. Within one evaluation a segment called
+ * on the evaluation data is computed once (memo in the scratch record), so evaluation stays
+ * linear too; inside an iterator it runs on the current item, as inlined text would.
+ */
+function segmentCompiler(engine: LogicEngine): NonNullable<Resolver["compileSegment"]> {
+  let count = 0;
+  return (name, resolved) => {
+    if (isEmptyObject(resolved)) return { reference: {} }; // no rule: `targeting: { $ref: empty }` is no targeting
+    let rule: CompiledRule;
+    try {
+      rule = build(engine, resolved);
+    } catch (err) {
+      return { error: `segment cannot be compiled: ${describeThrown(err)}` };
+    }
+    const operator = `$segment#${count++}`;
+    engine.addMethod(operator, (_args: unknown, context: unknown) => {
+      if (!hasScratch(context)) return rule(context as Record<string, unknown>);
+      const memo = (context[SCRATCH].segments ??= new Map());
+      if (!memo.has(name)) memo.set(name, rule(context));
+      return memo.get(name);
+    });
+    return { reference: { [operator]: [] } };
+  };
 }
 
 const failingRule = (message: string): CompiledRule => () => {
@@ -32,37 +71,65 @@ const failingRule = (message: string): CompiledRule => () => {
 };
 
 /**
+ * A flag that cannot be evaluated as written: every evaluation fails with PARSE_ERROR (as flagd
+ * answers a flag whose targeting it cannot parse). Carries the flag-set metadata only.
+ */
+export const unusableFlag = (key: string, reason: string, setMetadata: Metadata): CompiledFlag =>
+  Object.freeze({
+    key,
+    state: "ENABLED",
+    variants: Object.freeze({}),
+    defaultVariant: null,
+    metadata: Object.freeze({ ...setMetadata }),
+    rule: failingRule(reason),
+  });
+
+/**
  * Resolve `$ref`s, check operators and compile targeting for one environment. Pure: the config is
  * not modified, the result shares nothing mutable with it, and every error is collected.
  */
-export function compileEnvironment(config: EnvironmentConfig): CompiledEnvironment {
+export const compileEnvironment = (config: EnvironmentConfig, options: CompileOptions = {}): CompiledEnvironment =>
+  runSteps(compileEnvironmentSteps(config, options));
+
+/** Flags compiled between two yields of compileEnvironmentSteps. */
+const FLAGS_PER_STEP = 2000;
+
+/** compileEnvironment in steps: yields every FLAGS_PER_STEP flags (see runStepsYielding). */
+export function* compileEnvironmentSteps(config: EnvironmentConfig, options: CompileOptions = {}): Steps<CompiledEnvironment> {
+  // The environment's own engine: its segments become its operators (see segmentCompiler).
+  const engine = createLogicEngine();
   const resolver: Resolver = {
     segments: config.segments,
     isOperator: (name) => isOperator(logicEngine, name),
-    checkSegment: (resolved) => {
-      try {
-        build(resolved);
-        return undefined;
-      } catch (err) {
-        return `segment cannot be compiled: ${describeThrown(err)}`;
-      }
-    },
+    compileSegment: segmentCompiler(engine),
     errors: [],
     done: new Map(),
   };
+  for (const name of options.brokenSegments ?? []) resolver.done.set(name, BROKEN);
 
   // Segments first, so that problems inside a segment are reported once, where they are written,
   // even when no flag uses the segment.
   for (const name of Object.keys(config.segments)) resolveSegment(resolver, name, []);
 
   const flags = new Map<string, CompiledFlag>();
+  const broken = new Map<string, string>();
+  let count = 0;
   for (const [key, def] of Object.entries(config.flags)) {
-    flags.set(key, compileFlag(key, def, config.metadata, resolver));
+    const { flag, problem } = compileFlag(key, def, config.metadata, resolver, engine);
+    flags.set(key, flag);
+    if (problem !== undefined) broken.set(key, problem);
+    if (++count % FLAGS_PER_STEP === 0) yield;
   }
-  return { flags, errors: resolver.errors };
+  return { flags, errors: resolver.errors, broken };
 }
 
-function compileFlag(key: string, def: FlagDefinition, setMetadata: Metadata, resolver: Resolver): CompiledFlag {
+function compileFlag(
+  key: string,
+  def: FlagDefinition,
+  setMetadata: Metadata,
+  resolver: Resolver,
+  engine: LogicEngine,
+): { flag: CompiledFlag; problem?: string } {
   const flag: CompiledFlag = {
     key,
     state: def.state,
@@ -71,24 +138,25 @@ function compileFlag(key: string, def: FlagDefinition, setMetadata: Metadata, re
     // flagd's patchMetadata: the flag's own keys win over the flag set's.
     metadata: Object.freeze({ ...setMetadata, ...def.metadata }),
   };
-  const rule = compileTargeting(key, def.targeting, resolver);
+  const { rule, problem } = compileTargeting(key, def.targeting, resolver, engine);
+  if (problem !== undefined) return { flag: unusableFlag(key, problem, flag.metadata), problem };
   if (rule) flag.rule = rule;
-  return Object.freeze(flag);
+  return { flag: Object.freeze(flag) };
 }
 
-/** undefined when there is no rule (absent or `{}`, also after resolution). */
-function compileTargeting(key: string, targeting: unknown, resolver: Resolver): CompiledRule | undefined {
-  if (targeting === undefined || isEmptyObject(targeting)) return undefined;
+/** No rule when there is none (absent or `{}`, also after resolution); a problem when it cannot be used. */
+function compileTargeting(key: string, targeting: unknown, resolver: Resolver, engine: LogicEngine): { rule?: CompiledRule; problem?: string } {
+  if (targeting === undefined || isEmptyObject(targeting)) return {};
   const path = ["flags", key, "targeting"];
   const state: WalkState = { problems: [] };
   const resolved = resolveRule(resolver, targeting, path, [], state);
-  if (state.problems.length > 0) return failingRule(`invalid targeting: ${state.problems.join("; ")}`);
-  if (isEmptyObject(resolved)) return undefined;
+  if (state.problems.length > 0) return { problem: `invalid targeting: ${state.problems.join("; ")}` };
+  if (isEmptyObject(resolved)) return {};
   try {
-    return build(resolved);
+    return { rule: build(engine, resolved) };
   } catch (err) {
     const message = `targeting cannot be compiled: ${describeThrown(err)}`;
     resolver.errors.push({ path, message });
-    return failingRule(message);
+    return { problem: message };
   }
 }

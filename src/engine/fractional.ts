@@ -76,26 +76,26 @@ export function pickVariant(hash: number, dist: Distribution): FractionalVariant
 /**
  * The operator's result for evaluated `args` against the root evaluation `data`.
  *
- * Bucketing value: the first argument when it evaluates to a string (hashed as is); otherwise
- * `$flagd.flagKey + targetingKey`, and a null first argument (e.g. a missing `var`) is dropped.
- * Deviation from flagd (design §4): without a bucketing value and without a non-empty string
- * `targetingKey` this throws TargetingKeyMissingError (HTTP 400) instead of returning null.
+ * Bucketing value: the first argument when it evaluates to a string (hashed as is). A first
+ * argument that is not a `[variant, weight]` entry is an explicit bucketing value; when it is not
+ * a string but null (e.g. a missing `var`) it is dropped and `$flagd.flagKey + targetingKey` is used,
+ * and without a usable targetingKey the result is null (DEFAULT), as flagd's operators return null
+ * on error. Only the shorthand form, which has no bucketing value at all, fails without a
+ * non-empty string targetingKey: TargetingKeyMissingError (HTTP 400, design §4).
  */
 export function fractionalValue(args: readonly unknown[], data: Record<string, unknown>): FractionalVariant {
   if (args.length === 0) return null;
   const first = args[0];
-  let entries = args;
+  const explicit = !Array.isArray(first);
+  const entries = explicit ? args.slice(1) : args;
   let bucketBy: string;
-  if (typeof first === "string") {
-    bucketBy = first;
-    entries = args.slice(1);
-  } else {
-    if (first === null || first === undefined) entries = args.slice(1);
+  if (typeof first === "string") bucketBy = first;
+  else if (explicit && first !== null && first !== undefined) return null; // flagd: a number or object is not a bucketing value
+  else {
     const targetingKey = data["targetingKey"];
     if (typeof targetingKey !== "string" || targetingKey === "") {
-      throw new TargetingKeyMissingError(
-        "fractional needs a bucketing value or a non-empty string targetingKey in the context",
-      );
+      if (explicit) return null;
+      throw new TargetingKeyMissingError("fractional needs a bucketing value or a non-empty string targetingKey in the context");
     }
     const flagd = data["$flagd"] as { flagKey?: unknown } | undefined;
     const flagKey = typeof flagd?.flagKey === "string" ? flagd.flagKey : "";

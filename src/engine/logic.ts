@@ -1,5 +1,6 @@
 import { LogicEngine } from "json-logic-engine";
 import { fractional } from "./fractional.js";
+import { installOwnLookups } from "./lookup.js";
 import { semVer } from "./semver.js";
 import { endsWith, startsWith } from "./strings.js";
 
@@ -11,6 +12,7 @@ import { endsWith, startsWith } from "./strings.js";
  */
 export function createLogicEngine(): LogicEngine {
   const engine = new LogicEngine();
+  installOwnLookups(engine);
   // Not deterministic: depends on the context, must never be folded at compile time.
   engine.addMethod("fractional", fractional);
   // Pure functions of their arguments: constant calls may be folded when the rule is built.

@@ -13,13 +13,15 @@ export interface Scratch {
   fractionalCalled: boolean;
   /** The value the most recent `fractional` call returned (SPLIT detection, see evaluate.ts). */
   lastFractional: unknown;
+  /** Segment results on the evaluation data, by segment name (see compile.ts). */
+  segments?: Map<string, unknown>;
 }
 
 export type EvaluationData = Record<string, unknown> & { [SCRATCH]?: Scratch };
 
 export const newScratch = (): Scratch => ({ fractionalCalled: false, lastFractional: undefined });
 
-const hasScratch = (x: unknown): x is EvaluationData & { [SCRATCH]: Scratch } =>
+export const hasScratch = (x: unknown): x is EvaluationData & { [SCRATCH]: Scratch } =>
   x !== null && typeof x === "object" && SCRATCH in x;
 
 /**
@@ -54,6 +56,12 @@ export function evaluationData(
   // extra keys, or than defineProperty; it runs once per targeted flag per request. A symbol
   // key is invisible to `var` and to JSON.
   const data: EvaluationData = Object.assign({}, context);
+  // Object.assign *sets* `__proto__`, which would make a client's `{"__proto__": {...}}` the
+  // prototype; the attribute must stay an own key like any other (context is plain data).
+  if (Object.hasOwn(context, "__proto__")) {
+    Object.setPrototypeOf(data, Object.prototype);
+    Object.defineProperty(data, "__proto__", { value: context["__proto__"], enumerable: true, writable: true, configurable: true });
+  }
   data["$flagd"] = { flagKey, timestamp: Math.floor(nowMs / 1000) };
   data[SCRATCH] = scratch;
   return data;

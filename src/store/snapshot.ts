@@ -23,11 +23,42 @@ export interface EnvironmentSnapshot {
   readonly loadedAt: number;
 }
 
+/** Flags that answer PARSE_ERROR count too (only when there are some, so other ETags stay as they were). */
 export const configEtagOf = (config: EnvironmentConfig): string =>
   `"${createHash("sha256")
-    .update(canonicalJson({ flags: config.flags, segments: config.segments, metadata: config.metadata }))
+    .update(
+      canonicalJson({
+        flags: config.flags,
+        segments: config.segments,
+        metadata: config.metadata,
+        ...(config.invalidFlags && { invalidFlags: config.invalidFlags }),
+      }),
+    )
     .digest("base64url")
     .slice(0, 27)}"`;
+
+/**
+ * A fresh load of an environment with its broken flags given their last good definition (the
+ * definition and compiled flag of `previous`), so an edit that breaks one flag takes nothing
+ * from the clients while the other flags' edits apply. A flag with no good version keeps
+ * answering PARSE_ERROR. `kept` names the flags that were carried over.
+ */
+export function keepLastGoodFlags(
+  config: EnvironmentConfig,
+  flags: ReadonlyMap<string, CompiledFlag>,
+  previous: EnvironmentSnapshot | undefined,
+): { config: EnvironmentConfig; flags: ReadonlyMap<string, CompiledFlag>; kept: string[] } {
+  const invalid = Object.keys(config.invalidFlags ?? {});
+  const kept = previous ? invalid.filter((key) => Object.hasOwn(previous.config.flags, key) && previous.flags.has(key)) : [];
+  if (!previous || kept.length === 0) return { config, flags, kept };
+  const keptFlags = new Map(flags);
+  const definitions = { ...config.flags };
+  for (const key of kept) {
+    Object.defineProperty(definitions, key, { value: previous.config.flags[key], enumerable: true, writable: true, configurable: true });
+    keptFlags.set(key, previous.flags.get(key)!);
+  }
+  return { config: { ...config, flags: definitions }, flags: keptFlags, kept };
+}
 
 export function createSnapshot(
   config: EnvironmentConfig,

@@ -4,6 +4,7 @@ import { applyLoad, type EnvironmentChange, type ReloadContext } from "../../src
 import { loadInlineConfig, type ConfigLoad } from "../../src/config/index.js";
 import { EventHub } from "../../src/events/hub.js";
 import { silentLogger } from "../../src/log.js";
+import { evaluate } from "../../src/engine/evaluate.js";
 import { keyDigest, recordRotation } from "../../src/store/keys.js";
 import { FlagStore } from "../../src/store/store.js";
 import { tempDir, type TempDir } from "../helpers/files.js";
@@ -58,10 +59,58 @@ describe("applyLoad", () => {
 
   it("keeps the last good snapshot of an invalid environment and records its problems", async () => {
     const before = ctx.store.get("dev");
-    const changes = await applyLoad(loadInlineConfig({ dev: env("maybe") }), ctx);
+    const changes = await applyLoad(loadInlineConfig({ dev: env("on", { colour: "red" }) }), ctx);
     expect(changes).toEqual([]);
     expect(ctx.store.get("dev")).toBe(before);
-    expect(ctx.store.problems.get("dev")?.[0]?.message).toMatch(/maybe/);
+    expect(ctx.store.problems.get("dev")?.[0]?.message).toMatch(/colour/);
+  });
+
+  describe("a flag broken by an edit", () => {
+    const two = (f: object, g: object, extra: Record<string, unknown> = {}) => ({
+      apiKey: "reload-key-0123456789",
+      flags: { f: { variants: { on: true, off: false }, ...f }, g: { variants: { on: true, off: false }, ...g }, ...extra },
+    });
+    const answer = (flag: string) => evaluate(ctx.store.get("dev")!.flags.get(flag)!, {});
+    const changed = () => applied.flat().flatMap((c) => c.changes.map((x) => (x.kind === "flag" ? `${x.key}:${x.change}` : x.kind)));
+
+    beforeEach(async () => {
+      await applyLoad(loadInlineConfig({ dev: two({ defaultVariant: "off" }, { defaultVariant: "off" }) }), ctx);
+      applied = [];
+    });
+
+    it("keeps its last good definition while the other flags' edits apply, with events for those only", async () => {
+      const edit = two({ defaultVariant: "maybe" }, { defaultVariant: "on" });
+      await applyLoad(loadInlineConfig({ dev: edit }), ctx);
+      expect(changed()).toEqual(["g:updated"]);
+      expect(answer("f")).toMatchObject({ value: false, variant: "off", reason: "STATIC" });
+      expect(answer("g")).toMatchObject({ value: true, variant: "on" });
+      expect(ctx.store.problems.get("dev")?.map((p) => p.message)).toEqual([expect.stringMatching(/defaultVariant 'maybe'/)]);
+
+      // broken again, differently: still the last good definition, still no event for it
+      applied = [];
+      await applyLoad(loadInlineConfig({ dev: two({ defaultVariant: "off", targeting: { nope: [] } }, { defaultVariant: "on" }) }), ctx);
+      expect(changed()).toEqual([]);
+      expect(answer("f")).toMatchObject({ variant: "off", reason: "STATIC" });
+
+      // fixed: the new definition applies, with its event; no problem left
+      await applyLoad(loadInlineConfig({ dev: two({ defaultVariant: "on" }, { defaultVariant: "on" }) }), ctx);
+      expect(changed()).toEqual(["f:updated"]);
+      expect(answer("f")).toMatchObject({ variant: "on" });
+      expect(ctx.store.problems.has("dev")).toBe(false);
+    });
+
+    it("with no good version yet, answers PARSE_ERROR (and is listed by evaluate-all), without an event", async () => {
+      await applyLoad(loadInlineConfig({ dev: two({ defaultVariant: "off" }, { defaultVariant: "off" }, { h: { variants: { a: 1, b: "x" } } }) }), ctx);
+      expect(changed()).toEqual([]);
+      expect(answer("h")).toMatchObject({ key: "h", errorCode: "PARSE_ERROR", errorDetails: expect.stringContaining("same type") });
+      expect(ctx.store.get("dev")!.flagKeys).toEqual(["f", "g", "h"]);
+      expect(ctx.store.problems.get("dev")).toHaveLength(1);
+
+      // once fixed it is a new flag
+      await applyLoad(loadInlineConfig({ dev: two({ defaultVariant: "off" }, { defaultVariant: "off" }, { h: { variants: { a: 1, b: 2 }, defaultVariant: "b" } }) }), ctx);
+      expect(changed()).toEqual(["h:created"]);
+      expect(answer("h")).toMatchObject({ value: 2, reason: "STATIC" });
+    });
   });
 
   it("removes nothing when the configuration could not be read at all", async () => {

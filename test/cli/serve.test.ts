@@ -101,14 +101,23 @@ describe("flagserve serve (start-up output)", () => {
     const out = cli.stdout().split("\n");
     expect(out[0]).toMatch(new RegExp(`^flagserve \\d+\\.\\d+\\.\\d+\\S* serving ${dir.file("flags")}$`));
     expect(out[1]).toBe(`  ${url}`);
-    expect(out[2]).toMatch(/^ {2}environment staging {2}key fs_staging_\S{24}$/);
-    expect(out[3]).toBe(`  environment test     key ${TEST_KEY}`);
-    const stagingKey = out[2]!.split(" key ")[1];
-    expect(out[4]).toBe(`  try: curl -X POST -H 'X-API-Key: ${stagingKey}' -d '{"context":{"targetingKey":"user-1"}}' ${url}/ofrep/v1/evaluate/flags`);
-    expect(out[5]).toBe(`ready ${url}`);
-    expect(out[6]).toBe("");
+    // bad's only problem is inside flag f: the environment is served, f answers PARSE_ERROR
+    expect(out[2]).toMatch(/^ {2}environment bad {6}key fs_bad_\S{24}$/);
+    expect(out[3]).toMatch(/^ {2}environment staging {2}key fs_staging_\S{24}$/);
+    expect(out[4]).toBe(`  environment test     key ${TEST_KEY}`);
+    expect(out[5]).toMatch(/^ {2}try: curl -X POST -H 'X-API-Key: fs_bad_\S{24}' -d '\{"context":\{"targetingKey":"user-1"\}\}' /);
+    expect(out[6]).toBe(`ready ${url}`);
+    expect(out[7]).toBe("");
     expect(cli.stderr()).toContain(`error: ${dir.file("flags/bad.yaml")}:3:12 flags.f.state: must be one of ENABLED, DISABLED`);
-    expect(cli.stderr()).toContain(`warn: ${dir.file("flags/bad.yaml")}: 1 problem (listed above); environment bad is not served`);
+    expect(cli.stderr()).toContain(
+      `warn: ${dir.file("flags/bad.yaml")}: 1 problem (listed above); environment bad is served; its flags with problems answer PARSE_ERROR`,
+    );
+    expect(cli.stderr()).toContain("warn: bad: flag f answers PARSE_ERROR until its problems are fixed");
+    // an environment-level problem still keeps the whole environment out
+    const worse = await t.dir({ "flags/test.yaml": OFREP_FIXTURE, "flags/worse.yaml": `${NO_KEY}colour: red\n` });
+    const second = await startCli([worse.file("flags"), "--allow-invalid", "--state-dir", worse.file("state")]);
+    t.track(second.cli);
+    expect(second.cli.stderr()).toContain(`warn: ${worse.file("flags/worse.yaml")}: 1 problem (listed above); environment worse is not served`);
   });
 
   it("--json-logs: every line on stdout and stderr is a JSON record, with one per environment and a ready record", async () => {
@@ -130,12 +139,24 @@ describe("flagserve serve (start-up output)", () => {
         });
     const stdout = parse(cli.stdout());
     const stderr = parse(cli.stderr());
-    expect(stdout.map((r) => r.msg)).toEqual(["serving", "listening", "environment", "ready"]);
+    expect(stdout.map((r) => r.msg)).toEqual(["serving", "listening", "environment", "environment", "ready"]);
     expect(stdout).toContainEqual(expect.objectContaining({ msg: "environment", env: "test", key: TEST_KEY }));
     expect(stdout.at(-1)).toMatchObject({ level: "info", msg: "ready", url });
     expect(stderr).toContainEqual(expect.objectContaining({ level: "error", msg: expect.stringContaining("bad.yaml:3:12") }));
     expect(stderr).toContainEqual(expect.objectContaining({ level: "warn", env: "bad", file: dir.file("flags/bad.yaml"), problems: 1 }));
     expect(stderr).toContainEqual(expect.objectContaining({ level: "info", msg: expect.stringContaining("stream opened") }));
+  });
+
+  it("a PATH that does not exist: says so (not --allow-invalid), exit 1, with or without --allow-invalid", async () => {
+    const dir = await t.dir({});
+    for (const extra of [[], ["--allow-invalid"]]) {
+      const failed = t.track(runCli([dir.file("nosuch.yaml"), "--port", "0", ...extra]));
+      expect((await failed.exited).code).toBe(1);
+      expect(failed.stdout()).toBe("");
+      expect(failed.stderr()).toContain(`${dir.file("nosuch.yaml")}: path does not exist`);
+      expect(failed.stderr()).not.toContain("--allow-invalid");
+      expect(failed.stderr()).not.toContain(":0:0");
+    }
   });
 
   it("--json-logs: start-up failures and usage errors are JSON lines too", async () => {

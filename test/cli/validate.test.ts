@@ -88,7 +88,11 @@ describe("flagserve validate", () => {
     const dir = await t.dir();
     const missing = await run(["validate", dir.file("nope")]);
     expect(missing.code).toBe(1);
-    expect(missing.stderr).toContain(`${dir.file("nope")}:0:0 no such file or directory`);
+    expect(missing.stderr).toContain(`${dir.file("nope")}: path does not exist`);
+    expect(missing.stderr).not.toContain(":0:0");
+    const json = await run(["validate", dir.file("nope"), "--format", "json"]);
+    expect(json.code).toBe(1);
+    expect(JSON.parse(json.stdout)).toMatchObject({ valid: false, problems: [{ file: dir.file("nope"), message: "path does not exist" }] });
     const empty = await run(["validate", dir.path]);
     expect(empty.code).toBe(1);
     expect(empty.stderr).toContain("no environments found");

@@ -90,7 +90,7 @@ describe("loadConfig: directory layout", () => {
 
   it("one bad environment does not stop the others", async () => {
     await tmp.write("good.yaml", boolFlag("a"));
-    await tmp.write("bad.yaml", boolFlag("a", "maybe"));
+    await tmp.write("bad.yaml", `${boolFlag("a")}colour: red\n`);
     await tmp.write("worse/flags.yaml", "flags: [\n");
 
     const load = await loadConfig(tmp.path);
@@ -236,7 +236,9 @@ describe("loadConfig: single file", () => {
 
     const load = await loadConfig(file);
 
-    expect([...load.environments.keys()]).toEqual(["prod"]);
+    // dev's only problem is inside flag a: dev is loaded without it
+    expect([...load.environments.keys()]).toEqual(["dev", "prod"]);
+    expect(load.environments.get("dev")!.config.invalidFlags).toEqual({ a: "invalid flag definition: flags.a.state: must be one of ENABLED, DISABLED" });
     expect(problemLines(load, tmp.path, "dev")).toEqual(["<dir>/all.yaml:3:50 flags.a.state: must be one of ENABLED, DISABLED"]);
     expect(problemLines(load, tmp.path, "staging")).toEqual([
       "<dir>/all.yaml:6:3 missing 'flags' (write `flags: {}` for an environment without flags)",
@@ -447,7 +449,8 @@ describe("loadInlineConfig", () => {
       bad: { flags: { a: { variants: { on: true }, defaultVariant: "nope", state: "MAYBE" } } },
     });
 
-    expect([...load.environments.keys()]).toEqual(["dev"]);
+    expect([...load.environments.keys()]).toEqual(["bad", "dev"]);
+    expect(Object.keys(load.environments.get("bad")!.config.flags)).toEqual([]);
     expect(load.environments.get("dev")!.config.files).toEqual([]);
     expect(problemLines(load, "")).toEqual([
       "<inline:bad>:0:0 flags.a.state: must be one of ENABLED, DISABLED",
@@ -466,5 +469,23 @@ describe("loadInlineConfig", () => {
     const load = loadInlineConfig({ dev: { flags: { a: { variants: { on: true }, targeting: { if: [{ $ref: "nope" }, "on", null] } } } } });
     const [problem] = problemLines(load, "");
     expect(problem).toMatch(/^<inline:dev>:0:0 .*nope.* \(at flags\.a\.targeting\.if\[0\]\.\$ref\)$/);
+  });
+});
+
+describe("a $ref expansion bomb in a file", () => {
+  const tmp = useTempDir();
+
+  it("loads (each segment compiled once) and evaluates: 40 levels, each referencing the previous twice", async () => {
+    const segments = ["  s0: { '==': [{ var: plan }, gold] }"];
+    for (let i = 1; i <= 40; i++) segments.push(`  s${i}: { or: [{ $ref: s${i - 1} }, { $ref: s${i - 1} }] }`);
+    const file = await tmp.write(
+      "dev.yaml",
+      lines("segments:", ...segments, "flags:", "  f: { variants: { 'on': true, 'off': false }, defaultVariant: 'off', targeting: { if: [{ $ref: s40 }, 'on', null] } }"),
+    );
+    const load = await loadConfig(file);
+    expect(load.problems.size).toBe(0);
+    const f = load.environments.get("dev")!.flags.get("f")!;
+    expect(evaluate(f, { plan: "gold" })).toMatchObject({ variant: "on" });
+    expect(evaluate(f, { plan: "silver" })).toMatchObject({ variant: "off", reason: "DEFAULT" });
   });
 });

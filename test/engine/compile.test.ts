@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import type { JsonValue } from "../../src/config/types.js";
 import { compileEnvironment } from "../../src/engine/compile.js";
 import { env, errorOf, run } from "./helpers.js";
 
@@ -257,5 +258,39 @@ describe("compiled flags", () => {
     run(flag, { x: true });
     run(flag, { x: false });
     expect(flag.rule).toBe(rule);
+  });
+});
+
+describe("$ref expansion bombs", () => {
+  /** s0 is a test; s(i) references s(i-1) twice: fully expanded, s40 would be 2^40 copies of s0. */
+  const bomb = (depth: number, op: "or" | "and") => {
+    const segments: Record<string, object> = { s0: { "==": [{ var: "plan" }, "gold"] } };
+    for (let i = 1; i <= depth; i++) segments[`s${i}`] = { [op]: [{ $ref: `s${i - 1}` }, { $ref: `s${i - 1}` }] };
+    return env({
+      segments: segments as Record<string, JsonValue>,
+      flags: { f: { variants: { on: true, off: false }, defaultVariant: "off", targeting: { if: [{ $ref: `s${depth}` }, "on", null] } } },
+    });
+  };
+
+  it.each(["or", "and"] as const)("compiles each segment once and evaluates in linear time (40 levels of %s)", (op) => {
+    const { flags, errors } = compileEnvironment(bomb(40, op));
+    expect(errors).toEqual([]);
+    const f = flags.get("f")!;
+    // Both outcomes: one short-circuits at every level, the other must visit both branches
+    // (each segment is computed once per evaluation).
+    expect(run(f, { plan: "gold" })).toMatchObject({ variant: "on", reason: "TARGETING_MATCH" });
+    expect(run(f, { plan: "silver" })).toMatchObject({ variant: "off", reason: "DEFAULT" });
+  });
+
+  it("a segment used inside an iterator runs on the current item, as inlined text would", () => {
+    const { flags, errors } = compileEnvironment(
+      env({
+        segments: { gold: { "==": [{ var: "plan" }, "gold"] } },
+        flags: { f: { variants: { on: true, off: false }, defaultVariant: "off", targeting: { if: [{ some: [{ var: "accounts" }, { $ref: "gold" }] }, "on", null] } } },
+      }),
+    );
+    expect(errors).toEqual([]);
+    expect(run(flags.get("f")!, { plan: "silver", accounts: [{ plan: "free" }, { plan: "gold" }] })).toMatchObject({ variant: "on" });
+    expect(run(flags.get("f")!, { plan: "gold", accounts: [{ plan: "free" }] })).toMatchObject({ variant: "off" });
   });
 });

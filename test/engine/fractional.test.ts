@@ -210,13 +210,16 @@ describe("fractional distribution rules", () => {
     ["empty", { targetingKey: "" }],
     ["a number", { targetingKey: 42 }],
     ["a boolean", { targetingKey: true }],
-  ])("throws TargetingKeyMissingError when targetingKey is %s and there is no bucketing value", (_n, ctx) => {
+  ])("targetingKey %s: the shorthand throws TargetingKeyMissingError, a null bucketing value gives null", (_n, ctx) => {
     expect(() => fractionalValue([["a", 1], ["b", 1]], { ...ctx, $flagd: { flagKey: "k" } })).toThrow(
       TargetingKeyMissingError,
     );
-    expect(() => fractionalValue([null, ["a", 1]], { ...ctx, $flagd: { flagKey: "k" } })).toThrow(
-      TargetingKeyMissingError,
-    );
+    expect(fractionalValue([null, ["a", 1]], { ...ctx, $flagd: { flagKey: "k" } })).toBeNull();
+  });
+
+  it("a bucketing value that is neither a string nor null gives null, as in flagd", () => {
+    expect(fractionalValue([42, ["a", 1]], { targetingKey: "u", $flagd: { flagKey: "k" } })).toBeNull();
+    expect(fractionalValue([{ x: 1 }, ["a", 1]], { targetingKey: "u", $flagd: { flagKey: "k" } })).toBeNull();
   });
 
   it("does not need a targetingKey when the bucketing value is a string (even empty)", () => {
@@ -260,17 +263,27 @@ describe("fractional inside rules", () => {
     expect(variantOf(run(flag, { targetingKey: "u" }, 1_000_000))).toBe("new");
   });
 
-  it("fails with TARGETING_KEY_MISSING (not DEFAULT) when the key is missing", () => {
+  it("a bucketing value that evaluates to null, without a targetingKey: the default variant, DEFAULT", () => {
+    const flag = compileFlag("f", {
+      variants: { a: "a", b: "b", fallback: "fallback" },
+      defaultVariant: "fallback",
+      targeting: { fractional: [{ var: "missing_key" }, ["a", 50], ["b", 50]] },
+    });
+    expect(run(flag, {})).toMatchObject({ variant: "fallback", value: "fallback", reason: "DEFAULT" });
+    // with a targetingKey the null value is dropped and flagKey + targetingKey is hashed
+    expect(reasonOf(run(flag, { targetingKey: "u" }))).toBe("SPLIT");
+  });
+
+  it("fails with TARGETING_KEY_MISSING (not DEFAULT) when the shorthand has no targetingKey", () => {
     const flag = compileFlag("f", {
       variants: { a: "a", b: "b" },
       defaultVariant: "a",
-      targeting: { fractional: [{ var: "missing_key" }, ["a", 50], ["b", 50]] },
+      targeting: { fractional: [["a", 50], ["b", 50]] },
     });
     const e = run(flag, {});
     expect(errorOf(e)).toBe("TARGETING_KEY_MISSING");
     expect("value" in e).toBe(false);
     expect(e.metadata).toEqual({});
-    // a usable targetingKey makes it work
     expect(reasonOf(run(flag, { targetingKey: "u" }))).toBe("SPLIT");
   });
 
