@@ -1,0 +1,157 @@
+/**
+ * Convergence: however and however fast the files are written, the served flags end equal to
+ * the files, and the events sent are those of the net change. Real server, real HTTP, real files.
+ */
+import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import { afterEach, describe, expect, it } from "vitest";
+import { silentLogger } from "../../src/log.js";
+import { startServer, type RunningServer } from "../../src/server.js";
+import { tempDir, type TempDir } from "../helpers/files.js";
+import { openSse, type SseConnection } from "../helpers/sse.js";
+import { ChangeLog, configMapWrite, flagFile, keyOf, mutate, noteWritten, random, waitServed, writeMethods, type Flags, type WriteMethod } from "../helpers/converge.js";
+
+const KEY = "converge-key-0123456789";
+
+const cleanups: (() => unknown)[] = [];
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c();
+});
+
+async function serve(files: Record<string, string>): Promise<{ dir: TempDir; server: RunningServer }> {
+  const dir = await tempDir("flagserve-converge-");
+  cleanups.push(() => dir.remove());
+  for (const [name, text] of Object.entries(files)) await dir.write(name, text);
+  const server = await startServer({ source: { path: dir.file("flags") }, port: 0, host: "127.0.0.1", stateDir: dir.file("state"), logger: silentLogger });
+  cleanups.push(() => server.close());
+  return { dir, server };
+}
+
+async function listen(url: string): Promise<SseConnection> {
+  const sse = await openSse(`${url}/api/v1/flags/events`, { "x-api-key": KEY, accept: "text/event-stream" });
+  cleanups.push(() => sse.close());
+  return sse;
+}
+
+/** As `cp` does: the new text goes to a temp file, copied over the original in place. */
+function copyOver(file: string, edit: (text: string) => string): void {
+  const tmp = `${file}.new`;
+  writeFileSync(tmp, edit(readFileSync(file, "utf8")));
+  copyFileSync(tmp, file);
+}
+
+const FRESH = '  fresh-flag:\n    variants: { on: true }\n    defaultVariant: "on"\n';
+
+describe("the issue's reproduction", () => {
+  it("edits copied over in place right after the previous edit's event: none is lost", async () => {
+    const { dir, server } = await serve({ "flags/dev.yaml": `apiKey: ${KEY}\nflags:\n  a:\n    variants: { on: true }\n    defaultVariant: "on"\n` });
+    const sse = await listen(server.url);
+    const file = dir.file("flags/dev.yaml");
+    const isFresh = (b: { event?: string; data?: string }) => b.event === "flag-updated" && JSON.parse(b.data!).flagKey === "fresh-flag";
+    for (let i = 0; i < 30; i++) {
+      let from = sse.blocks.length;
+      copyOver(file, (s) => s.replace("flags:\n", `flags:\n${FRESH}`));
+      await sse.next(isFresh, 3000, from);
+      from = sse.blocks.length;
+      copyOver(file, (s) => s.replace(FRESH, ""));
+      await sse.next(isFresh, 3000, from);
+    }
+  }, 120_000);
+});
+
+interface Sequence {
+  /** Environment names; each is `<name>.yaml` in the config directory unless `layout` says otherwise. */
+  envs: string[];
+  edits: number;
+  /** Writes the new versions of the environments in `changed`. */
+  write(root: string, versions: Record<string, Flags>, changed: string[], edit: number): Promise<void>;
+  /** Creates the initial files instead (ConfigMap layout). */
+  layout?(root: string, versions: Record<string, Flags>): void;
+}
+
+const writeEach = (method: WriteMethod): Sequence["write"] => async (root, versions, changed) => {
+  for (const env of changed) await method(join(root, `${env}.yaml`), flagFile(keyOf(env), versions[env]!));
+};
+
+/**
+ * Runs a sequence of edits with random gaps of 0 to 80 ms (so edits land before, during and
+ * after reloads), then checks convergence: HTTP answers equal to the files; the change log's
+ * last word per flag equal to the final value, with no value that was never written; and one
+ * SSE `flag-updated` per change applied.
+ */
+async function runSequence(seq: Sequence, seed: number): Promise<void> {
+  const rand = random(seed);
+  let counter = 1;
+  const next = () => counter++;
+  let versions: Record<string, Flags> = Object.fromEntries(seq.envs.map((env) => [env, { f0: next(), f1: next() }]));
+  const initial = versions;
+  const written = new Map<string, Set<number>>();
+  for (const env of seq.envs) noteWritten(written, env, versions[env]!);
+
+  const dir = await tempDir("flagserve-converge-");
+  cleanups.push(() => dir.remove());
+  const root = dir.file("flags");
+  mkdirSync(root);
+  if (seq.layout) seq.layout(root, versions);
+  else for (const env of seq.envs) writeFileSync(join(root, `${env}.yaml`), flagFile(keyOf(env), versions[env]!));
+  const log = new ChangeLog();
+  const server = await startServer({ source: { path: root }, port: 0, host: "127.0.0.1", stateDir: dir.file("state"), logger: silentLogger, onChanges: log.record });
+  cleanups.push(() => server.close());
+  const streams = await Promise.all(seq.envs.map((env) => openSse(`${server.url}/api/v1/flags/events`, { "x-api-key": keyOf(env), accept: "text/event-stream" })));
+  for (const s of streams) cleanups.push(() => s.close());
+
+  for (let i = 0; i < seq.edits; i++) {
+    const changed = seq.envs.filter((_, n) => n === 0 || rand() < 0.5);
+    versions = { ...versions };
+    for (const env of changed) {
+      versions[env] = mutate(versions[env]!, rand, next);
+      noteWritten(written, env, versions[env]!);
+    }
+    await seq.write(root, versions, changed, i + 1);
+    await sleep(rand() * 80);
+  }
+
+  const context = `seed ${seed}`;
+  expect(await waitServed(server.url, versions), context).toEqual(versions);
+  expect(log.check(initial, versions, written), context).toEqual([]);
+  const flagEvents = () => streams.flatMap((s, n) => s.events().filter((b) => b.event === "flag-updated").map((b) => `${seq.envs[n]}/${JSON.parse(b.data!).flagKey}`));
+  for (let t = 0; t < 100 && flagEvents().length < log.count; t++) await sleep(20);
+  expect(flagEvents().length, context).toBe(log.count);
+  expect(new Set(flagEvents()), context).toEqual(new Set(log.byFlag.keys()));
+}
+
+const SEEDS = [1, 2];
+
+describe("rapid edits, 0-80 ms apart: the served flags converge to the files", () => {
+  for (const [name, method] of Object.entries(writeMethods)) {
+    it.each(SEEDS)(`one file, ${name} (seed %i)`, async (seed) => {
+      await runSequence({ envs: ["dev"], edits: 25, write: writeEach(method) }, seed);
+    });
+  }
+
+  it.each(SEEDS)("several files at once, each write method in turn, like a git checkout (seed %i)", async (seed) => {
+    const methods = Object.values(writeMethods);
+    await runSequence(
+      {
+        envs: ["dev", "qa", "prod"],
+        edits: 20,
+        write: (root, versions, changed, edit) => writeEach(methods[edit % methods.length]!)(root, versions, changed, edit),
+      },
+      seed,
+    );
+  });
+
+  it.each(SEEDS)("a ConfigMap volume, its ..data link swapped on every update (seed %i)", async (seed) => {
+    const files = (versions: Record<string, Flags>) => Object.fromEntries(Object.entries(versions).map(([env, flags]) => [`${env}.yaml`, flagFile(keyOf(env), flags)]));
+    await runSequence(
+      {
+        envs: ["dev", "qa"],
+        edits: 20,
+        layout: (root, versions) => configMapWrite(root, 0, files(versions)),
+        write: async (root, versions, _changed, edit) => configMapWrite(root, edit, files(versions)),
+      },
+      seed,
+    );
+  });
+});
