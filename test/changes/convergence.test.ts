@@ -2,12 +2,14 @@
  * Convergence: however and however fast the files are written, the served flags end equal to
  * the files, and the events sent are those of the net change. Real server, real HTTP, real files.
  */
-import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { execFileSync, spawn } from "node:child_process";
+import { chmodSync, chownSync, copyFileSync, existsSync, mkdirSync, readFileSync, symlinkSync, truncateSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterEach, describe, expect, it } from "vitest";
 import { silentLogger } from "../../src/log.js";
 import { startServer, type RunningServer } from "../../src/server.js";
+import { BIN } from "../helpers/cli.js";
 import { tempDir, type TempDir } from "../helpers/files.js";
 import { openSse, type SseConnection } from "../helpers/sse.js";
 import { ChangeLog, configMapWrite, flagFile, keyOf, mutate, noteWritten, random, waitServed, writeMethods, type Flags, type WriteMethod } from "../helpers/converge.js";
@@ -153,5 +155,105 @@ describe("rapid edits, 0-80 ms apart: the served flags converge to the files", (
       },
       seed,
     );
+  });
+});
+
+describe("files that are not flag files cost a problem, not the server", () => {
+  it("a FIFO, a symlink to /dev/zero and a file over the size cap: problems for their environments; the rest reloads and the server closes", async () => {
+    const dir = await tempDir("flagserve-converge-");
+    cleanups.push(() => dir.remove());
+    const root = dir.file("flags");
+    mkdirSync(root);
+    writeFileSync(join(root, "dev.yaml"), flagFile(keyOf("dev"), { a: 1 }));
+    execFileSync("mkfifo", [join(root, "fifo.yaml")]);
+    symlinkSync("/dev/zero", join(root, "zero.yaml"));
+    writeFileSync(join(root, "huge.yaml"), "");
+    truncateSync(join(root, "huge.yaml"), 10 * 1024 * 1024 + 1);
+    const server = await startServer({ source: { path: root }, port: 0, host: "127.0.0.1", stateDir: dir.file("state"), logger: silentLogger, allowInvalid: true });
+    cleanups.push(() => server.close());
+
+    const ready = await (await fetch(`${server.url}/readyz`)).json();
+    expect(ready).toMatchObject({ status: "degraded", environments: 1 });
+    expect(ready.problems).toEqual([
+      `${join(root, "fifo.yaml")}:0:0 not a regular file (a FIFO): only regular files are read`,
+      `${join(root, "huge.yaml")}:0:0 file is larger than 10 MiB (10485761 bytes)`,
+      `${join(root, "zero.yaml")}:0:0 not a regular file (a character device): only regular files are read`,
+    ]);
+    // Reloads still run: an edit to the good file is served.
+    writeFileSync(join(root, "dev.yaml"), flagFile(keyOf("dev"), { a: 2 }));
+    expect(await waitServed(server.url, { dev: { a: 2 } })).toEqual({ dev: { a: 2 } });
+    // A FIFO replaced by a regular file is read (the check sees the new file).
+    writeFileSync(join(root, "fifo.yaml.tmp"), flagFile(keyOf("fifo"), { b: 1 }));
+    execFileSync("mv", [join(root, "fifo.yaml.tmp"), join(root, "fifo.yaml")]);
+    expect(await waitServed(server.url, { dev: { a: 2 }, fifo: { b: 1 } })).toEqual({ dev: { a: 2 }, fifo: { b: 1 } });
+    await server.close(); // returns: nothing is stuck reading
+  });
+});
+
+/**
+ * root reads a mode-000 directory anyway, so as root (as in this project's containers) the server
+ * runs as `nobody` through setpriv, for the permission to bite; as any other user, as itself.
+ */
+const asRoot = process.getuid?.() === 0;
+const SETPRIV = ["/usr/bin/setpriv", "/bin/setpriv"].find((p) => existsSync(p));
+
+describe("a config directory unreadable for a while", () => {
+  it.skipIf(asRoot && !SETPRIV)("chmod 000 for two seconds, edited meanwhile: served once readable again, and later edits too", async () => {
+    const dir = await tempDir("flagserve-converge-");
+    cleanups.push(() => dir.remove());
+    const root = dir.file("flags");
+    const file = join(root, "dev.yaml");
+    mkdirSync(root);
+    writeFileSync(file, flagFile(keyOf("dev"), { a: 1 }));
+    const args = [BIN, root, "--port", "0", "--state-dir", dir.file("state")];
+    if (asRoot) {
+      chmodSync(dir.path, 0o755);
+      for (const p of [dir.path, root, file]) chownSync(p, 65534, 65534);
+    }
+    const child = asRoot
+      ? spawn(SETPRIV!, ["--reuid=65534", "--regid=65534", "--clear-groups", process.execPath, ...args])
+      : spawn(process.execPath, args);
+    cleanups.push(() => child.kill("SIGKILL"));
+    let out = "";
+    child.stdout.setEncoding("utf8").on("data", (c: string) => (out += c));
+    for (let t = 0; t < 300 && !/^ready /m.test(out); t++) await sleep(50);
+    const url = /^ready (\S+)/m.exec(out)?.[1];
+    expect(url, out).toBeDefined();
+
+    chmodSync(root, 0o000);
+    await sleep(1000);
+    writeFileSync(file, flagFile(keyOf("dev"), { a: 2 })); // root may still write it
+    await sleep(1000);
+    chmodSync(root, 0o755);
+    expect(await waitServed(url!, { dev: { a: 2 } })).toEqual({ dev: { a: 2 } });
+    for (const value of [3, 4]) {
+      writeFileSync(file, flagFile(keyOf("dev"), { a: value }));
+      expect(await waitServed(url!, { dev: { a: value } })).toEqual({ dev: { a: value } });
+    }
+  });
+});
+
+describe("the key state file", () => {
+  it.each(Object.keys(writeMethods))("rewritten rapidly (%s): the last key written is the one that works", async (name) => {
+    const dir = await tempDir("flagserve-converge-");
+    cleanups.push(() => dir.remove());
+    const root = dir.file("flags");
+    const keysFile = dir.file("state/keys.json");
+    mkdirSync(dir.file("state"));
+    writeFileSync(keysFile, JSON.stringify({ dev: "dev-key-0" }));
+    mkdirSync(root);
+    writeFileSync(join(root, "dev.yaml"), "flags:\n  a:\n    variants: { v: 1 }\n    defaultVariant: v\n");
+    const server = await startServer({ source: { path: root }, port: 0, host: "127.0.0.1", stateDir: dir.file("state"), logger: silentLogger });
+    cleanups.push(() => server.close());
+    const rand = random(7);
+    for (let i = 1; i <= 10; i++) {
+      await writeMethods[name]!(keysFile, JSON.stringify({ dev: `dev-key-${i}` }));
+      await sleep(rand() * 80);
+    }
+    const works = async (key: string) => (await fetch(`${server.url}/ofrep/v1/evaluate/flags/a`, { method: "POST", headers: { "x-api-key": key } })).status === 200;
+    for (let t = 0; t < 250 && !(await works("dev-key-10")); t++) await sleep(20);
+    expect(await works("dev-key-10")).toBe(true);
+    expect(server.keys()).toEqual({ dev: "dev-key-10" });
+    expect(await works("dev-key-9")).toBe(false);
   });
 });
