@@ -6,8 +6,10 @@
  * - PATH is watched through the directory that holds it (its parent, or the nearest ancestor that
  *   exists), never through a handle on a file alone: flagd lost its watch when a file was renamed
  *   over or deleted (flagd #42, #1876). Deleting and re-creating a file, or PATH itself, is seen.
- * - `awaitWriteFinish` holds add/change until the file's size was stable for 40 ms, so a
- *   half-written file is not reported; `atomic` (chokidar's default) turns delete + re-create
+ * - No `awaitWriteFinish`: the reader waits for a file to settle (src/sources/files.ts), and
+ *   chokidar's version can go deaf to a file for good (a path whose stability poll meets
+ *   ENOENT, deleted mid-write, stays in its pending writes, and every later change to it is
+ *   swallowed there). `atomic` (chokidar's default) turns delete + re-create
  *   within 100 ms into one change.
  * - Kubernetes ConfigMap volumes swap the `..data` symlink, and the config files are symlinks
  *   through it. chokidar follows the links and reports the swap only when the old target is then
@@ -50,7 +52,6 @@ interface Target {
 /** What a path is to the target; undefined: irrelevant. */
 type Role = "root" | "chain" | "self" | "env" | "file" | "unknown";
 
-const STABILITY_MS = 40;
 const CONFIG_EXT = new Set([".yaml", ".yml", ".json"]);
 
 /**
@@ -183,7 +184,6 @@ export async function watchConfig(options: WatchOptions): Promise<ConfigWatcher>
       followSymlinks: true, // a symlinked config file is watched at its target: edits to it are seen
       depth: target.kind === "dir" ? levels + 1 : levels - 1,
       ignored: (p, s) => roleOf(target, p, typeOf(s)) === undefined,
-      awaitWriteFinish: { stabilityThreshold: STABILITY_MS, pollInterval: 10 },
     });
     live.add(watcher);
     let ready = false;

@@ -3,6 +3,7 @@
  * the files, and the events sent are those of the net change. Real server, real HTTP, real files.
  */
 import { execFileSync, spawn } from "node:child_process";
+import { open } from "node:fs/promises";
 import { chmodSync, chownSync, copyFileSync, existsSync, mkdirSync, readFileSync, symlinkSync, truncateSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -12,7 +13,7 @@ import { startServer, type RunningServer } from "../../src/server.js";
 import { BIN } from "../helpers/cli.js";
 import { tempDir, type TempDir } from "../helpers/files.js";
 import { openSse, type SseConnection } from "../helpers/sse.js";
-import { ChangeLog, configMapWrite, flagFile, keyOf, mutate, noteWritten, random, waitServed, writeMethods, type Flags, type WriteMethod } from "../helpers/converge.js";
+import { ChangeLog, configMapWrite, flagFile, keyOf, mutate, noteWritten, random, servedFlags, waitServed, writeMethods, type Flags, type WriteMethod } from "../helpers/converge.js";
 
 const KEY = "converge-key-0123456789";
 
@@ -21,11 +22,11 @@ afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
 });
 
-async function serve(files: Record<string, string>): Promise<{ dir: TempDir; server: RunningServer }> {
+async function serve(files: Record<string, string>, log?: ChangeLog): Promise<{ dir: TempDir; server: RunningServer }> {
   const dir = await tempDir("flagserve-converge-");
   cleanups.push(() => dir.remove());
   for (const [name, text] of Object.entries(files)) await dir.write(name, text);
-  const server = await startServer({ source: { path: dir.file("flags") }, port: 0, host: "127.0.0.1", stateDir: dir.file("state"), logger: silentLogger });
+  const server = await startServer({ source: { path: dir.file("flags") }, port: 0, host: "127.0.0.1", stateDir: dir.file("state"), logger: silentLogger, onChanges: log?.record });
   cleanups.push(() => server.close());
   return { dir, server };
 }
@@ -155,6 +156,31 @@ describe("rapid edits, 0-80 ms apart: the served flags converge to the files", (
       },
       seed,
     );
+  });
+});
+
+describe("a half-written file never loads", () => {
+  it("a slow writer whose every prefix is a valid file (chunks at flag boundaries, 10 ms apart): no flag is ever announced deleted", async () => {
+    const flags = (v: number) => Object.fromEntries(Array.from({ length: 12 }, (_, i) => [`f${i}`, v]));
+    const log = new ChangeLog();
+    const { dir, server } = await serve({ "flags/dev.yaml": flagFile(keyOf("dev"), flags(1)) }, log);
+    for (const v of [2, 3]) {
+      const text = flagFile(keyOf("dev"), flags(v));
+      const chunks = text.split(/(?=\n  f)/); // every prefix parses as a smaller, valid flag set
+      const fh = await open(dir.file("flags/dev.yaml"), "w");
+      const seen: number[] = [];
+      for (const chunk of chunks) {
+        await fh.write(chunk);
+        await sleep(10);
+        const served = await servedFlags(server.url, keyOf("dev"));
+        seen.push(Object.keys(served ?? {}).length);
+      }
+      await fh.close();
+      expect(await waitServed(server.url, { dev: flags(v) })).toEqual({ dev: flags(v) });
+      expect(seen.every((n) => n === 12), `flags served while writing: ${seen}`).toBe(true);
+    }
+    expect([...log.byFlag.values()].flat()).not.toContain(undefined); // no deletion announced
+    expect(log.byFlag.get("dev/f0")).toEqual([2, 3]);
   });
 });
 
