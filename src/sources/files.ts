@@ -20,6 +20,11 @@ export const MAX_FILE_BYTES = 10 * 1024 * 1024;
 export const READ_TIMEOUT_MS = 5_000;
 /** A file is taken once its signature has not changed for this long. */
 export const SETTLE_MS = 40;
+/**
+ * An empty file is nearly always one being rewritten (truncated, not yet written): it must stay
+ * empty this long to be taken as such, so a writer held up between the two is not reported.
+ */
+const EMPTY_SETTLE_MS = 500;
 /** A file still changing after this long is reported as such; the next check reads it again. */
 const SETTLE_DEADLINE_MS = 2_000;
 /**
@@ -145,12 +150,13 @@ export async function readStableFile(path: string, options: ReadOptions = {}): P
       if (seen?.signature !== read.after) seen = { signature: read.after, at: now };
       // Stable by its own timestamps, or by what we saw (a clock ahead of ours cannot stall us).
       const quiet = Math.max(now - read.changedAt, now - seen.at);
-      if (quiet >= SETTLE_MS) {
+      const settle = read.bytes.length === 0 ? EMPTY_SETTLE_MS : SETTLE_MS;
+      if (quiet >= settle) {
         inputs?.add(new FileInput(path, read.after, hashOf(read.bytes), read.changedAt));
         return { text: new TextDecoder().decode(read.bytes) };
       }
       if (now >= deadline) break;
-      await sleep(SETTLE_MS - quiet);
+      await sleep(Math.min(settle - quiet, SETTLE_MS));
       continue;
     }
     if (Date.now() >= deadline) break;
