@@ -71,6 +71,8 @@ interface Sequence {
   write(root: string, versions: Record<string, Flags>, changed: string[], edit: number): Promise<void>;
   /** Creates the initial files instead (ConfigMap layout). */
   layout?(root: string, versions: Record<string, Flags>): void;
+  /** Files that are there from the start and never edited, by name. */
+  fixed?: Record<string, string>;
 }
 
 const writeEach = (method: WriteMethod): Sequence["write"] => async (root, versions, changed) => {
@@ -98,6 +100,7 @@ async function runSequence(seq: Sequence, seed: number): Promise<void> {
   mkdirSync(root);
   if (seq.layout) seq.layout(root, versions);
   else for (const env of seq.envs) writeFileSync(join(root, `${env}.yaml`), flagFile(keyOf(env), versions[env]!));
+  for (const [name, text] of Object.entries(seq.fixed ?? {})) writeFileSync(join(root, name), text);
   const log = new ChangeLog();
   const server = await startServer({ source: { path: root }, port: 0, host: "127.0.0.1", stateDir: dir.file("state"), logger: silentLogger, onChanges: log.record });
   cleanups.push(() => server.close());
@@ -143,6 +146,11 @@ describe("rapid edits, 0-80 ms apart: the served flags converge to the files", (
       },
       seed,
     );
+  });
+
+  it.each(SEEDS)("edits while a reload is running: a large environment beside makes every reload slow (seed %i)", async (seed) => {
+    const large = Object.fromEntries(Array.from({ length: 1500 }, (_, i) => [`big-${i}`, i]));
+    await runSequence({ envs: ["dev"], edits: 25, write: writeEach(writeMethods["copied over in place"]!), fixed: { "large.yaml": flagFile(keyOf("large"), large) } }, seed);
   });
 
   it.each(SEEDS)("a ConfigMap volume, its ..data link swapped on every update (seed %i)", async (seed) => {
