@@ -97,7 +97,8 @@ async function readOnce(path: string, maxBytes: number, timeoutMs: number): Prom
     if (result.length > maxBytes) return { error: `file is larger than ${sizeText(maxBytes)}`, before, after: before, changedAt };
     return { bytes: result, before, after: await signatureOf(path), changedAt };
   } finally {
-    await handle.close().catch(() => {});
+    // Not awaited: close waits for a pending read, and a read that timed out may never end.
+    void handle.close().catch(() => {});
   }
 }
 
@@ -153,7 +154,7 @@ export async function readStableFile(path: string, options: ReadOptions = {}): P
       const settle = read.bytes.length === 0 ? EMPTY_SETTLE_MS : SETTLE_MS;
       if (quiet >= settle) {
         inputs?.add(new FileInput(path, read.after, hashOf(read.bytes), read.changedAt));
-        return { text: new TextDecoder().decode(read.bytes) };
+        return { text: Buffer.from(read.bytes).toString("utf8") };
       }
       if (now >= deadline) break;
       await sleep(Math.min(settle - quiet, SETTLE_MS));
