@@ -277,7 +277,7 @@ describe("the key state file", () => {
     writeFileSync(keysFile, JSON.stringify({ dev: "dev-key-0" }));
     mkdirSync(root);
     writeFileSync(join(root, "dev.yaml"), "flags:\n  a:\n    variants: { v: 1 }\n    defaultVariant: v\n");
-    const server = await startServer({ source: { path: root }, port: 0, host: "127.0.0.1", stateDir: dir.file("state"), logger: silentLogger });
+    const server = await startServer({ source: { path: root }, port: 0, host: "127.0.0.1", stateDir: dir.file("state"), logger: silentLogger, keyGraceSeconds: 0 });
     cleanups.push(() => server.close());
     const rand = random(7);
     for (let i = 1; i <= 10; i++) {
