@@ -4,7 +4,6 @@
  * Timing is printed (latency), never asserted.
  */
 import { execFileSync } from "node:child_process";
-import { readFileSync } from "node:fs";
 import { mkdir, open, rename, rm, symlink, unlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
