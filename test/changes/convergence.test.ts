@@ -127,7 +127,8 @@ async function runSequence(seq: Sequence, seed: number): Promise<void> {
   expect(new Set(flagEvents()), context).toEqual(new Set(log.byFlag.keys()));
 }
 
-const SEEDS = [1, 2];
+/** Two sequences per case in the suite; `CONVERGE_SEEDS=50 npx vitest run test/changes/convergence.test.ts` for a soak. */
+const SEEDS = Array.from({ length: Number(process.env.CONVERGE_SEEDS ?? 2) }, (_, i) => i + 1);
 
 describe("rapid edits, 0-80 ms apart: the served flags converge to the files", () => {
   for (const [name, method] of Object.entries(writeMethods)) {
