@@ -4,9 +4,11 @@
  * programmatic API both start it through here.
  */
 import { join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
 import { loadConfig, loadInlineConfig, type ConfigLoad } from "./config/index.js";
 import { formatProblem, type Problem } from "./config/types.js";
 import { applyLoad, type EnvironmentChange } from "./changes/reload.js";
+import { createReloader } from "./changes/reloader.js";
 import { watchConfig, type ConfigWatcher } from "./changes/watch.js";
 import type { EventSet } from "./events/encode.js";
 import { EventHub } from "./events/hub.js";
@@ -18,6 +20,8 @@ import { createNotifier } from "./notify/notifier.js";
 import { DEFAULT_KEY_GRACE_SECONDS, stateFilePath } from "./store/keys.js";
 import { defaultStateDir } from "./store/state-dir.js";
 import { FlagStore } from "./store/store.js";
+import { recordFile } from "./sources/files.js";
+import { InputSet } from "./sources/inputs.js";
 
 export type ConfigSource = { path: string } | { environments: Record<string, unknown> };
 
@@ -71,13 +75,37 @@ export { defaultStateDir } from "./store/state-dir.js";
 
 const allProblems = (load: ConfigLoad): Problem[] => [...load.problems.values()].flat();
 
+/** Whether applying the load would remove a served environment. */
+const removesEnvironments = (load: ConfigLoad, store: FlagStore): boolean =>
+  !load.problems.has("") && [...store.environments.keys()].some((env) => !load.environments.has(env) && !load.problems.has(env));
+
+/**
+ * How often the inputs of the last reload are re-checked (a stat each), whatever the watcher
+ * said: the bound on how long an edit can go unseen.
+ */
+export const CHECK_INTERVAL_MS = 250;
+
+/**
+ * An environment whose files vanished is removed only if they stay gone this long: deleting a
+ * file and writing it again (some editors and scripts do) is an edit, not a removal.
+ */
+const REMOVAL_SETTLE_MS = 100;
+
 export async function startServer(options: ServerOptions): Promise<RunningServer> {
   const { logger, source } = options;
   const path = "path" in source ? source.path : undefined;
   const stateDir = options.stateDir ?? (path ? defaultStateDir(path) : join(process.cwd(), ".flagserve"));
-  const read = async (): Promise<ConfigLoad> => (path !== undefined ? loadConfig(path) : loadInlineConfig((source as { environments: Record<string, unknown> }).environments));
+  const keysFile = stateFilePath(stateDir);
+  // Everything a load depends on is recorded in `inputs`; the key state file before it is read.
+  const read = async (inputs?: InputSet): Promise<ConfigLoad> => {
+    if (path === undefined) return loadInlineConfig((source as { environments: Record<string, unknown> }).environments);
+    const load = await loadConfig(path, { inputs });
+    if (inputs) await recordFile(keysFile, inputs);
+    return load;
+  };
 
-  const initial = await read();
+  const initialInputs = new InputSet();
+  const initial = await read(initialInputs);
   const problems = allProblems(initial);
   if (problems.length > 0 && (!options.allowInvalid || initial.environments.size === 0)) throw new InvalidConfigError(problems);
 
@@ -93,38 +121,36 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const reloadContext = { store, hub, logger, stateDir, keyGraceSeconds: options.keyGraceSeconds ?? DEFAULT_KEY_GRACE_SECONDS, onChanges };
   await applyLoad(initial, { ...reloadContext, logger: { ...logger, info() {} }, onChanges: undefined });
 
-  // One reload at a time; edits that arrive meanwhile are folded into one more.
-  let running: Promise<EnvironmentChange[]> | undefined;
-  let again = false;
-  const reload = async (): Promise<EnvironmentChange[]> => {
-    if (running) {
-      again = true;
-      return running;
-    }
-    const applied: EnvironmentChange[] = [];
-    running = (async () => {
-      do {
-        again = false;
-        const load = await read();
-        const changes = await applyLoad(load, reloadContext);
-        applied.push(...changes);
-        const result = load.problems.size > 0 ? "invalid" : changes.length > 0 ? "changed" : "unchanged";
-        metrics.count("flagserve_reloads_total", "Reloads by result (invalid: some environment kept its last good version)", { result });
-      } while (again);
-      return applied;
-    })();
-    try {
-      return await running;
-    } finally {
-      running = undefined;
-    }
-  };
-
+  // One reload at a time; edits that arrive meanwhile are folded into one more; and every input
+  // is re-checked after each reload and periodically, so no edit is left unloaded.
   let watcher: ConfigWatcher | undefined;
+  let unreadable = initial.problems.has("");
+  const reloader = createReloader<EnvironmentChange>({
+    initial: path !== undefined && options.watch !== false ? initialInputs : undefined,
+    checkMs: path !== undefined && options.watch !== false ? CHECK_INTERVAL_MS : 0,
+    onError: (error) => logger.error(`reload failed: ${error.message}`),
+    async run(inputs) {
+      let load = await read(inputs);
+      // A removal counts once the files stayed gone for REMOVAL_SETTLE_MS (chokidar's `atomic` rule).
+      for (let waited = 0; waited < REMOVAL_SETTLE_MS && removesEnvironments(load, store); waited += 10) {
+        await sleep(10);
+        inputs.clear();
+        load = await read(inputs);
+      }
+      const changes = await applyLoad(load, reloadContext);
+      const result = load.problems.size > 0 ? "invalid" : changes.length > 0 ? "changed" : "unchanged";
+      metrics.count("flagserve_reloads_total", "Reloads by result (invalid: some environment kept its last good version)", { result });
+      // Readable again (after chmod, a directory moved back...): the watcher may have lost its handles.
+      if (unreadable && !load.problems.has("")) watcher?.restart();
+      unreadable = load.problems.has("");
+      return changes;
+    },
+  });
+  const reload = reloader.reload;
+
   if (path !== undefined && options.watch !== false) {
     watcher = await watchConfig({
       path,
-      extraFiles: [stateFilePath(stateDir)],
       onChange: () => void reload().catch((error: Error) => logger.error(`reload failed: ${error.message}`)),
       onError: (error: Error) => logger.error(`watching ${path}: ${error.message}`),
     });
@@ -145,6 +171,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     listening = await listenApp(app, { port: options.port, host: options.host, https: options.https, public: options.public });
   } catch (error) {
     hub.close();
+    reloader.close();
     await watcher?.close();
     await notifier.close();
     throw error;
@@ -169,6 +196,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     close: () =>
       (closing ??= (async () => {
         hub.close(); // end the streams first, or closing the listener waits on them
+        reloader.close();
         await watcher?.close();
         await notifier.close(); // pending messages get a short deadline, then are dropped
         await listening.close();

@@ -1,34 +1,36 @@
 /**
- * Watches the config PATH and extra files (the key state file) and calls back, debounced, with
- * the paths that changed. The callee reloads everything, so a spurious call costs a reload and
- * nothing else; a missed one leaves stale flags until restart. Hence:
+ * Watches the config PATH and calls back, debounced, with the paths that changed. The callee
+ * reloads everything, so a spurious call costs a reload and nothing else. A missed one costs
+ * latency only: the server re-checks what each reload read (src/changes/reloader.ts), and that
+ * check, not this watcher, is what guarantees convergence. Still, to be fast:
  * - PATH is watched through the directory that holds it (its parent, or the nearest ancestor that
  *   exists), never through a handle on a file alone: flagd lost its watch when a file was renamed
  *   over or deleted (flagd #42, #1876). Deleting and re-creating a file, or PATH itself, is seen.
- * - `awaitWriteFinish` holds add/change until the file's size was stable for 40 ms, so a
- *   half-written file is not reported; `atomic` (chokidar's default) turns delete + re-create
+ * - No `awaitWriteFinish`: the reader waits for a file to settle (src/sources/files.ts), and
+ *   chokidar's version can go deaf to a file for good (a path whose stability poll meets
+ *   ENOENT, deleted mid-write, stays in its pending writes, and every later change to it is
+ *   swallowed there). `atomic` (chokidar's default) turns delete + re-create
  *   within 100 ms into one change.
  * - Kubernetes ConfigMap volumes swap the `..data` symlink, and the config files are symlinks
  *   through it. chokidar follows the links and reports the swap only when the old target is then
  *   deleted (the kubelet does, at once); a swap that keeps the old directory, or `ln -sfn` on a
  *   symlinked PATH, would go unseen. So every watched path that is a symlink has its realpath
  *   re-checked after each raw fs event (`recheck`).
- * - Extra files are polled every 100 ms: see `pollFile`.
  */
 import { watch, type FSWatcher } from "chokidar";
 import { lstatSync, realpathSync, statSync, type Stats } from "node:fs";
-import { realpath, stat } from "node:fs/promises";
+import { realpath } from "node:fs/promises";
 import { basename, dirname, extname, relative, resolve, sep } from "node:path";
 
 export interface ConfigWatcher {
+  /** Starts chokidar afresh (after the directory was unreadable, its handles may be dead). */
+  restart(): void;
   close(): Promise<void>;
 }
 
 export interface WatchOptions {
   /** Config PATH: a directory of environment files/subdirectories, or a single file. */
   path: string;
-  /** Also watch this file (the key state file, e.g. <stateDir>/keys.json); it may not exist yet. */
-  extraFiles?: string[];
   /** Called (debounced) after anything relevant changed, with the absolute paths involved. */
   onChange: (paths: string[]) => void;
   /** Debounce window in ms (default 25); it restarts with each event, for 10 windows at most. */
@@ -50,8 +52,6 @@ interface Target {
 /** What a path is to the target; undefined: irrelevant. */
 type Role = "root" | "chain" | "self" | "env" | "file" | "unknown";
 
-const STABILITY_MS = 40;
-const POLL_MS = 100;
 const CONFIG_EXT = new Set([".yaml", ".yml", ".json"]);
 
 /**
@@ -184,7 +184,6 @@ export async function watchConfig(options: WatchOptions): Promise<ConfigWatcher>
       followSymlinks: true, // a symlinked config file is watched at its target: edits to it are seen
       depth: target.kind === "dir" ? levels + 1 : levels - 1,
       ignored: (p, s) => roleOf(target, p, typeOf(s)) === undefined,
-      awaitWriteFinish: { stabilityThreshold: STABILITY_MS, pollInterval: 10 },
     });
     live.add(watcher);
     let ready = false;
@@ -229,51 +228,15 @@ export async function watchConfig(options: WatchOptions): Promise<ConfigWatcher>
     });
   };
 
-  /**
-   * An extra file is one path that rarely changes, and whose directories may not exist yet, at
-   * any depth: polling its stat is cheap and has none of the races of watching directories as
-   * they appear (chokidar reads a new directory before watching it, so `mkdir -p a/b` can lose
-   * `b`). The first stat is taken now, so a change right after `watchConfig` resolves is seen.
-   * A change is reported once a poll saw nothing newer (not half-written).
-   */
-  const pollers: (() => void)[] = [];
-  const signature = (s: Stats | undefined) => (s ? `${s.ino}:${s.size}:${s.mtimeMs}:${s.ctimeMs}` : "");
-  const pollFile = (file: string) => {
-    let last = signature(statSync(file, { throwIfNoEntry: false }));
-    let settle: NodeJS.Timeout | undefined;
-    let poll: NodeJS.Timeout | undefined;
-    const tick = async () => {
-      const now = signature(await stat(file).catch(() => undefined));
-      if (closed) return;
-      if (now !== last) {
-        last = now;
-        clearTimeout(settle);
-        settle = setTimeout(() => report(file), POLL_MS * 1.5);
-      }
-      poll = setTimeout(tick, POLL_MS);
-    };
-    poll = setTimeout(tick, POLL_MS);
-    pollers.push(() => {
-      clearTimeout(poll);
-      clearTimeout(settle);
-    });
-  };
-  for (const file of options.extraFiles ?? []) pollFile(resolve(file));
-
-  try {
-    current = await start();
-  } catch (error) {
-    for (const stop of pollers) stop();
-    throw error;
-  }
+  current = await start();
 
   return {
+    restart,
     async close() {
       if (closed) return;
       closed = true;
       clearTimeout(timer);
       pending.clear();
-      for (const stop of pollers) stop();
       await Promise.all([...live].map((w) => w.close()));
     },
   };

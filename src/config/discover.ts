@@ -2,8 +2,9 @@
  * PATH -> which environments exist and which files make each one (DESIGN §3). Only names and
  * file types are read here; contents are the parser's job.
  */
-import { readdir, stat } from "node:fs/promises";
 import { basename, extname, join, resolve } from "node:path";
+import { listDirectory, statPath } from "../sources/files.js";
+import type { InputSet } from "../sources/inputs.js";
 import { ENVIRONMENT_NAME_RULE, isEnvironmentName } from "./schema.js";
 import type { Problem } from "./types.js";
 import { compare } from "./util.js";
@@ -40,13 +41,14 @@ const isHidden = (name: string): boolean => name.startsWith(".");
 /** `prod.yaml` -> `prod`. */
 export const stemOf = (file: string): string => basename(file, extname(file));
 
-export async function discover(path: string): Promise<Discovery> {
+/** With `inputs`, every directory listed and path looked at is recorded there (see sources/). */
+export async function discover(path: string, inputs?: InputSet): Promise<Discovery> {
   const root = resolve(path);
   const problems = new Map<string, Problem[]>();
   const report = (key: string, file: string, message: string) =>
     problems.set(key, [...(problems.get(key) ?? []), { file, line: 0, col: 0, message }]);
 
-  const kind = await typeOf(root);
+  const kind = await typeOf(root, inputs);
   if (kind === "file") return { root, file: root, environments: [], problems };
   if (kind !== "directory") {
     const why = kind === "missing" ? "no such file or directory" : kind === "other" ? "not a file or directory" : `cannot read: ${kind}`;
@@ -54,7 +56,7 @@ export async function discover(path: string): Promise<Discovery> {
     return { root, environments: [], problems };
   }
 
-  const names = await listNames(root);
+  const names = await listNames(root, inputs);
   if (typeof names === "string") {
     report("", root, `cannot read directory: ${names}`);
     return { root, environments: [], problems };
@@ -64,7 +66,7 @@ export async function discover(path: string): Promise<Discovery> {
   for (const entry of names) {
     const full = join(root, entry);
     // stat, not lstat: a symlinked file or directory counts as what it points to.
-    const type = await typeOf(full);
+    const type = await typeOf(full, inputs);
     let env: DiscoveredEnvironment | undefined;
     if (type === "directory") env = { name: entry, files: [], dir: full };
     else if (isConfigFileName(entry)) env = { name: stemOf(entry), files: [full] }; // dangling links too: reading reports them
@@ -87,13 +89,13 @@ export async function discover(path: string): Promise<Discovery> {
       continue;
     }
     if (first.dir) {
-      const inner = await listNames(first.dir);
+      const inner = await listNames(first.dir, inputs);
       if (typeof inner === "string") report(name, first.dir, `cannot read directory: ${inner}`);
       else {
         const files: string[] = [];
         for (const entry of inner) {
           const full = join(first.dir, entry);
-          if (isConfigFileName(entry) && (await typeOf(full)) !== "directory") files.push(full);
+          if (isConfigFileName(entry) && (await typeOf(full, inputs)) !== "directory") files.push(full);
         }
         if (files.length === 0) report(name, first.dir, "directory has no .yaml, .yml or .json file");
         first.files = files;
@@ -106,23 +108,17 @@ export async function discover(path: string): Promise<Discovery> {
 }
 
 /** Visible entry names, sorted so every replica merges files in the same order; or the error code. */
-async function listNames(dir: string): Promise<string[] | string> {
-  try {
-    return (await readdir(dir)).filter((n) => !isHidden(n)).sort(compare);
-  } catch (error) {
-    return errorCode(error);
-  }
+async function listNames(dir: string, inputs?: InputSet): Promise<string[] | string> {
+  const names = await listDirectory(dir, inputs);
+  return typeof names === "string" ? names : names.filter((n) => !isHidden(n)).sort(compare);
 }
 
 /** "file", "directory", "missing", "other" (socket, device...), or the error code. */
-async function typeOf(path: string): Promise<string> {
-  try {
-    const s = await stat(path);
-    return s.isFile() ? "file" : s.isDirectory() ? "directory" : "other";
-  } catch (error) {
-    const code = errorCode(error);
-    return code === "ENOENT" || code === "ENOTDIR" ? "missing" : code;
-  }
+async function typeOf(path: string, inputs?: InputSet): Promise<string> {
+  const s = await statPath(path, inputs);
+  if (!(s instanceof Error)) return s.isFile() ? "file" : s.isDirectory() ? "directory" : "other";
+  const code = errorCode(s);
+  return code === "ENOENT" || code === "ENOTDIR" ? "missing" : code;
 }
 
 export const errorCode = (error: unknown): string =>

@@ -3,11 +3,12 @@
  * problem found, all at once. An environment with any problem is left out and the others still
  * load: one bad file never takes the rest down.
  */
-import { readFile } from "node:fs/promises";
 import { isMap } from "yaml";
 import { unusableFlag } from "../engine/compile.js";
 import type { CompiledFlag } from "../engine/types.js";
-import { discover, errorCode, stemOf } from "./discover.js";
+import { readStableFile } from "../sources/files.js";
+import type { InputSet } from "../sources/inputs.js";
+import { discover, stemOf } from "./discover.js";
 import { expandNotifications, type EnvVars } from "./expand.js";
 import { mergeDocuments, originText, type MergedEnvironment } from "./merge.js";
 import { parseYamlOffThread, type ParsedFile } from "./parse.js";
@@ -32,6 +33,8 @@ export interface ConfigLoad {
 export interface LoadOptions {
   /** Where `${NAME}` in notifications is looked up; default `process.env`. */
   env?: EnvVars;
+  /** Where every file and directory read is recorded, to tell later whether the load is stale. */
+  inputs?: InputSet;
 }
 
 /** What one environment is made of, before validation. */
@@ -51,7 +54,12 @@ class ProblemMap extends Map<string, Problem[]> {
 }
 
 export async function loadConfig(path: string, options: LoadOptions = {}): Promise<ConfigLoad> {
-  const found = await discover(path);
+  const found = await discover(path, options.inputs);
+  const readAndParse = async (file: string): Promise<ParsedFile> => {
+    const read = await readStableFile(file, { inputs: options.inputs });
+    if ("error" in read) return { problems: [{ file, line: 0, col: 0, message: read.error }] };
+    return parseYamlOffThread(file, read.text);
+  };
   const problems = new ProblemMap(found.problems);
   const inputs: EnvironmentInput[] = [];
 
@@ -93,17 +101,6 @@ export function loadInlineConfig(environments: Record<string, unknown>, options:
     inputs.push({ name, docs: [{ source, prefix: [], value }], files: [] });
   }
   return runSteps(finish(inputs, problems, options));
-}
-
-async function readAndParse(file: string): Promise<ParsedFile> {
-  let text: string;
-  try {
-    text = await readFile(file, "utf8");
-  } catch (error) {
-    const message = `cannot read file: ${errorCode(error)}`;
-    return { problems: [{ file, line: 0, col: 0, message }] };
-  }
-  return parseYamlOffThread(file, text);
 }
 
 /** PATH is one file: an `environments:` map of environments, or one environment named by its stem. */

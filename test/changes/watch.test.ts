@@ -4,7 +4,6 @@
  * Timing is printed (latency), never asserted.
  */
 import { execFileSync } from "node:child_process";
-import { readFileSync } from "node:fs";
 import { mkdir, open, rename, rm, symlink, unlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -13,7 +12,7 @@ import { watchConfig, type ConfigWatcher, type WatchOptions } from "../../src/ch
 import { tempDir, type TempDir } from "../helpers/files.js";
 
 const WAIT_MS = 3000;
-/** Longer than anything the watcher holds an event for (atomic 100 ms, stability 40 ms, debounce, state-file poll 100 + 150 ms). */
+/** Longer than anything the watcher holds an event for (atomic 100 ms, stability 40 ms, debounce). */
 const QUIET_MS = 600;
 
 const cleanups: (() => Promise<unknown>)[] = [];
@@ -176,24 +175,6 @@ describe("directory PATH", () => {
     const n = rec.calls.length;
     await writeFile(file, Y1);
     await rec.waitFor(n, file);
-  });
-
-  it("reports a file only once its write settled", async () => {
-    const dir = await temp();
-    const file = await dir.write("flags/dev.yaml", "");
-    const full = Y1 + "# " + "x".repeat(4000) + "\n";
-    const seen: string[] = [];
-    const rec = await record({ path: join(dir.path, "flags"), onCall: () => seen.push(readFileSync(file, "utf8")) });
-    const fh = await open(file, "w");
-    for (let i = 0; i < full.length; i += 1000) {
-      await fh.write(full.slice(i, i + 1000));
-      await sleep(10); // a slow writer: well under the 40 ms stability threshold between chunks
-    }
-    await fh.close();
-    await rec.waitFor(0, file);
-    await sleep(QUIET_MS);
-    expect(seen[0]).toBe(full);
-    expect(seen.at(-1)).toBe(full);
   });
 
   it("environment subdirectories: their files, one appearing and one removed", async () => {
@@ -392,77 +373,6 @@ describe("single-file PATH", () => {
     await symlink(TS1, dir.file("..data_tmp"));
     await rename(dir.file("..data_tmp"), dir.file("..data"));
     await rec.waitFor(n, file);
-  });
-});
-
-describe("extra files (key state file)", () => {
-  it("state directory missing at start: created, changed, deleted, directory removed and re-created", async () => {
-    const dir = await temp();
-    const config = await dir.write("flags/dev.yaml", Y1);
-    const state = join(dir.path, ".flagserve", "keys.json");
-    const rec = await record({ path: join(dir.path, "flags"), extraFiles: [state] });
-
-    let n = rec.calls.length;
-    await mkdir(join(dir.path, ".flagserve"));
-    await writeFile(state, "{}");
-    await rec.waitFor(n, state);
-    await sleep(QUIET_MS);
-
-    n = rec.calls.length;
-    await writeFile(state, '{"dev":"k"}');
-    await rec.waitFor(n, state);
-
-    n = rec.calls.length;
-    await writeFile(`${state}.tmp`, '{"dev":"k2"}'); // how a state file is best written
-    await rename(`${state}.tmp`, state);
-    await rec.waitFor(n, state);
-
-    n = rec.calls.length;
-    await unlink(state);
-    await rec.waitFor(n, state);
-
-    n = rec.calls.length;
-    await writeFile(state, "{}");
-    await rec.waitFor(n, state);
-
-    n = rec.calls.length;
-    await rm(join(dir.path, ".flagserve"), { recursive: true });
-    await rec.waitFor(n, state);
-    await sleep(QUIET_MS);
-
-    n = rec.calls.length;
-    await mkdir(join(dir.path, ".flagserve"));
-    await writeFile(state, "{}");
-    await rec.waitFor(n, state);
-
-    // The config is watched alongside.
-    n = rec.calls.length;
-    await writeFile(config, Y2);
-    await rec.waitFor(n, config);
-  });
-
-  it("state directory several levels missing at start", async () => {
-    const dir = await temp();
-    const state = join(dir.path, "var", "lib", "flagserve", "keys.json");
-    const rec = await record({ path: await dir.write("flags.yaml", Y1), extraFiles: [state] });
-    await mkdir(join(dir.path, "var", "lib", "flagserve"), { recursive: true });
-    await writeFile(state, "{}");
-    await rec.waitFor(0, state);
-    const n = rec.calls.length;
-    await writeFile(state, '{"a":1}');
-    await rec.waitFor(n, state);
-  });
-
-  it("ignores other files next to the state file", async () => {
-    const dir = await temp();
-    const state = await dir.write(".flagserve/keys.json", "{}");
-    const rec = await record({ path: await dir.write("flags.yaml", Y1), extraFiles: [state] });
-    await writeFile(dir.file(".flagserve/other.json"), "{}");
-    await writeFile(dir.file(".flagserve/keys.json.tmp"), "{}");
-    await writeFile(dir.file("unrelated.json"), "{}");
-    await mkdir(dir.file(".flagserve/sub"));
-    await sleep(QUIET_MS);
-    expect(rec.calls).toEqual([]);
   });
 });
 

@@ -1,0 +1,81 @@
+/**
+ * Runs reloads one at a time and makes them converge: requests that arrive during a reload are
+ * folded into one more, and the inputs each reload read (files, listings, the key state file)
+ * are checked again right after it and every `checkMs`, so an edit that no notification
+ * announced (or that landed while its notification's reload was already reading) still gets
+ * loaded. Watcher notifications only make it sooner.
+ */
+import { InputSet } from "../sources/inputs.js";
+
+export interface ReloaderOptions<T> {
+  /** One reload: read the configuration, recording every input in `inputs`, and apply it. */
+  run(inputs: InputSet): Promise<T[]>;
+  /** How often the last reload's inputs are checked (ms); 0: only right after each reload. */
+  checkMs: number;
+  /** A reload started by the periodic check failed. */
+  onError(error: Error): void;
+  /** The inputs of the load already applied (at start-up). */
+  initial?: InputSet;
+}
+
+export interface Reloader<T> {
+  /** Reloads now, or once more after the reload in progress; resolves with everything applied. */
+  reload(): Promise<T[]>;
+  /** The inputs of the last reload (undefined before the first). */
+  readonly inputs: InputSet | undefined;
+  close(): void;
+}
+
+export function createReloader<T>(options: ReloaderOptions<T>): Reloader<T> {
+  let running: Promise<T[]> | undefined;
+  let again = false;
+  let closed = false;
+  let last: InputSet | undefined = options.initial;
+
+  const loop = async (): Promise<T[]> => {
+    const applied: T[] = [];
+    do {
+      again = false;
+      const inputs = new InputSet();
+      try {
+        applied.push(...(await options.run(inputs)));
+      } finally {
+        last = inputs; // also after a failure: retried when an input changes, not in a loop
+      }
+      // An edit made while this reload was reading is caught here, notified or not.
+      if (!again && !closed && (await inputs.changed()) !== undefined) again = true;
+    } while (again && !closed);
+    return applied;
+  };
+
+  const reload = async (): Promise<T[]> => {
+    if (running) {
+      again = true;
+      return running;
+    }
+    running = loop();
+    try {
+      return await running;
+    } finally {
+      running = undefined;
+    }
+  };
+
+  let timer: NodeJS.Timeout | undefined;
+  const check = async () => {
+    if (!running && last && (await last.changed()) !== undefined && !closed) await reload().catch(options.onError);
+    if (!closed) timer = setTimeout(check, options.checkMs).unref();
+  };
+  if (options.checkMs > 0) timer = setTimeout(check, options.checkMs).unref();
+
+  return {
+    reload,
+    get inputs() {
+      return last;
+    },
+    close() {
+      closed = true;
+      clearTimeout(timer);
+    },
+  };
+}

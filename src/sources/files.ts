@@ -1,0 +1,250 @@
+/**
+ * Reading configuration files so that what is read can be trusted and re-checked:
+ * - only regular files (after following symlinks) are read, up to a size cap and within a time
+ *   limit, so a FIFO, a device (`/dev/zero`) or a stuck mount costs a problem, not the server;
+ * - a file is accepted once it was read whole with the same signature before and after, and
+ *   that signature has been stable for `SETTLE_MS` (by its timestamps, or as seen by us), so a
+ *   half-written file is read again rather than loaded;
+ * - every path read, listed or looked at is recorded in an `InputSet` with its signature
+ *   (type, inode, size, mtime, ctime, and a content hash), which `changed()` re-checks with a stat.
+ */
+import { createHash } from "node:crypto";
+import { constants, type Stats } from "node:fs";
+import { open, readdir, stat } from "node:fs/promises";
+import { setTimeout as sleep } from "node:timers/promises";
+import type { Input, InputSet } from "./inputs.js";
+
+/** Larger files are a problem, not a read (a config file is kilobytes; a runaway one would eat memory). */
+export const MAX_FILE_BYTES = 10 * 1024 * 1024;
+/** A read that takes longer (a stuck network or FUSE mount) is a problem; the rest keeps working. */
+export const READ_TIMEOUT_MS = 5_000;
+/** A file is taken once its signature has not changed for this long. */
+export const SETTLE_MS = 40;
+/**
+ * An empty file is nearly always one being rewritten (truncated, not yet written): it must stay
+ * empty this long to be taken as such, so a writer held up between the two is not reported.
+ */
+const EMPTY_SETTLE_MS = 500;
+/** A file still changing after this long is reported as such; the next check reads it again. */
+const SETTLE_DEADLINE_MS = 2_000;
+/**
+ * Within this time of a file's last change, an unchanged stat does not prove unchanged bytes
+ * (timestamps are coarse on many file systems): the check compares content hashes too.
+ */
+const RACY_MS = 2_000;
+
+export type FileRead = { text: string } | { error: string };
+
+const errorCode = (error: unknown): string => (error as NodeJS.ErrnoException).code ?? (error as Error).message ?? String(error);
+
+/** Type, inode, size and timestamps: what changes when a file is written, replaced or removed. */
+export const statSignature = (s: Stats): string =>
+  `${s.isFile() ? "file" : s.isDirectory() ? "dir" : "other"}:${s.dev}:${s.ino}:${s.size}:${s.mtimeMs}:${s.ctimeMs}`;
+
+/** The signature of what is at `path` now (symlinks followed); an error code when there is nothing to stat. */
+async function signatureOf(path: string): Promise<string> {
+  try {
+    return statSignature(await stat(path));
+  } catch (error) {
+    return `error:${errorCode(error)}`;
+  }
+}
+
+const hashOf = (bytes: Uint8Array): string => createHash("sha256").update(bytes).digest("base64url");
+
+const kindOf = (s: Stats): string =>
+  s.isFIFO() ? "a FIFO" : s.isCharacterDevice() ? "a character device" : s.isBlockDevice() ? "a block device" : s.isSocket() ? "a socket" : s.isDirectory() ? "a directory" : "not a file";
+
+const MIB = 1024 * 1024;
+const sizeText = (bytes: number) => (bytes % MIB === 0 ? `${bytes / MIB} MiB` : `${bytes} bytes`);
+
+interface RawRead {
+  bytes?: Uint8Array;
+  error?: string;
+  /** Of the open file before reading; of the path when it could not be opened. */
+  before: string;
+  /** Of the path after reading. */
+  after: string;
+  changedAt: number;
+}
+
+/**
+ * One read of a regular file, bounded in size and time. Opened non-blocking, so that a FIFO
+ * swapped in after a stat cannot block the open, and checked with fstat before reading.
+ */
+async function readOnce(path: string, maxBytes: number, timeoutMs: number): Promise<RawRead> {
+  // Not even opened when it is not a regular file (opening a device can have effects).
+  const first = await stat(path).catch(() => undefined);
+  if (first && !first.isFile()) {
+    const before = statSignature(first);
+    return { error: `not a regular file (${kindOf(first)}): only regular files are read`, before, after: before, changedAt: 0 };
+  }
+  let handle;
+  try {
+    handle = await open(path, constants.O_RDONLY | constants.O_NONBLOCK);
+  } catch (error) {
+    const before = await signatureOf(path);
+    return { error: `cannot read file: ${errorCode(error)}`, before, after: before, changedAt: 0 };
+  }
+  try {
+    const s = await handle.stat();
+    const before = statSignature(s);
+    const changedAt = Math.max(s.mtimeMs, s.ctimeMs);
+    if (!s.isFile()) return { error: `not a regular file (${kindOf(s)}): only regular files are read`, before, after: before, changedAt };
+    if (s.size > maxBytes) return { error: `file is larger than ${sizeText(maxBytes)} (${s.size} bytes)`, before, after: before, changedAt };
+    const result = await withTimeout(readAtMost(handle, maxBytes + 1), timeoutMs);
+    if (result === undefined) return { error: `reading the file took longer than ${timeoutMs / 1000} s`, before, after: before, changedAt };
+    if (result.length > maxBytes) return { error: `file is larger than ${sizeText(maxBytes)}`, before, after: before, changedAt };
+    return { bytes: result, before, after: await signatureOf(path), changedAt };
+  } finally {
+    // Not awaited: close waits for a pending read, and a read that timed out may never end.
+    void handle.close().catch(() => {});
+  }
+}
+
+async function readAtMost(handle: import("node:fs/promises").FileHandle, limit: number): Promise<Uint8Array> {
+  const buffer = Buffer.alloc(Math.min(limit, 64 * 1024));
+  const chunks: Buffer[] = [];
+  let total = 0;
+  for (;;) {
+    const { bytesRead } = await handle.read(buffer, 0, Math.min(buffer.length, limit - total), null);
+    if (bytesRead === 0) break;
+    chunks.push(Buffer.from(buffer.subarray(0, bytesRead)));
+    total += bytesRead;
+    if (total >= limit) break;
+  }
+  return Buffer.concat(chunks);
+}
+
+async function withTimeout<T>(work: Promise<T>, ms: number): Promise<T | undefined> {
+  const timer = new AbortController();
+  try {
+    return await Promise.race([work, sleep(ms, undefined, { signal: timer.signal }).catch(() => undefined)]);
+  } finally {
+    timer.abort();
+  }
+}
+
+export interface ReadOptions {
+  /** Where the read is recorded for later checks. */
+  inputs?: InputSet;
+  maxBytes?: number;
+  timeoutMs?: number;
+}
+
+/**
+ * The text of a regular file once it is stable (see the module comment), or why it cannot be
+ * had. Either way the path is recorded, so a later check sees it change (or appear).
+ */
+export async function readStableFile(path: string, options: ReadOptions = {}): Promise<FileRead> {
+  const { inputs, maxBytes = MAX_FILE_BYTES, timeoutMs = READ_TIMEOUT_MS } = options;
+  const deadline = Date.now() + SETTLE_DEADLINE_MS;
+  let seen: { signature: string; at: number } | undefined;
+  for (;;) {
+    const read = await readOnce(path, maxBytes, timeoutMs);
+    if (read.error !== undefined || read.bytes === undefined) {
+      inputs?.add(new FileInput(path, read.before));
+      return { error: read.error ?? "cannot read file" };
+    }
+    if (read.before === read.after) {
+      const now = Date.now();
+      if (seen?.signature !== read.after) seen = { signature: read.after, at: now };
+      // Stable by its own timestamps, or by what we saw (a clock ahead of ours cannot stall us).
+      const quiet = Math.max(now - read.changedAt, now - seen.at);
+      const settle = read.bytes.length === 0 ? EMPTY_SETTLE_MS : SETTLE_MS;
+      if (quiet >= settle) {
+        inputs?.add(new FileInput(path, read.after, hashOf(read.bytes), read.changedAt));
+        return { text: Buffer.from(read.bytes).toString("utf8") };
+      }
+      if (now >= deadline) break;
+      await sleep(Math.min(settle - quiet, SETTLE_MS));
+      continue;
+    }
+    if (Date.now() >= deadline) break;
+    await sleep(SETTLE_MS / 4); // written to while we read: read it again shortly
+  }
+  inputs?.add(new FileInput(path, ""));
+  return { error: `file kept changing for ${SETTLE_DEADLINE_MS / 1000} s while being read` };
+}
+
+/**
+ * A file as read: changed when its signature differs, or, while its last change is recent enough
+ * for timestamps to hide a rewrite of the same size, when its content hash differs.
+ */
+class FileInput implements Input {
+  constructor(
+    readonly id: string,
+    private readonly signature: string,
+    private readonly hash?: string,
+    private readonly changedAt = 0,
+  ) {}
+
+  async changed(): Promise<boolean> {
+    if ((await signatureOf(this.id)) !== this.signature) return true;
+    if (this.hash === undefined || Date.now() - this.changedAt > RACY_MS) return false;
+    const again = await readOnce(this.id, MAX_FILE_BYTES, READ_TIMEOUT_MS);
+    return again.bytes === undefined || hashOf(again.bytes) !== this.hash;
+  }
+}
+
+/** A path whose type was looked at: changed when its signature differs. */
+class PathInput implements Input {
+  constructor(
+    readonly id: string,
+    private readonly signature: string,
+  ) {}
+
+  async changed(): Promise<boolean> {
+    return (await signatureOf(this.id)) !== this.signature;
+  }
+}
+
+/** A directory's entry names (or the error listing it gave): changed when they differ. */
+class ListingInput implements Input {
+  constructor(
+    readonly id: string,
+    private readonly listing: string,
+  ) {}
+
+  async changed(): Promise<boolean> {
+    return listingOf(await listOnce(this.id)) !== this.listing;
+  }
+}
+
+const listingOf = (names: string[] | string): string => (typeof names === "string" ? `error:${names}` : names.join("\0"));
+
+async function listOnce(dir: string): Promise<string[] | string> {
+  try {
+    return (await readdir(dir)).sort();
+  } catch (error) {
+    return errorCode(error);
+  }
+}
+
+/** A directory's entry names (sorted by code unit), or the error code; recorded. */
+export async function listDirectory(dir: string, inputs?: InputSet): Promise<string[] | string> {
+  const names = await listOnce(dir);
+  inputs?.add(new ListingInput(dir, listingOf(names)));
+  return names;
+}
+
+/** The stats of what `path` is now (symlinks followed), or the error; recorded. */
+export async function statPath(path: string, inputs?: InputSet): Promise<Stats | NodeJS.ErrnoException> {
+  try {
+    const s = await stat(path);
+    inputs?.add(new PathInput(path, statSignature(s)));
+    return s;
+  } catch (error) {
+    inputs?.add(new PathInput(path, `error:${errorCode(error)}`));
+    return error as NodeJS.ErrnoException;
+  }
+}
+
+/**
+ * Records a file that someone else reads (the key state file): its signature and content hash
+ * now, before that read, so that any change from here on shows.
+ */
+export async function recordFile(path: string, inputs: InputSet): Promise<void> {
+  const read = await readOnce(path, MAX_FILE_BYTES, READ_TIMEOUT_MS);
+  inputs.add(read.bytes === undefined ? new FileInput(path, read.before) : new FileInput(path, read.before, hashOf(read.bytes), read.changedAt));
+}

@@ -1,0 +1,39 @@
+/**
+ * What a load read, remembered so that a later look can tell whether it changed. Watcher
+ * notifications are hints that make a reload fast; this is what makes it certain: after each
+ * reload, and on a cheap periodic check, every input of the last load is asked whether it
+ * changed, and one that did causes another reload. A file answers from its signature
+ * (`./files.ts`); a URL source would answer from its ETag, through the same interface.
+ */
+export interface Input {
+  /** A path or URL, for logs. */
+  readonly id: string;
+  /** Whether what `id` holds now may differ from what the load read. Cheap (a stat); never throws. */
+  changed(): Promise<boolean>;
+}
+
+/** The inputs of one load. */
+export class InputSet {
+  readonly #inputs: Input[] = [];
+
+  add(input: Input): void {
+    this.#inputs.push(input);
+  }
+
+  /** Forgets everything recorded (the load is being redone). */
+  clear(): void {
+    this.#inputs.length = 0;
+  }
+
+  get size(): number {
+    return this.#inputs.length;
+  }
+
+  /** The id of the first input that changed since it was read, if any. */
+  async changed(): Promise<string | undefined> {
+    for (const input of this.#inputs) {
+      if (await input.changed().catch(() => true)) return input.id;
+    }
+    return undefined;
+  }
+}

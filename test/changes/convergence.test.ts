@@ -1,0 +1,294 @@
+/**
+ * Convergence: however and however fast the files are written, the served flags end equal to
+ * the files, and the events sent are those of the net change. Real server, real HTTP, real files.
+ */
+import { execFileSync, spawn } from "node:child_process";
+import { open } from "node:fs/promises";
+import { chmodSync, chownSync, copyFileSync, existsSync, mkdirSync, readFileSync, symlinkSync, truncateSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import { afterEach, describe, expect, it } from "vitest";
+import { silentLogger } from "../../src/log.js";
+import { startServer, type RunningServer } from "../../src/server.js";
+import { BIN } from "../helpers/cli.js";
+import { tempDir, type TempDir } from "../helpers/files.js";
+import { openSse, type SseConnection } from "../helpers/sse.js";
+import { ChangeLog, configMapWrite, flagFile, keyOf, mutate, noteWritten, random, servedFlags, waitServed, writeMethods, type Flags, type WriteMethod } from "../helpers/converge.js";
+
+const KEY = "converge-key-0123456789";
+
+const cleanups: (() => unknown)[] = [];
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c();
+});
+
+async function serve(files: Record<string, string>, log?: ChangeLog): Promise<{ dir: TempDir; server: RunningServer }> {
+  const dir = await tempDir("flagserve-converge-");
+  cleanups.push(() => dir.remove());
+  for (const [name, text] of Object.entries(files)) await dir.write(name, text);
+  const server = await startServer({ source: { path: dir.file("flags") }, port: 0, host: "127.0.0.1", stateDir: dir.file("state"), logger: silentLogger, onChanges: log?.record });
+  cleanups.push(() => server.close());
+  return { dir, server };
+}
+
+async function listen(url: string): Promise<SseConnection> {
+  const sse = await openSse(`${url}/api/v1/flags/events`, { "x-api-key": KEY, accept: "text/event-stream" });
+  cleanups.push(() => sse.close());
+  return sse;
+}
+
+/** As `cp` does: the new text goes to a temp file, copied over the original in place. */
+function copyOver(file: string, edit: (text: string) => string): void {
+  const tmp = `${file}.new`;
+  writeFileSync(tmp, edit(readFileSync(file, "utf8")));
+  copyFileSync(tmp, file);
+}
+
+const FRESH = '  fresh-flag:\n    variants: { on: true }\n    defaultVariant: "on"\n';
+
+describe("the issue's reproduction", () => {
+  it("edits copied over in place right after the previous edit's event: none is lost", async () => {
+    const { dir, server } = await serve({ "flags/dev.yaml": `apiKey: ${KEY}\nflags:\n  a:\n    variants: { on: true }\n    defaultVariant: "on"\n` });
+    const sse = await listen(server.url);
+    const file = dir.file("flags/dev.yaml");
+    const isFresh = (b: { event?: string; data?: string }) => b.event === "flag-updated" && JSON.parse(b.data!).flagKey === "fresh-flag";
+    for (let i = 0; i < 30; i++) {
+      let from = sse.blocks.length;
+      copyOver(file, (s) => s.replace("flags:\n", `flags:\n${FRESH}`));
+      await sse.next(isFresh, 3000, from);
+      from = sse.blocks.length;
+      copyOver(file, (s) => s.replace(FRESH, ""));
+      await sse.next(isFresh, 3000, from);
+    }
+  }, 120_000);
+});
+
+interface Sequence {
+  /** Environment names; each is `<name>.yaml` in the config directory unless `layout` says otherwise. */
+  envs: string[];
+  edits: number;
+  /** Writes the new versions of the environments in `changed`. */
+  write(root: string, versions: Record<string, Flags>, changed: string[], edit: number): Promise<void>;
+  /** Creates the initial files instead (ConfigMap layout). */
+  layout?(root: string, versions: Record<string, Flags>): void;
+  /** Files that are there from the start and never edited, by name. */
+  fixed?: Record<string, string>;
+}
+
+const writeEach = (method: WriteMethod): Sequence["write"] => async (root, versions, changed) => {
+  for (const env of changed) await method(join(root, `${env}.yaml`), flagFile(keyOf(env), versions[env]!));
+};
+
+/**
+ * Runs a sequence of edits with random gaps of 0 to 80 ms (so edits land before, during and
+ * after reloads), then checks convergence: HTTP answers equal to the files; the change log's
+ * last word per flag equal to the final value, with no value that was never written; and one
+ * SSE `flag-updated` per change applied.
+ */
+async function runSequence(seq: Sequence, seed: number): Promise<void> {
+  const rand = random(seed);
+  let counter = 1;
+  const next = () => counter++;
+  let versions: Record<string, Flags> = Object.fromEntries(seq.envs.map((env) => [env, { f0: next(), f1: next() }]));
+  const initial = versions;
+  const written = new Map<string, Set<number>>();
+  for (const env of seq.envs) noteWritten(written, env, versions[env]!);
+
+  const dir = await tempDir("flagserve-converge-");
+  cleanups.push(() => dir.remove());
+  const root = dir.file("flags");
+  mkdirSync(root);
+  if (seq.layout) seq.layout(root, versions);
+  else for (const env of seq.envs) writeFileSync(join(root, `${env}.yaml`), flagFile(keyOf(env), versions[env]!));
+  for (const [name, text] of Object.entries(seq.fixed ?? {})) writeFileSync(join(root, name), text);
+  const log = new ChangeLog();
+  const server = await startServer({ source: { path: root }, port: 0, host: "127.0.0.1", stateDir: dir.file("state"), logger: silentLogger, onChanges: log.record });
+  cleanups.push(() => server.close());
+  const streams = await Promise.all(seq.envs.map((env) => openSse(`${server.url}/api/v1/flags/events`, { "x-api-key": keyOf(env), accept: "text/event-stream" })));
+  for (const s of streams) cleanups.push(() => s.close());
+
+  for (let i = 0; i < seq.edits; i++) {
+    const changed = seq.envs.filter((_, n) => n === 0 || rand() < 0.5);
+    versions = { ...versions };
+    for (const env of changed) {
+      versions[env] = mutate(versions[env]!, rand, next);
+      noteWritten(written, env, versions[env]!);
+    }
+    await seq.write(root, versions, changed, i + 1);
+    await sleep(rand() * 80);
+  }
+
+  const context = `seed ${seed}`;
+  expect(await waitServed(server.url, versions), context).toEqual(versions);
+  expect(log.check(initial, versions, written), context).toEqual([]);
+  const flagEvents = () => streams.flatMap((s, n) => s.events().filter((b) => b.event === "flag-updated").map((b) => `${seq.envs[n]}/${JSON.parse(b.data!).flagKey}`));
+  for (let t = 0; t < 100 && flagEvents().length < log.count; t++) await sleep(20);
+  expect(flagEvents().length, context).toBe(log.count);
+  expect(new Set(flagEvents()), context).toEqual(new Set(log.byFlag.keys()));
+}
+
+/** Two sequences per case in the suite; `CONVERGE_SEEDS=50 npx vitest run test/changes/convergence.test.ts` for a soak. */
+const SEEDS = Array.from({ length: Number(process.env.CONVERGE_SEEDS ?? 2) }, (_, i) => i + 1);
+
+describe("rapid edits, 0-80 ms apart: the served flags converge to the files", () => {
+  for (const [name, method] of Object.entries(writeMethods)) {
+    it.each(SEEDS)(`one file, ${name} (seed %i)`, async (seed) => {
+      await runSequence({ envs: ["dev"], edits: 25, write: writeEach(method) }, seed);
+    });
+  }
+
+  it.each(SEEDS)("several files at once, each write method in turn, like a git checkout (seed %i)", async (seed) => {
+    const methods = Object.values(writeMethods);
+    await runSequence(
+      {
+        envs: ["dev", "qa", "prod"],
+        edits: 20,
+        write: (root, versions, changed, edit) => writeEach(methods[edit % methods.length]!)(root, versions, changed, edit),
+      },
+      seed,
+    );
+  });
+
+  it.each(SEEDS)("edits while a reload is running: a large environment beside makes every reload slow (seed %i)", async (seed) => {
+    const large = Object.fromEntries(Array.from({ length: 1500 }, (_, i) => [`big-${i}`, i]));
+    await runSequence({ envs: ["dev"], edits: 25, write: writeEach(writeMethods["copied over in place"]!), fixed: { "large.yaml": flagFile(keyOf("large"), large) } }, seed);
+  });
+
+  it.each(SEEDS)("a ConfigMap volume, its ..data link swapped on every update (seed %i)", async (seed) => {
+    const files = (versions: Record<string, Flags>) => Object.fromEntries(Object.entries(versions).map(([env, flags]) => [`${env}.yaml`, flagFile(keyOf(env), flags)]));
+    await runSequence(
+      {
+        envs: ["dev", "qa"],
+        edits: 20,
+        layout: (root, versions) => configMapWrite(root, 0, files(versions)),
+        write: async (root, versions, _changed, edit) => configMapWrite(root, edit, files(versions)),
+      },
+      seed,
+    );
+  });
+});
+
+describe("a half-written file never loads", () => {
+  it("a slow writer whose every prefix is a valid file (chunks at flag boundaries, 10 ms apart): no flag is ever announced deleted", async () => {
+    const flags = (v: number) => Object.fromEntries(Array.from({ length: 12 }, (_, i) => [`f${i}`, v]));
+    const log = new ChangeLog();
+    const { dir, server } = await serve({ "flags/dev.yaml": flagFile(keyOf("dev"), flags(1)) }, log);
+    for (const v of [2, 3]) {
+      const text = flagFile(keyOf("dev"), flags(v));
+      const chunks = text.split(/(?=\n  f)/); // every prefix parses as a smaller, valid flag set
+      const fh = await open(dir.file("flags/dev.yaml"), "w");
+      const seen: number[] = [];
+      for (const chunk of chunks) {
+        await fh.write(chunk);
+        await sleep(10);
+        const served = await servedFlags(server.url, keyOf("dev"));
+        seen.push(Object.keys(served ?? {}).length);
+      }
+      await fh.close();
+      expect(await waitServed(server.url, { dev: flags(v) })).toEqual({ dev: flags(v) });
+      expect(seen.every((n) => n === 12), `flags served while writing: ${seen}`).toBe(true);
+    }
+    expect([...log.byFlag.values()].flat()).not.toContain(undefined); // no deletion announced
+    expect(log.byFlag.get("dev/f0")).toEqual([2, 3]);
+  });
+});
+
+describe("files that are not flag files cost a problem, not the server", () => {
+  it("a FIFO, a symlink to /dev/zero and a file over the size cap: problems for their environments; the rest reloads and the server closes", async () => {
+    const dir = await tempDir("flagserve-converge-");
+    cleanups.push(() => dir.remove());
+    const root = dir.file("flags");
+    mkdirSync(root);
+    writeFileSync(join(root, "dev.yaml"), flagFile(keyOf("dev"), { a: 1 }));
+    execFileSync("mkfifo", [join(root, "fifo.yaml")]);
+    symlinkSync("/dev/zero", join(root, "zero.yaml"));
+    writeFileSync(join(root, "huge.yaml"), "");
+    truncateSync(join(root, "huge.yaml"), 10 * 1024 * 1024 + 1);
+    const server = await startServer({ source: { path: root }, port: 0, host: "127.0.0.1", stateDir: dir.file("state"), logger: silentLogger, allowInvalid: true });
+    cleanups.push(() => server.close());
+
+    const ready = await (await fetch(`${server.url}/readyz`)).json();
+    expect(ready).toMatchObject({ status: "degraded", environments: 1 });
+    expect(ready.problems).toEqual([
+      `${join(root, "fifo.yaml")}:0:0 not a regular file (a FIFO): only regular files are read`,
+      `${join(root, "huge.yaml")}:0:0 file is larger than 10 MiB (10485761 bytes)`,
+      `${join(root, "zero.yaml")}:0:0 not a regular file (a character device): only regular files are read`,
+    ]);
+    // Reloads still run: an edit to the good file is served.
+    writeFileSync(join(root, "dev.yaml"), flagFile(keyOf("dev"), { a: 2 }));
+    expect(await waitServed(server.url, { dev: { a: 2 } })).toEqual({ dev: { a: 2 } });
+    // A FIFO replaced by a regular file is read (the check sees the new file).
+    writeFileSync(join(root, "fifo.yaml.tmp"), flagFile(keyOf("fifo"), { b: 1 }));
+    execFileSync("mv", [join(root, "fifo.yaml.tmp"), join(root, "fifo.yaml")]);
+    expect(await waitServed(server.url, { dev: { a: 2 }, fifo: { b: 1 } })).toEqual({ dev: { a: 2 }, fifo: { b: 1 } });
+    await server.close(); // returns: nothing is stuck reading
+  });
+});
+
+/**
+ * root reads a mode-000 directory anyway, so as root (as in this project's containers) the server
+ * runs as `nobody` through setpriv, for the permission to bite; as any other user, as itself.
+ */
+const asRoot = process.getuid?.() === 0;
+const SETPRIV = ["/usr/bin/setpriv", "/bin/setpriv"].find((p) => existsSync(p));
+
+describe("a config directory unreadable for a while", () => {
+  it.skipIf(asRoot && !SETPRIV)("chmod 000 for two seconds, edited meanwhile: served once readable again, and later edits too", async () => {
+    const dir = await tempDir("flagserve-converge-");
+    cleanups.push(() => dir.remove());
+    const root = dir.file("flags");
+    const file = join(root, "dev.yaml");
+    mkdirSync(root);
+    writeFileSync(file, flagFile(keyOf("dev"), { a: 1 }));
+    const args = [BIN, root, "--port", "0", "--state-dir", dir.file("state")];
+    if (asRoot) {
+      chmodSync(dir.path, 0o755);
+      for (const p of [dir.path, root, file]) chownSync(p, 65534, 65534);
+    }
+    const child = asRoot
+      ? spawn(SETPRIV!, ["--reuid=65534", "--regid=65534", "--clear-groups", process.execPath, ...args])
+      : spawn(process.execPath, args);
+    cleanups.push(() => child.kill("SIGKILL"));
+    let out = "";
+    child.stdout.setEncoding("utf8").on("data", (c: string) => (out += c));
+    for (let t = 0; t < 300 && !/^ready /m.test(out); t++) await sleep(50);
+    const url = /^ready (\S+)/m.exec(out)?.[1];
+    expect(url, out).toBeDefined();
+
+    chmodSync(root, 0o000);
+    await sleep(1000);
+    writeFileSync(file, flagFile(keyOf("dev"), { a: 2 })); // root may still write it
+    await sleep(1000);
+    chmodSync(root, 0o755);
+    expect(await waitServed(url!, { dev: { a: 2 } })).toEqual({ dev: { a: 2 } });
+    for (const value of [3, 4]) {
+      writeFileSync(file, flagFile(keyOf("dev"), { a: value }));
+      expect(await waitServed(url!, { dev: { a: value } })).toEqual({ dev: { a: value } });
+    }
+  });
+});
+
+describe("the key state file", () => {
+  it.each(Object.keys(writeMethods))("rewritten rapidly (%s): the last key written is the one that works", async (name) => {
+    const dir = await tempDir("flagserve-converge-");
+    cleanups.push(() => dir.remove());
+    const root = dir.file("flags");
+    const keysFile = dir.file("state/keys.json");
+    mkdirSync(dir.file("state"));
+    writeFileSync(keysFile, JSON.stringify({ dev: "dev-key-0" }));
+    mkdirSync(root);
+    writeFileSync(join(root, "dev.yaml"), "flags:\n  a:\n    variants: { v: 1 }\n    defaultVariant: v\n");
+    const server = await startServer({ source: { path: root }, port: 0, host: "127.0.0.1", stateDir: dir.file("state"), logger: silentLogger, keyGraceSeconds: 0 });
+    cleanups.push(() => server.close());
+    const rand = random(7);
+    for (let i = 1; i <= 10; i++) {
+      await writeMethods[name]!(keysFile, JSON.stringify({ dev: `dev-key-${i}` }));
+      await sleep(rand() * 80);
+    }
+    const works = async (key: string) => (await fetch(`${server.url}/ofrep/v1/evaluate/flags/a`, { method: "POST", headers: { "x-api-key": key } })).status === 200;
+    for (let t = 0; t < 250 && !(await works("dev-key-10")); t++) await sleep(20);
+    expect(await works("dev-key-10")).toBe(true);
+    expect(server.keys()).toEqual({ dev: "dev-key-10" });
+    expect(await works("dev-key-9")).toBe(false);
+  });
+});
