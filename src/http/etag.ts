@@ -17,6 +17,7 @@ const opaque = (tag: string): string => tag.trim().replace(/^W\//, "").replace(/
  */
 export function ifNoneMatchHits(header: string | null, etag: string): boolean {
   if (header === null) return false;
+  if (header === etag) return true; // the common case: a client sending back the tag it got
   if (header.trim() === "*") return true;
   const current = opaque(etag);
   return (header.match(/(?:W\/)?"[^"]*"|[^\s,]+/g) ?? []).some((tag) => opaque(tag) === current);
