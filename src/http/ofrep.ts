@@ -41,7 +41,7 @@ export function registerOfrepRoutes(app: H3, options: OfrepOptions): void {
   app.post("/ofrep/v1/evaluate/flags", async (event) => {
     const snapshot = authenticate(event, store);
     // The router folds a trailing slash into this route; `flags/` is the single-flag route with an empty key.
-    if (new URL(event.req.url).pathname.endsWith("/")) throw apiError(404, "FLAG_NOT_FOUND", "the flag key is empty", { key: "" });
+    if (event.url.pathname.endsWith("/")) throw apiError(404, "FLAG_NOT_FOUND", "the flag key is empty", { key: "" });
     const text = await readBodyText(event, maxBodyBytes);
     const { body, etag } = bulkAnswer(snapshot, text, () => contextFromBody(parseJsonBody(text)));
     event.res.headers.set("etag", etag);
