@@ -101,8 +101,8 @@ function compute(snapshot: EnvironmentSnapshot, plan: Plan, context: Record<stri
     if (i > 0) json += ",";
     json += typeof item === "string" ? item : bulkItemJson(item, evaluate(item, context, nowMs));
   }
-  const body = Buffer.from(json + plan.tail);
-  return { body, etag: bulkEtag(snapshot.configEtag, body) };
+  json += plan.tail;
+  return { body: Buffer.from(json), etag: bulkEtag(snapshot.configEtag, json) };
 }
 
 /**
