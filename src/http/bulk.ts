@@ -9,6 +9,7 @@
 import { evaluate } from "../engine/index.js";
 import type { CompiledFlag } from "../engine/types.js";
 import type { EnvironmentSnapshot } from "../store/snapshot.js";
+import { AnswerCache } from "./answer-cache.js";
 import { bulkEtag } from "./etag.js";
 import { bulkItemJson } from "./shape.js";
 
@@ -19,47 +20,6 @@ export interface BulkAnswer {
 
 /** Answers kept per environment, in bytes of request and response bodies (about 1 000 answers of 100 flags). */
 export const DEFAULT_BULK_CACHE_BYTES = 8 * 1024 * 1024;
-/** Longer request bodies are answered but not kept: one request must not evict hundreds. */
-const MAX_CACHED_REQUEST_BYTES = 4 * 1024;
-
-interface Cached {
-  answer: BulkAnswer;
-  /** Unix second the answer was computed in, for plans that read the clock. */
-  second: number;
-  size: number;
-}
-
-/** Least recently used first (a Map keeps insertion order; a hit is moved to the end). */
-class AnswerCache {
-  #entries = new Map<string, Cached>();
-  #bytes = 0;
-  constructor(readonly maxBytes: number) {}
-
-  get(key: string): Cached | undefined {
-    const entry = this.#entries.get(key);
-    if (entry) {
-      this.#entries.delete(key);
-      this.#entries.set(key, entry);
-    }
-    return entry;
-  }
-
-  set(key: string, entry: Cached): void {
-    const old = this.#entries.get(key);
-    if (old) {
-      this.#entries.delete(key);
-      this.#bytes -= old.size;
-    }
-    if (entry.size > this.maxBytes) return;
-    this.#entries.set(key, entry);
-    this.#bytes += entry.size;
-    for (const [oldest, { size }] of this.#entries) {
-      if (this.#bytes <= this.maxBytes) break;
-      this.#entries.delete(oldest);
-      this.#bytes -= size;
-    }
-  }
-}
 
 interface Plan {
   /** In key order: an item's JSON when it is the same for every context, else the flag to evaluate. */
@@ -68,7 +28,7 @@ interface Plan {
   tail: string;
   /** Some flag may read the clock: an answer holds only within the second it was computed in. */
   readsClock: boolean;
-  cache: AnswerCache;
+  cache: AnswerCache<BulkAnswer>;
 }
 
 export interface BulkOptions {
@@ -91,7 +51,8 @@ function planFor(snapshot: EnvironmentSnapshot, options: BulkOptions): Plan {
     : undefined;
   const tail = `],"metadata":${JSON.stringify(snapshot.config.metadata)}${eventStreams ? `,"eventStreams":${JSON.stringify(eventStreams)}` : ""}}`;
   const readsClock = items.some((item) => typeof item !== "string" && !item.clockFree);
-  return { items, tail, readsClock, cache: new AnswerCache(options.cacheBytes ?? DEFAULT_BULK_CACHE_BYTES) };
+  const cache = new AnswerCache<BulkAnswer>(options.cacheBytes ?? DEFAULT_BULK_CACHE_BYTES, (answer) => answer.body.length);
+  return { items, tail, readsClock, cache };
 }
 
 function compute(snapshot: EnvironmentSnapshot, plan: Plan, context: Record<string, unknown>, nowMs: number): BulkAnswer {
@@ -115,11 +76,6 @@ export function createBulkAnswers(options: BulkOptions = {}) {
     let plan = plans.get(snapshot);
     if (!plan) plans.set(snapshot, (plan = planFor(snapshot, options)));
     const second = plan.readsClock ? Math.floor(nowMs / 1000) : 0;
-    const cacheable = plan.cache.maxBytes > 0 && request.length <= MAX_CACHED_REQUEST_BYTES;
-    const hit = cacheable ? plan.cache.get(request) : undefined;
-    if (hit && hit.second === second) return hit.answer;
-    const answer = compute(snapshot, plan, context(), nowMs);
-    if (cacheable) plan.cache.set(request, { answer, second, size: request.length * 2 + answer.body.length + 64 });
-    return answer;
+    return plan.cache.answer(request, second, () => compute(snapshot, plan, context(), nowMs));
   };
 }

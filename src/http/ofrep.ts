@@ -3,12 +3,12 @@ import { getRouterParam, noContent, type H3, type H3Event } from "h3";
 import type { FlagStore } from "../store/store.js";
 import type { EnvironmentSnapshot } from "../store/snapshot.js";
 import { authenticate } from "./auth.js";
-import { parseJsonBody, readBodyText, readJsonBody } from "./body.js";
+import { parseJsonBody, readBodyText } from "./body.js";
 import { createBulkAnswers } from "./bulk.js";
 import { contextFromBody } from "./context.js";
-import { JSON_CONTENT_TYPE, apiError, json } from "./errors.js";
+import { JSON_CONTENT_TYPE, apiError } from "./errors.js";
 import { ifNoneMatchHits, sameConfigEtag } from "./etag.js";
-import { evaluateSingle } from "./shape.js";
+import { createSingleAnswers } from "./single.js";
 
 export interface OfrepOptions {
   store: FlagStore;
@@ -17,6 +17,8 @@ export interface OfrepOptions {
   eventStreamPath?: (snapshot: EnvironmentSnapshot) => string;
   /** Bytes of evaluate-all answers kept per environment (see bulk.ts); 0 turns the cache off. */
   bulkCacheBytes?: number;
+  /** The same for single-flag answers (see single.ts). */
+  singleCacheBytes?: number;
 }
 
 const SINGLE_PREFIX = "/ofrep/v1/evaluate/flags/";
@@ -37,6 +39,7 @@ function flagKeyOf(event: H3Event): string {
 export function registerOfrepRoutes(app: H3, options: OfrepOptions): void {
   const { store, maxBodyBytes } = options;
   const bulkAnswer = createBulkAnswers({ eventStreamPath: options.eventStreamPath, cacheBytes: options.bulkCacheBytes });
+  const singleAnswer = createSingleAnswers(options.singleCacheBytes);
 
   app.post("/ofrep/v1/evaluate/flags", async (event) => {
     const snapshot = authenticate(event, store);
@@ -60,9 +63,10 @@ export function registerOfrepRoutes(app: H3, options: OfrepOptions): void {
   app.post("/ofrep/v1/evaluate/flags/:key", async (event) => {
     const key = flagKeyOf(event);
     const snapshot = authenticate(event, store);
-    const { status, body } = evaluateSingle(snapshot.flags, key, await readJsonBody(event, maxBodyBytes, key));
+    const { status, json } = singleAnswer(snapshot, key, await readBodyText(event, maxBodyBytes));
     if (status !== 200) event.res.status = status;
-    return json(event, body);
+    event.res.headers.set("content-type", JSON_CONTENT_TYPE);
+    return json;
   });
 
   for (const route of ["/ofrep/v1/evaluate/flags", "/ofrep/v1/evaluate/flags/:key"]) {
