@@ -1,3 +1,4 @@
+import murmurhash from "murmurhash";
 import { describe, expect, it } from "vitest";
 import {
   bucketingHash,
@@ -17,6 +18,10 @@ describe("bucketing hash (MurmurHash3 x86_32, seed 0, UTF-8)", () => {
     // UTF-8, not UTF-16 code units: JS flagd-core's imurmurhash gives 2573629365 here.
     expect(bucketingHash("café")).toBe(605818632);
     expect(bucketingHash("café")).not.toBe(2573629365);
+    // The same bytes however the value is encoded: short, long, astral, and a lone surrogate (U+FFFD).
+    for (const value of ["", "jack", "usér-96", "👍🏽x", "\ud800x", "k".repeat(5000), "é".repeat(2000)]) {
+      expect(bucketingHash(value)).toBe(murmurhash.v3(Buffer.from(value, "utf8"), 0));
+    }
   });
 
   it("reproduces the testbed's hash-edge keys", () => {
