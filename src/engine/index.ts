@@ -1,6 +1,6 @@
 /** The evaluation engine: compile an environment's targeting once, then evaluate flags. */
 export { compileEnvironment, compileEnvironmentSteps, type CompiledEnvironment, type CompileError, type JsonPath } from "./compile.js";
-export { evaluate } from "./evaluate.js";
+export { evaluate, evaluatorFor } from "./evaluate.js";
 export { contextAttributes } from "./context.js";
 export { createLogicEngine } from "./logic.js";
 export { fractional, fractionalValue, bucketingHash, bucketOf, parseDistribution, pickVariant } from "./fractional.js";

@@ -6,7 +6,7 @@
  * lookup instead of an evaluation. Snapshots are immutable and replaced whole on every reload,
  * so both are keyed by the snapshot object and go away with it.
  */
-import { evaluate } from "../engine/index.js";
+import { evaluate, evaluatorFor } from "../engine/index.js";
 import type { CompiledFlag } from "../engine/types.js";
 import type { EnvironmentSnapshot } from "../store/snapshot.js";
 import { AnswerCache } from "./answer-cache.js";
@@ -57,10 +57,11 @@ function planFor(snapshot: EnvironmentSnapshot, options: BulkOptions): Plan {
 
 function compute(snapshot: EnvironmentSnapshot, plan: Plan, context: Record<string, unknown>, nowMs: number): BulkAnswer {
   let json = '{"flags":[';
+  const evaluate = evaluatorFor(context, nowMs);
   for (let i = 0; i < plan.items.length; i++) {
     const item = plan.items[i]!;
     if (i > 0) json += ",";
-    json += typeof item === "string" ? item : bulkItemJson(item, evaluate(item, context, nowMs));
+    json += typeof item === "string" ? item : bulkItemJson(item, evaluate(item));
   }
   json += plan.tail;
   return { body: Buffer.from(json), etag: bulkEtag(snapshot.configEtag, json) };
