@@ -114,9 +114,12 @@ function compareAnswers(ours: ReturnType<typeof ourEngine>, theirs: FlagdCore): 
 
 let sink = 0;
 const passes = {
-  flagserve: (ours: ReturnType<typeof ourEngine>) => (ctx: Context) => {
-    const evaluateFor = evaluatorFor(contextAttributes(ctx), Date.now());
-    for (const key of ours.keys) sink += evaluateFor(ours.flags.get(key)!).key.length;
+  flagserve: (ours: ReturnType<typeof ourEngine>) => {
+    const inKeyOrder = ours.keys.map((key) => ours.flags.get(key)!); // as the route's plan holds them
+    return (ctx: Context) => {
+      const evaluateFor = evaluatorFor(contextAttributes(ctx), Date.now());
+      for (const flag of inKeyOrder) sink += evaluateFor(flag).key.length;
+    };
   },
   flagdCore: (theirs: FlagdCore) => (ctx: Context) => {
     sink += theirs.resolveAll(ctx, silent).length;
