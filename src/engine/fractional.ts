@@ -1,5 +1,5 @@
-import murmurhash from "murmurhash";
 import { TargetingKeyMissingError } from "./errors.js";
+import { murmur3Utf8 } from "./murmur.js";
 import { findEvaluationData, SCRATCH } from "./scratch.js";
 
 /**
@@ -22,20 +22,8 @@ export interface Distribution {
   total: number;
 }
 
-/**
- * The UTF-8 bytes of a bucketing value are encoded into one reused buffer (hashing is
- * synchronous, so it is never shared): no Buffer is allocated per hash. A value too long for
- * it (at most 3 bytes per UTF-16 unit) gets bytes of its own.
- */
-const utf8 = new TextEncoder();
-const bytes = new Uint8Array(4096);
-
 /** MurmurHash3 x86_32, seed 0, over the UTF-8 bytes. */
-export function bucketingHash(value: string): number {
-  if (value.length * 3 > bytes.length) return murmurhash.v3(Buffer.from(value, "utf8"), 0);
-  const { written } = utf8.encodeInto(value, bytes);
-  return murmurhash.v3(bytes.subarray(0, written), 0);
-}
+export const bucketingHash = (value: string): number => murmur3Utf8(value, 0);
 
 /**
  * `(hash * total) >>> 32` computed exactly. The product can reach 2^63, beyond a double's 2^53,
