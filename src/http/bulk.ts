@@ -14,7 +14,8 @@ import { bulkEtag } from "./etag.js";
 import { bulkItemJson } from "./shape.js";
 
 export interface BulkAnswer {
-  body: Buffer;
+  /** JSON text: h3 hands a string to the Node response as is, with its Content-Length. */
+  body: string;
   etag: string;
 }
 
@@ -64,7 +65,7 @@ function compute(snapshot: EnvironmentSnapshot, plan: Plan, context: Record<stri
     json += typeof item === "string" ? item : bulkItemJson(item, evaluate(item));
   }
   json += plan.tail;
-  return { body: Buffer.from(json), etag: bulkEtag(snapshot.configEtag, json) };
+  return { body: json, etag: bulkEtag(snapshot.configEtag, json) };
 }
 
 /**

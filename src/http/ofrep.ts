@@ -55,7 +55,8 @@ export function registerOfrepRoutes(app: H3, options: OfrepOptions): void {
     const flagConfigEtag = event.url.searchParams.get("flagConfigEtag");
     const staleTrigger = flagConfigEtag !== null && !sameConfigEtag(flagConfigEtag, snapshot.configEtag);
     if (!staleTrigger && ifNoneMatchHits(event.req.headers.get("if-none-match"), etag)) return noContent(304);
-    // Bytes, not a Response: h3 writes them straight out (a Response would wrap them in a stream).
+    // Text, not a Response (which h3 would wrap in a stream) nor bytes (for which h3 builds and
+    // merges a header set of its own): the text goes out as is, with its Content-Length.
     event.res.headers.set("content-type", JSON_CONTENT_TYPE);
     return body;
   });

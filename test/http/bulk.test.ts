@@ -27,7 +27,7 @@ function counted(options: Parameters<typeof createBulkAnswers>[0] = {}) {
   };
 }
 
-const flagsOf = (body: Buffer) => JSON.parse(body.toString()).flags as { key: string; variant?: string }[];
+const flagsOf = (body: string) => JSON.parse(body).flags as { key: string; variant?: string }[];
 
 describe("createBulkAnswers", () => {
   it("evaluates a request once per snapshot, and again for a new snapshot", () => {
