@@ -2,7 +2,7 @@
 import { existsSync } from "node:fs";
 import { Command, Option } from "commander";
 import type { Problem } from "../config/types.js";
-import { createLogger, formatRecord, type LogFormat, type Logger } from "../log.js";
+import { createLogger, flushLog, formatRecord, type LogFormat, type Logger } from "../log.js";
 import { DEFAULT_KEY_GRACE_SECONDS } from "../store/keys.js";
 import { npmLaunchers, watchProcesses } from "./launcher.js";
 import { networkUrls, localUrl, qrCode } from "./network.js";
@@ -110,8 +110,10 @@ const shellQuote = (text: string): string => `'${text.replaceAll("'", "'\\''")}'
 
 /** A line on stdout: text as given, or a JSON record. */
 function printer(format: LogFormat) {
-  return (text: string, msg: string, fields?: Record<string, unknown>) =>
+  return (text: string, msg: string, fields?: Record<string, unknown>) => {
+    flushLog(); // log lines written before this one are seen before it
     process.stdout.write(format === "json" ? formatRecord("json", "info", msg, fields) : `${text}\n`);
+  };
 }
 
 /** With --allow-invalid: one note per invalid file, saying what is not served. */

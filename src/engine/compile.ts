@@ -1,5 +1,6 @@
 import type { EnvironmentConfig, FlagDefinition, JsonValue, Metadata } from "../config/types.js";
 import { runSteps, type Steps } from "../config/util.js";
+import { readsClock } from "./clock.js";
 import { describeThrown, TargetingParseError } from "./errors.js";
 import type { LogicEngine } from "json-logic-engine";
 import { createLogicEngine, isOperator, logicEngine } from "./logic.js";
@@ -45,7 +46,7 @@ function build(engine: LogicEngine, logic: unknown): CompiledRule {
  * on the evaluation data is computed once (memo in the scratch record), so evaluation stays
  * linear too; inside an iterator it runs on the current item, as inlined text would.
  */
-function segmentCompiler(engine: LogicEngine): NonNullable<Resolver["compileSegment"]> {
+function segmentCompiler(engine: LogicEngine, segmentClock: SegmentClock): NonNullable<Resolver["compileSegment"]> {
   let count = 0;
   return (name, resolved) => {
     if (isEmptyObject(resolved)) return { reference: {} }; // no rule: `targeting: { $ref: empty }` is no targeting
@@ -56,6 +57,8 @@ function segmentCompiler(engine: LogicEngine): NonNullable<Resolver["compileSegm
       return { error: `segment cannot be compiled: ${describeThrown(err)}` };
     }
     const operator = `$segment#${count++}`;
+    // Segments used by this one were compiled first, so their entries are there already.
+    segmentClock.set(operator, readsClock(resolved, (op) => segmentClock.get(op)));
     engine.addMethod(operator, (_args: unknown, context: unknown) => {
       if (!hasScratch(context)) return rule(context as Record<string, unknown>);
       const memo = (context[SCRATCH].segments ??= new Map());
@@ -65,6 +68,9 @@ function segmentCompiler(engine: LogicEngine): NonNullable<Resolver["compileSegm
     return { reference: { [operator]: [] } };
   };
 }
+
+/** Whether each segment operator's rule can read the clock (see clock.ts). */
+type SegmentClock = Map<string, boolean>;
 
 const failingRule = (message: string): CompiledRule => () => {
   throw new TargetingParseError(message);
@@ -82,6 +88,7 @@ export const unusableFlag = (key: string, reason: string, setMetadata: Metadata)
     defaultVariant: null,
     metadata: Object.freeze({ ...setMetadata }),
     rule: failingRule(reason),
+    clockFree: true,
   });
 
 /**
@@ -98,10 +105,11 @@ const FLAGS_PER_STEP = 2000;
 export function* compileEnvironmentSteps(config: EnvironmentConfig, options: CompileOptions = {}): Steps<CompiledEnvironment> {
   // The environment's own engine: its segments become its operators (see segmentCompiler).
   const engine = createLogicEngine();
+  const segmentClock: SegmentClock = new Map();
   const resolver: Resolver = {
     segments: config.segments,
     isOperator: (name) => isOperator(logicEngine, name),
-    compileSegment: segmentCompiler(engine),
+    compileSegment: segmentCompiler(engine, segmentClock),
     errors: [],
     done: new Map(),
   };
@@ -115,7 +123,7 @@ export function* compileEnvironmentSteps(config: EnvironmentConfig, options: Com
   const broken = new Map<string, string>();
   let count = 0;
   for (const [key, def] of Object.entries(config.flags)) {
-    const { flag, problem } = compileFlag(key, def, config.metadata, resolver, engine);
+    const { flag, problem } = compileFlag(key, def, config.metadata, resolver, engine, segmentClock);
     flags.set(key, flag);
     if (problem !== undefined) broken.set(key, problem);
     if (++count % FLAGS_PER_STEP === 0) yield;
@@ -129,6 +137,7 @@ function compileFlag(
   setMetadata: Metadata,
   resolver: Resolver,
   engine: LogicEngine,
+  segmentClock: SegmentClock,
 ): { flag: CompiledFlag; problem?: string } {
   const flag: CompiledFlag = {
     key,
@@ -138,22 +147,32 @@ function compileFlag(
     // flagd's patchMetadata: the flag's own keys win over the flag set's.
     metadata: Object.freeze({ ...setMetadata, ...def.metadata }),
   };
-  const { rule, problem } = compileTargeting(key, def.targeting, resolver, engine);
+  const { rule, problem, clockFree } = compileTargeting(key, def.targeting, resolver, engine, segmentClock);
   if (problem !== undefined) return { flag: unusableFlag(key, problem, flag.metadata), problem };
   if (rule) flag.rule = rule;
+  if (clockFree) flag.clockFree = true;
   return { flag: Object.freeze(flag) };
 }
 
-/** No rule when there is none (absent or `{}`, also after resolution); a problem when it cannot be used. */
-function compileTargeting(key: string, targeting: unknown, resolver: Resolver, engine: LogicEngine): { rule?: CompiledRule; problem?: string } {
-  if (targeting === undefined || isEmptyObject(targeting)) return {};
+/**
+ * No rule when there is none (absent or `{}`, also after resolution); a problem when it cannot
+ * be used; `clockFree` when the rule cannot read `$flagd.timestamp`, nor any segment it uses.
+ */
+function compileTargeting(
+  key: string,
+  targeting: unknown,
+  resolver: Resolver,
+  engine: LogicEngine,
+  segmentClock: SegmentClock,
+): { rule?: CompiledRule; problem?: string; clockFree?: boolean } {
+  if (targeting === undefined || isEmptyObject(targeting)) return { clockFree: true };
   const path = ["flags", key, "targeting"];
   const state: WalkState = { problems: [] };
   const resolved = resolveRule(resolver, targeting, path, [], state);
   if (state.problems.length > 0) return { problem: `invalid targeting: ${state.problems.join("; ")}` };
-  if (isEmptyObject(resolved)) return {};
+  if (isEmptyObject(resolved)) return { clockFree: true };
   try {
-    return { rule: build(engine, resolved) };
+    return { rule: build(engine, resolved), clockFree: !readsClock(resolved, (op) => segmentClock.get(op)) };
   } catch (err) {
     const message = `targeting cannot be compiled: ${describeThrown(err)}`;
     resolver.errors.push({ path, message });

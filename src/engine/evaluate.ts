@@ -1,7 +1,7 @@
 import type { JsonValue } from "../config/types.js";
 import { describeThrown, TargetingKeyMissingError, TargetingParseError } from "./errors.js";
-import { evaluationData, newScratch } from "./scratch.js";
-import type { CompiledFlag, Evaluation, EvaluationErrorCode, Reason } from "./types.js";
+import { evaluationData, newScratch, rebind, type EvaluationData, type Scratch } from "./scratch.js";
+import type { CompiledFlag, CompiledRule, Evaluation, EvaluationErrorCode, Reason } from "./types.js";
 
 /**
  * The variant key a rule's result names, as flagd does: strings as is, booleans and numbers by
@@ -50,14 +50,30 @@ const fallback = (flag: CompiledFlag, reason: Reason): Evaluation =>
  * the rule's result is (===) the value the last `fractional` call returned; otherwise a variant
  * returned by the rule is TARGETING_MATCH. (flagd itself reports TARGETING_MATCH for both.)
  */
-export function evaluate(flag: CompiledFlag, context: Record<string, unknown>, nowMs: number = Date.now()): Evaluation {
-  if (flag.state === "DISABLED") return { key: flag.key, reason: "DISABLED", metadata: flag.metadata };
-  if (!flag.rule) return fallback(flag, "STATIC");
+export const evaluate = (flag: CompiledFlag, context: Record<string, unknown>, nowMs: number = Date.now()): Evaluation =>
+  evaluatorFor(context, nowMs)(flag);
 
-  const scratch = newScratch();
+/**
+ * `evaluate` for any number of flags and one context: the evaluation data (a copy of the
+ * context) is built on the first targeted flag and reused by the next ones, with their own
+ * `$flagd.flagKey` and scratch record. Safe because evaluation is synchronous and no operator
+ * writes to the data or keeps it.
+ */
+export function evaluatorFor(context: Record<string, unknown>, nowMs: number = Date.now()): (flag: CompiledFlag) => Evaluation {
+  let data: EvaluationData | undefined;
+  return (flag) => {
+    if (flag.state === "DISABLED") return { key: flag.key, reason: "DISABLED", metadata: flag.metadata };
+    if (!flag.rule) return fallback(flag, "STATIC");
+    const scratch = newScratch();
+    data = data ? rebind(data, flag.key, scratch) : evaluationData(context, flag.key, nowMs, scratch);
+    return outcome(flag, flag.rule, data, scratch);
+  };
+}
+
+function outcome(flag: CompiledFlag, rule: CompiledRule, data: EvaluationData, scratch: Scratch): Evaluation {
   let result: unknown;
   try {
-    result = flag.rule(evaluationData(context, flag.key, nowMs, scratch));
+    result = rule(data);
   } catch (err) {
     if (err instanceof TargetingKeyMissingError) return failure(flag, "TARGETING_KEY_MISSING", err.message);
     if (err instanceof TargetingParseError) return failure(flag, "PARSE_ERROR", err.message);

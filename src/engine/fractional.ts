@@ -1,5 +1,5 @@
-import murmurhash from "murmurhash";
 import { TargetingKeyMissingError } from "./errors.js";
+import { murmur3Utf8 } from "./murmur.js";
 import { findEvaluationData, SCRATCH } from "./scratch.js";
 
 /**
@@ -22,8 +22,8 @@ export interface Distribution {
   total: number;
 }
 
-/** MurmurHash3 x86_32, seed 0, over the UTF-8 bytes (Buffer.from encodes 4x faster than the package's TextEncoder). */
-export const bucketingHash = (value: string): number => murmurhash.v3(Buffer.from(value, "utf8"), 0);
+/** MurmurHash3 x86_32, seed 0, over the UTF-8 bytes. */
+export const bucketingHash = (value: string): number => murmur3Utf8(value, 0);
 
 /**
  * `(hash * total) >>> 32` computed exactly. The product can reach 2^63, beyond a double's 2^53,

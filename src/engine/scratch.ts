@@ -66,3 +66,11 @@ export function evaluationData(
   data[SCRATCH] = scratch;
   return data;
 }
+
+/** Evaluation data built by evaluationData, made ready for another flag of the same evaluation pass. */
+export function rebind(data: EvaluationData, flagKey: string, scratch: Scratch): EvaluationData {
+  const flagd = data["$flagd"] as { timestamp: number };
+  data["$flagd"] = { flagKey, timestamp: flagd.timestamp };
+  data[SCRATCH] = scratch;
+  return data;
+}

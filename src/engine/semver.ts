@@ -13,15 +13,37 @@ const GO_SEMVER =
   /^(0|[1-9]\d*)(?:\.(0|[1-9]\d*)(?:\.(0|[1-9]\d*)(-[0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*)?(\+[0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*)?)?)?$/;
 
 /**
+ * Versions already parsed, by their text: a rule's constant operand and the context's version
+ * (read by every sem_ver flag) are parsed once, not on every evaluation. Bounded: emptied when
+ * full, and texts longer than any valid version (semver's 256) are not kept.
+ */
+const parsed = new Map<string, semver.SemVer | null>();
+const MAX_PARSED = 10_000;
+const MAX_VERSION_LENGTH = 256;
+
+/**
  * The version as flagd sees it, or null when flagd would reject it.
  * Numbers are stringified like Go's `%v` (1 -> "1", 1.2 -> "1.2"); Go switches to exponent form
  * ("1e+06") from 1e6 on, which is never a valid version, so those are rejected too.
+ * The result is shared between calls: never modify it.
  */
 export function parseVersion(input: unknown): semver.SemVer | null {
   let s: string;
   if (typeof input === "string") s = input;
   else if (typeof input === "number" && Number.isFinite(input) && Math.abs(input) < 1e6) s = String(input);
   else return null;
+  if (s.length > MAX_VERSION_LENGTH + 1) return null;
+  let version = parsed.get(s);
+  if (version === undefined) {
+    version = parseText(s);
+    if (parsed.size >= MAX_PARSED) parsed.clear();
+    parsed.set(s, version);
+  }
+  return version;
+}
+
+function parseText(text: string): semver.SemVer | null {
+  let s = text;
   if (s.startsWith("v") || s.startsWith("V")) s = s.slice(1);
   const m = GO_SEMVER.exec(s);
   if (!m) return null;
@@ -34,13 +56,14 @@ export function parseVersion(input: unknown): semver.SemVer | null {
 type Comparison = (a: semver.SemVer, b: semver.SemVer) => boolean;
 
 // `~` and `^` are flagd's, not npm's: equal major.minor, and equal major.
+// `a.compare(b)` is what semver.compare(a, b) does once both are SemVer objects.
 const OPERATORS: Record<string, Comparison> = {
-  "=": (a, b) => semver.compare(a, b) === 0,
-  "!=": (a, b) => semver.compare(a, b) !== 0,
-  "<": (a, b) => semver.compare(a, b) < 0,
-  "<=": (a, b) => semver.compare(a, b) <= 0,
-  ">": (a, b) => semver.compare(a, b) > 0,
-  ">=": (a, b) => semver.compare(a, b) >= 0,
+  "=": (a, b) => a.compare(b) === 0,
+  "!=": (a, b) => a.compare(b) !== 0,
+  "<": (a, b) => a.compare(b) < 0,
+  "<=": (a, b) => a.compare(b) <= 0,
+  ">": (a, b) => a.compare(b) > 0,
+  ">=": (a, b) => a.compare(b) >= 0,
   "~": (a, b) => a.major === b.major && a.minor === b.minor,
   "^": (a, b) => a.major === b.major,
 };

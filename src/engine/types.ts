@@ -13,6 +13,11 @@ export interface CompiledFlag {
   rule?: CompiledRule;
   /** Flag-set metadata with the flag's own metadata merged over it. */
   metadata: Metadata;
+  /**
+   * True when the result cannot depend on `$flagd.timestamp` (see clock.ts), so an answer for a
+   * context stays right for as long as the flag is loaded. Absent: it may depend on it.
+   */
+  clockFree?: boolean;
 }
 
 export type Reason = "STATIC" | "TARGETING_MATCH" | "SPLIT" | "DEFAULT" | "DISABLED";

@@ -1,5 +1,5 @@
 /** The h3 application: CORS, OFREP routes, probes, and JSON errors for everything else. */
-import { H3, handleCors } from "h3";
+import { H3, handleCors, type H3Event } from "h3";
 import type { EventHub } from "../events/hub.js";
 import type { Logger } from "../log.js";
 import type { FlagStore } from "../store/store.js";
@@ -34,6 +34,14 @@ export interface AppOptions {
  */
 const isCorsRoute = (path: string): boolean => path.startsWith("/ofrep/") || path === EVENTS_PATH;
 
+/** What h3's handleCors sets on a simple request when any origin is allowed (on both header sets, as it does). */
+function setSimpleCorsHeaders(event: H3Event): void {
+  for (const headers of [event.res.headers, event.res.errHeaders]) {
+    headers.set("access-control-allow-origin", "*");
+    headers.set("access-control-expose-headers", "etag");
+  }
+}
+
 export function createApp(options: AppOptions): { app: H3; metrics: Metrics } {
   const { store, logger } = options;
   const metrics = options.metrics ?? new Metrics();
@@ -54,16 +62,19 @@ export function createApp(options: AppOptions): { app: H3; metrics: Metrics } {
     },
   });
 
+  const cors: Parameters<typeof handleCors>[1] = {
+    origin: origin === "*" ? "*" : Array.isArray(origin) ? origin : [origin],
+    methods: ["GET", "POST", "OPTIONS"],
+    allowHeaders: "*", // reflects Access-Control-Request-Headers, with Vary
+    exposeHeaders: ["etag"],
+    maxAge: "600",
+  };
   app.use((event) => {
     metrics.countClient(event.req.headers);
     if (!isCorsRoute(event.url.pathname)) return;
-    const preflight = handleCors(event, {
-      origin: origin === "*" ? "*" : Array.isArray(origin) ? origin : [origin],
-      methods: ["GET", "POST", "OPTIONS"],
-      allowHeaders: "*", // reflects Access-Control-Request-Headers, with Vary
-      exposeHeaders: ["etag"],
-      maxAge: "600",
-    });
+    // Any origin and no preflight, the common case: the two fixed headers handleCors would set.
+    if (origin === "*" && event.req.method !== "OPTIONS") return setSimpleCorsHeaders(event);
+    const preflight = handleCors(event, cors);
     if (preflight !== false) return preflight;
   });
 

@@ -51,12 +51,12 @@ async function readWebBody(body: ReadableStream<Uint8Array>, limit: number): Pro
 }
 
 /**
- * Reads the body as JSON, rejecting more than `limit` bytes with 413. On overflow it stops
+ * Reads the body as text, rejecting more than `limit` bytes with 413. On overflow it stops
  * reading but never cancels or destroys the request: a destroyed socket crashes listhen's
  * connection tracking (h3's own bodyLimit() does that). Under Node the raw request is read
  * directly, which avoids building a web stream for every request.
  */
-export async function readJsonBody(event: H3Event, limit: number, key?: string): Promise<unknown> {
+export async function readBodyText(event: H3Event, limit: number): Promise<string> {
   const tooLarge = () =>
     apiError(413, "PAYLOAD_TOO_LARGE", `request body exceeds ${limit} bytes`, { headers: { connection: "close" } });
   const declared = event.req.headers.get("content-length");
@@ -64,7 +64,11 @@ export async function readJsonBody(event: H3Event, limit: number, key?: string):
   const nodeReq = event.runtime?.node?.req;
   const bytes = nodeReq ? await readNodeBody(nodeReq, limit) : event.req.body ? await readWebBody(event.req.body, limit) : Buffer.alloc(0);
   if (bytes === "too-large") throw tooLarge();
-  const text = bytes.toString("utf8");
+  return bytes.toString("utf8");
+}
+
+/** Body text as JSON: undefined when empty, 400 INVALID_CONTEXT (with `key`) when not JSON. */
+export function parseJsonBody(text: string, key?: string): unknown {
   if (text.trim() === "") return undefined;
   try {
     return JSON.parse(text);
@@ -72,3 +76,7 @@ export async function readJsonBody(event: H3Event, limit: number, key?: string):
     throw apiError(400, "INVALID_CONTEXT", `request body is not valid JSON: ${(error as Error).message}`, { key });
   }
 }
+
+/** `readBodyText` then `parseJsonBody`. */
+export const readJsonBody = async (event: H3Event, limit: number, key?: string): Promise<unknown> =>
+  parseJsonBody(await readBodyText(event, limit), key);

@@ -1,8 +1,9 @@
 /** The SSE routes (DESIGN §7): the primary change stream and the OFREP stream. */
+import { ServerResponse } from "node:http";
 import type { Socket } from "node:net";
 import type { H3, H3Event } from "h3";
 import type { EventHub, StreamKind } from "../events/hub.js";
-import { createSseResponse } from "../events/sse.js";
+import { createSseResponse, writeNodeSse, type SseStreamOptions } from "../events/sse.js";
 import type { Logger } from "../log.js";
 import { keyDigest } from "../store/keys.js";
 import type { FlagStore } from "../store/store.js";
@@ -67,7 +68,7 @@ export function registerEventRoutes(app: H3, options: EventRoutesOptions): void 
     const releaseAddress = hub.holdAddress(ip);
     // The address stays counted until the connection is gone (under Node: the response closed).
     node?.res?.once("close", releaseAddress);
-    return createSseResponse({
+    const stream: SseStreamOptions = {
       contentType,
       keyDigest: keyDigest(key),
       ip,
@@ -81,7 +82,11 @@ export function registerEventRoutes(app: H3, options: EventRoutesOptions): void 
         if (reason === "slow") logger.warn(`stream dropped: ${kind} ${snapshot.name} from ${ip} fell too far behind; connection reset`);
         else logger.info(`stream closed by ${reason}: ${kind} ${snapshot.name} from ${ip}`);
       },
-    });
+    };
+    // Under Node the stream is written to the response directly, with the headers set so far
+    // (CORS); the handler settles when the response has closed, and h3 then has nothing to send.
+    if (node?.res instanceof ServerResponse) return writeNodeSse(node.res, event.res.headers, stream).then(() => null);
+    return createSseResponse(stream);
   };
 
   app.get(EVENTS_PATH, (event) => {

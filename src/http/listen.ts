@@ -2,7 +2,7 @@
  * The listener: listhen, held to the contract of a CLI server — exactly this host and port or
  * an error naming them, our own signal handling, and a close() that never waits on open streams.
  */
-import { STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { STATUS_CODES, ServerResponse, type IncomingMessage, type Server } from "node:http";
 import type { Duplex } from "node:stream";
 import { toNodeHandler, type H3 } from "h3";
 import { listen } from "listhen";
@@ -38,13 +38,15 @@ type NodeHandler = (req: IncomingMessage, res: ServerResponse) => unknown;
  */
 function withReasonPhrases(handler: NodeHandler): NodeHandler {
   return (req, res) => {
-    const writeHead = res.writeHead;
-    res.writeHead = function (this: ServerResponse, status: number, ...rest: unknown[]) {
-      if (rest[0] === "") rest[0] = STATUS_CODES[status] ?? "";
-      return (writeHead as (...args: unknown[]) => ServerResponse).call(this, status, ...rest);
-    } as ServerResponse["writeHead"];
+    res.writeHead = writeHeadWithReason;
     return handler(req, res);
   };
+}
+
+const writeHead = ServerResponse.prototype.writeHead as (...args: unknown[]) => ServerResponse;
+function writeHeadWithReason(this: ServerResponse, status: number, ...rest: unknown[]): ServerResponse {
+  if (rest[0] === "") rest[0] = STATUS_CODES[status] ?? "";
+  return writeHead.call(this, status, ...rest);
 }
 
 /**

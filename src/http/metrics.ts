@@ -32,11 +32,16 @@ export class Metrics {
   #gauges = new Map<string, { help: string; read: () => number }>();
   /** The values of each client header given a series of their own. */
   #clientValues = new Map<string, Set<string>>();
+  /** labelText per label set seen (bounded like the series themselves): counting runs on every request. */
+  #labelTexts = new Map<string, string>();
 
   count(name: string, help: string, labels: Labels): void {
     let counter = this.#counters.get(name);
     if (!counter) this.#counters.set(name, (counter = { help, values: new Map() }));
-    const key = labelText(labels);
+    let id = "";
+    for (const label in labels) id += `${label}\0${labels[label]}\0`;
+    let key = this.#labelTexts.get(id);
+    if (key === undefined) this.#labelTexts.set(id, (key = labelText(labels)));
     counter.values.set(key, (counter.values.get(key) ?? 0) + 1);
   }
 

@@ -1,20 +1,24 @@
 /** OFREP evaluation routes (DESIGN §5): request -> auth -> snapshot -> evaluate -> response. */
 import { getRouterParam, noContent, type H3, type H3Event } from "h3";
-import { evaluate } from "../engine/index.js";
 import type { FlagStore } from "../store/store.js";
 import type { EnvironmentSnapshot } from "../store/snapshot.js";
 import { authenticate } from "./auth.js";
-import { readJsonBody } from "./body.js";
+import { parseJsonBody, readBodyText } from "./body.js";
+import { createBulkAnswers } from "./bulk.js";
 import { contextFromBody } from "./context.js";
-import { JSON_CONTENT_TYPE, apiError, json } from "./errors.js";
-import { bulkEtag, ifNoneMatchHits, sameConfigEtag } from "./etag.js";
-import { bulkItemJson, evaluateSingle } from "./shape.js";
+import { JSON_CONTENT_TYPE, apiError } from "./errors.js";
+import { ifNoneMatchHits, sameConfigEtag } from "./etag.js";
+import { createSingleAnswers } from "./single.js";
 
 export interface OfrepOptions {
   store: FlagStore;
   maxBodyBytes: number;
   /** The path (and query) of the OFREP event stream advertised by evaluate-all, when there is one. */
   eventStreamPath?: (snapshot: EnvironmentSnapshot) => string;
+  /** Bytes of evaluate-all answers kept per environment (see bulk.ts); 0 turns the cache off. */
+  bulkCacheBytes?: number;
+  /** The same for single-flag answers (see single.ts). */
+  singleCacheBytes?: number;
 }
 
 const SINGLE_PREFIX = "/ofrep/v1/evaluate/flags/";
@@ -34,26 +38,15 @@ function flagKeyOf(event: H3Event): string {
 
 export function registerOfrepRoutes(app: H3, options: OfrepOptions): void {
   const { store, maxBodyBytes } = options;
+  const bulkAnswer = createBulkAnswers({ eventStreamPath: options.eventStreamPath, cacheBytes: options.bulkCacheBytes });
+  const singleAnswer = createSingleAnswers(options.singleCacheBytes);
 
   app.post("/ofrep/v1/evaluate/flags", async (event) => {
     const snapshot = authenticate(event, store);
     // The router folds a trailing slash into this route; `flags/` is the single-flag route with an empty key.
-    if (new URL(event.req.url).pathname.endsWith("/")) throw apiError(404, "FLAG_NOT_FOUND", "the flag key is empty", { key: "" });
-    const context = contextFromBody(await readJsonBody(event, maxBodyBytes));
-    const now = Date.now();
-    const items = snapshot.flagKeys.map((key) => {
-      const flag = snapshot.flags.get(key)!;
-      return bulkItemJson(flag, evaluate(flag, context, now));
-    });
-    // An `endpoint` without `origin`: the client resolves it against the origin it called, so
-    // nothing here depends on the request's Host header (which any client can set).
-    const eventStreams = options.eventStreamPath
-      ? [{ type: "sse", endpoint: { requestUri: options.eventStreamPath(snapshot) }, inactivityDelaySec: 120 }]
-      : undefined;
-    const body = Buffer.from(
-      `{"flags":[${items.join(",")}],"metadata":${JSON.stringify(snapshot.config.metadata)}${eventStreams ? `,"eventStreams":${JSON.stringify(eventStreams)}` : ""}}`,
-    );
-    const etag = bulkEtag(snapshot.configEtag, body);
+    if (event.url.pathname.endsWith("/")) throw apiError(404, "FLAG_NOT_FOUND", "the flag key is empty", { key: "" });
+    const text = await readBodyText(event, maxBodyBytes);
+    const { body, etag } = bulkAnswer(snapshot, text, () => contextFromBody(parseJsonBody(text)));
     event.res.headers.set("etag", etag);
     event.res.headers.set("cache-control", "private, no-cache");
 
@@ -62,7 +55,8 @@ export function registerOfrepRoutes(app: H3, options: OfrepOptions): void {
     const flagConfigEtag = event.url.searchParams.get("flagConfigEtag");
     const staleTrigger = flagConfigEtag !== null && !sameConfigEtag(flagConfigEtag, snapshot.configEtag);
     if (!staleTrigger && ifNoneMatchHits(event.req.headers.get("if-none-match"), etag)) return noContent(304);
-    // Bytes, not a Response: h3 writes them straight out (a Response would wrap them in a stream).
+    // Text, not a Response (which h3 would wrap in a stream) nor bytes (for which h3 builds and
+    // merges a header set of its own): the text goes out as is, with its Content-Length.
     event.res.headers.set("content-type", JSON_CONTENT_TYPE);
     return body;
   });
@@ -70,9 +64,10 @@ export function registerOfrepRoutes(app: H3, options: OfrepOptions): void {
   app.post("/ofrep/v1/evaluate/flags/:key", async (event) => {
     const key = flagKeyOf(event);
     const snapshot = authenticate(event, store);
-    const { status, body } = evaluateSingle(snapshot.flags, key, await readJsonBody(event, maxBodyBytes, key));
+    const { status, json } = singleAnswer(snapshot, key, await readBodyText(event, maxBodyBytes));
     if (status !== 200) event.res.status = status;
-    return json(event, body);
+    event.res.headers.set("content-type", JSON_CONTENT_TYPE);
+    return json;
   });
 
   for (const route of ["/ofrep/v1/evaluate/flags", "/ofrep/v1/evaluate/flags/:key"]) {

@@ -2,7 +2,7 @@
  * API keys: one per environment. A key written in the file wins; otherwise a random key is
  * generated once and persisted in a state file so it survives restarts (DESIGN §6).
  */
-import { createHash, randomBytes } from "node:crypto";
+import { createHash, hash, randomBytes } from "node:crypto";
 import { mkdir, readFile, stat } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import writeFileAtomic from "write-file-atomic";
@@ -16,7 +16,7 @@ export const generateKey = (env: string): string => `fs_${env}_${randomBytes(18)
  * The SHA-256 of a key (hex): what the store indexes keys by, and what a stream remembers its
  * key as. Looking keys up by digest makes response time independent of how close a guess was.
  */
-export const keyDigest = (key: string): string => createHash("sha256").update(key).digest("hex");
+export const keyDigest = (key: string): string => hash("sha256", key, "hex");
 
 /** Token for the OFREP event stream URL: derived from the key, useless for anything else. */
 export const streamToken = (key: string): string =>

@@ -51,6 +51,26 @@ describe("createFlagServer", () => {
     expect(await client.getBooleanDetails("new-checkout", false, { targetingKey: "u1" })).toMatchObject({ value: true, reason: "DEFAULT" });
   });
 
+  it("answers the same evaluate-all request anew after update(), never 304 to the old tag", async () => {
+    const server = await start({ config: { environments: { test: checkout(false) } } });
+    const evaluateAll = (headers: Record<string, string> = {}) =>
+      fetch(`${server.url}/ofrep/v1/evaluate/flags`, {
+        method: "POST",
+        headers: { "x-api-key": server.keys.test!, ...headers },
+        body: JSON.stringify({ context: { targetingKey: "u1" } }),
+      });
+    const before = await evaluateAll();
+    const etag = before.headers.get("etag")!;
+    expect((await before.json()).flags).toMatchObject([{ key: "new-checkout", value: false }]);
+    expect((await evaluateAll({ "if-none-match": etag })).status).toBe(304);
+
+    await server.update("test", checkout(true));
+    const after = await evaluateAll({ "if-none-match": etag });
+    expect(after.status).toBe(200);
+    expect(after.headers.get("etag")).not.toBe(etag);
+    expect((await after.json()).flags).toMatchObject([{ key: "new-checkout", value: true }]);
+  });
+
   it("sends the same change events for update() as for a file edit", async () => {
     const server = await start({ config: { environments: { test: checkout(false) } } });
     const sse = await openSse(`${server.url}/api/v1/flags/events`, { "x-api-key": server.keys.test!, accept: "text/event-stream" });

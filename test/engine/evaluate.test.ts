@@ -1,8 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { contextAttributes } from "../../src/engine/context.js";
-import { evaluate } from "../../src/engine/evaluate.js";
+import { compileEnvironment } from "../../src/engine/compile.js";
+import { evaluate, evaluatorFor } from "../../src/engine/evaluate.js";
 import { isEvaluationError, type CompiledFlag } from "../../src/engine/types.js";
-import { compileFlag, errorOf, reasonOf, run } from "./helpers.js";
+import { compileFlag, env, errorOf, reasonOf, run } from "./helpers.js";
 
 const onOff = { on: true, off: false };
 
@@ -255,5 +256,32 @@ describe("contextAttributes", () => {
     const c = { a: 1, properties: "x" };
     expect(contextAttributes(c)).toBe(c);
     expect(contextAttributes({})).toEqual({});
+  });
+});
+
+describe("evaluatorFor", () => {
+  it("answers every flag of a pass exactly as evaluate does, each with its own flag key and scratch", () => {
+    const onOffFlag = { variants: onOff, defaultVariant: "off" };
+    const { flags } = compileEnvironment(
+      env({
+        segments: { beta: { ends_with: [{ var: "email" }, "@example.com"] } },
+        flags: {
+          split: { ...onOffFlag, targeting: { fractional: [["on", 50], ["off", 50]] } },
+          split2: { ...onOffFlag, targeting: { fractional: [["on", 50], ["off", 50]] } },
+          byKey: { variants: { a: "a", b: "b" }, defaultVariant: "a", targeting: { if: [{ "==": [{ var: "$flagd.flagKey" }, "byKey"] }, "b", "a"] } },
+          beta: { ...onOffFlag, targeting: { if: [{ $ref: "beta" }, "on", null] } },
+          nested: { ...onOffFlag, targeting: { if: [{ $ref: "beta" }, { fractional: [["on", 1], ["off", 1]] }, "off"] } },
+          bad: { ...onOffFlag, targeting: { cat: ["x", "y"] } },
+          off: { ...onOffFlag, state: "DISABLED" },
+          fixed: onOffFlag,
+        },
+      }),
+    );
+    for (let i = 0; i < 50; i++) {
+      const context = { targetingKey: `user-${i}`, email: i % 2 ? `u${i}@example.com` : `u${i}@corp.test` };
+      const now = 1_700_000_000_000 + i;
+      const pass = evaluatorFor(context, now);
+      for (const flag of flags.values()) expect(pass(flag)).toEqual(evaluate(flag, context, now));
+    }
   });
 });

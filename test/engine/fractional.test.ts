@@ -1,3 +1,4 @@
+import murmurhash from "murmurhash";
 import { describe, expect, it } from "vitest";
 import {
   bucketingHash,
@@ -17,6 +18,16 @@ describe("bucketing hash (MurmurHash3 x86_32, seed 0, UTF-8)", () => {
     // UTF-8, not UTF-16 code units: JS flagd-core's imurmurhash gives 2573629365 here.
     expect(bucketingHash("café")).toBe(605818632);
     expect(bucketingHash("café")).not.toBe(2573629365);
+    // MurmurHash3 of the UTF-8 bytes, as the murmurhash package computes it on Buffer.from's
+    // encoding: every length modulo 4, two-, three- and four-byte characters, lone surrogates
+    // (U+FFFD), and random strings of any UTF-16 code units.
+    const fixed = ["", "a", "ab", "abc", "jack", "usér-96", "日本語", "👍🏽x", "\ud800", "\ud800x", "x\udc00", "\udbff\udfff", "k".repeat(5000), "é".repeat(2001)];
+    let seed = 12345;
+    const random = () => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32;
+    const units = () => Array.from({ length: Math.floor(random() * 24) }, () => String.fromCharCode(random() < 0.7 ? 32 + Math.floor(random() * 95) : Math.floor(random() * 0x10000))).join("");
+    for (const value of [...fixed, ...Array.from({ length: 2000 }, units)]) {
+      expect(bucketingHash(value), JSON.stringify(value)).toBe(murmurhash.v3(Buffer.from(value, "utf8"), 0));
+    }
   });
 
   it("reproduces the testbed's hash-edge keys", () => {

@@ -176,4 +176,19 @@ describe("sem_ver operator", () => {
   ])("returns null for malformed arguments %j", (args) => {
     expect(semVer(args)).toBeNull();
   });
+
+  it("answers the same for a version seen again after many others (the parsed-version memo is bounded)", () => {
+    expect(semVer(["1.2.3", "<", "1.10.0"])).toBe(true);
+    for (let i = 0; i < 12_000; i++) expect(semVer([`${i + 1}.0.0`, ">=", "0.0.1"])).toBe(true);
+    expect(semVer(["1.2.3", "<", "1.10.0"])).toBe(true);
+    expect(semVer(["v1.2.3-rc.1", "<", "1.2.3"])).toBe(true);
+    expect(parseVersion(`1.0.0-${"a".repeat(300)}`)).toBeNull();
+  });
+
+  it("accepts the longest valid version and rejects one a character longer", () => {
+    const longest = `1.0.0-${"a".repeat(250)}`; // 256 characters, semver's limit
+    expect(parseVersion(longest)?.version).toBe(longest);
+    expect(parseVersion(`v${longest}`)?.version).toBe(longest);
+    expect(parseVersion(`${longest}a`)).toBeNull();
+  });
 });

@@ -1,0 +1,83 @@
+/**
+ * Evaluate-all answers (DESIGN §5). An answer is a pure function of the environment snapshot,
+ * the context and, only where a flag can read `$flagd.timestamp`, the current second. So each
+ * snapshot gets a plan (flags that need no evaluation serialized once, the fixed end of the body)
+ * and a bounded cache of answers by request body: a repeated request, a 304 above all, costs a
+ * lookup instead of an evaluation. Snapshots are immutable and replaced whole on every reload,
+ * so both are keyed by the snapshot object and go away with it.
+ */
+import { evaluate, evaluatorFor } from "../engine/index.js";
+import type { CompiledFlag } from "../engine/types.js";
+import type { EnvironmentSnapshot } from "../store/snapshot.js";
+import { AnswerCache } from "./answer-cache.js";
+import { bulkEtag } from "./etag.js";
+import { bulkItemJson } from "./shape.js";
+
+export interface BulkAnswer {
+  /** JSON text: h3 hands a string to the Node response as is, with its Content-Length. */
+  body: string;
+  etag: string;
+}
+
+/** Answers kept per environment, in bytes of request and response bodies (about 1 000 answers of 100 flags). */
+export const DEFAULT_BULK_CACHE_BYTES = 8 * 1024 * 1024;
+
+interface Plan {
+  /** In key order: an item's JSON when it is the same for every context, else the flag to evaluate. */
+  items: (string | CompiledFlag)[];
+  /** Everything after the flags array. */
+  tail: string;
+  /** Some flag may read the clock: an answer holds only within the second it was computed in. */
+  readsClock: boolean;
+  cache: AnswerCache<BulkAnswer>;
+}
+
+export interface BulkOptions {
+  /** The path (and query) of the OFREP event stream advertised in `eventStreams`, when there is one. */
+  eventStreamPath?: (snapshot: EnvironmentSnapshot) => string;
+  /** Bytes of answers kept per environment; 0 turns the cache off. */
+  cacheBytes?: number;
+}
+
+function planFor(snapshot: EnvironmentSnapshot, options: BulkOptions): Plan {
+  const items = snapshot.flagKeys.map((key) => {
+    const flag = snapshot.flags.get(key)!;
+    // Disabled flags and flags without targeting answer the same whatever the context and time.
+    return flag.state === "DISABLED" || !flag.rule ? bulkItemJson(flag, evaluate(flag, {}, 0)) : flag;
+  });
+  // An `endpoint` without `origin`: the client resolves it against the origin it called, so
+  // nothing here depends on the request's Host header (which any client can set).
+  const eventStreams = options.eventStreamPath
+    ? [{ type: "sse", endpoint: { requestUri: options.eventStreamPath(snapshot) }, inactivityDelaySec: 120 }]
+    : undefined;
+  const tail = `],"metadata":${JSON.stringify(snapshot.config.metadata)}${eventStreams ? `,"eventStreams":${JSON.stringify(eventStreams)}` : ""}}`;
+  const readsClock = items.some((item) => typeof item !== "string" && !item.clockFree);
+  const cache = new AnswerCache<BulkAnswer>(options.cacheBytes ?? DEFAULT_BULK_CACHE_BYTES, (answer) => answer.body.length);
+  return { items, tail, readsClock, cache };
+}
+
+function compute(snapshot: EnvironmentSnapshot, plan: Plan, context: Record<string, unknown>, nowMs: number): BulkAnswer {
+  let json = '{"flags":[';
+  const evaluate = evaluatorFor(context, nowMs);
+  for (let i = 0; i < plan.items.length; i++) {
+    const item = plan.items[i]!;
+    if (i > 0) json += ",";
+    json += typeof item === "string" ? item : bulkItemJson(item, evaluate(item));
+  }
+  json += plan.tail;
+  return { body: json, etag: bulkEtag(snapshot.configEtag, json) };
+}
+
+/**
+ * The evaluate-all answerer: `(snapshot, request body text, context parser, now)` -> body and
+ * ETag. `context` is only called on a miss, so it may throw the request's 400.
+ */
+export function createBulkAnswers(options: BulkOptions = {}) {
+  const plans = new WeakMap<EnvironmentSnapshot, Plan>();
+  return (snapshot: EnvironmentSnapshot, request: string, context: () => Record<string, unknown>, nowMs = Date.now()): BulkAnswer => {
+    let plan = plans.get(snapshot);
+    if (!plan) plans.set(snapshot, (plan = planFor(snapshot, options)));
+    const second = plan.readsClock ? Math.floor(nowMs / 1000) : 0;
+    return plan.cache.answer(request, second, () => compute(snapshot, plan, context(), nowMs));
+  };
+}

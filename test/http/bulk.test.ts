@@ -1,0 +1,98 @@
+/** Evaluate-all answers are computed once per (snapshot, request body) and reused only while right. */
+import { describe, expect, it } from "vitest";
+import { compileEnvironment } from "../../src/engine/compile.js";
+import { createBulkAnswers } from "../../src/http/bulk.js";
+import { createSnapshot } from "../../src/store/snapshot.js";
+import { env } from "../engine/helpers.js";
+
+const snapshotOf = (flags: Parameters<typeof env>[0]["flags"]) => {
+  const config = env({ flags });
+  return createSnapshot({ ...config, name: "dev" }, compileEnvironment(config).flags, "dev-key-0123456789");
+};
+
+const byPlan = { variants: { on: true, off: false }, defaultVariant: "off", targeting: { if: [{ "==": [{ var: "plan" }, "pro"] }, "on", "off"] } };
+const byClock = { variants: { even: "even", odd: "odd" }, defaultVariant: "odd", targeting: { if: [{ "==": [{ "%": [{ var: "$flagd.timestamp" }, 2] }, 0] }, "even", "odd"] } };
+const request = (context: object) => JSON.stringify({ context });
+
+/** An answerer and the number of times it had to read a context (one per evaluation). */
+function counted(options: Parameters<typeof createBulkAnswers>[0] = {}) {
+  const answer = createBulkAnswers(options);
+  let evaluations = 0;
+  return {
+    answer: (snapshot: ReturnType<typeof snapshotOf>, context: object, nowMs = 1_700_000_000_000) =>
+      answer(snapshot, request(context), () => (evaluations++, context as Record<string, unknown>), nowMs),
+    get evaluations() {
+      return evaluations;
+    },
+  };
+}
+
+const flagsOf = (body: string) => JSON.parse(body).flags as { key: string; variant?: string }[];
+
+describe("createBulkAnswers", () => {
+  it("evaluates a request once per snapshot, and again for a new snapshot", () => {
+    const bulk = counted();
+    const first = snapshotOf({ f: byPlan });
+    const a = bulk.answer(first, { plan: "pro" });
+    const b = bulk.answer(first, { plan: "pro" });
+    expect(b).toEqual(a);
+    expect(bulk.evaluations).toBe(1);
+    expect(flagsOf(a.body)).toMatchObject([{ key: "f", variant: "on" }]);
+
+    const second = snapshotOf({ f: { ...byPlan, targeting: { if: [{ "==": [{ var: "plan" }, "pro"] }, "off", "on"] } } });
+    const c = bulk.answer(second, { plan: "pro" });
+    expect(bulk.evaluations).toBe(2);
+    expect(flagsOf(c.body)).toMatchObject([{ key: "f", variant: "off" }]);
+    expect(c.etag).not.toBe(a.etag);
+  });
+
+  it("gives different contexts their own answers", () => {
+    const bulk = counted();
+    const snapshot = snapshotOf({ f: byPlan });
+    expect(flagsOf(bulk.answer(snapshot, { plan: "pro" }).body)[0]!.variant).toBe("on");
+    expect(flagsOf(bulk.answer(snapshot, { plan: "free" }).body)[0]!.variant).toBe("off");
+    expect(bulk.evaluations).toBe(2);
+  });
+
+  it("reuses an answer that reads the clock only within the same second", () => {
+    const bulk = counted();
+    const snapshot = snapshotOf({ f: byPlan, t: byClock });
+    const even = bulk.answer(snapshot, { plan: "pro" }, 1_700_000_000_000);
+    expect(bulk.answer(snapshot, { plan: "pro" }, 1_700_000_000_999)).toEqual(even);
+    expect(bulk.evaluations).toBe(1);
+    const odd = bulk.answer(snapshot, { plan: "pro" }, 1_700_000_001_000);
+    expect(bulk.evaluations).toBe(2);
+    expect(flagsOf(even.body).find((f) => f.key === "t")!.variant).toBe("even");
+    expect(flagsOf(odd.body).find((f) => f.key === "t")!.variant).toBe("odd");
+    expect(odd.etag).not.toBe(even.etag);
+  });
+
+  it("keeps clock-free answers whatever the time", () => {
+    const bulk = counted();
+    const snapshot = snapshotOf({ f: byPlan, s: { variants: { on: true }, defaultVariant: "on" } });
+    bulk.answer(snapshot, { plan: "pro" }, 1_700_000_000_000);
+    bulk.answer(snapshot, { plan: "pro" }, 1_700_000_500_000);
+    expect(bulk.evaluations).toBe(1);
+  });
+
+  it("stays within its byte budget, evicting the least recently used, and answers the same after", () => {
+    const snapshot = snapshotOf({ f: byPlan });
+    const one = counted().answer(snapshot, { plan: "pro", n: 0 });
+    // Room for about two answers.
+    const bulk = counted({ cacheBytes: 2 * (one.body.length + 2 * request({ plan: "pro", n: 0 }).length + 64) + 10 });
+    const answers = [0, 1, 2].map((n) => bulk.answer(snapshot, { plan: "pro", n }));
+    expect(bulk.evaluations).toBe(3);
+    bulk.answer(snapshot, { plan: "pro", n: 2 }); // kept
+    expect(bulk.evaluations).toBe(3);
+    expect(bulk.answer(snapshot, { plan: "pro", n: 0 })).toEqual(answers[0]); // evicted, recomputed identically
+    expect(bulk.evaluations).toBe(4);
+  });
+
+  it("does not keep answers with the cache turned off, and answers the same", () => {
+    const bulk = counted({ cacheBytes: 0 });
+    const snapshot = snapshotOf({ f: byPlan });
+    const a = bulk.answer(snapshot, { plan: "pro" });
+    expect(bulk.answer(snapshot, { plan: "pro" })).toEqual(a);
+    expect(bulk.evaluations).toBe(2);
+  });
+});
