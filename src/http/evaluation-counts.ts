@@ -12,8 +12,13 @@ export const OTHER_FLAG = "(other)";
 const NAME = "flagserve_evaluations_total";
 const HELP = `Flag evaluations by environment, flag, variant and reason (reason ERROR for errors; keys not in the configuration as flag="${OTHER_FLAG}")`;
 
-/** reason -> variant ("" when none) -> count */
-type FlagCounts = Map<string, Map<string, number>>;
+const REASONS = ["STATIC", "TARGETING_MATCH", "SPLIT", "DEFAULT", "DISABLED", "ERROR"] as const;
+type ReasonCounts = Record<(typeof REASONS)[number], number>;
+/** A fixed shape, so `counts[reason]++` is a property access, not another hash lookup. */
+const zeroCounts = (): ReasonCounts => ({ STATIC: 0, TARGETING_MATCH: 0, SPLIT: 0, DEFAULT: 0, DISABLED: 0, ERROR: 0 });
+
+/** variant ("" when none) -> counts by reason */
+type FlagCounts = Map<string, ReasonCounts>;
 
 /** One environment's counts; fetched once per request, then `count` per evaluation. */
 export class EnvironmentCounts {
@@ -34,12 +39,12 @@ export class EnvironmentCounts {
     this.add(OTHER_FLAG, "ERROR", "");
   }
 
-  private add(flag: string, reason: string, variant: string): void {
-    let byReason = this.flags.get(flag);
-    if (!byReason) this.flags.set(flag, (byReason = new Map()));
-    let byVariant = byReason.get(reason);
-    if (!byVariant) byReason.set(reason, (byVariant = new Map()));
-    byVariant.set(variant, (byVariant.get(variant) ?? 0) + 1);
+  private add(flag: string, reason: keyof ReasonCounts, variant: string): void {
+    let byVariant = this.flags.get(flag);
+    if (!byVariant) this.flags.set(flag, (byVariant = new Map()));
+    let counts = byVariant.get(variant);
+    if (!counts) byVariant.set(variant, (counts = zeroCounts()));
+    counts[reason]++;
   }
 }
 
@@ -56,9 +61,12 @@ export class EvaluationCounts {
   render(): string[] {
     const lines: string[] = [];
     for (const [environment, counts] of this.#environments) {
-      for (const [flag, byReason] of counts.flags) {
-        for (const [reason, byVariant] of byReason) {
-          for (const [variant, n] of byVariant) lines.push(formatSample(NAME, { environment, flag, variant, reason }, n));
+      for (const [flag, byVariant] of counts.flags) {
+        for (const [variant, byReason] of byVariant) {
+          for (const reason of REASONS) {
+            const n = byReason[reason];
+            if (n > 0) lines.push(formatSample(NAME, { environment, flag, variant, reason }, n));
+          }
         }
       }
     }
