@@ -14,6 +14,7 @@ const ATTEMPT_TIMEOUT_MS = 5_000;
 interface HealthFlags {
   wait: number;
   quiet?: boolean;
+  insecure?: boolean;
 }
 
 /** The probe's URL: `/readyz` under the given base (a path prefix, as behind a proxy, is kept). */
@@ -79,6 +80,7 @@ export function healthCommand(): Command {
         .default(0, "0, ask once"),
     )
     .option("-q, --quiet", "print nothing; the exit status says it")
+    .option("--insecure", "accept any TLS certificate (a server started with --https uses a self-signed one)")
     .addHelpText(
       "after",
       `
@@ -90,6 +92,7 @@ Examples:
   HEALTHCHECK CMD ["flagserve", "health", "http://127.0.0.1:8080"]  container probe without curl`,
     )
     .action(async (url: string | undefined, flags: HealthFlags) => {
+      if (flags.insecure) process.env.NODE_TLS_REJECT_UNAUTHORIZED = "0";
       process.exitCode = await checkHealth(url ?? readyzUrl(DEFAULT_HEALTH_URL), flags);
     });
 }

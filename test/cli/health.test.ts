@@ -68,6 +68,18 @@ describe("flagserve health", () => {
     expect(unavailable.stderr).toBe(`not ready: http://127.0.0.1:${otherPort}/readyz: HTTP 503\n`);
   });
 
+  it("checks a server started with --https when told to accept its self-signed certificate", async () => {
+    const dir = await t.dir({ "flags/dev.yaml": FLAGS });
+    const port = await freePort();
+    const server = t.track(runCli([dir.file("flags"), "--state-dir", dir.file("state"), "--port", String(port), "--https", "-q"]));
+    await server.waitFor(/^ready /m);
+    const refused = await run(["health", `https://127.0.0.1:${port}`]);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/^not ready: https:\/\/127\.0\.0\.1:\d+\/readyz: \S+/);
+    const accepted = await run(["health", `https://127.0.0.1:${port}`, "--insecure"]);
+    expect(accepted).toMatchObject({ code: 0, stdout: `ready https://127.0.0.1:${port}/readyz (1 environment)\n` });
+  });
+
   it("exits 2 on a usage error", async () => {
     for (const args of [["health", "not a url"], ["health", "ftp://127.0.0.1"], ["health", "--wait", "-1"], ["health", "--wait", "soon"], ["health", "--nope"]]) {
       const result = await run(args);
