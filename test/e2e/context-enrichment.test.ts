@@ -101,6 +101,15 @@ describe("flagserve serve --context-value / --context-from-header", () => {
     expect(await empty.getStringValue("plan-seen", "?", { plan: "free" })).toBe("premium");
   });
 
+  it("overrides a value the app sent in context.properties too (the attributes targeting sees)", async () => {
+    const response = await fetch(`${url}/ofrep/v1/evaluate/flags/plan-seen`, {
+      method: "POST",
+      headers: { "x-api-key": KEY },
+      body: JSON.stringify({ context: { targetingKey: "u1", properties: { plan: "free" } } }),
+    });
+    expect(await response.json()).toMatchObject({ key: "plan-seen", value: "premium", reason: "TARGETING_MATCH" });
+  });
+
   it("applies to evaluate-all the same way", async () => {
     const response = await fetch(`${url}/ofrep/v1/evaluate/flags`, {
       method: "POST",
