@@ -110,6 +110,18 @@ describe("flagserve serve --context-value / --context-from-header", () => {
     expect(await response.json()).toMatchObject({ key: "plan-seen", value: "premium", reason: "TARGETING_MATCH" });
   });
 
+  it("never answers one header value with another's cached answer (same body, both endpoints)", async () => {
+    const body = JSON.stringify({ context: { targetingKey: "same-body" } });
+    const ask = async (path: string, plan?: string) => {
+      const response = await fetch(`${url}/ofrep/v1/evaluate/flags${path}`, { method: "POST", headers: { "x-api-key": KEY, ...(plan !== undefined && { "x-plan": plan }) }, body });
+      const json = (await response.json()) as { value?: unknown; flags?: { key: string; value: unknown }[] };
+      return json.flags ? json.flags.find((f) => f.key === "plan-seen")!.value : json.value;
+    };
+    for (const path of ["/plan-seen", ""]) {
+      expect([await ask(path, "gold"), await ask(path, "free"), await ask(path), await ask(path, "gold"), await ask(path, "")]).toEqual(["gold", "free", "premium", "gold", "premium"]);
+    }
+  });
+
   it("applies to evaluate-all the same way", async () => {
     const response = await fetch(`${url}/ofrep/v1/evaluate/flags`, {
       method: "POST",

@@ -87,6 +87,17 @@ describe("X-Flagserve-Session", () => {
     expect(evaluations[0]!.context).toEqual({ targetingKey: "web-user", plan: "premium" });
   });
 
+  it("records repeated identical requests each time (answers served from the cache included)", async () => {
+    const ask = () =>
+      fetch(`${server.url}/ofrep/v1/evaluate/flags`, { method: "POST", headers: { "x-api-key": KEY, [SESSION_HEADER]: "repeat" }, body: '{"context":{"targetingKey":"r"}}' });
+    for (let i = 0; i < 3; i++) expect((await ask()).status).toBe(200);
+    for (let i = 0; i < 2; i++) await fetch(`${server.url}/ofrep/v1/evaluate/flags/greeting`, { method: "POST", headers: { "x-api-key": KEY, [SESSION_HEADER]: "repeat" }, body: "{}" });
+    const { evaluations } = server.session("repeat");
+    expect(evaluations.map((e) => e.flagKey)).toEqual(["checkout", "greeting", "split", "checkout", "greeting", "split", "checkout", "greeting", "split", "greeting", "greeting"]);
+    expect(evaluations.filter((e) => e.flagKey === "split").every((e) => e.reason === "SPLIT" && e.variant === evaluations[2]!.variant)).toBe(true);
+    expect(server.clearSession("repeat")).toBe(true);
+  });
+
   it("records nothing for requests without the header, and lists the sessions with their counts", async () => {
     const before = server.sessions();
     const plain = await fetch(`${server.url}/ofrep/v1/evaluate/flags`, { method: "POST", headers: { "x-api-key": KEY } });
