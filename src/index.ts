@@ -11,9 +11,14 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { EventSet } from "./events/encode.js";
 import type { JsonObject, JsonValue, Metadata, NotificationTarget } from "./config/types.js";
+import type { FaultRule } from "./fixture/fault-rules.js";
+import type { SessionSummary, SessionView } from "./fixture/sessions.js";
 import { silentLogger, type Logger } from "./log.js";
 import { startServer } from "./server.js";
 
+export { EnrichmentError } from "./fixture/enrich.js";
+export { FaultRulesError, type FaultRoute, type FaultRule, type FaultStatus } from "./fixture/fault-rules.js";
+export { SESSION_HEADER, type RecordedEvaluation, type SessionSummary, type SessionView } from "./fixture/sessions.js";
 export { InvalidConfigError } from "./server.js";
 export { formatProblem, type Problem } from "./config/types.js";
 export type { Logger } from "./log.js";
@@ -63,6 +68,18 @@ export interface FlagServerOptions {
   corsOrigin?: string | string[];
   /** Where log lines go; default nowhere. */
   logger?: Logger;
+  /**
+   * Static values added to every evaluation context, as flagd's `--context-value`: strings,
+   * over the request's context.
+   */
+  contextValues?: Record<string, string>;
+  /**
+   * Request headers copied into the context, as flagd's `--context-from-header`: header name ->
+   * context key; over both the request's context and `contextValues`.
+   */
+  contextFromHeaders?: Record<string, string>;
+  /** Fault rules active from the start (see `setFaults`). */
+  faults?: FaultRule[];
 }
 
 export interface FlagServer {
@@ -75,6 +92,19 @@ export interface FlagServer {
    * InvalidConfigError and the same messages), then diffed, with the same change events.
    */
   update(env: string, config: EnvironmentInput): Promise<void>;
+  /**
+   * Replaces the active fault rules (`[]` clears them); throws FaultRulesError naming every
+   * problem, changing nothing. A `drop` rule closes the matching open streams at once.
+   */
+  setFaults(rules: FaultRule[]): FaultRule[];
+  /** The active fault rules. */
+  faults(): FaultRule[];
+  /** The evaluations recorded for `X-Flagserve-Session: id`, oldest first (empty when none). */
+  session(id: string): SessionView;
+  /** The sessions held, with their counts. */
+  sessions(): SessionSummary[];
+  /** Forgets a session; true when there was one. */
+  clearSession(id: string): boolean;
   close(): Promise<void>;
 }
 
@@ -94,6 +124,9 @@ export async function createFlagServer(options: FlagServerOptions): Promise<Flag
       keyGraceSeconds: options.keyGraceSeconds,
       corsOrigin: options.corsOrigin,
       logger: options.logger ?? silentLogger,
+      contextValues: options.contextValues,
+      contextFromHeaders: options.contextFromHeaders,
+      faults: options.faults,
     });
   } catch (error) {
     if (tempState) await rm(tempState, { recursive: true, force: true });
@@ -108,6 +141,11 @@ export async function createFlagServer(options: FlagServerOptions): Promise<Flag
     async update(env, config) {
       await running.update(env, config);
     },
+    setFaults: (rules) => running.faults.set(rules),
+    faults: () => running.faults.rules(),
+    session: (id) => running.sessions.get(id),
+    sessions: () => running.sessions.list(),
+    clearSession: (id) => running.sessions.delete(id),
     async close() {
       await running.close();
       if (tempState) await rm(tempState, { recursive: true, force: true });

@@ -12,6 +12,10 @@ import { createReloader } from "./changes/reloader.js";
 import { watchConfig, type ConfigWatcher } from "./changes/watch.js";
 import type { EventSet } from "./events/encode.js";
 import { EventHub } from "./events/hub.js";
+import { createEnricher } from "./fixture/enrich.js";
+import { validateFaultRules, type FaultRule } from "./fixture/fault-rules.js";
+import { FaultInjector } from "./fixture/faults.js";
+import { SessionStore } from "./fixture/sessions.js";
 import { createApp } from "./http/app.js";
 import { Metrics } from "./http/metrics.js";
 import { listenApp } from "./http/listen.js";
@@ -48,6 +52,12 @@ export interface ServerOptions {
   logger: Logger;
   /** Told about every applied change, after the events went out. */
   onChanges?: (changes: EnvironmentChange[]) => void;
+  /** Static context values (flagd's --context-value): key -> string. */
+  contextValues?: Record<string, string>;
+  /** Headers copied into the context (flagd's --context-from-header): header name -> context key. */
+  contextFromHeaders?: Record<string, string>;
+  /** Fault rules active from the start (validated: FaultRulesError). */
+  faults?: FaultRule[];
 }
 
 export interface RunningServer {
@@ -61,6 +71,10 @@ export interface RunningServer {
   reload(): Promise<EnvironmentChange[]>;
   /** Replaces one environment's configuration, through the same validation, diff and events as a file edit. */
   update(env: string, config: unknown): Promise<EnvironmentChange[]>;
+  /** The active fault rules (set, read, clear). */
+  faults: FaultInjector;
+  /** Evaluations recorded per `X-Flagserve-Session`. */
+  sessions: SessionStore;
   close(): Promise<void>;
 }
 
@@ -104,6 +118,10 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     return load;
   };
 
+  // Checked before anything starts: a bad option is the caller's error, not a half-started server.
+  const enrich = createEnricher({ values: options.contextValues, fromHeaders: options.contextFromHeaders });
+  const initialFaults = validateFaultRules(options.faults ?? []);
+
   const initialInputs = new InputSet();
   const initial = await read(initialInputs);
   const problems = allProblems(initial);
@@ -112,6 +130,12 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const store = new FlagStore();
   const metrics = new Metrics();
   const hub = new EventHub({ eventSet: options.eventSet, heartbeatSeconds: options.heartbeatSeconds });
+  const faults = new FaultInjector({
+    dropStreams: (route, env, pick) => hub.dropStreams(route === "ofrep-events" ? "ofrep" : "events", env, pick),
+    onInjected: (route, effect) => metrics.count("flagserve_faults_injected_total", "Injected faults by route and effect", { route, effect }),
+  });
+  faults.set(initialFaults);
+  const sessions = new SessionStore();
   // Notifications are queued and sent detached, so they never hold up a reload or its events.
   const notifier = createNotifier({ logger });
   const onChanges = (changes: EnvironmentChange[]) => {
@@ -165,6 +189,9 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     maxBodyBytes: options.maxBodyBytes,
     clientIpHeader: options.clientIpHeader,
     maxStreamsPerIp: options.maxStreamsPerIp,
+    enrich,
+    faults,
+    sessions,
   });
   let listening;
   try {
@@ -193,6 +220,8 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     keys: () => Object.fromEntries([...store.environments.values()].map((s) => [s.name, s.apiKey])),
     reload,
     update,
+    faults,
+    sessions,
     close: () =>
       (closing ??= (async () => {
         hub.close(); // end the streams first, or closing the listener waits on them

@@ -6,6 +6,7 @@
 import { Command, CommanderError } from "commander";
 import { formatRecord } from "../log.js";
 import { evalCommand } from "./eval.js";
+import { healthCommand } from "./health.js";
 import { eventsCommand } from "./events.js";
 import { initCommand } from "./init.js";
 import { keysCommand } from "./keys.js";
@@ -32,6 +33,7 @@ Examples:
   $ flagserve validate                 check ./flags, e.g. in a pre-commit hook or CI
   $ flagserve eval new-checkout --env development --context '{"email":"ann@example.com"}'
   $ flagserve events http://127.0.0.1:8080 --key dev-example-key
+  $ flagserve health --wait 30         wait until a server on :8080 is ready (CI, HEALTHCHECK)
 Run "flagserve <command> --help" for a command's options.`,
     );
   program.addCommand(serveCommand(), { isDefault: true });
@@ -40,6 +42,7 @@ Run "flagserve <command> --help" for a command's options.`,
   program.addCommand(keysCommand());
   program.addCommand(evalCommand());
   program.addCommand(eventsCommand());
+  program.addCommand(healthCommand());
 
   // Every command: throw instead of exiting (main() maps the code), and a one-line error
   // followed by where to find the usage.

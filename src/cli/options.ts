@@ -1,5 +1,7 @@
 /** Option parsers shared by the commands: a bad value is a one-line usage error. */
 import { InvalidArgumentError } from "commander";
+import { collectPairs, createEnricher, EnrichmentError, type ContextEnrichment } from "../fixture/enrich.js";
+import { FaultRulesError, parseFaultArgument, type FaultRule } from "../fixture/fault-rules.js";
 
 export function parsePort(value: string): number {
   const n = Number(value);
@@ -26,4 +28,28 @@ export function parseByteSize(value: string): number {
   const unit = (match[2] ?? "b").toLowerCase();
   const factor = unit.startsWith("k") ? 1024 : unit.startsWith("m") ? 1024 * 1024 : 1;
   return Number(match[1]) * factor;
+}
+
+/** `--context-value` / `--context-from-header`, repeatable: `KEY=VALUE` pairs read as flagd reads them. */
+export const parseContextPairs =
+  (kind: keyof ContextEnrichment) =>
+  (value: string, previous?: Record<string, string>): Record<string, string> => {
+    try {
+      const pairs = collectPairs(value, previous);
+      createEnricher({ [kind]: pairs }); // the same checks the server makes, as a usage error
+      return pairs;
+    } catch (error) {
+      if (error instanceof EnrichmentError) throw new InvalidArgumentError(error.message);
+      throw error;
+    }
+  };
+
+/** `--fault JSON`, repeatable: each a rule or a list of rules, checked as the server checks them. */
+export function parseFaults(value: string, previous: FaultRule[] = []): FaultRule[] {
+  try {
+    return [...previous, ...parseFaultArgument(value)];
+  } catch (error) {
+    if (error instanceof FaultRulesError) throw new InvalidArgumentError(error.problems.join("; "));
+    throw error;
+  }
 }

@@ -6,8 +6,9 @@ import { createLogger, flushLog, formatRecord, type LogFormat, type Logger } fro
 import { DEFAULT_KEY_GRACE_SECONDS } from "../store/keys.js";
 import { npmLaunchers, watchProcesses } from "./launcher.js";
 import { networkUrls, localUrl, qrCode } from "./network.js";
-import { parseByteSize, parseNonNegativeNumber, parsePort, parsePositiveInteger } from "./options.js";
+import { parseByteSize, parseContextPairs, parseFaults, parseNonNegativeNumber, parsePort, parsePositiveInteger } from "./options.js";
 import { PATH_ARGUMENT_HELP, STATE_DIR_HELP, VERSION, plural, resolveConfigPath } from "./paths.js";
+import type { FaultRule } from "../fixture/fault-rules.js";
 
 interface ServeFlags {
   port: number;
@@ -26,6 +27,9 @@ interface ServeFlags {
   public?: boolean;
   quiet?: boolean;
   jsonLogs?: boolean;
+  contextValue?: Record<string, string>;
+  contextFromHeader?: Record<string, string>;
+  fault?: FaultRule[];
 }
 
 export function serveCommand(): Command {
@@ -58,6 +62,17 @@ export function serveCommand(): Command {
     .addOption(
       new Option("--max-body <size>", "largest request body accepted (e.g. 64kb, 1mb)").argParser(parseByteSize).default(1024 * 1024, "1mb"),
     )
+    .addOption(
+      new Option("--context-value <key=value>", "add a string value to every evaluation context, as flagd -X (repeatable)").argParser(
+        parseContextPairs("values"),
+      ),
+    )
+    .addOption(
+      new Option("--context-from-header <header=key>", "copy a request header into the evaluation context, as flagd -H (repeatable)").argParser(
+        parseContextPairs("fromHeaders"),
+      ),
+    )
+    .addOption(new Option("--fault <json>", "inject a fault for the whole run: a JSON rule or list of rules (repeatable)").argParser(parseFaults))
     .option("--https", "serve HTTPS with a generated self-signed certificate (clients must accept it, e.g. curl -k)")
     .option("--public", "listen on all interfaces and show the network URL and a QR code (for demos on other devices)")
     .option("-q, --quiet", "print only the ready line, warnings and errors")
@@ -78,7 +93,11 @@ Examples:
   $ flagserve ./flags --port 0             any free port; read the URL from the "ready" line
   $ flagserve flags.yaml --no-watch -q     CI fixture: load once, print only "ready <url>"
   $ flagserve --json-logs                  JSON lines for a log collector
-  $ flagserve --public --https             demo on a phone on the same network`,
+  $ flagserve --public --https             demo on a phone on the same network
+  $ flagserve --context-value shard=3 --context-from-header X-User-Plan=plan
+                                           steer targeting from outside the app (as flagd -X / -H)
+  $ flagserve --fault '{"route":"evaluate","ratio":0.5,"status":500}'
+                                           every other evaluation fails (test retries and fallbacks)`,
     )
     .action(async (pathArg: string | undefined, flags: ServeFlags, command: Command) => {
       // `flagserve valdiate` is a typo, not a configuration path that happens to be missing.
@@ -181,6 +200,9 @@ async function runServe(pathArg: string | undefined, flags: ServeFlags): Promise
       https: flags.https,
       public: flags.public,
       logger,
+      contextValues: flags.contextValue,
+      contextFromHeaders: flags.contextFromHeader,
+      faults: flags.fault,
     });
   } catch (error) {
     if (error instanceof InvalidConfigError) {

@@ -78,6 +78,22 @@ export class EventHub {
     return n;
   }
 
+  /** Open streams by environment and kind, for /metrics. */
+  streamCounts(): { env: string; kind: StreamKind; count: number }[] {
+    const counts: { env: string; kind: StreamKind; count: number }[] = [];
+    for (const [env, channels] of this.#channels) {
+      for (const kind of ["events", "ofrep"] as const) counts.push({ env, kind, count: channels[kind].subscribers.size });
+    }
+    return counts;
+  }
+
+  /** Ends open streams of one kind, in one environment or all, those `pick` chooses; returns how many. */
+  dropStreams(kind: StreamKind, env: string | undefined, pick: () => boolean): number {
+    let closed = 0;
+    for (const [name, channels] of this.#channels) if (env === undefined || env === name) closed += channels[kind].closeWhere(pick);
+    return closed;
+  }
+
   /**
    * Announces one reload's changes of an environment on both of its streams; `keyValidUntil`
    * is when a replaced key stops working (default: now).

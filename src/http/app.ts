@@ -1,13 +1,17 @@
 /** The h3 application: CORS, OFREP routes, probes, and JSON errors for everything else. */
 import { H3, handleCors, type H3Event } from "h3";
 import type { EventHub } from "../events/hub.js";
+import type { Enricher } from "../fixture/enrich.js";
+import type { FaultInjector } from "../fixture/faults.js";
+import type { SessionStore } from "../fixture/sessions.js";
 import type { Logger } from "../log.js";
 import type { FlagStore } from "../store/store.js";
 import { DEFAULT_MAX_BODY_BYTES } from "./body.js";
 import { json, toErrorResponse } from "./errors.js";
+import { EvaluationCounts } from "./evaluation-counts.js";
 import { EVENTS_PATH, ofrepStreamPath, registerEventRoutes } from "./events.js";
 import { registerHealthRoutes } from "./health.js";
-import { Metrics } from "./metrics.js";
+import { formatSample, Metrics } from "./metrics.js";
 import { registerOfrepRoutes } from "./ofrep.js";
 
 export interface AppOptions {
@@ -23,13 +27,18 @@ export interface AppOptions {
   maxStreamsPerIp?: number;
   /** A stream whose unsent data exceeds this is cut off (default 1 MiB). */
   maxBufferedBytes?: number;
+  /** Test-fixture hooks: context enrichment, fault injection, the evaluation recorder. */
+  enrich?: Enricher;
+  faults?: FaultInjector;
+  sessions?: SessionStore;
 }
 
 /**
  * The routes browsers call from other origins: OFREP and the event streams. They carry no
  * credentials (the key is a header or a token in the URL, never a cookie), so a preflight may
  * allow whatever request headers it asks for: the Flipswitch SDKs send `X-Flipswitch-*`,
- * `Cache-Control` and `Last-Event-ID`, the OFREP providers `X-Service-*`, `If-None-Match`.
+ * `Cache-Control` and `Last-Event-ID`, the OFREP providers `X-Service-*`, `If-None-Match`;
+ * test suites `X-Flagserve-Session`.
  * Probes and metrics get no CORS headers at all: no web page needs to read them.
  */
 const isCorsRoute = (path: string): boolean => path.startsWith("/ofrep/") || path === EVENTS_PATH;
@@ -40,6 +49,18 @@ function setSimpleCorsHeaders(event: H3Event): void {
     headers.set("access-control-allow-origin", "*");
     headers.set("access-control-expose-headers", "etag");
   }
+}
+
+/** `flagserve_sse_streams_open{environment, stream}`: open streams per environment and kind. */
+function streamLines(hub: EventHub): string[] {
+  const name = "flagserve_sse_streams_open";
+  const counts = hub.streamCounts();
+  if (counts.length === 0) return [];
+  return [
+    `# HELP ${name} Open event streams by environment and stream (events: /api/v1/flags/events, ofrep: /ofrep/v1/events)`,
+    `# TYPE ${name} gauge`,
+    ...counts.map(({ env, kind, count }) => formatSample(name, { environment: env, stream: kind }, count)),
+  ];
 }
 
 export function createApp(options: AppOptions): { app: H3; metrics: Metrics } {
@@ -78,11 +99,17 @@ export function createApp(options: AppOptions): { app: H3; metrics: Metrics } {
     if (preflight !== false) return preflight;
   });
 
-  const { hub } = options;
+  const { hub, enrich, faults, sessions } = options;
+  const evaluations = new EvaluationCounts();
+  metrics.collect(() => evaluations.render());
   registerOfrepRoutes(app, {
     store,
     maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
     eventStreamPath: hub ? ofrepStreamPath : undefined,
+    evaluations,
+    enrich,
+    faults,
+    sessions,
   });
   if (hub) {
     registerEventRoutes(app, {
@@ -92,8 +119,10 @@ export function createApp(options: AppOptions): { app: H3; metrics: Metrics } {
       clientIpHeader: options.clientIpHeader,
       maxStreamsPerIp: options.maxStreamsPerIp,
       maxBufferedBytes: options.maxBufferedBytes,
+      faults,
     });
     metrics.gauge("flagserve_sse_streams", "Open event streams", () => hub.streamCount);
+    metrics.collect(() => streamLines(hub));
   }
   registerHealthRoutes(app, store, metrics);
   metrics.gauge("flagserve_environments", "Environments being served", () => store.environments.size);

@@ -7,7 +7,7 @@
  * so both are keyed by the snapshot object and go away with it.
  */
 import { evaluate, evaluatorFor } from "../engine/index.js";
-import type { CompiledFlag } from "../engine/types.js";
+import type { CompiledFlag, Evaluation } from "../engine/types.js";
 import type { EnvironmentSnapshot } from "../store/snapshot.js";
 import { AnswerCache } from "./answer-cache.js";
 import { bulkEtag } from "./etag.js";
@@ -17,6 +17,8 @@ export interface BulkAnswer {
   /** JSON text: h3 hands a string to the Node response as is, with its Content-Length. */
   body: string;
   etag: string;
+  /** Each flag's evaluation, in key order: counted for /metrics and recorded in sessions, cache hits included. */
+  outcomes: readonly Evaluation[];
 }
 
 /** Answers kept per environment, in bytes of request and response bodies (about 1 000 answers of 100 flags). */
@@ -25,6 +27,8 @@ export const DEFAULT_BULK_CACHE_BYTES = 8 * 1024 * 1024;
 interface Plan {
   /** In key order: an item's JSON when it is the same for every context, else the flag to evaluate. */
   items: (string | CompiledFlag)[];
+  /** The evaluations of the items that are the same for every context (by index). */
+  fixed: (Evaluation | undefined)[];
   /** Everything after the flags array. */
   tail: string;
   /** Some flag may read the clock: an answer holds only within the second it was computed in. */
@@ -40,10 +44,13 @@ export interface BulkOptions {
 }
 
 function planFor(snapshot: EnvironmentSnapshot, options: BulkOptions): Plan {
-  const items = snapshot.flagKeys.map((key) => {
+  const fixed: (Evaluation | undefined)[] = [];
+  const items = snapshot.flagKeys.map((key, i) => {
     const flag = snapshot.flags.get(key)!;
     // Disabled flags and flags without targeting answer the same whatever the context and time.
-    return flag.state === "DISABLED" || !flag.rule ? bulkItemJson(flag, evaluate(flag, {}, 0)) : flag;
+    if (flag.state !== "DISABLED" && flag.rule) return flag;
+    const outcome = (fixed[i] = evaluate(flag, {}, 0));
+    return bulkItemJson(flag, outcome);
   });
   // An `endpoint` without `origin`: the client resolves it against the origin it called, so
   // nothing here depends on the request's Host header (which any client can set).
@@ -52,25 +59,34 @@ function planFor(snapshot: EnvironmentSnapshot, options: BulkOptions): Plan {
     : undefined;
   const tail = `],"metadata":${JSON.stringify(snapshot.config.metadata)}${eventStreams ? `,"eventStreams":${JSON.stringify(eventStreams)}` : ""}}`;
   const readsClock = items.some((item) => typeof item !== "string" && !item.clockFree);
-  const cache = new AnswerCache<BulkAnswer>(options.cacheBytes ?? DEFAULT_BULK_CACHE_BYTES, (answer) => answer.body.length);
-  return { items, tail, readsClock, cache };
+  // An outcome held by an answer counts as about 64 bytes beside its text.
+  const cache = new AnswerCache<BulkAnswer>(options.cacheBytes ?? DEFAULT_BULK_CACHE_BYTES, (answer) => answer.body.length + 64 * answer.outcomes.length);
+  return { items, fixed, tail, readsClock, cache };
 }
 
 function compute(snapshot: EnvironmentSnapshot, plan: Plan, context: Record<string, unknown>, nowMs: number): BulkAnswer {
   let json = '{"flags":[';
   const evaluate = evaluatorFor(context, nowMs);
+  const outcomes: Evaluation[] = new Array(plan.items.length);
   for (let i = 0; i < plan.items.length; i++) {
     const item = plan.items[i]!;
     if (i > 0) json += ",";
-    json += typeof item === "string" ? item : bulkItemJson(item, evaluate(item));
+    if (typeof item === "string") {
+      json += item;
+      outcomes[i] = plan.fixed[i]!;
+    } else {
+      const outcome = (outcomes[i] = evaluate(item));
+      json += bulkItemJson(item, outcome);
+    }
   }
   json += plan.tail;
-  return { body: json, etag: bulkEtag(snapshot.configEtag, json) };
+  return { body: json, etag: bulkEtag(snapshot.configEtag, json), outcomes };
 }
 
 /**
- * The evaluate-all answerer: `(snapshot, request body text, context parser, now)` -> body and
- * ETag. `context` is only called on a miss, so it may throw the request's 400.
+ * The evaluate-all answerer: `(snapshot, request key, context parser, now)` -> body and ETag.
+ * The request key is the body text (plus whatever else the context depends on: see
+ * fixture/enrich.ts). `context` is only called on a miss, so it may throw the request's 400.
  */
 export function createBulkAnswers(options: BulkOptions = {}) {
   const plans = new WeakMap<EnvironmentSnapshot, Plan>();

@@ -13,6 +13,7 @@ export function json(event: H3Event, value: unknown): string {
 export type ErrorCode =
   | "UNAUTHORIZED"
   | "INVALID_CONTEXT"
+  | "INVALID_SESSION"
   | "PAYLOAD_TOO_LARGE"
   | "METHOD_NOT_ALLOWED"
   | "NOT_FOUND"

@@ -3,6 +3,7 @@ import { ServerResponse } from "node:http";
 import type { Socket } from "node:net";
 import type { H3, H3Event } from "h3";
 import type { EventHub, StreamKind } from "../events/hub.js";
+import type { FaultInjector } from "../fixture/faults.js";
 import { createSseResponse, writeNodeSse, type SseStreamOptions } from "../events/sse.js";
 import type { Logger } from "../log.js";
 import { keyDigest } from "../store/keys.js";
@@ -20,6 +21,7 @@ export interface EventRoutesOptions {
   maxStreamsPerIp?: number;
   /** A client whose unsent data exceeds this is disconnected. */
   maxBufferedBytes?: number;
+  faults?: FaultInjector;
 }
 
 export const OFREP_STREAM_PATH = "/ofrep/v1/events";
@@ -89,17 +91,21 @@ export function registerEventRoutes(app: H3, options: EventRoutesOptions): void 
     return createSseResponse(stream);
   };
 
-  app.get(EVENTS_PATH, (event) => {
+  app.get(EVENTS_PATH, async (event) => {
     const snapshot = authenticate(event, store);
+    const fault = options.faults?.apply(event, "events", snapshot.name);
+    if (fault) await fault;
     // EventSource and browsers need text/event-stream; the seed document says text/plain.
     const wantsEventStream = (event.req.headers.get("accept") ?? "").includes("text/event-stream");
     return open(event, snapshot, "events", presentedKey(event)!, wantsEventStream ? "text/event-stream" : "text/plain; charset=utf-8");
   });
 
-  app.get(OFREP_STREAM_PATH, (event) => {
+  app.get(OFREP_STREAM_PATH, async (event) => {
     const token = event.url.searchParams.get("token") ?? "";
     const snapshot = store.authenticateStreamToken(token);
     if (!snapshot) throw apiError(401, "UNAUTHORIZED", "unknown or missing stream token");
+    const fault = options.faults?.apply(event, "ofrep-events", snapshot.name);
+    if (fault) await fault;
     return open(event, snapshot, "ofrep", snapshot.apiKey, "text/event-stream");
   });
 

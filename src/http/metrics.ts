@@ -27,6 +27,9 @@ const labelText = (labels: Labels) =>
     .map(([k, v]) => `${k}="${v.slice(0, MAX_LABEL_LENGTH).replace(/["\\\n]/g, (c) => (c === "\n" ? "\\n" : `\\${c}`))}"`)
     .join(",");
 
+/** One sample line, `name{labels} value`, for collectors that keep their own counts. */
+export const formatSample = (name: string, labels: Labels, value: number): string => `${name}{${labelText(labels)}} ${value}`;
+
 export class Metrics {
   #counters = new Map<string, { help: string; values: Map<string, number> }>();
   #gauges = new Map<string, { help: string; read: () => number }>();
@@ -34,6 +37,7 @@ export class Metrics {
   #clientValues = new Map<string, Set<string>>();
   /** labelText per label set seen (bounded like the series themselves): counting runs on every request. */
   #labelTexts = new Map<string, string>();
+  #collectors: (() => string[])[] = [];
 
   count(name: string, help: string, labels: Labels): void {
     let counter = this.#counters.get(name);
@@ -47,6 +51,11 @@ export class Metrics {
 
   gauge(name: string, help: string, read: () => number): void {
     this.#gauges.set(name, { help, read });
+  }
+
+  /** Adds lines (HELP, TYPE and samples) produced when /metrics is read. */
+  collect(lines: () => string[]): void {
+    this.#collectors.push(lines);
   }
 
   /** Counts the optional client identification headers a request carried. */
@@ -76,6 +85,7 @@ export class Metrics {
     for (const [name, { help, read }] of this.#gauges) {
       lines.push(`# HELP ${name} ${help}`, `# TYPE ${name} gauge`, `${name} ${read()}`);
     }
+    for (const collector of this.#collectors) lines.push(...collector());
     return `${lines.join("\n")}\n`;
   }
 }

@@ -69,6 +69,9 @@ export function evaluateSingle(
   const context = contextFromBody(body, key);
   const flag = flags.get(key);
   if (!flag) throw apiError(404, "FLAG_NOT_FOUND", `flag '${key}' was not found`, { key });
-  const result = evaluate(flag, context, nowMs);
-  return isEvaluationError(result) ? { status: 400, body: errorItem(result) } : { status: 200, body: successItem(result) };
+  return singleResponse(evaluate(flag, context, nowMs));
 }
+
+/** One evaluation -> the single-flag route's status and body. */
+export const singleResponse = (result: Evaluation): { status: 200 | 400; body: SingleBody } =>
+  isEvaluationError(result) ? { status: 400, body: errorItem(result) } : { status: 200, body: successItem(result) };

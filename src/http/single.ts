@@ -5,14 +5,27 @@
  * `$flagd.timestamp`, the current second. Errors thrown (invalid JSON or context, unknown flag)
  * are never kept.
  */
+import { evaluate } from "../engine/index.js";
+import type { Evaluation } from "../engine/types.js";
 import type { EnvironmentSnapshot } from "../store/snapshot.js";
 import { AnswerCache } from "./answer-cache.js";
 import { parseJsonBody } from "./body.js";
-import { evaluateSingle } from "./shape.js";
+import { contextFromBody } from "./context.js";
+import { apiError } from "./errors.js";
+import { singleResponse } from "./shape.js";
 
 export interface SingleAnswer {
   status: 200 | 400;
   json: string;
+  /** The evaluation (counted for /metrics and recorded in sessions, cache hits included). */
+  result: Evaluation;
+}
+
+export interface SingleRequestOptions {
+  /** Changes the context before evaluation (fixture/enrich.ts)... */
+  enrich?: (attributes: Record<string, unknown>) => Record<string, unknown>;
+  /** ...and what else than the body the answer then depends on, for the cache key. */
+  cacheKey?: string;
 }
 
 /** Answers kept per environment, in bytes of request and response bodies. */
@@ -20,10 +33,14 @@ export const DEFAULT_SINGLE_CACHE_BYTES = 2 * 1024 * 1024;
 
 export function createSingleAnswers(cacheBytes = DEFAULT_SINGLE_CACHE_BYTES) {
   const caches = new WeakMap<EnvironmentSnapshot, AnswerCache<SingleAnswer>>();
-  return (snapshot: EnvironmentSnapshot, key: string, request: string, nowMs = Date.now()): SingleAnswer => {
+  return (snapshot: EnvironmentSnapshot, key: string, request: string, nowMs = Date.now(), options: SingleRequestOptions = {}): SingleAnswer => {
     const compute = (): SingleAnswer => {
-      const { status, body } = evaluateSingle(snapshot.flags, key, parseJsonBody(request, key), nowMs);
-      return { status, json: JSON.stringify(body) };
+      const attributes = contextFromBody(parseJsonBody(request, key), key);
+      const flag = snapshot.flags.get(key);
+      if (!flag) throw apiError(404, "FLAG_NOT_FOUND", `flag '${key}' was not found`, { key });
+      const result = evaluate(flag, options.enrich ? options.enrich(attributes) : attributes, nowMs);
+      const { status, body } = singleResponse(result);
+      return { status, json: JSON.stringify(body), result };
     };
     const flag = snapshot.flags.get(key);
     if (!flag) return compute(); // the request's 400 or the 404, in that order
@@ -31,6 +48,6 @@ export function createSingleAnswers(cacheBytes = DEFAULT_SINGLE_CACHE_BYTES) {
     if (!cache) caches.set(snapshot, (cache = new AnswerCache<SingleAnswer>(cacheBytes, (answer) => answer.json.length)));
     const second = flag.clockFree ? 0 : Math.floor(nowMs / 1000);
     // Length-prefixed: no flag key and body pair can spell another's.
-    return cache.answer(`${key.length}:${key}${request}`, second, compute);
+    return cache.answer(`${key.length}:${key}${options.cacheKey ?? ""}${request}`, second, compute);
   };
 }

@@ -1,0 +1,98 @@
+/**
+ * `flagserve health [URL]`: is a flagserve ready? What a CI script runs after starting one in the
+ * background, and what a container HEALTHCHECK runs where there is no curl. Exit 0 ready, 1 not
+ * ready or unreachable (after `--wait`), 2 usage error.
+ */
+import { Argument, Command, InvalidArgumentError, Option } from "commander";
+import { parseNonNegativeNumber } from "./options.js";
+import { err, out } from "./paths.js";
+
+export const DEFAULT_HEALTH_URL = "http://127.0.0.1:8080";
+const POLL_MS = 250;
+const ATTEMPT_TIMEOUT_MS = 5_000;
+
+interface HealthFlags {
+  wait: number;
+  quiet?: boolean;
+  insecure?: boolean;
+}
+
+/** The probe's URL: `/readyz` under the given base (a path prefix, as behind a proxy, is kept). */
+export function readyzUrl(value: string): string {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new InvalidArgumentError("must be an http(s) URL such as http://127.0.0.1:8080");
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") throw new InvalidArgumentError("must be an http(s) URL such as http://127.0.0.1:8080");
+  const path = url.pathname.replace(/\/+$/, "");
+  if (!path.endsWith("/readyz")) url.pathname = `${path}/readyz`;
+  url.search = "";
+  url.hash = "";
+  return url.toString();
+}
+
+type Probe = { ready: true; status: string; environments: number } | { ready: false; reason: string };
+
+/** One request to /readyz: ready when it answers 200 (`ready`, or `degraded`: serving with problems). */
+async function probe(url: string, timeoutMs: number): Promise<Probe> {
+  try {
+    const response = await fetch(url, { signal: AbortSignal.timeout(Math.max(1, timeoutMs)) });
+    const body = (await response.json().catch(() => ({}))) as { status?: unknown; environments?: unknown };
+    const status = typeof body.status === "string" ? body.status : `HTTP ${response.status}`;
+    if (response.status === 200 && (status === "ready" || status === "degraded")) {
+      return { ready: true, status, environments: typeof body.environments === "number" ? body.environments : 0 };
+    }
+    return { ready: false, reason: status };
+  } catch (error) {
+    const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+    const name = (error as Error).name;
+    return { ready: false, reason: name === "TimeoutError" ? "no answer in time" : (cause?.code ?? cause?.message ?? (error as Error).message) };
+  }
+}
+
+/** Asks until ready or `waitSeconds` have passed (one attempt when 0); returns the exit code. */
+export async function checkHealth(url: string, flags: HealthFlags): Promise<number> {
+  const deadline = Date.now() + flags.wait * 1000;
+  for (;;) {
+    const left = deadline - Date.now();
+    const result = await probe(url, flags.wait > 0 ? Math.min(ATTEMPT_TIMEOUT_MS, left) : ATTEMPT_TIMEOUT_MS);
+    if (result.ready) {
+      if (!flags.quiet) out(`${result.status} ${url} (${result.environments} environment${result.environments === 1 ? "" : "s"})`);
+      return 0;
+    }
+    if (Date.now() + POLL_MS >= deadline) {
+      if (!flags.quiet) err(`not ready: ${url}: ${result.reason}${flags.wait > 0 ? ` (waited ${flags.wait} s)` : ""}`);
+      return 1;
+    }
+    await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+  }
+}
+
+export function healthCommand(): Command {
+  return new Command("health")
+    .description("exit 0 when a flagserve answers /readyz as ready, 1 when it does not (e.g. a CI step or a container HEALTHCHECK)")
+    .addArgument(new Argument("[url]", `the server (default: ${DEFAULT_HEALTH_URL})`).argParser(readyzUrl))
+    .addOption(
+      new Option("--wait <seconds>", "keep asking until ready or this many seconds have passed")
+        .argParser(parseNonNegativeNumber("--wait"))
+        .default(0, "0, ask once"),
+    )
+    .option("-q, --quiet", "print nothing; the exit status says it")
+    .option("--insecure", "accept any TLS certificate (a server started with --https uses a self-signed one)")
+    .addHelpText(
+      "after",
+      `
+Ready means /readyz answers 200: status "ready", or "degraded" (serving, with problems in a file).
+Exit status: 0 ready, 1 not ready or unreachable, 2 usage error.
+
+Examples:
+  $ flagserve ./flags --port 8080 & flagserve health --wait 30     CI: start, then wait until it serves
+  HEALTHCHECK CMD ["flagserve", "health", "http://127.0.0.1:8080"]  container probe without curl`,
+    )
+    .action(async (url: string | undefined, flags: HealthFlags) => {
+      if (flags.insecure) process.env.NODE_TLS_REJECT_UNAUTHORIZED = "0";
+      process.exitCode = await checkHealth(url ?? readyzUrl(DEFAULT_HEALTH_URL), flags);
+    });
+}

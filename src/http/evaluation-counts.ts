@@ -1,0 +1,109 @@
+/**
+ * `flagserve_evaluations_total{environment, flag, variant, reason}`: every evaluation counted
+ * where it happens, so the counting must stay cheap (a few map lookups, no label text built per
+ * evaluation; the text is built when /metrics is read). Cardinality is bounded by the
+ * configuration: only flags that exist get a series of their own, any other key requested is
+ * counted under `flag="(other)"`, and variants are those of the flag's definition.
+ */
+import { isEvaluationError, type Evaluation } from "../engine/types.js";
+import { formatSample } from "./metrics.js";
+
+export const OTHER_FLAG = "(other)";
+const NAME = "flagserve_evaluations_total";
+const HELP = `Flag evaluations by environment, flag, variant and reason (reason ERROR for errors; keys not in the configuration as flag="${OTHER_FLAG}")`;
+
+const REASONS = ["STATIC", "TARGETING_MATCH", "SPLIT", "DEFAULT", "DISABLED", "ERROR"] as const;
+const REASON_INDEX: Readonly<Record<(typeof REASONS)[number], number>> = { STATIC: 0, TARGETING_MATCH: 1, SPLIT: 2, DEFAULT: 3, DISABLED: 4, ERROR: 5 };
+/** Counts by reason, indexed as REASONS: `counts[i]++` is an array store, not another hash lookup. */
+type ReasonCounts = Float64Array;
+const zeroCounts = (): ReasonCounts => new Float64Array(REASONS.length);
+
+/** variant ("" when none) -> counts by reason */
+type FlagCounts = Map<string, ReasonCounts>;
+
+/** For an evaluate-all answer served more than once: each flag's counts object and reason, resolved once. */
+interface Tally {
+  slots: ReasonCounts[];
+  reasons: number[];
+}
+
+/** One environment's counts; fetched once per request, then `count` per evaluation. */
+export class EnvironmentCounts {
+  readonly flags = new Map<string, FlagCounts>();
+  /** By a cached answer's outcomes: null once seen, its tally from the second time on. */
+  #tallies = new WeakMap<readonly Evaluation[], Tally | null>();
+
+  count(flagKey: string, e: Evaluation): void {
+    this.slot(flagKey, e)[reasonOf(e)]!++;
+  }
+
+  /**
+   * One evaluate-all: `outcomes[i]` is the evaluation of `keys[i]`. An answer served again from
+   * the cache (the same outcomes array) is counted with property increments alone.
+   */
+  countAll(keys: readonly string[], outcomes: readonly Evaluation[]): void {
+    const tally = this.#tallies.get(outcomes);
+    if (tally) {
+      for (let i = 0; i < tally.slots.length; i++) tally.slots[i]![tally.reasons[i]!]!++;
+      return;
+    }
+    if (tally === null) {
+      const slots = outcomes.map((e, i) => this.slot(keys[i]!, e));
+      const built = { slots, reasons: outcomes.map(reasonOf) };
+      this.#tallies.set(outcomes, built);
+      for (let i = 0; i < slots.length; i++) slots[i]![built.reasons[i]!]!++;
+      return;
+    }
+    this.#tallies.set(outcomes, null);
+    for (let i = 0; i < keys.length; i++) this.count(keys[i]!, outcomes[i]!);
+  }
+
+  /** A key the environment does not have (FLAG_NOT_FOUND). */
+  countUnknown(): void {
+    this.add(OTHER_FLAG, REASON_INDEX.ERROR, "");
+  }
+
+  private add(flag: string, reason: number, variant: string): void {
+    this.counts(flag, variant)[reason]!++;
+  }
+
+  private slot(flagKey: string, e: Evaluation): ReasonCounts {
+    return this.counts(flagKey, isEvaluationError(e) ? "" : (e.variant ?? ""));
+  }
+
+  private counts(flag: string, variant: string): ReasonCounts {
+    let byVariant = this.flags.get(flag);
+    if (!byVariant) this.flags.set(flag, (byVariant = new Map()));
+    let counts = byVariant.get(variant);
+    if (!counts) byVariant.set(variant, (counts = zeroCounts()));
+    return counts;
+  }
+}
+
+const reasonOf = (e: Evaluation): number => (isEvaluationError(e) ? REASON_INDEX.ERROR : REASON_INDEX[e.reason]);
+
+export class EvaluationCounts {
+  #environments = new Map<string, EnvironmentCounts>();
+
+  environment(name: string): EnvironmentCounts {
+    let counts = this.#environments.get(name);
+    if (!counts) this.#environments.set(name, (counts = new EnvironmentCounts()));
+    return counts;
+  }
+
+  /** Prometheus text lines (none before the first evaluation). */
+  render(): string[] {
+    const lines: string[] = [];
+    for (const [environment, counts] of this.#environments) {
+      for (const [flag, byVariant] of counts.flags) {
+        for (const [variant, byReason] of byVariant) {
+          REASONS.forEach((reason, i) => {
+            const n = byReason[i]!;
+            if (n > 0) lines.push(formatSample(NAME, { environment, flag, variant, reason }, n));
+          });
+        }
+      }
+    }
+    return lines.length === 0 ? [] : [`# HELP ${NAME} ${HELP}`, `# TYPE ${NAME} counter`, ...lines];
+  }
+}
