@@ -2,7 +2,7 @@
  * From a fresh load to the live state: files -> config -> snapshots -> store swap -> diff ->
  * events. An environment with problems keeps its last good snapshot and produces no event.
  */
-import type { ConfigLoad } from "../config/index.js";
+import type { ConfigLoad, LoadedEnvironment } from "../config/index.js";
 import { formatProblem, type Problem } from "../config/types.js";
 import type { EventHub } from "../events/hub.js";
 import type { Logger } from "../log.js";
@@ -28,21 +28,37 @@ export interface ReloadContext {
   keyGraceSeconds: number;
   /** Told about every applied change (notifications). */
   onChanges?: (changes: EnvironmentChange[]) => void;
+  /** A layer over each loaded environment before it becomes a snapshot (the admin overrides). */
+  layer?: (loaded: LoadedEnvironment) => LoadedEnvironment;
 }
 
 export interface ApplyOptions {
   /** Only the environments in the load are touched; the others stay as they are. */
   partial?: boolean;
+  /** The store's problems stay as they are (re-applying the layer is not a load of the files). */
+  keepProblems?: boolean;
 }
 
-/** Applies a load to the store and announces what changed; returns the changes applied. */
-export async function applyLoad(load: ConfigLoad, ctx: ReloadContext, options: ApplyOptions = {}): Promise<EnvironmentChange[]> {
+/** One apply at a time per store: a load is built and swapped in whole before the next starts. */
+const applying = new WeakMap<FlagStore, Promise<unknown>>();
+
+/**
+ * Applies a load to the store and announces what changed; returns the changes applied. A
+ * function is called once the previous apply is done, so it sees the state that one left.
+ */
+export function applyLoad(load: ConfigLoad | (() => ConfigLoad), ctx: ReloadContext, options: ApplyOptions = {}): Promise<EnvironmentChange[]> {
+  const run = (applying.get(ctx.store) ?? Promise.resolve()).then(() => applyNow(typeof load === "function" ? load() : load, ctx, options));
+  applying.set(ctx.store, run.catch(() => undefined));
+  return run;
+}
+
+async function applyNow(load: ConfigLoad, ctx: ReloadContext, options: ApplyOptions): Promise<EnvironmentChange[]> {
   const { store, hub, logger } = ctx;
   const previous = store.environments;
   const problems = new Map<string, Problem[]>(options.partial ? store.problems : []);
   for (const [env, list] of load.problems) problems.set(env, list);
 
-  const valid = [...load.environments.values()];
+  const valid = [...load.environments.values()].map((loaded) => ctx.layer?.(loaded) ?? loaded);
   const { keys, generated, persistError } = await resolveKeys(ctx.stateDir, valid.map((e) => e.config));
   if (persistError) logger.warn(`generated keys could not be saved in ${ctx.stateDir} (${persistError.message}); they will change on restart`);
   const next = new Map<string, EnvironmentSnapshot>();
@@ -81,7 +97,7 @@ export async function applyLoad(load: ConfigLoad, ctx: ReloadContext, options: A
   const removed = options.partial ? [] : [...previous.keys()].filter((env) => !next.has(env));
   for (const env of removed) applied.push({ env, changes: diffEnvironments(previous.get(env), undefined), before: previous.get(env) });
 
-  store.replace(next.values(), problems);
+  store.replace(next.values(), options.keepProblems ? store.problems : problems);
 
   // Reported once the store says so too (`/readyz`), so a reader of the log never races it.
   for (const [env, list] of load.problems) {
