@@ -162,6 +162,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     listenHost: options.host,
     hosts: options.adminHosts,
     maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
+    metrics,
   });
   const onChanges = (changes: EnvironmentChange[]) => {
     notifier.onChanges(changes);

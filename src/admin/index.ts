@@ -6,6 +6,7 @@
 import type { H3 } from "h3";
 import type { EnvironmentChange } from "../changes/reload.js";
 import type { ConfigLoad } from "../config/index.js";
+import type { Metrics } from "../http/metrics.js";
 import type { Logger } from "../log.js";
 import type { FlagStore } from "../store/store.js";
 import { AdminFeed } from "./feed.js";
@@ -34,6 +35,7 @@ export interface AdminOptions {
   /** Host names the admin API answers to besides loopback and the listen address. */
   hosts?: string[];
   maxBodyBytes: number;
+  metrics: Metrics;
 }
 
 export interface Admin {
@@ -57,7 +59,15 @@ export async function createAdmin(options: AdminOptions): Promise<Admin> {
   const layer = new OverrideLayer({ logger, file: options.overridesFile });
   await layer.load();
   let reapply: (env: string) => Promise<unknown> = async () => undefined;
-  const overrides = createOverrideService({ store, layer, reapply: (env) => reapply(env) });
+  const service = createOverrideService({ store, layer, reapply: (env) => reapply(env) });
+  const { metrics } = options;
+  metrics.gauge("flagserve_overrides", "Overrides in effect", () => Object.values(layer.list()).reduce((n, flags) => n + Object.keys(flags).length, 0));
+  const counted = (action: string) => metrics.count("flagserve_override_changes_total", "Override sets and clears applied", { action });
+  const overrides: OverrideService = {
+    list: service.list,
+    set: (env, key, o) => service.set(env, key, o).then((result) => (counted("set"), result)),
+    clear: (env, key) => service.clear(env, key).then((removed) => (removed.length > 0 && counted("clear"), removed)),
+  };
   const feed = options.enabled ? new AdminFeed(store) : undefined;
 
   let token: string | undefined;
