@@ -74,6 +74,8 @@ export interface FlagServerOptions {
   adminToken?: string;
   /** Keep overrides in this YAML file across restarts. */
   overridesFile?: string;
+  /** Host names the admin API answers to besides loopback names and the listen address. */
+  adminHosts?: string[];
   /** Where log lines go; default nowhere. */
   logger?: Logger;
   /**
@@ -142,6 +144,7 @@ export async function createFlagServer(options: FlagServerOptions): Promise<Flag
       admin: options.admin,
       adminToken: options.adminToken,
       overridesFile: options.overridesFile,
+      adminHosts: options.adminHosts,
       logger: options.logger ?? silentLogger,
       contextValues: options.contextValues,
       contextFromHeaders: options.contextFromHeaders,

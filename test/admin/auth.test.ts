@@ -119,6 +119,20 @@ describe("Host and origin (DNS rebinding, other web pages)", () => {
   });
 });
 
+describe("adminHosts (--admin-host)", () => {
+  it("adds host names the admin API answers to", async () => {
+    const named = await startAdminFixture({ adminHosts: ["flags.internal.test"] });
+    try {
+      const url = `${named.server.url}${environments}`;
+      const headers = { authorization: `Bearer ${ADMIN_TOKEN}` };
+      expect((await rawRequest(url, { headers: { ...headers, host: "flags.internal.test:8080" } })).status).toBe(200);
+      expect((await rawRequest(url, { headers: { ...headers, host: "other.internal.test:8080" } })).status).toBe(421);
+    } finally {
+      await named.close();
+    }
+  });
+});
+
 describe("admin: false (--no-admin)", () => {
   it("has no admin API and no page; OFREP still works", async () => {
     const off = await startAdminFixture({ admin: false });

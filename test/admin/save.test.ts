@@ -5,6 +5,7 @@ import { readFile, writeFile } from "node:fs/promises";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { createFlagServer } from "../../src/index.js";
 import { setScalarInSource } from "../../src/admin/save.js";
+import { tempDir } from "../helpers/files.js";
 import { DEV_KEY, DEV_YAML, startAdminFixture, type AdminFixture } from "./helpers.js";
 
 let fixture: AdminFixture;
@@ -92,6 +93,33 @@ describe("PATCH .../flags/{flag}", () => {
       expect(await response.json()).toMatchObject({ errorCode: "CONFLICT", errorDetails: expect.stringContaining("not read from files") });
     } finally {
       await server.close();
+    }
+  });
+});
+
+describe("save to file in a multi-environment file", () => {
+  it("changes the line under environments.NAME.flags, nothing else", async () => {
+    const dir = await tempDir();
+    const example = await readFile(new URL("../../flags.example.yaml", import.meta.url), "utf8");
+    await dir.write("flags.yaml", example);
+    const server = await createFlagServer({ config: dir.file("flags.yaml"), adminToken: "multi-admin-token-0123", stateDir: dir.file("state") });
+    try {
+      const response = await fetch(`${server.url}/api/v1/admin/environments/production/flags/dark-mode`, {
+        method: "PATCH",
+        headers: { authorization: "Bearer multi-admin-token-0123" },
+        body: '{"state":"ENABLED"}',
+      });
+      expect(response.status).toBe(200);
+      const after = await readFile(dir.file("flags.yaml"), "utf8");
+      const production = example.indexOf("\n  production:\n");
+      expect(after).toBe(example.slice(0, production) + example.slice(production).replace("state: DISABLED", "state: ENABLED"));
+      const lines = diffLines(example, after, dir.path);
+      expect(lines).toHaveLength(2);
+      expect(lines[0]).toMatch(/^-\s+state: DISABLED/);
+      expect(lines[1]).toMatch(/^\+\s+state: ENABLED/);
+    } finally {
+      await server.close();
+      await dir.remove();
     }
   });
 });
