@@ -428,7 +428,7 @@ async function evaluate(event) {
           "tr",
           { class: f.errorCode ? "error" : null },
           el("th", { scope: "row", text: f.key }),
-          el("td", {}, f.errorCode ? "—" : el("code", { text: json(f.value) })),
+          el("td", {}, f.errorCode || f.value === undefined ? "—" : el("code", { text: json(f.value) })),
           el("td", { text: f.variant ?? "—" }),
           el("td", { text: f.errorCode ? `${f.errorCode}: ${f.errorDetails}` : f.reason }),
         ),
