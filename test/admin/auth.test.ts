@@ -109,6 +109,19 @@ describe("Host and origin (DNS rebinding, other web pages)", () => {
     expect(response.body).not.toContain(ADMIN_TOKEN);
   });
 
+  it("the page is small and self-contained: its three files under 100 kB, nothing loaded from elsewhere", async () => {
+    let total = 0;
+    for (const path of ["/", "/ui/app.js", "/ui/app.css"]) {
+      const response = await fetch(`${fixture.server.url}${path}`);
+      expect(response.status, path).toBe(200);
+      const text = await response.text();
+      total += Buffer.byteLength(text);
+      expect(text, path).not.toMatch(/(src|href|url)\s*[=(]\s*["']?(https?:)?\/\//i);
+      expect(text, path).not.toMatch(/@import|fonts\.googleapis|cdn\./i);
+    }
+    expect(total).toBeLessThan(100_000);
+  });
+
   it("OFREP keeps CORS for browsers on other origins", async () => {
     const response = await rawRequest(`${fixture.server.url}/ofrep/v1/evaluate/flags`, {
       method: "OPTIONS",
