@@ -109,7 +109,7 @@ describe("PUT and DELETE .../overrides", () => {
     const etag0 = (await bulk()).headers.get("etag");
     const { eventStreams } = await (await bulk()).json();
     const primary = await openSse(`${fixture.server.url}/api/v1/flags/events`, { "x-api-key": DEV_KEY, accept: "text/event-stream" });
-    const ofrepStream = await openSse(`${fixture.server.url}${new URL(eventStreams[0].url, fixture.server.url).pathname}${new URL(eventStreams[0].url, fixture.server.url).search}`);
+    const ofrepStream = await openSse(`${fixture.server.url}${eventStreams[0].endpoint.requestUri}`);
     const adminStream = await openSse(`${fixture.server.url}/api/v1/admin/events`, { authorization: `Bearer ${ADMIN_TOKEN}` });
     try {
       await put("dev", "banner", { variant: "green" });
