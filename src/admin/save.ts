@@ -6,8 +6,9 @@
  */
 import { access, constants, readFile } from "node:fs/promises";
 import writeFileAtomic from "write-file-atomic";
-import { isMap, isScalar, LineCounter, parseDocument, Scalar } from "yaml";
+import { isMap, LineCounter, parseDocument } from "yaml";
 import type { EnvironmentConfig, FlagDefinition } from "../config/types.js";
+import { replaceStringInSource, scalarSource } from "../store/yaml-edit.js";
 import { AdminError } from "./errors.js";
 
 export interface FlagPatch {
@@ -36,36 +37,30 @@ export function parsePatch(body: unknown): FlagPatch {
   return patch;
 }
 
-/** The value as YAML source, in the old value's quoting style when it round-trips. */
-function scalarText(value: string, style: Scalar.Type | undefined): string {
-  if (style === Scalar.QUOTE_SINGLE) return `'${value.replaceAll("'", "''")}'`;
-  if (style !== Scalar.QUOTE_DOUBLE && /^[A-Za-z0-9_][A-Za-z0-9_.-]*$/.test(value) && parseDocument(`k: ${value}`).get("k") === value) return value;
-  return JSON.stringify(value);
-}
-
-/** `source` with the string at `path` set to `value`: a splice, or one new line in a block map. */
-export function setScalarInSource(source: string, flagPath: string[], field: string, value: string): string {
-  const doc = parseDocument(source);
-  const node = doc.getIn([...flagPath, field], true);
-  let text: string;
-  if (node !== undefined) {
-    if (!isScalar(node) || !node.range) throw new AdminError(409, "CONFLICT", `${field} is not written as a plain value; change it by hand`);
-    const [start, end] = node.range;
-    text = `${source.slice(0, start)}${scalarText(value, node.type)}${source.slice(end)}`;
-  } else {
-    const flag = doc.getIn(flagPath, true);
-    const first = isMap(flag) && !flag.flow ? flag.items[0] : undefined;
-    const keyStart = first && (first.key as { range?: [number, number] } | null)?.range?.[0];
-    if (keyStart === undefined) throw new AdminError(409, "CONFLICT", `the flag has no ${field} line and is not a block mapping; add it by hand`);
-    const lineStart = source.lastIndexOf("\n", keyStart - 1) + 1;
-    const indent = source.slice(lineStart, keyStart);
-    if (!/^[ \t]*$/.test(indent)) throw new AdminError(409, "CONFLICT", `cannot add a ${field} line here; add it by hand`);
-    const eol = source.includes("\r\n") ? "\r\n" : "\n";
-    text = `${source.slice(0, lineStart)}${indent}${field}: ${scalarText(value, undefined)}${eol}${source.slice(lineStart)}`;
+/**
+ * `source` with the flag's `field` set to `value`: the shared byte-preserving splice (as `keys
+ * rotate` uses) when the key is there, else one new line at the top of the flag's block mapping.
+ */
+export function setScalarInSource(source: string, flagPath: string[], field: string, value: string, file = "the file"): string {
+  let text: string | undefined;
+  try {
+    text = replaceStringInSource(source, [...flagPath, field], value, file);
+  } catch (error) {
+    throw new AdminError(409, "CONFLICT", (error as Error).message);
   }
+  if (text !== undefined) return text;
+  const flag = parseDocument(source).getIn(flagPath, true);
+  const first = isMap(flag) && !flag.flow ? flag.items[0] : undefined;
+  const keyStart = first && (first.key as { range?: [number, number] } | null)?.range?.[0];
+  if (keyStart === undefined) throw new AdminError(409, "CONFLICT", `the flag has no ${field} line and is not a block mapping; add it by hand`);
+  const lineStart = source.lastIndexOf("\n", keyStart - 1) + 1;
+  const indent = source.slice(lineStart, keyStart);
+  if (!/^[ \t]*$/.test(indent)) throw new AdminError(409, "CONFLICT", `cannot add a ${field} line here; add it by hand`);
+  const eol = source.includes("\r\n") ? "\r\n" : "\n";
+  text = `${source.slice(0, lineStart)}${indent}${field}: ${scalarSource(undefined, value)}${eol}${source.slice(lineStart)}`;
   const check = parseDocument(text);
   if (check.errors.length > 0 || check.getIn([...flagPath, field]) !== value) {
-    throw new AdminError(409, "CONFLICT", `could not rewrite ${field} safely; change it by hand`);
+    throw new AdminError(409, "CONFLICT", `could not add ${field} safely; add it by hand`);
   }
   return text;
 }
@@ -113,7 +108,7 @@ export async function saveFlag(config: EnvironmentConfig, flagKey: string, def: 
     const written = parseDocument(text).getIn([...path, field]);
     if (value === undefined || (value === current && written !== undefined)) continue;
     if (field === "state" && value === "ENABLED" && written === undefined) continue; // ENABLED is the default
-    text = setScalarInSource(text, path, field, value);
+    text = setScalarInSource(text, path, field, value, file);
     changed.push(field);
   }
   if (changed.length > 0) await writeFileAtomic(file, text);
