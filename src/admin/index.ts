@@ -10,7 +10,7 @@ import type { Metrics } from "../http/metrics.js";
 import type { Logger } from "../log.js";
 import type { FlagStore } from "../store/store.js";
 import { AdminFeed } from "./feed.js";
-import { allowedHosts, isAdminPath } from "./guard.js";
+import { allowedHosts } from "./guard.js";
 import { OverrideLayer } from "./overrides.js";
 import { registerPage } from "./page.js";
 import { registerAdminGuard, registerAdminRoutes } from "./routes.js";
@@ -43,7 +43,6 @@ export interface Admin {
   overrides: OverrideService;
   /** Undefined with the admin API off. */
   token?: string;
-  isAdminPath(path: string): boolean;
   onChanges(changes: readonly EnvironmentChange[]): void;
   /**
    * How an override change re-applies an environment: the same path a reload takes, given a
@@ -81,7 +80,6 @@ export async function createAdmin(options: AdminOptions): Promise<Admin> {
     layer: layer.apply,
     overrides,
     token,
-    isAdminPath,
     onChanges: (changes) => feed?.onChanges(changes),
     bind(apply) {
       reapply = (env) =>

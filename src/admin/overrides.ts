@@ -85,8 +85,11 @@ export class OverrideLayer {
     if (!overrides || overrides.size === 0) return loaded;
     const definitions = { ...loaded.config.flags };
     const flags = new Map(loaded.flags);
+    // A flag whose new definition is broken keeps its override (and its last good definition).
+    const broken = (loaded.config as { invalidFlags?: Record<string, string> }).invalidFlags ?? {};
     for (const [key, override] of [...overrides]) {
       const def = Object.hasOwn(definitions, key) ? definitions[key] : undefined;
+      if (!def && Object.hasOwn(broken, key)) continue;
       const stale = staleReason(def, override);
       const flag = flags.get(key);
       if (stale || !def || !flag) {
