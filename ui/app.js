@@ -241,6 +241,7 @@ function flagCard(env, flag) {
       flag.override ? el("span", { class: "badge override", text: overrideText(flag.override) }) : null,
       changed ? el("span", { class: "badge changed", text: "changed" }) : null,
     ),
+    flag.problem ? el("p", { class: "error", role: "note" }, "Not served as written: ", flag.problem) : null,
     el("p", {}, "Default variant: ", el("strong", { text: flag.defaultVariant ?? "none (the caller's default)" })),
     variants,
     flag.hasTargeting

@@ -2,7 +2,7 @@
  * What the dashboard shows: every environment with its flags as the files define them, the
  * override on each, its segments and any current problem. A pure function of the store's state.
  */
-import { formatProblem, type EnvironmentConfig, type JsonValue, type Problem } from "../config/types.js";
+import { formatProblem, type EnvironmentConfig, type FlagDefinition, type JsonValue, type Problem } from "../config/types.js";
 import type { FlagStore } from "../store/store.js";
 import type { OverrideLayer, Override } from "./overrides.js";
 
@@ -17,6 +17,8 @@ export interface FlagView {
   segments: string[];
   metadata: Record<string, unknown>;
   override: Override | null;
+  /** Why the file's definition cannot be served (the last good one is, or PARSE_ERROR). */
+  problem?: string;
 }
 
 export interface EnvironmentView {
@@ -44,23 +46,29 @@ export function segmentRefs(rule: unknown, found = new Set<string>()): string[] 
 const hasRule = (targeting: unknown): boolean =>
   targeting !== undefined && targeting !== null && !(typeof targeting === "object" && Object.keys(targeting).length === 0);
 
+const NO_DEFINITION: FlagDefinition = { state: "ENABLED", variants: {}, defaultVariant: null, metadata: {} };
+
+/**
+ * Flags as the files define them; a flag whose definition is broken shows what is served
+ * instead (its last good definition, if any) with the problem.
+ */
 function flagViews(config: EnvironmentConfig, layer: OverrideLayer): FlagView[] {
-  return Object.keys(config.flags)
-    .sort()
-    .map((key) => {
-      const def = config.flags[key]!;
-      return {
-        key,
-        state: def.state,
-        defaultVariant: def.defaultVariant,
-        variants: def.variants,
-        hasTargeting: hasRule(def.targeting),
-        ...(hasRule(def.targeting) && { targeting: def.targeting }),
-        segments: segmentRefs(def.targeting),
-        metadata: def.metadata,
-        override: layer.get(config.name, key) ?? null,
-      };
-    });
+  const broken = config.invalidFlags ?? {};
+  return [...new Set([...Object.keys(config.flags), ...Object.keys(broken)])].sort().map((key) => {
+    const def = Object.hasOwn(config.flags, key) ? config.flags[key]! : (layer.lastGood(config.name, key) ?? NO_DEFINITION);
+    return {
+      key,
+      state: def.state,
+      defaultVariant: def.defaultVariant,
+      variants: def.variants,
+      hasTargeting: hasRule(def.targeting),
+      ...(hasRule(def.targeting) && { targeting: def.targeting }),
+      segments: segmentRefs(def.targeting),
+      metadata: def.metadata,
+      override: layer.get(config.name, key) ?? null,
+      ...(Object.hasOwn(broken, key) && { problem: broken[key] }),
+    };
+  });
 }
 
 const formatted = (problems: readonly Problem[] | undefined): string[] => (problems ?? []).map(formatProblem);

@@ -50,6 +50,8 @@ function overridden(def: FlagDefinition, flag: CompiledFlag, override: Override)
 export class OverrideLayer {
   #overrides = new Map<string, Map<string, Override>>();
   #base = new Map<string, LoadedEnvironment>();
+  /** Environment -> broken flag -> its last good file definition, compiled (served meanwhile). */
+  #lastGood = new Map<string, Record<string, { def: FlagDefinition; flag: CompiledFlag }>>();
   #writing: Promise<void> = Promise.resolve();
 
   constructor(private readonly options: { logger: Logger; file?: string }) {}
@@ -77,23 +79,33 @@ export class OverrideLayer {
     }
   }
 
-  /** The hook every load goes through: remembers the file definition, returns it overridden. */
+  /**
+   * The hook every load goes through: remembers the file definition, returns it overridden.
+   * A flag whose new definition is broken is served (and overridden) as its last good one.
+   */
   readonly apply = (loaded: LoadedEnvironment): LoadedEnvironment => {
     const name = loaded.config.name;
+    this.#rememberLastGood(name, loaded);
     this.#base.set(name, loaded);
+    const kept = Object.entries(this.#lastGood.get(name) ?? {});
     const overrides = this.#overrides.get(name);
-    if (!overrides || overrides.size === 0) return loaded;
+    if (kept.length === 0 && (!overrides || overrides.size === 0)) return loaded;
     const definitions = { ...loaded.config.flags };
     const flags = new Map(loaded.flags);
-    // A flag whose new definition is broken keeps its override (and its last good definition).
-    const broken = (loaded.config as { invalidFlags?: Record<string, string> }).invalidFlags ?? {};
-    for (const [key, override] of [...overrides]) {
+    const { invalidFlags, ...config } = loaded.config;
+    const broken = { ...invalidFlags };
+    for (const [key, good] of kept) {
+      definitions[key] = good.def;
+      flags.set(key, good.flag);
+      delete broken[key];
+    }
+    for (const [key, override] of [...(overrides ?? [])]) {
       const def = Object.hasOwn(definitions, key) ? definitions[key] : undefined;
-      if (!def && Object.hasOwn(broken, key)) continue;
-      const stale = staleReason(def, override);
       const flag = flags.get(key);
+      if (!def && Object.hasOwn(broken, key)) continue; // broken, never good: kept until fixed
+      const stale = staleReason(def, override);
       if (stale || !def || !flag) {
-        overrides.delete(key);
+        overrides!.delete(key);
         this.options.logger.warn(`${name}: override of ${key} dropped: ${stale ?? "the flag is no longer defined"}`);
         void this.persist();
         continue;
@@ -102,12 +114,30 @@ export class OverrideLayer {
       definitions[key] = nextDef;
       flags.set(key, nextFlag);
     }
-    return { config: { ...loaded.config, flags: definitions }, flags };
+    return { config: { ...config, flags: definitions, ...(Object.keys(broken).length > 0 && { invalidFlags: broken }) }, flags };
   };
 
   /** The environment as its files define it (no overrides), as of the last load. */
   base(env: string): LoadedEnvironment | undefined {
     return this.#base.get(env);
+  }
+
+  /** The last good file definition of a flag whose current one is broken. */
+  lastGood(env: string, key: string): FlagDefinition | undefined {
+    return this.#lastGood.get(env)?.[key]?.def;
+  }
+
+  #rememberLastGood(env: string, loaded: LoadedEnvironment): void {
+    const previous = this.#base.get(env);
+    const before = this.#lastGood.get(env) ?? {};
+    const kept: Record<string, { def: FlagDefinition; flag: CompiledFlag }> = {};
+    for (const key of Object.keys(loaded.config.invalidFlags ?? {})) {
+      const def = previous && Object.hasOwn(previous.config.flags, key) ? previous.config.flags[key] : undefined;
+      const flag = previous?.flags.get(key);
+      if (def && flag) kept[key] = { def, flag };
+      else if (before[key]) kept[key] = before[key];
+    }
+    this.#lastGood.set(env, kept);
   }
 
   get(env: string, key: string): Override | undefined {

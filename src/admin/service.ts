@@ -30,8 +30,10 @@ export function createOverrideService({ store, layer, reapply }: OverrideService
   };
   const definitionOf = (env: string, flagKey: string) => {
     const { flags } = baseOf(env).config;
-    if (!Object.hasOwn(flags, flagKey)) throw new AdminError(404, "FLAG_NOT_FOUND", `environment ${env} has no flag '${flagKey}'`, { key: flagKey });
-    return flags[flagKey]!;
+    // A flag whose definition is broken is overridden on top of its last good one.
+    const def = Object.hasOwn(flags, flagKey) ? flags[flagKey] : layer.lastGood(env, flagKey);
+    if (!def) throw new AdminError(404, "FLAG_NOT_FOUND", `environment ${env} has no flag '${flagKey}'`, { key: flagKey });
+    return def;
   };
 
   return {

@@ -71,11 +71,9 @@ async function applyNow(load: ConfigLoad, ctx: ReloadContext, options: ApplyOpti
     if (!load.environments.has(env) && (load.problems.has(env) || unreadable)) next.set(env, snapshot);
   }
   // A flag broken by this edit keeps its last good definition; the other flags' edits apply.
-  const keptFlags = new Map<string, string[]>();
   for (const loaded of valid) {
     const name = loaded.config.name;
-    const { config, flags, kept } = keepLastGoodFlags(loaded.config, loaded.flags, previous.get(name));
-    if (kept.length > 0) keptFlags.set(name, kept);
+    const { config, flags } = keepLastGoodFlags(loaded.config, loaded.flags, previous.get(name));
     next.set(name, createSnapshot(config, flags, keys.get(name)!));
   }
 
@@ -105,9 +103,11 @@ async function applyNow(load: ConfigLoad, ctx: ReloadContext, options: ApplyOpti
     if (env !== "" && previous.has(env) && !load.environments.has(env)) logger.warn(`${env}: keeping the last good configuration`);
   }
   for (const [env, { config }] of load.environments) {
-    const kept = new Set(keptFlags.get(env));
+    // Kept here or by the layer (which keeps an overridden flag's last good definition itself).
+    const served = next.get(env)?.config.flags ?? {};
     for (const key of Object.keys(config.invalidFlags ?? {})) {
-      logger.warn(`${env}: flag ${key} ${kept.has(key) ? "keeps its last good definition" : "answers PARSE_ERROR until its problems are fixed"}`);
+      const kept = Object.hasOwn(served, key);
+      logger.warn(`${env}: flag ${key} ${kept ? "keeps its last good definition" : "answers PARSE_ERROR until its problems are fixed"}`);
     }
   }
 

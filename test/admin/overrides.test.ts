@@ -196,6 +196,39 @@ describe("overrides and file reloads", () => {
   });
 });
 
+describe("an override on a flag whose edit is broken", () => {
+  it("stays, and the flag keeps answering with it; cleared, the last good definition answers; the page's data names the problem", async () => {
+    const dir = await tempDir();
+    await dir.write("flags/dev.yaml", DEV_YAML);
+    const server = await createFlagServer({ config: dir.file("flags"), adminToken: ADMIN_TOKEN, stateDir: dir.file("state") });
+    const banner = () => fetch(`${server.url}/ofrep/v1/evaluate/flags/banner`, { method: "POST", headers: { "x-api-key": DEV_KEY } }).then((r) => r.json());
+    const view = async () => {
+      const { environments } = await fetch(`${server.url}/api/v1/admin/environments`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } }).then((r) => r.json());
+      return environments[0].flags.find((f: { key: string }) => f.key === "banner");
+    };
+    try {
+      await server.overrides.set("dev", "banner", { variant: "green" });
+      await writeFile(dir.file("flags/dev.yaml"), DEV_YAML.replace("    defaultVariant: blue\n", "    defaultVariant: blue\n    targeting: { nope: [1] }\n"));
+      await vi.waitFor(async () => expect((await view()).problem).toMatch(/unknown operator "nope"/), { timeout: 5000, interval: 20 });
+      expect(server.overrides.list()).toEqual({ dev: { banner: { variant: "green" } } });
+      expect(await banner()).toMatchObject({ value: "green" });
+      expect(await view()).toMatchObject({ defaultVariant: "blue", override: { variant: "green" } });
+      // Cleared while broken: the last good file definition answers, not the override.
+      await server.overrides.clear("dev", "banner");
+      expect(await banner()).toMatchObject({ value: "blue" });
+      await server.overrides.set("dev", "banner", { variant: "green" });
+      expect(await banner()).toMatchObject({ value: "green" });
+
+      await writeFile(dir.file("flags/dev.yaml"), DEV_YAML.replace("      green: green\n", "      green: GREEN\n"));
+      await vi.waitFor(async () => expect(await banner()).toMatchObject({ value: "GREEN" }), { timeout: 5000, interval: 20 });
+      expect((await view()).problem).toBeUndefined();
+    } finally {
+      await server.close();
+      await dir.remove();
+    }
+  });
+});
+
 describe("--overrides FILE and the programmatic API", () => {
   it("keeps overrides in a YAML file across restarts", async () => {
     const dir = await tempDir();
