@@ -250,7 +250,9 @@ function flagCard(env, flag) {
           { class: "targeting" },
           el("h4", { text: "Targeting" }),
           el("ul", {}, ruleLines(flag.targeting).map((line) => el("li", {}, el("code", { text: line })))),
-          flag.segments.length > 0 ? el("p", {}, "Segments: ", flag.segments.map((s, i) => [i ? ", " : "", el("code", { text: s, title: json(env.segments[s]) })])) : null,
+          flag.segments.length > 0
+            ? [el("h4", { text: "Segments" }), el("ul", {}, flag.segments.map((s) => el("li", {}, el("code", { text: s }), ": ", el("code", { text: s in env.segments ? rule(env.segments[s]) : "(not defined)" }))))]
+            : null,
           el("details", {}, el("summary", { text: "JSON" }), el("pre", { text: JSON.stringify(flag.targeting, null, 2) })),
         )
       : el("p", { class: "muted", text: "No targeting: every evaluation gets the default variant." }),
