@@ -8,6 +8,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { loadConfig, loadInlineConfig, type ConfigLoad } from "./config/index.js";
 import { formatProblem, type Problem } from "./config/types.js";
 import { createAdmin, type OverrideService } from "./admin/index.js";
+export { OverridesFileError } from "./admin/overrides.js";
 import { applyLoad, type EnvironmentChange } from "./changes/reload.js";
 import { createReloader } from "./changes/reloader.js";
 import { watchConfig, type ConfigWatcher } from "./changes/watch.js";

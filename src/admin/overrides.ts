@@ -15,6 +15,9 @@ import type { Logger } from "../log.js";
 
 export type Override = { variant: string } | { state: FlagState };
 
+/** The `--overrides` file cannot be read or is not an overrides file: the server does not start. */
+export class OverridesFileError extends Error {}
+
 /** Environment -> flag key -> override. */
 export type OverrideList = Record<string, Record<string, Override>>;
 
@@ -60,16 +63,15 @@ export class OverrideLayer {
   async load(): Promise<void> {
     const { file } = this.options;
     if (!file) return;
-    let text: string;
+    let parsed: unknown;
     try {
-      text = await readFile(file, "utf8");
+      parsed = parse(await readFile(file, "utf8")) ?? {};
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === "ENOENT") return;
-      throw new Error(`cannot read the overrides file ${file}: ${(error as Error).message}`);
+      throw new OverridesFileError(`--overrides ${file}: ${(error as Error).message.split("\n")[0]}`);
     }
-    const parsed: unknown = parse(text) ?? {};
     const environments = isRecord(parsed) ? (parsed.environments ?? {}) : undefined;
-    if (!isRecord(environments)) throw new Error(`${file}: expected "environments:" mapping environment names to flag overrides`);
+    if (!isRecord(environments)) throw new OverridesFileError(`--overrides ${file}: expected "environments:" mapping environment names to flag overrides`);
     for (const [env, flags] of Object.entries(environments)) {
       for (const [key, value] of Object.entries(isRecord(flags) ? flags : {})) {
         const override = parseOverride(value);

@@ -200,7 +200,7 @@ async function runServe(pathArg: string | undefined, flags: ServeFlags): Promise
   const corsOrigin = flags.corsOrigin === "*" ? "*" : flags.corsOrigin.split(",").map((o) => o.trim());
 
   // Loaded here, not at the top: `validate`, `init` and `eval` start faster without the server.
-  const [{ InvalidConfigError, startServer }, { formatProblem }, { PortInUseError }] = await Promise.all([
+  const [{ InvalidConfigError, OverridesFileError, startServer }, { formatProblem }, { PortInUseError }] = await Promise.all([
     import("../server.js"),
     import("../config/types.js"),
     import("../http/listen.js"),
@@ -245,6 +245,11 @@ async function runServe(pathArg: string | undefined, flags: ServeFlags): Promise
     }
     if (error instanceof PortInUseError) {
       logger.error(error.message, { host: error.host, port: error.port });
+      process.exitCode = 1;
+      return;
+    }
+    if (error instanceof OverridesFileError) {
+      logger.error(error.message);
       process.exitCode = 1;
       return;
     }

@@ -97,6 +97,16 @@ describe("flagserve override", () => {
   });
 });
 
+describe("flagserve --overrides FILE", () => {
+  it("a file that is not an overrides file: a one-line error and exit 1", async () => {
+    await dir.write("bad-overrides.yaml", "environments: [1, 2\n");
+    const cli = runCli([dir.file("flags"), "--port", "0", "--state-dir", dir.file("state3"), "--overrides", dir.file("bad-overrides.yaml")]);
+    expect((await cli.exited).code).toBe(1);
+    expect(cli.stderr()).toMatch(/^error: --overrides .*bad-overrides\.yaml: .+\n$/m);
+    expect(cli.stderr()).not.toMatch(/\n\s+at /); // no stack trace
+  });
+});
+
 describe("flagserve --no-admin", () => {
   it("prints no dashboard line and has no admin API", async () => {
     const { cli, url: offUrl } = await startCli([dir.file("flags"), "--state-dir", dir.file("state2"), "--no-admin"]);
