@@ -68,20 +68,27 @@ export function registerAdminGuard(app: H3, options: Pick<AdminRoutesOptions, "t
   });
 }
 
-export function registerAdminRoutes(app: H3, options: AdminRoutesOptions): void {
-  const { store, layer, overrides, feed, maxBodyBytes } = options;
-  const base = `${ADMIN_API_PREFIX}/environments/:env`;
-  const snapshotOf = (env: string) => {
-    const snapshot = store.get(env);
-    if (!snapshot) throw new AdminError(404, "ENVIRONMENT_NOT_FOUND", `no environment named '${env}'`);
-    return snapshot;
-  };
+const BASE = `${ADMIN_API_PREFIX}/environments/:env`;
 
+export function registerAdminRoutes(app: H3, options: AdminRoutesOptions): void {
+  const { store, layer, overrides } = options;
   app.get(`${ADMIN_API_PREFIX}/environments`, handle(() => describeEnvironments(store, layer)));
   app.get(`${ADMIN_API_PREFIX}/overrides`, handle(() => ({ overrides: overrides.list() })));
+  registerOverrideRoutes(app, options);
+  registerSaveRoute(app, options);
+  registerPlaygroundRoute(app, options);
+  registerFeedRoute(app, options);
+}
 
+function snapshotOf(store: FlagStore, env: string) {
+  const snapshot = store.get(env);
+  if (!snapshot) throw new AdminError(404, "ENVIRONMENT_NOT_FOUND", `no environment named '${env}'`);
+  return snapshot;
+}
+
+function registerOverrideRoutes(app: H3, { overrides, maxBodyBytes }: AdminRoutesOptions): void {
   app.put(
-    `${base}/overrides/:flag`,
+    `${BASE}/overrides/:flag`,
     handle(async (event) => {
       const [env, flagKey] = [param(event, "env"), param(event, "flag")];
       const override = await overrides.set(env, flagKey, await body(event, maxBodyBytes));
@@ -89,7 +96,7 @@ export function registerAdminRoutes(app: H3, options: AdminRoutesOptions): void 
     }),
   );
   app.delete(
-    `${base}/overrides/:flag`,
+    `${BASE}/overrides/:flag`,
     handle(async (event) => {
       const [env, flagKey] = [param(event, "env"), param(event, "flag")];
       const removed = await overrides.clear(env, flagKey);
@@ -97,34 +104,42 @@ export function registerAdminRoutes(app: H3, options: AdminRoutesOptions): void 
     }),
   );
   app.delete(
-    `${base}/overrides`,
+    `${BASE}/overrides`,
     handle(async (event) => {
       const env = param(event, "env");
       return { environment: env, removed: await overrides.clear(env) };
     }),
   );
+}
 
+function registerSaveRoute(app: H3, { store, layer, maxBodyBytes, logger }: AdminRoutesOptions): void {
   app.patch(
-    `${base}/flags/:flag`,
+    `${BASE}/flags/:flag`,
     handle(async (event) => {
       const [env, flagKey] = [param(event, "env"), param(event, "flag")];
       const patch = parsePatch(await body(event, maxBodyBytes));
-      snapshotOf(env);
+      snapshotOf(store, env);
       const config = layer.base(env)?.config;
+      const problem = config?.invalidFlags?.[flagKey];
+      if (problem !== undefined) throw new AdminError(409, "CONFLICT", `flag ${flagKey} has a problem in its file (${problem}); fix the file first`, { key: flagKey });
       const def = config && Object.hasOwn(config.flags, flagKey) ? config.flags[flagKey] : undefined;
       if (!config || !def) throw new AdminError(404, "FLAG_NOT_FOUND", `environment ${env} has no flag '${flagKey}'`, { key: flagKey });
       const saved = await saveFlag(config, flagKey, def, patch);
-      options.logger.info(`${env}: ${flagKey} saved to ${saved.file} (${saved.changed.join(", ") || "no change"})`);
+      logger.info(`${env}: ${flagKey} saved to ${saved.file} (${saved.changed.join(", ") || "no change"})`);
       return { environment: env, flagKey, ...saved };
     }),
   );
+}
 
-  // The playground: the OFREP bulk endpoint itself, with the environment's key, so the page
-  // shows exactly what a client gets (and never needs the key).
+/**
+ * The playground: the OFREP bulk endpoint itself, with the environment's key, so the page shows
+ * exactly what a client gets (and never needs the key).
+ */
+function registerPlaygroundRoute(app: H3, { store, maxBodyBytes }: AdminRoutesOptions): void {
   app.post(
-    `${base}/evaluate`,
+    `${BASE}/evaluate`,
     handle(async (event) => {
-      const snapshot = snapshotOf(param(event, "env"));
+      const snapshot = snapshotOf(store, param(event, "env"));
       const context = await body(event, maxBodyBytes);
       const response = await app.request("/ofrep/v1/evaluate/flags", {
         method: "POST",
@@ -134,7 +149,10 @@ export function registerAdminRoutes(app: H3, options: AdminRoutesOptions): void 
       return new Response(response.body, { status: response.status, headers: { "content-type": "application/json" } });
     }),
   );
+}
 
+/** The page's live feed: read with fetch() and the bearer header (EventSource cannot send one). */
+function registerFeedRoute(app: H3, { feed }: AdminRoutesOptions): void {
   app.get(
     `${ADMIN_API_PREFIX}/events`,
     handle((event) =>

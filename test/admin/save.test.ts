@@ -78,6 +78,23 @@ describe("PATCH .../flags/{flag}", () => {
     expect(await readFile(file(), "utf8")).toBe(DEV_YAML);
   });
 
+  it("a flag whose definition in the file is broken: 409, the file untouched", async () => {
+    const broken = DEV_YAML.replace("    defaultVariant: blue\n", "    defaultVariant: blue\n    targeting: { nope: [1] }\n");
+    await writeFile(file(), broken);
+    await vi.waitFor(
+      async () => {
+        const { environments } = await (await fixture.admin("/environments")).json();
+        expect(environments[0].flags.find((f: { key: string }) => f.key === "banner").problem).toBeDefined();
+      },
+      { timeout: 5000, interval: 25 },
+    );
+    const response = await patch("dev", "banner", { defaultVariant: "green" });
+    expect(response.status).toBe(409);
+    expect(await response.json()).toMatchObject({ errorCode: "CONFLICT", key: "banner", errorDetails: expect.stringContaining("fix the file first") });
+    expect(await readFile(file(), "utf8")).toBe(broken);
+    await writeFile(file(), DEV_YAML);
+  });
+
   it("a flag not read from a file: 409 with a clear message", async () => {
     const server = await createFlagServer({
       config: { environments: { test: { flags: { f: { variants: { a: 1, b: 2 }, defaultVariant: "a" } } } } },
