@@ -4,6 +4,7 @@
  *   const server = await createFlagServer({ config: { environments: { test: { apiKey: "k", flags } } } });
  *   // ... OFREP clients at server.url with X-API-Key: server.keys.test
  *   await server.update("test", { apiKey: "k", flags: changedFlags }); // same diff and events as a file edit
+ *   await server.overrides.set("test", "new-checkout", { variant: "on" }); // the same, without touching the config
  *   await server.close();
  */
 import { mkdtemp, rm } from "node:fs/promises";
