@@ -102,7 +102,8 @@ async function applyNow(load: ConfigLoad, ctx: ReloadContext, options: ApplyOpti
     for (const problem of list) logger.error(formatProblem(problem), { ...problem });
     if (env !== "" && previous.has(env) && !load.environments.has(env)) logger.warn(`${env}: keeping the last good configuration`);
   }
-  for (const [env, { config }] of load.environments) {
+  // (Not again when only the layer is re-applied: nothing about the files changed.)
+  for (const [env, { config }] of options.keepProblems ? [] : load.environments) {
     // Kept here or by the layer (which keeps an overridden flag's last good definition itself).
     const served = next.get(env)?.config.flags ?? {};
     for (const key of Object.keys(config.invalidFlags ?? {})) {
