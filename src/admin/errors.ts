@@ -13,7 +13,8 @@ export type AdminErrorCode =
   | "FLAG_NOT_FOUND"
   | "VARIANT_NOT_FOUND"
   | "INVALID_CONFIG"
-  | "CONFLICT";
+  | "CONFLICT"
+  | "METHOD_NOT_ALLOWED";
 
 export class AdminError extends Error {
   constructor(
@@ -22,16 +23,18 @@ export class AdminError extends Error {
     readonly errorDetails: string,
     /** Extra fields of the JSON body (e.g. `validVariants`, `problems`). */
     readonly extra: Record<string, unknown> = {},
+    /** Response headers (`Allow`, `WWW-Authenticate`). */
+    readonly headers: Record<string, string> = {},
   ) {
     super(errorDetails);
   }
 
-  toHttp(headers?: Record<string, string>): HTTPError {
+  toHttp(): HTTPError {
     return new HTTPError({
       status: this.status,
       message: this.errorDetails,
       data: { errorCode: this.errorCode, errorDetails: this.errorDetails, ...this.extra },
-      headers,
+      headers: this.headers,
     });
   }
 }

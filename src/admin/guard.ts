@@ -62,6 +62,7 @@ function sameOrigin(origin: string, host: string): boolean {
 export function checkToken(event: H3Event, token: string): void {
   const header = event.req.headers.get("authorization");
   const presented = header?.match(/^Bearer\s+(\S+)\s*$/i)?.[1];
-  if (presented === undefined) throw new AdminError(401, "UNAUTHORIZED", "missing admin token: send Authorization: Bearer TOKEN");
-  if (!tokenMatches(presented, token)) throw new AdminError(401, "UNAUTHORIZED", "wrong admin token");
+  const challenge = { "www-authenticate": 'Bearer realm="flagserve-admin"' };
+  if (presented === undefined) throw new AdminError(401, "UNAUTHORIZED", "missing admin token: send Authorization: Bearer TOKEN", {}, challenge);
+  if (!tokenMatches(presented, token)) throw new AdminError(401, "UNAUTHORIZED", "wrong admin token", {}, challenge);
 }

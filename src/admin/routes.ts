@@ -24,10 +24,10 @@ export interface AdminRoutesOptions {
   logger: Logger;
 }
 
-/** AdminErrors leave as their JSON; a 401 says how to authenticate. */
+/** AdminErrors leave as their JSON, with their headers. */
 function rethrow(error: unknown): never {
   if (!(error instanceof AdminError)) throw error;
-  throw error.toHttp(error.status === 401 ? { "www-authenticate": 'Bearer realm="flagserve-admin"' } : undefined);
+  throw error.toHttp();
 }
 
 const handle =
@@ -78,7 +78,26 @@ export function registerAdminRoutes(app: H3, options: AdminRoutesOptions): void 
   registerSaveRoute(app, options);
   registerPlaygroundRoute(app, options);
   registerFeedRoute(app, options);
+  // Any other method on these paths: 405 naming the allowed ones (after the routes above, which win).
+  for (const [path, allow] of Object.entries(ALLOWED_METHODS)) {
+    app.all(
+      path,
+      handle((event) => {
+        throw new AdminError(405, "METHOD_NOT_ALLOWED", `${event.req.method} is not allowed here; use ${allow}`, {}, { allow });
+      }),
+    );
+  }
 }
+
+const ALLOWED_METHODS: Record<string, string> = {
+  [`${ADMIN_API_PREFIX}/environments`]: "GET",
+  [`${ADMIN_API_PREFIX}/overrides`]: "GET",
+  [`${ADMIN_API_PREFIX}/events`]: "GET",
+  [`${BASE}/overrides/:flag`]: "PUT, DELETE",
+  [`${BASE}/overrides`]: "DELETE",
+  [`${BASE}/flags/:flag`]: "PATCH",
+  [`${BASE}/evaluate`]: "POST",
+};
 
 function snapshotOf(store: FlagStore, env: string) {
   const snapshot = store.get(env);

@@ -59,6 +59,28 @@ describe("PUT and DELETE .../overrides", () => {
     expect(await ofrep(DEV_KEY, "banner")).toMatchObject({ value: "blue", reason: "STATIC" });
   });
 
+  it("another method on an admin path: 405 with Allow; an unknown admin path: 404; a body over the limit: 413", async () => {
+    for (const [method, path, allow] of [
+      ["POST", "/environments", "GET"],
+      ["GET", "/environments/dev/overrides/banner", "PUT, DELETE"],
+      ["PUT", "/environments/dev/overrides", "DELETE"],
+      ["GET", "/environments/dev/flags/banner", "PATCH"],
+      ["GET", "/environments/dev/evaluate", "POST"],
+    ]) {
+      const response = await fixture.admin(path!, { method: method! });
+      expect(response.status, `${method} ${path}`).toBe(405);
+      expect(response.headers.get("allow")).toBe(allow);
+      expect(await response.json()).toMatchObject({ errorCode: "METHOD_NOT_ALLOWED" });
+    }
+    const unknown = await fixture.admin("/nope");
+    expect(unknown.status).toBe(404);
+    expect((await unknown.json()).errorCode).toBe("NOT_FOUND");
+    const big = await put("dev", "banner", JSON.stringify({ variant: "green", pad: "x".repeat(1024 * 1024) }));
+    expect(big.status).toBe(413);
+    expect((await big.json()).errorCode).toBe("PAYLOAD_TOO_LARGE");
+    expect(fixture.server.overrides.list()).toEqual({});
+  });
+
   it("a real OpenFeature client gets the override's variant (targeting bypassed), only in that environment, then the file's again", async () => {
     await OpenFeature.setProviderAndWait("dev", new OFREPProvider({ baseUrl: fixture.server.url, headers: [["X-API-Key", DEV_KEY]] }));
     const client = OpenFeature.getClient("dev");
