@@ -2,6 +2,7 @@
 import { getRouterParam, type H3, type H3Event } from "h3";
 import { createSseResponse } from "../events/sse.js";
 import { readJsonBody } from "../http/body.js";
+import { json, JSON_CONTENT_TYPE } from "../http/errors.js";
 import { clientIp } from "../http/events.js";
 import type { Logger } from "../log.js";
 import type { FlagStore } from "../store/store.js";
@@ -30,11 +31,13 @@ function rethrow(error: unknown): never {
   throw error.toHttp();
 }
 
+/** A handler whose AdminErrors become responses, and whose plain results are sent as JSON. */
 const handle =
-  <T>(fn: (event: H3Event) => T | Promise<T>) =>
-  async (event: H3Event): Promise<T> => {
+  (fn: (event: H3Event) => unknown) =>
+  async (event: H3Event): Promise<unknown> => {
     try {
-      return await fn(event);
+      const result = await fn(event);
+      return result instanceof Response ? result : json(event, result);
     } catch (error) {
       rethrow(error);
     }
@@ -165,7 +168,7 @@ function registerPlaygroundRoute(app: H3, { store, maxBodyBytes }: AdminRoutesOp
         headers: { "x-api-key": snapshot.apiKey, "content-type": "application/json", host: event.req.headers.get("host") ?? "localhost" },
         body: JSON.stringify({ context: context === undefined ? {} : context }),
       });
-      return new Response(response.body, { status: response.status, headers: { "content-type": "application/json" } });
+      return new Response(response.body, { status: response.status, headers: { "content-type": JSON_CONTENT_TYPE } });
     }),
   );
 }

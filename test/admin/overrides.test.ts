@@ -89,6 +89,7 @@ describe("PUT and DELETE .../overrides", () => {
 
     const response = await put("dev", "new-checkout", { variant: "off" });
     expect(response.status).toBe(200);
+    expect(response.headers.get("content-type")).toBe("application/json");
     expect(await response.json()).toEqual({ environment: "dev", flagKey: "new-checkout", override: { variant: "off" } });
     expect(await client.getBooleanDetails("new-checkout", true, beta)).toMatchObject({ value: false, variant: "off", reason: "STATIC" });
 
