@@ -87,7 +87,13 @@ Examples:
   $ flagserve override list --url http://127.0.0.1:8080
 Exit status: 0 done, 1 refused by the server (unknown flag, variant, environment, token) or unreachable, 2 usage error.`,
   );
+  addSet(override);
+  addClear(override);
+  addList(override);
+  return override;
+}
 
+function addSet(override: Command): void {
   withConnection(
     override
       .command("set")
@@ -104,7 +110,9 @@ Exit status: 0 done, 1 refused by the server (unknown flag, variant, environment
       out(`${flags.env}  ${flag}  ${flags.disable ? "disabled" : `variant ${variant}`}`);
     }),
   );
+}
 
+function addClear(override: Command): void {
   withConnection(
     override
       .command("clear")
@@ -124,7 +132,9 @@ Exit status: 0 done, 1 refused by the server (unknown flag, variant, environment
       out(removed.length === 0 ? `${flags.env}: no overrides` : removed.map((key) => `${flags.env}  ${key}  cleared`).join("\n"));
     }),
   );
+}
 
+function addList(override: Command): void {
   withConnection(
     override.command("list", { isDefault: true }).description("print every override: ENV FLAG WHAT").option("--json", "print the JSON the server returns"),
   ).action(
@@ -135,5 +145,4 @@ Exit status: 0 done, 1 refused by the server (unknown flag, variant, environment
       if (rows.length > 0) out(rows.join("\n"));
     }),
   );
-  return override;
 }
