@@ -342,12 +342,17 @@ function addFeed(change) {
   $("feed-empty").hidden = true;
 }
 
+/** Highlights the changed flags, and the flags using a changed segment, for a few seconds. */
 function markChanged(change) {
   let set = state.changed.get(change.environment);
   if (!set) state.changed.set(change.environment, (set = new Set()));
-  for (const f of change.flags) set.add(f.key);
+  const segments = new Set(change.segments.map((s) => s.key));
+  const env = state.environments.find((e) => e.name === change.environment);
+  const users = env ? env.flags.filter((f) => f.segments.some((s) => segments.has(s))).map((f) => f.key) : [];
+  const keys = [...change.flags.map((f) => f.key), ...users];
+  for (const key of keys) set.add(key);
   setTimeout(() => {
-    for (const f of change.flags) set.delete(f.key);
+    for (const key of keys) set.delete(key);
     renderFlags();
   }, 4000);
 }

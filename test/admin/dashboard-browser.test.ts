@@ -115,6 +115,13 @@ describe.skipIf(!available)("the dashboard in Chromium", () => {
     await card("banner").getByText("changed", { exact: true }).waitFor();
     await page.getByRole("region", { name: "Recent changes" }).getByText("dev: flag banner updated").first().waitFor();
 
+    // A segment's edit: the flags using it are highlighted too.
+    await card("new-checkout").getByText("changed", { exact: true }).waitFor({ state: "detached" }); // earlier highlights gone
+    await writeFile(file(), YAML.replace('"@example.com"', '"@example.org"'));
+    await page.getByRole("region", { name: "Recent changes" }).getByText(/segment beta updated/).first().waitFor();
+    await card("new-checkout").getByText("changed", { exact: true }).waitFor();
+    await card("new-checkout").getByText('beta: email ends with "@example.org"').waitFor();
+
     await writeFile(file(), `${YAML}  broken: [\n`);
     const alert = page.getByRole("alert").filter({ hasText: "A reload failed" });
     await alert.waitFor();
