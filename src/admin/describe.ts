@@ -87,5 +87,7 @@ export function describeEnvironments(store: FlagStore, layer: OverrideLayer): { 
         problems: formatted(store.problems.get(snapshot.name)),
       };
     });
-  return { environments, problems: formatted(store.problems.get("")) };
+  // Problems not tied to a served environment: the configuration's own, and environments never loaded.
+  const elsewhere = [...store.problems].filter(([env]) => !store.environments.has(env)).flatMap(([, list]) => formatted(list));
+  return { environments, problems: elsewhere };
 }

@@ -212,6 +212,9 @@ describe("overrides and file reloads", () => {
       // The problem is still reported: applying an override is not a reload.
       expect((await admin("/environments")).environments[0].problems).not.toEqual([]);
       expect((await (await fetch(`${server.url}/readyz`)).json()).status).toBe("degraded");
+      // A new environment that never loaded: its problem is listed beside the environments.
+      await writeFile(dir.file("flags/qa.yaml"), "flags: [\n");
+      await vi.waitFor(async () => expect((await admin("/environments")).problems).toEqual([expect.stringMatching(/qa\.yaml:\d+:\d+ /)]), { timeout: 5000, interval: 20 });
     } finally {
       await server.close();
       await dir.remove();
