@@ -4,6 +4,7 @@
  *   const server = await createFlagServer({ config: { environments: { test: { apiKey: "k", flags } } } });
  *   // ... OFREP clients at server.url with X-API-Key: server.keys.test
  *   await server.update("test", { apiKey: "k", flags: changedFlags }); // same diff and events as a file edit
+ *   await server.overrides.set("test", "new-checkout", { variant: "on" }); // the same, without touching the config
  *   await server.close();
  */
 import { mkdtemp, rm } from "node:fs/promises";
@@ -15,11 +16,13 @@ import type { FaultRule } from "./fixture/fault-rules.js";
 import type { SessionSummary, SessionView } from "./fixture/sessions.js";
 import { silentLogger, type Logger } from "./log.js";
 import { startServer } from "./server.js";
+import type { OverrideService } from "./admin/index.js";
 
 export { EnrichmentError } from "./fixture/enrich.js";
 export { FaultRulesError, type FaultRoute, type FaultRule, type FaultStatus } from "./fixture/fault-rules.js";
 export { SESSION_HEADER, type RecordedEvaluation, type SessionSummary, type SessionView } from "./fixture/sessions.js";
 export { InvalidConfigError } from "./server.js";
+export { AdminError, type Override, type OverrideList, type OverrideService } from "./admin/index.js";
 export { formatProblem, type Problem } from "./config/types.js";
 export type { Logger } from "./log.js";
 export type { JsonObject, JsonValue, Metadata, NotificationTarget } from "./config/types.js";
@@ -66,6 +69,14 @@ export interface FlagServerOptions {
   /** Seconds a replaced key keeps working (default 3600, as `--key-grace`). */
   keyGraceSeconds?: number;
   corsOrigin?: string | string[];
+  /** Serve the admin API and the dashboard page at `/` (default true). */
+  admin?: boolean;
+  /** The admin token; default FLAGSERVE_ADMIN_TOKEN, else one kept in the state directory. */
+  adminToken?: string;
+  /** Keep overrides in this YAML file across restarts. */
+  overridesFile?: string;
+  /** Host names the admin API answers to besides loopback names and the listen address. */
+  adminHosts?: string[];
   /** Where log lines go; default nowhere. */
   logger?: Logger;
   /**
@@ -105,6 +116,14 @@ export interface FlagServer {
   sessions(): SessionSummary[];
   /** Forgets a session; true when there was one. */
   clearSession(id: string): boolean;
+  /**
+   * Overrides over the file definitions, per environment: `set(env, flag, {variant: "on"})` or
+   * `{state: "DISABLED"}`, `clear(env, flag?)`, `list()`. Same checks (AdminError with status
+   * 400/404/422) and the same change events as the admin API.
+   */
+  readonly overrides: OverrideService;
+  /** The admin API's bearer token (undefined with `admin: false`). */
+  readonly adminToken?: string;
   close(): Promise<void>;
 }
 
@@ -123,6 +142,10 @@ export async function createFlagServer(options: FlagServerOptions): Promise<Flag
       heartbeatSeconds: options.heartbeatSeconds,
       keyGraceSeconds: options.keyGraceSeconds,
       corsOrigin: options.corsOrigin,
+      admin: options.admin,
+      adminToken: options.adminToken,
+      overridesFile: options.overridesFile,
+      adminHosts: options.adminHosts,
       logger: options.logger ?? silentLogger,
       contextValues: options.contextValues,
       contextFromHeaders: options.contextFromHeaders,
@@ -146,6 +169,8 @@ export async function createFlagServer(options: FlagServerOptions): Promise<Flag
     session: (id) => running.sessions.get(id),
     sessions: () => running.sessions.list(),
     clearSession: (id) => running.sessions.delete(id),
+    overrides: running.overrides,
+    adminToken: running.adminToken,
     async close() {
       await running.close();
       if (tempState) await rm(tempState, { recursive: true, force: true });

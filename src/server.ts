@@ -7,6 +7,8 @@ import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { loadConfig, loadInlineConfig, type ConfigLoad } from "./config/index.js";
 import { formatProblem, type Problem } from "./config/types.js";
+import { createAdmin, type OverrideService } from "./admin/index.js";
+export { OverridesFileError } from "./admin/overrides.js";
 import { applyLoad, type EnvironmentChange } from "./changes/reload.js";
 import { createReloader } from "./changes/reloader.js";
 import { watchConfig, type ConfigWatcher } from "./changes/watch.js";
@@ -17,6 +19,7 @@ import { validateFaultRules, type FaultRule } from "./fixture/fault-rules.js";
 import { FaultInjector } from "./fixture/faults.js";
 import { SessionStore } from "./fixture/sessions.js";
 import { createApp } from "./http/app.js";
+import { DEFAULT_MAX_BODY_BYTES } from "./http/body.js";
 import { Metrics } from "./http/metrics.js";
 import { listenApp } from "./http/listen.js";
 import type { Logger } from "./log.js";
@@ -49,6 +52,14 @@ export interface ServerOptions {
   keyGraceSeconds?: number;
   https?: boolean;
   public?: boolean;
+  /** false: no admin API and no dashboard page (`--no-admin`). */
+  admin?: boolean;
+  /** The admin token (`--admin-token`); else FLAGSERVE_ADMIN_TOKEN, else kept in the state directory. */
+  adminToken?: string;
+  /** Host names the admin API answers to besides loopback and the listen address (`--admin-host`). */
+  adminHosts?: string[];
+  /** Keep overrides in this YAML file across restarts (`--overrides`). */
+  overridesFile?: string;
   logger: Logger;
   /** Told about every applied change, after the events went out. */
   onChanges?: (changes: EnvironmentChange[]) => void;
@@ -69,6 +80,10 @@ export interface RunningServer {
   keys(): Record<string, string>;
   /** Re-reads the files now (the watcher does this by itself). */
   reload(): Promise<EnvironmentChange[]>;
+  /** Overrides over the file definitions (the same operations as the admin API). */
+  overrides: OverrideService;
+  /** The admin token; undefined with the admin API off. */
+  adminToken?: string;
   /** Replaces one environment's configuration, through the same validation, diff and events as a file edit. */
   update(env: string, config: unknown): Promise<EnvironmentChange[]>;
   /** The active fault rules (set, read, clear). */
@@ -138,11 +153,25 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const sessions = new SessionStore();
   // Notifications are queued and sent detached, so they never hold up a reload or its events.
   const notifier = createNotifier({ logger });
+  const admin = await createAdmin({
+    store,
+    logger,
+    stateDir,
+    enabled: options.admin !== false,
+    token: options.adminToken,
+    overridesFile: options.overridesFile,
+    listenHost: options.host,
+    hosts: options.adminHosts,
+    maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
+    metrics,
+  });
   const onChanges = (changes: EnvironmentChange[]) => {
     notifier.onChanges(changes);
+    admin.onChanges(changes);
     options.onChanges?.(changes);
   };
-  const reloadContext = { store, hub, logger, stateDir, keyGraceSeconds: options.keyGraceSeconds ?? DEFAULT_KEY_GRACE_SECONDS, onChanges };
+  const reloadContext = { store, hub, logger, stateDir, keyGraceSeconds: options.keyGraceSeconds ?? DEFAULT_KEY_GRACE_SECONDS, onChanges, layer: admin.layer };
+  admin.bind((load) => applyLoad(load, reloadContext, { partial: true, keepProblems: true }));
   await applyLoad(initial, { ...reloadContext, logger: { ...logger, info() {} }, onChanges: undefined });
 
   // One reload at a time; edits that arrive meanwhile are folded into one more; and every input
@@ -192,6 +221,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     enrich,
     faults,
     sessions,
+    admin,
   });
   let listening;
   try {
@@ -199,6 +229,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   } catch (error) {
     hub.close();
     reloader.close();
+    admin.close();
     await watcher?.close();
     await notifier.close();
     throw error;
@@ -222,10 +253,13 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     update,
     faults,
     sessions,
+    overrides: admin.overrides,
+    adminToken: admin.token,
     close: () =>
       (closing ??= (async () => {
         hub.close(); // end the streams first, or closing the listener waits on them
         reloader.close();
+        admin.close();
         await watcher?.close();
         await notifier.close(); // pending messages get a short deadline, then are dropped
         await listening.close();

@@ -32,7 +32,7 @@ afterAll(() => dir?.remove());
 
 describe("npm pack", () => {
   it("ships dist, bin, schema and the example, and no sources or tests", () => {
-    expect(files).toEqual(expect.arrayContaining(["bin/flagserve.js", "dist/cli/main.js", "dist/index.js", "dist/index.d.ts", "schema/flagserve.schema.json", "flags.example.yaml", "README.md", "package.json"]));
+    expect(files).toEqual(expect.arrayContaining(["bin/flagserve.js", "dist/cli/main.js", "dist/index.js", "dist/index.d.ts", "schema/flagserve.schema.json", "flags.example.yaml", "README.md", "package.json", "ui/index.html", "ui/app.js", "ui/app.css"]));
     expect(files.filter((f) => /^(src|test|bench|\.ci)\//.test(f))).toEqual([]);
   });
 
@@ -56,6 +56,19 @@ describe("npm pack", () => {
     );
     expect(stdout.trim()).toBe("function");
   });
+
+  it("serves the dashboard page from the installed package", async () => {
+    const npx = startNpm("npx", ["--no-install", "flagserve", "--port", "0", "--quiet", "--state-dir", dir.file("state-page")]);
+    try {
+      const url = await npx.ready;
+      const page = await fetch(`${url}/`);
+      expect(page.status).toBe(200);
+      expect(await page.text()).toContain("<title>flagserve dashboard</title>");
+      for (const asset of ["/ui/app.js", "/ui/app.css"]) expect((await fetch(`${url}${asset}`)).status).toBe(200);
+    } finally {
+      process.kill(-npx.child.pid!, "SIGKILL");
+    }
+  }, 60_000);
 });
 
 /** `npx ARGS` (or `npm ARGS`) in the app, started the way a CI script's `npx flagserve &` is. */

@@ -2,7 +2,7 @@
  * From a fresh load to the live state: files -> config -> snapshots -> store swap -> diff ->
  * events. An environment with problems keeps its last good snapshot and produces no event.
  */
-import type { ConfigLoad } from "../config/index.js";
+import type { ConfigLoad, LoadedEnvironment } from "../config/index.js";
 import { formatProblem, type Problem } from "../config/types.js";
 import type { EventHub } from "../events/hub.js";
 import type { Logger } from "../log.js";
@@ -28,21 +28,37 @@ export interface ReloadContext {
   keyGraceSeconds: number;
   /** Told about every applied change (notifications). */
   onChanges?: (changes: EnvironmentChange[]) => void;
+  /** A layer over each loaded environment before it becomes a snapshot (the admin overrides). */
+  layer?: (loaded: LoadedEnvironment) => LoadedEnvironment;
 }
 
 export interface ApplyOptions {
   /** Only the environments in the load are touched; the others stay as they are. */
   partial?: boolean;
+  /** The store's problems stay as they are (re-applying the layer is not a load of the files). */
+  keepProblems?: boolean;
 }
 
-/** Applies a load to the store and announces what changed; returns the changes applied. */
-export async function applyLoad(load: ConfigLoad, ctx: ReloadContext, options: ApplyOptions = {}): Promise<EnvironmentChange[]> {
+/** One apply at a time per store: a load is built and swapped in whole before the next starts. */
+const applying = new WeakMap<FlagStore, Promise<unknown>>();
+
+/**
+ * Applies a load to the store and announces what changed; returns the changes applied. A
+ * function is called once the previous apply is done, so it sees the state that one left.
+ */
+export function applyLoad(load: ConfigLoad | (() => ConfigLoad), ctx: ReloadContext, options: ApplyOptions = {}): Promise<EnvironmentChange[]> {
+  const run = (applying.get(ctx.store) ?? Promise.resolve()).then(() => applyNow(typeof load === "function" ? load() : load, ctx, options));
+  applying.set(ctx.store, run.catch(() => undefined));
+  return run;
+}
+
+async function applyNow(load: ConfigLoad, ctx: ReloadContext, options: ApplyOptions): Promise<EnvironmentChange[]> {
   const { store, hub, logger } = ctx;
   const previous = store.environments;
   const problems = new Map<string, Problem[]>(options.partial ? store.problems : []);
   for (const [env, list] of load.problems) problems.set(env, list);
 
-  const valid = [...load.environments.values()];
+  const valid = [...load.environments.values()].map((loaded) => ctx.layer?.(loaded) ?? loaded);
   const { keys, generated, persistError } = await resolveKeys(ctx.stateDir, valid.map((e) => e.config));
   if (persistError) logger.warn(`generated keys could not be saved in ${ctx.stateDir} (${persistError.message}); they will change on restart`);
   const next = new Map<string, EnvironmentSnapshot>();
@@ -55,11 +71,9 @@ export async function applyLoad(load: ConfigLoad, ctx: ReloadContext, options: A
     if (!load.environments.has(env) && (load.problems.has(env) || unreadable)) next.set(env, snapshot);
   }
   // A flag broken by this edit keeps its last good definition; the other flags' edits apply.
-  const keptFlags = new Map<string, string[]>();
   for (const loaded of valid) {
     const name = loaded.config.name;
-    const { config, flags, kept } = keepLastGoodFlags(loaded.config, loaded.flags, previous.get(name));
-    if (kept.length > 0) keptFlags.set(name, kept);
+    const { config, flags } = keepLastGoodFlags(loaded.config, loaded.flags, previous.get(name));
     next.set(name, createSnapshot(config, flags, keys.get(name)!));
   }
 
@@ -81,17 +95,20 @@ export async function applyLoad(load: ConfigLoad, ctx: ReloadContext, options: A
   const removed = options.partial ? [] : [...previous.keys()].filter((env) => !next.has(env));
   for (const env of removed) applied.push({ env, changes: diffEnvironments(previous.get(env), undefined), before: previous.get(env) });
 
-  store.replace(next.values(), problems);
+  store.replace(next.values(), options.keepProblems ? store.problems : problems);
 
   // Reported once the store says so too (`/readyz`), so a reader of the log never races it.
   for (const [env, list] of load.problems) {
     for (const problem of list) logger.error(formatProblem(problem), { ...problem });
     if (env !== "" && previous.has(env) && !load.environments.has(env)) logger.warn(`${env}: keeping the last good configuration`);
   }
-  for (const [env, { config }] of load.environments) {
-    const kept = new Set(keptFlags.get(env));
+  // (Not again when only the layer is re-applied: nothing about the files changed.)
+  for (const [env, { config }] of options.keepProblems ? [] : load.environments) {
+    // Kept here or by the layer (which keeps an overridden flag's last good definition itself).
+    const served = next.get(env)?.config.flags ?? {};
     for (const key of Object.keys(config.invalidFlags ?? {})) {
-      logger.warn(`${env}: flag ${key} ${kept.has(key) ? "keeps its last good definition" : "answers PARSE_ERROR until its problems are fixed"}`);
+      const kept = Object.hasOwn(served, key);
+      logger.warn(`${env}: flag ${key} ${kept ? "keeps its last good definition" : "answers PARSE_ERROR until its problems are fixed"}`);
     }
   }
 

@@ -10,6 +10,7 @@ import { healthCommand } from "./health.js";
 import { eventsCommand } from "./events.js";
 import { initCommand } from "./init.js";
 import { keysCommand } from "./keys.js";
+import { overrideCommand } from "./override.js";
 import { VERSION } from "./paths.js";
 import { serveCommand } from "./serve.js";
 import { validateCommand } from "./validate.js";
@@ -34,6 +35,7 @@ Examples:
   $ flagserve eval new-checkout --env development --context '{"email":"ann@example.com"}'
   $ flagserve events http://127.0.0.1:8080 --key dev-example-key
   $ flagserve health --wait 30         wait until a server on :8080 is ready (CI, HEALTHCHECK)
+  $ flagserve override set new-checkout on --env development
 Run "flagserve <command> --help" for a command's options.`,
     );
   program.addCommand(serveCommand(), { isDefault: true });
@@ -43,6 +45,7 @@ Run "flagserve <command> --help" for a command's options.`,
   program.addCommand(evalCommand());
   program.addCommand(eventsCommand());
   program.addCommand(healthCommand());
+  program.addCommand(overrideCommand());
 
   // Every command: throw instead of exiting (main() maps the code), and a one-line error
   // followed by where to find the usage.

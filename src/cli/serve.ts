@@ -30,6 +30,10 @@ interface ServeFlags {
   contextValue?: Record<string, string>;
   contextFromHeader?: Record<string, string>;
   fault?: FaultRule[];
+  admin: boolean;
+  adminToken?: string;
+  adminHost?: string[];
+  overrides?: string;
 }
 
 export function serveCommand(): Command {
@@ -75,6 +79,18 @@ export function serveCommand(): Command {
     .addOption(new Option("--fault <json>", "inject a fault for the whole run: a JSON rule or list of rules (repeatable)").argParser(parseFaults))
     .option("--https", "serve HTTPS with a generated self-signed certificate (clients must accept it, e.g. curl -k)")
     .option("--public", "listen on all interfaces and show the network URL and a QR code (for demos on other devices)")
+    .option("--no-admin", "turn off the admin API and the dashboard page at /")
+    .addOption(
+      new Option("--admin-token <token>", "bearer token of the admin API (default: generated once and kept in the state directory)").env(
+        "FLAGSERVE_ADMIN_TOKEN",
+      ),
+    )
+    .addOption(
+      new Option("--admin-host <name>", "a host name the admin API and page answer to besides localhost and the listen address (repeatable)").argParser(
+        (value: string, previous: string[] = []) => [...previous, ...value.split(",").map((v) => v.trim()).filter(Boolean)],
+      ),
+    )
+    .option("--overrides <file>", "keep overrides in this YAML file across restarts (default: in memory only)")
     .option("-q, --quiet", "print only the ready line, warnings and errors")
     .option("--json-logs", "write all output, the ready line included, as JSON lines")
     .addHelpText(
@@ -161,6 +177,15 @@ function stopWhenAsked(stop: () => void, logger: Logger): void {
   });
 }
 
+/** The page's URL with the token in the fragment: never sent to a server, a proxy or a Referer. */
+function printDashboard(print: ReturnType<typeof printer>, format: LogFormat, url: string, token: string | undefined): void {
+  if (token === undefined) return;
+  const local = url.replace("://127.0.0.1", "://localhost");
+  // A JSON log goes to collectors: the URL without the token there.
+  if (format === "json") print("", "dashboard", { url: `${local}/` });
+  else print(`  dashboard ${local}/#token=${encodeURIComponent(token)}`, "dashboard");
+}
+
 async function runServe(pathArg: string | undefined, flags: ServeFlags): Promise<void> {
   const format: LogFormat = flags.jsonLogs ? "json" : "text";
   const logger = createLogger(format, undefined, { quiet: flags.quiet });
@@ -175,7 +200,7 @@ async function runServe(pathArg: string | undefined, flags: ServeFlags): Promise
   const corsOrigin = flags.corsOrigin === "*" ? "*" : flags.corsOrigin.split(",").map((o) => o.trim());
 
   // Loaded here, not at the top: `validate`, `init` and `eval` start faster without the server.
-  const [{ InvalidConfigError, startServer }, { formatProblem }, { PortInUseError }] = await Promise.all([
+  const [{ InvalidConfigError, OverridesFileError, startServer }, { formatProblem }, { PortInUseError }] = await Promise.all([
     import("../server.js"),
     import("../config/types.js"),
     import("../http/listen.js"),
@@ -199,6 +224,10 @@ async function runServe(pathArg: string | undefined, flags: ServeFlags): Promise
       maxBodyBytes: flags.maxBody,
       https: flags.https,
       public: flags.public,
+      admin: flags.admin,
+      adminToken: flags.adminToken,
+      adminHosts: flags.adminHost,
+      overridesFile: flags.overrides,
       logger,
       contextValues: flags.contextValue,
       contextFromHeaders: flags.contextFromHeader,
@@ -216,6 +245,11 @@ async function runServe(pathArg: string | undefined, flags: ServeFlags): Promise
     }
     if (error instanceof PortInUseError) {
       logger.error(error.message, { host: error.host, port: error.port });
+      process.exitCode = 1;
+      return;
+    }
+    if (error instanceof OverridesFileError) {
+      logger.error(error.message);
       process.exitCode = 1;
       return;
     }
@@ -248,6 +282,7 @@ async function runServe(pathArg: string | undefined, flags: ServeFlags): Promise
     }
     const width = Math.max(0, ...Object.keys(keys).map((k) => k.length));
     for (const [env, key] of Object.entries(keys)) print(`  environment ${env.padEnd(width)}  key ${key}`, "environment", { env, key });
+    printDashboard(print, format, url, server.adminToken);
     const first = Object.entries(keys)[0];
     if (first && format === "text") {
       // With a targetingKey, so that flags split by `fractional` answer too.

@@ -31,6 +31,8 @@ export interface AppOptions {
   enrich?: Enricher;
   faults?: FaultInjector;
   sessions?: SessionStore;
+  /** The admin API and dashboard page (src/admin): their own guard, never CORS (not a CORS route). */
+  admin?: { register(app: H3): void };
 }
 
 /**
@@ -125,6 +127,7 @@ export function createApp(options: AppOptions): { app: H3; metrics: Metrics } {
     metrics.collect(() => streamLines(hub));
   }
   registerHealthRoutes(app, store, metrics);
+  options.admin?.register(app);
   metrics.gauge("flagserve_environments", "Environments being served", () => store.environments.size);
 
   return { app, metrics };

@@ -15,6 +15,7 @@ export class FlagStore {
   #problems = new Map<string, Problem[]>();
   /** Replaced keys still accepted until their grace period ends (`--key-grace`), by digest. */
   #retired = new Map<string, { env: string; until: number }>();
+  #listeners = new Set<() => void>();
 
   get environments(): ReadonlyMap<string, EnvironmentSnapshot> {
     return this.#environments;
@@ -43,6 +44,13 @@ export class FlagStore {
     this.#byKey = byKey;
     this.#byStreamToken = byStreamToken;
     this.#problems = new Map(problems);
+    for (const listener of this.#listeners) listener();
+  }
+
+  /** Called after every `replace` (the dashboard's stream); returns the function that stops it. */
+  onReplace(listener: () => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
   }
 
   /**

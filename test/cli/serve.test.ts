@@ -105,9 +105,10 @@ describe("flagserve serve (start-up output)", () => {
     expect(out[2]).toMatch(/^ {2}environment bad {6}key fs_bad_\S{24}$/);
     expect(out[3]).toMatch(/^ {2}environment staging {2}key fs_staging_\S{24}$/);
     expect(out[4]).toBe(`  environment test     key ${TEST_KEY}`);
-    expect(out[5]).toMatch(/^ {2}try: curl -X POST -H 'X-API-Key: fs_bad_\S{24}' -d '\{"context":\{"targetingKey":"user-1"\}\}' /);
-    expect(out[6]).toBe(`ready ${url}`);
-    expect(out[7]).toBe("");
+    expect(out[5]).toMatch(new RegExp(`^ {2}dashboard http://localhost:${new URL(url).port}/#token=fsa_[A-Za-z0-9_-]{43}$`));
+    expect(out[6]).toMatch(/^ {2}try: curl -X POST -H 'X-API-Key: fs_bad_\S{24}' -d '\{"context":\{"targetingKey":"user-1"\}\}' /);
+    expect(out[7]).toBe(`ready ${url}`);
+    expect(out[8]).toBe("");
     expect(cli.stderr()).toContain(`error: ${dir.file("flags/bad.yaml")}:3:12 flags.f.state: must be one of ENABLED, DISABLED`);
     expect(cli.stderr()).toContain(
       `warn: ${dir.file("flags/bad.yaml")}: 1 problem (listed above); environment bad is served; its flags with problems answer PARSE_ERROR`,
@@ -139,7 +140,10 @@ describe("flagserve serve (start-up output)", () => {
         });
     const stdout = parse(cli.stdout());
     const stderr = parse(cli.stderr());
-    expect(stdout.map((r) => r.msg)).toEqual(["serving", "listening", "environment", "environment", "ready"]);
+    expect(stdout.map((r) => r.msg)).toEqual(["serving", "listening", "environment", "environment", "dashboard", "ready"]);
+    // The dashboard's URL without the admin token: a log collector keeps what it gets.
+    expect(stdout.find((r) => r.msg === "dashboard")).toEqual(expect.objectContaining({ url: `${url.replace("127.0.0.1", "localhost")}/` }));
+    expect(cli.stdout()).not.toMatch(/token|fsa_/);
     expect(stdout).toContainEqual(expect.objectContaining({ msg: "environment", env: "test", key: TEST_KEY }));
     expect(stdout.at(-1)).toMatchObject({ level: "info", msg: "ready", url });
     expect(stderr).toContainEqual(expect.objectContaining({ level: "error", msg: expect.stringContaining("bad.yaml:3:12") }));

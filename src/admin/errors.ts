@@ -1,0 +1,40 @@
+/**
+ * Admin errors: a status and a JSON body `{errorCode, errorDetails, ...}`. Thrown by the
+ * override service (so the programmatic API gets the same message) and sent as-is over HTTP.
+ */
+import { HTTPError } from "h3";
+
+export type AdminErrorCode =
+  | "UNAUTHORIZED"
+  | "FORBIDDEN"
+  | "MISDIRECTED_REQUEST"
+  | "INVALID_REQUEST"
+  | "ENVIRONMENT_NOT_FOUND"
+  | "FLAG_NOT_FOUND"
+  | "VARIANT_NOT_FOUND"
+  | "INVALID_CONFIG"
+  | "CONFLICT"
+  | "METHOD_NOT_ALLOWED";
+
+export class AdminError extends Error {
+  constructor(
+    readonly status: number,
+    readonly errorCode: AdminErrorCode,
+    readonly errorDetails: string,
+    /** Extra fields of the JSON body (e.g. `validVariants`, `problems`). */
+    readonly extra: Record<string, unknown> = {},
+    /** Response headers (`Allow`, `WWW-Authenticate`). */
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(errorDetails);
+  }
+
+  toHttp(): HTTPError {
+    return new HTTPError({
+      status: this.status,
+      message: this.errorDetails,
+      data: { errorCode: this.errorCode, errorDetails: this.errorDetails, ...this.extra },
+      headers: this.headers,
+    });
+  }
+}

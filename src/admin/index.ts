@@ -1,0 +1,108 @@
+/**
+ * Admin: the overrides layer, the admin token, and (unless turned off) the admin API and the
+ * dashboard page. The server wires it in: `layer` goes into every load, `onChanges` feeds the
+ * page's stream, `register` adds the routes, `bind` gives the layer a way to re-apply.
+ */
+import type { H3 } from "h3";
+import type { EnvironmentChange } from "../changes/reload.js";
+import type { ConfigLoad } from "../config/index.js";
+import type { Metrics } from "../http/metrics.js";
+import type { Logger } from "../log.js";
+import type { FlagStore } from "../store/store.js";
+import { AdminFeed } from "./feed.js";
+import { allowedHosts } from "./guard.js";
+import { OverrideLayer } from "./overrides.js";
+import { registerPage } from "./page.js";
+import { registerAdminGuard, registerAdminRoutes } from "./routes.js";
+import { createOverrideService, type OverrideService } from "./service.js";
+import { resolveAdminToken } from "./token.js";
+
+export { AdminError } from "./errors.js";
+export type { Override, OverrideList } from "./overrides.js";
+export type { OverrideService } from "./service.js";
+
+export interface AdminOptions {
+  store: FlagStore;
+  logger: Logger;
+  stateDir: string;
+  /** false: no admin API and no page (overrides stay available in-process). */
+  enabled: boolean;
+  /** `--admin-token`; else FLAGSERVE_ADMIN_TOKEN, else kept in the state directory. */
+  token?: string;
+  /** `--overrides FILE`: overrides kept across restarts. */
+  overridesFile?: string;
+  listenHost: string;
+  /** Host names the admin API answers to besides loopback and the listen address. */
+  hosts?: string[];
+  maxBodyBytes: number;
+  metrics: Metrics;
+}
+
+export interface Admin {
+  layer: OverrideLayer["apply"];
+  overrides: OverrideService;
+  /** Undefined with the admin API off. */
+  token?: string;
+  onChanges(changes: readonly EnvironmentChange[]): void;
+  /**
+   * How an override change re-applies an environment: the same path a reload takes, given a
+   * load of the environment's last file definition (built once earlier applies are done).
+   */
+  bind(apply: (load: () => ConfigLoad) => Promise<unknown>): void;
+  register(app: H3): void;
+  close(): void;
+}
+
+export async function createAdmin(options: AdminOptions): Promise<Admin> {
+  const { store, logger } = options;
+  const layer = new OverrideLayer({ logger, file: options.overridesFile });
+  await layer.load();
+  let reapply: (env: string) => Promise<unknown> = async () => undefined;
+  const service = createOverrideService({ store, layer, reapply: (env) => reapply(env) });
+  const { metrics } = options;
+  metrics.gauge("flagserve_overrides", "Overrides in effect", () => Object.values(layer.list()).reduce((n, flags) => n + Object.keys(flags).length, 0));
+  const counted = (action: string) => metrics.count("flagserve_override_changes_total", "Override sets and clears applied", { action });
+  const overrides: OverrideService = {
+    list: service.list,
+    set: (env, key, o) => service.set(env, key, o).then((result) => (counted("set"), result)),
+    clear: (env, key) => service.clear(env, key).then((removed) => (removed.length > 0 && counted("clear"), removed)),
+  };
+  const feed = options.enabled ? new AdminFeed(store) : undefined;
+
+  let token: string | undefined;
+  if (options.enabled) {
+    const resolved = await resolveAdminToken(options.stateDir, options.token);
+    if (resolved.persistError) logger.warn(`the admin token could not be saved in ${options.stateDir} (${resolved.persistError.message}); it will change on restart`);
+    token = resolved.token;
+  }
+
+  return {
+    layer: layer.apply,
+    overrides,
+    token,
+    onChanges: (changes) => feed?.onChanges(changes),
+    bind(apply) {
+      reapply = (env) =>
+        apply(() => {
+          const base = layer.base(env);
+          return { environments: new Map(base && store.get(env) ? [[env, base]] : []), problems: new Map() };
+        });
+    },
+    register(app) {
+      if (!feed || token === undefined) return;
+      registerAdminGuard(app, { token, isAllowedHost: allowedHosts(options.listenHost, options.hosts) });
+      registerPage(app);
+      registerAdminRoutes(app, {
+        store,
+        layer,
+        overrides,
+        feed,
+        token,
+        isAllowedHost: allowedHosts(options.listenHost, options.hosts),
+        maxBodyBytes: options.maxBodyBytes,
+        logger,
+      });
+    },
+    close: () => feed?.close(),
+  };
+}

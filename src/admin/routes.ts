@@ -1,0 +1,194 @@
+/** The admin API under `/api/v1/admin/`: environments, overrides, save to file, playground, live feed. */
+import { getRouterParam, type H3, type H3Event } from "h3";
+import { createSseResponse } from "../events/sse.js";
+import { readJsonBody } from "../http/body.js";
+import { json, JSON_CONTENT_TYPE } from "../http/errors.js";
+import { clientIp } from "../http/events.js";
+import type { Logger } from "../log.js";
+import type { FlagStore } from "../store/store.js";
+import { describeEnvironments } from "./describe.js";
+import { AdminError } from "./errors.js";
+import type { AdminFeed } from "./feed.js";
+import { ADMIN_API_PREFIX, checkHostAndOrigin, checkToken, isAdminPath } from "./guard.js";
+import type { OverrideLayer } from "./overrides.js";
+import { parsePatch, saveFlag } from "./save.js";
+import type { OverrideService } from "./service.js";
+
+export interface AdminRoutesOptions {
+  store: FlagStore;
+  layer: OverrideLayer;
+  overrides: OverrideService;
+  feed: AdminFeed;
+  token: string;
+  isAllowedHost: (name: string) => boolean;
+  maxBodyBytes: number;
+  logger: Logger;
+}
+
+/** AdminErrors leave as their JSON, with their headers. */
+function rethrow(error: unknown): never {
+  if (!(error instanceof AdminError)) throw error;
+  throw error.toHttp();
+}
+
+/** A handler whose AdminErrors become responses, and whose plain results are sent as JSON. */
+const handle =
+  (fn: (event: H3Event) => unknown) =>
+  async (event: H3Event): Promise<unknown> => {
+    try {
+      const result = await fn(event);
+      return result instanceof Response ? result : json(event, result);
+    } catch (error) {
+      rethrow(error);
+    }
+  };
+
+/** A route parameter as written by the client (`encodeURIComponent`), `/` in a flag key included. */
+const param = (event: H3Event, name: string): string =>
+  (getRouterParam(event, name, { decode: true }) ?? "").replace(/%2f/gi, "/").replace(/%5c/gi, "\\");
+
+async function body(event: H3Event, limit: number): Promise<unknown> {
+  try {
+    return await readJsonBody(event, limit);
+  } catch (error) {
+    const status = (error as { status?: number }).status;
+    if (status === 400) throw new AdminError(400, "INVALID_REQUEST", (error as Error).message);
+    throw error;
+  }
+}
+
+/** Host, origin and token checks for the page and the API, before any handler. */
+export function registerAdminGuard(app: H3, options: Pick<AdminRoutesOptions, "token" | "isAllowedHost">): void {
+  app.use((event) => {
+    const path = event.url.pathname;
+    if (!isAdminPath(path)) return;
+    try {
+      checkHostAndOrigin(event, options.isAllowedHost);
+      if (path.startsWith(ADMIN_API_PREFIX)) checkToken(event, options.token);
+    } catch (error) {
+      rethrow(error);
+    }
+  });
+}
+
+const BASE = `${ADMIN_API_PREFIX}/environments/:env`;
+
+export function registerAdminRoutes(app: H3, options: AdminRoutesOptions): void {
+  const { store, layer, overrides } = options;
+  app.get(`${ADMIN_API_PREFIX}/environments`, handle(() => describeEnvironments(store, layer)));
+  app.get(`${ADMIN_API_PREFIX}/overrides`, handle(() => ({ overrides: overrides.list() })));
+  registerOverrideRoutes(app, options);
+  registerSaveRoute(app, options);
+  registerPlaygroundRoute(app, options);
+  registerFeedRoute(app, options);
+  // Any other method on these paths: 405 naming the allowed ones (after the routes above, which win).
+  for (const [path, allow] of Object.entries(ALLOWED_METHODS)) {
+    app.all(
+      path,
+      handle((event) => {
+        throw new AdminError(405, "METHOD_NOT_ALLOWED", `${event.req.method} is not allowed here; use ${allow}`, {}, { allow });
+      }),
+    );
+  }
+}
+
+const ALLOWED_METHODS: Record<string, string> = {
+  [`${ADMIN_API_PREFIX}/environments`]: "GET",
+  [`${ADMIN_API_PREFIX}/overrides`]: "GET",
+  [`${ADMIN_API_PREFIX}/events`]: "GET",
+  [`${BASE}/overrides/:flag`]: "PUT, DELETE",
+  [`${BASE}/overrides`]: "DELETE",
+  [`${BASE}/flags/:flag`]: "PATCH",
+  [`${BASE}/evaluate`]: "POST",
+};
+
+function snapshotOf(store: FlagStore, env: string) {
+  const snapshot = store.get(env);
+  if (!snapshot) throw new AdminError(404, "ENVIRONMENT_NOT_FOUND", `no environment named '${env}'`);
+  return snapshot;
+}
+
+function registerOverrideRoutes(app: H3, { overrides, maxBodyBytes }: AdminRoutesOptions): void {
+  app.put(
+    `${BASE}/overrides/:flag`,
+    handle(async (event) => {
+      const [env, flagKey] = [param(event, "env"), param(event, "flag")];
+      const override = await overrides.set(env, flagKey, await body(event, maxBodyBytes));
+      return { environment: env, flagKey, override };
+    }),
+  );
+  app.delete(
+    `${BASE}/overrides/:flag`,
+    handle(async (event) => {
+      const [env, flagKey] = [param(event, "env"), param(event, "flag")];
+      const removed = await overrides.clear(env, flagKey);
+      return { environment: env, flagKey, removed: removed.length > 0 };
+    }),
+  );
+  app.delete(
+    `${BASE}/overrides`,
+    handle(async (event) => {
+      const env = param(event, "env");
+      return { environment: env, removed: await overrides.clear(env) };
+    }),
+  );
+}
+
+function registerSaveRoute(app: H3, { store, layer, maxBodyBytes, logger }: AdminRoutesOptions): void {
+  app.patch(
+    `${BASE}/flags/:flag`,
+    handle(async (event) => {
+      const [env, flagKey] = [param(event, "env"), param(event, "flag")];
+      const patch = parsePatch(await body(event, maxBodyBytes));
+      snapshotOf(store, env);
+      const config = layer.base(env)?.config;
+      const problem = config?.invalidFlags?.[flagKey];
+      if (problem !== undefined) throw new AdminError(409, "CONFLICT", `flag ${flagKey} has a problem in its file (${problem}); fix the file first`, { key: flagKey });
+      const def = config && Object.hasOwn(config.flags, flagKey) ? config.flags[flagKey] : undefined;
+      if (!config || !def) throw new AdminError(404, "FLAG_NOT_FOUND", `environment ${env} has no flag '${flagKey}'`, { key: flagKey });
+      const saved = await saveFlag(config, flagKey, def, patch);
+      logger.info(`${env}: ${flagKey} saved to ${saved.file} (${saved.changed.join(", ") || "no change"})`);
+      return { environment: env, flagKey, ...saved };
+    }),
+  );
+}
+
+/**
+ * The playground: the OFREP bulk endpoint itself, with the environment's key, so the page shows
+ * exactly what a client gets (and never needs the key).
+ */
+function registerPlaygroundRoute(app: H3, { store, maxBodyBytes }: AdminRoutesOptions): void {
+  app.post(
+    `${BASE}/evaluate`,
+    handle(async (event) => {
+      const snapshot = snapshotOf(store, param(event, "env"));
+      const context = await body(event, maxBodyBytes);
+      const response = await app.request("/ofrep/v1/evaluate/flags", {
+        method: "POST",
+        headers: { "x-api-key": snapshot.apiKey, "content-type": "application/json", host: event.req.headers.get("host") ?? "localhost" },
+        body: JSON.stringify({ context: context === undefined ? {} : context }),
+      });
+      return new Response(response.body, { status: response.status, headers: { "content-type": JSON_CONTENT_TYPE } });
+    }),
+  );
+}
+
+/** The page's live feed: read with fetch() and the bearer header (EventSource cannot send one). */
+function registerFeedRoute(app: H3, { feed }: AdminRoutesOptions): void {
+  app.get(
+    `${ADMIN_API_PREFIX}/events`,
+    handle((event) =>
+      createSseResponse({
+        contentType: "text/event-stream",
+        keyDigest: "admin",
+        ip: clientIp(event),
+        maxBufferedBytes: 1024 * 1024,
+        attach: (subscriber) => {
+          // The state to start from, so a page that reconnects catches up without a reload.
+          subscriber.send(`event: status\ndata: ${JSON.stringify({ problems: feed.problems(), timestamp: new Date().toISOString() })}\n\n`);
+          return feed.channel.subscribe(subscriber);
+        },
+      }),
+    ),
+  );
+}

@@ -1,0 +1,338 @@
+/** Overrides through the admin API: errors, what clients see, events, ETag, metrics, reloads, persistence. */
+import { readFile, stat, writeFile } from "node:fs/promises";
+import { OFREPProvider } from "@openfeature/ofrep-provider";
+import { OpenFeature } from "@openfeature/server-sdk";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { AdminError, createFlagServer } from "../../src/index.js";
+import { tempDir } from "../helpers/files.js";
+import { openSse } from "../helpers/sse.js";
+import { ADMIN_TOKEN, DEV_KEY, DEV_YAML, PROD_KEY, startAdminFixture, type AdminFixture } from "./helpers.js";
+
+let fixture: AdminFixture;
+const ofrep = (key: string, flag: string, context: Record<string, unknown> = {}) =>
+  fetch(`${fixture.server.url}/ofrep/v1/evaluate/flags/${flag}`, { method: "POST", headers: { "x-api-key": key }, body: JSON.stringify({ context }) }).then(
+    (r) => r.json(),
+  );
+const put = (env: string, flag: string, body: unknown) => fixture.admin(`/environments/${env}/overrides/${flag}`, { method: "PUT", body });
+
+beforeAll(async () => {
+  fixture = await startAdminFixture();
+});
+afterEach(async () => {
+  await fixture.admin("/environments/dev/overrides", { method: "DELETE" });
+  await fixture.admin("/environments/prod/overrides", { method: "DELETE" });
+});
+afterAll(async () => {
+  await OpenFeature.close();
+  await fixture?.close();
+});
+
+describe("PUT and DELETE .../overrides", () => {
+  it("unknown environment or flag: 404 JSON; unknown variant: 422 naming the valid ones; malformed body: 400", async () => {
+    const cases: [string, string, unknown, number, string][] = [
+      ["nope", "banner", { variant: "green" }, 404, "ENVIRONMENT_NOT_FOUND"],
+      ["dev", "nope", { variant: "green" }, 404, "FLAG_NOT_FOUND"],
+      ["dev", "banner", { variant: "purple" }, 422, "VARIANT_NOT_FOUND"],
+      ["dev", "banner", "{not json", 400, "INVALID_REQUEST"],
+      ["dev", "banner", [], 400, "INVALID_REQUEST"],
+      ["dev", "banner", {}, 400, "INVALID_REQUEST"],
+      ["dev", "banner", { variant: "green", state: "DISABLED" }, 400, "INVALID_REQUEST"],
+      ["dev", "banner", { state: "OFF" }, 400, "INVALID_REQUEST"],
+      ["dev", "banner", { variant: 1 }, 400, "INVALID_REQUEST"],
+    ];
+    for (const [env, flag, body, status, code] of cases) {
+      const response = await put(env, flag, body);
+      expect(response.status, JSON.stringify([env, flag, body])).toBe(status);
+      const json = await response.json();
+      expect(json.errorCode).toBe(code);
+      expect(typeof json.errorDetails).toBe("string");
+      if (code === "VARIANT_NOT_FOUND") {
+        expect(json.validVariants).toEqual(["blue", "green"]);
+        expect(json.errorDetails).toContain("blue, green");
+      }
+    }
+    for (const path of ["/environments/nope/overrides/banner", "/environments/nope/overrides", "/environments/dev/overrides/nope"]) {
+      const response = await fixture.admin(path, { method: "DELETE" });
+      expect(response.status, path).toBe(404);
+    }
+    expect((await (await fixture.admin("/overrides")).json()).overrides).toEqual({});
+    expect(await ofrep(DEV_KEY, "banner")).toMatchObject({ value: "blue", reason: "STATIC" });
+  });
+
+  it("another method on an admin path: 405 with Allow; an unknown admin path: 404; a body over the limit: 413", async () => {
+    for (const [method, path, allow] of [
+      ["POST", "/environments", "GET"],
+      ["GET", "/environments/dev/overrides/banner", "PUT, DELETE"],
+      ["PUT", "/environments/dev/overrides", "DELETE"],
+      ["GET", "/environments/dev/flags/banner", "PATCH"],
+      ["GET", "/environments/dev/evaluate", "POST"],
+    ]) {
+      const response = await fixture.admin(path!, { method: method! });
+      expect(response.status, `${method} ${path}`).toBe(405);
+      expect(response.headers.get("allow")).toBe(allow);
+      expect(await response.json()).toMatchObject({ errorCode: "METHOD_NOT_ALLOWED" });
+    }
+    const unknown = await fixture.admin("/nope");
+    expect(unknown.status).toBe(404);
+    expect((await unknown.json()).errorCode).toBe("NOT_FOUND");
+    const big = await put("dev", "banner", JSON.stringify({ variant: "green", pad: "x".repeat(1024 * 1024) }));
+    expect(big.status).toBe(413);
+    expect((await big.json()).errorCode).toBe("PAYLOAD_TOO_LARGE");
+    expect(fixture.server.overrides.list()).toEqual({});
+  });
+
+  it("a real OpenFeature client gets the override's variant (targeting bypassed), only in that environment, then the file's again", async () => {
+    await OpenFeature.setProviderAndWait("dev", new OFREPProvider({ baseUrl: fixture.server.url, headers: [["X-API-Key", DEV_KEY]] }));
+    const client = OpenFeature.getClient("dev");
+    const beta = { targetingKey: "u1", email: "ann@example.com" };
+    expect(await client.getBooleanDetails("new-checkout", false, beta)).toMatchObject({ value: true, reason: "TARGETING_MATCH" });
+
+    const response = await put("dev", "new-checkout", { variant: "off" });
+    expect(response.status).toBe(200);
+    expect(response.headers.get("content-type")).toBe("application/json");
+    expect(await response.json()).toEqual({ environment: "dev", flagKey: "new-checkout", override: { variant: "off" } });
+    expect(await client.getBooleanDetails("new-checkout", true, beta)).toMatchObject({ value: false, variant: "off", reason: "STATIC" });
+
+    await put("dev", "banner", { variant: "green" });
+    expect(await client.getStringValue("banner", "x", beta)).toBe("green");
+    expect(await ofrep(PROD_KEY, "banner")).toMatchObject({ value: "green" }); // prod's own default, untouched
+    await put("prod", "banner", { state: "DISABLED" });
+    expect(await ofrep(PROD_KEY, "banner")).toMatchObject({ reason: "DISABLED" });
+
+    const cleared = await fixture.admin("/environments/dev/overrides/new-checkout", { method: "DELETE" });
+    expect(await cleared.json()).toEqual({ environment: "dev", flagKey: "new-checkout", removed: true });
+    expect(await client.getBooleanDetails("new-checkout", false, beta)).toMatchObject({ value: true, reason: "TARGETING_MATCH" });
+    expect((await (await fixture.admin("/overrides")).json()).overrides).toEqual({ dev: { banner: { variant: "green" } }, prod: { banner: { state: "DISABLED" } } });
+
+    const all = await fixture.admin("/environments/dev/overrides", { method: "DELETE" });
+    expect(await all.json()).toEqual({ environment: "dev", removed: ["banner"] });
+    expect(await client.getStringValue("banner", "x", beta)).toBe("blue");
+  });
+
+  it("GET environments shows each flag's file definition, its segments and the active override", async () => {
+    await put("dev", "new-checkout", { state: "DISABLED" });
+    const { environments, problems } = await (await fixture.admin("/environments")).json();
+    expect(problems).toEqual([]);
+    const dev = environments.find((e: { name: string }) => e.name === "dev");
+    expect(dev.segments).toHaveProperty("beta");
+    expect(dev.problems).toEqual([]);
+    expect(dev.flags.find((f: { key: string }) => f.key === "new-checkout")).toMatchObject({
+      state: "ENABLED",
+      defaultVariant: "off",
+      variants: { on: true, off: false },
+      hasTargeting: true,
+      segments: ["beta"],
+      override: { state: "DISABLED" },
+    });
+    expect(dev.flags.find((f: { key: string }) => f.key === "banner")).toMatchObject({ hasTargeting: false, segments: [], override: null });
+  });
+
+  it("each set or clear sends flag-updated on both streams, changes the bulk ETag and counts in /metrics; the same override again sends nothing", async () => {
+    const bulk = () => fetch(`${fixture.server.url}/ofrep/v1/evaluate/flags`, { method: "POST", headers: { "x-api-key": DEV_KEY } });
+    const etag0 = (await bulk()).headers.get("etag");
+    const { eventStreams } = await (await bulk()).json();
+    const primary = await openSse(`${fixture.server.url}/api/v1/flags/events`, { "x-api-key": DEV_KEY, accept: "text/event-stream" });
+    const ofrepStream = await openSse(`${fixture.server.url}${eventStreams[0].endpoint.requestUri}`);
+    const adminStream = await openSse(`${fixture.server.url}/api/v1/admin/events`, { authorization: `Bearer ${ADMIN_TOKEN}` });
+    try {
+      await put("dev", "banner", { variant: "green" });
+      const event = await primary.next((b) => b.event === "flag-updated");
+      expect(JSON.parse(event.data!)).toMatchObject({ flagKey: "banner" });
+      const refetch = await ofrepStream.next((b) => b.data?.includes("refetchEvaluation") ?? false);
+      const etag1 = (await bulk()).headers.get("etag");
+      expect(etag1).not.toBe(etag0);
+      expect(JSON.parse(refetch.data!).etag).toBeTypeOf("string");
+      const change = await adminStream.next((b) => b.event === "change");
+      expect(JSON.parse(change.data!)).toMatchObject({ environment: "dev", change: "updated", flags: [{ key: "banner", change: "updated" }] });
+
+      const before = primary.blocks.length;
+      await put("dev", "banner", { variant: "green" }); // no change: no event
+      await fixture.admin("/environments/dev/overrides/banner", { method: "DELETE" });
+      const cleared = await primary.next((b) => b.event === "flag-updated", 5000, before);
+      expect(JSON.parse(cleared.data!)).toMatchObject({ flagKey: "banner" });
+      expect(primary.events().filter((b) => b.event === "flag-updated")).toHaveLength(2);
+      expect((await bulk()).headers.get("etag")).toBe(etag0); // back to the file's answers
+
+      const metrics = await (await fetch(`${fixture.server.url}/metrics`)).text();
+      expect(metrics).toMatch(/flagserve_override_changes_total\{action="set"\} [1-9]/);
+      expect(metrics).toMatch(/flagserve_override_changes_total\{action="clear"\} [1-9]/);
+      expect(metrics).toMatch(/flagserve_overrides 0/);
+    } finally {
+      primary.close();
+      ofrepStream.close();
+      adminStream.close();
+    }
+  });
+});
+
+describe("overrides and file reloads", () => {
+  it("survive an edit of other flags, and are dropped (and logged) when the edit removes their variant or flag", async () => {
+    const dir = await tempDir();
+    await dir.write("flags/dev.yaml", DEV_YAML);
+    const warnings: string[] = [];
+    const logger = { info() {}, warn: (m: string) => warnings.push(m), error() {} };
+    const server = await createFlagServer({ config: dir.file("flags"), adminToken: ADMIN_TOKEN, stateDir: dir.file("state"), logger: logger as never });
+    const value = (flag: string) =>
+      fetch(`${server.url}/ofrep/v1/evaluate/flags/${flag}`, { method: "POST", headers: { "x-api-key": DEV_KEY }, body: "{}" }).then((r) => r.json());
+    try {
+      await server.overrides.set("dev", "banner", { variant: "green" });
+      await server.overrides.set("dev", "new-checkout", { variant: "on" });
+      // Another flag's edit: both overrides stay.
+      await writeFile(dir.file("flags/dev.yaml"), DEV_YAML.replace("defaultVariant: off # what", "defaultVariant: on # what"));
+      await vi.waitFor(async () => expect((await server.overrides.list()).dev).toBeDefined(), { timeout: 5000 });
+      await writeFile(dir.file("flags/dev.yaml"), DEV_YAML.replace("      green: green\n", "      teal: teal\n"));
+      await vi.waitFor(() => expect(server.overrides.list()).toEqual({ dev: { "new-checkout": { variant: "on" } } }), { timeout: 5000, interval: 20 });
+      expect(warnings.join("\n")).toMatch(/override of banner dropped: variant green is no longer defined/);
+      expect(await value("banner")).toMatchObject({ value: "blue" });
+      expect(await value("new-checkout")).toMatchObject({ value: true, reason: "STATIC" });
+
+      await writeFile(dir.file("flags/dev.yaml"), DEV_YAML.replace(/  new-checkout:[\s\S]*?  banner:/, "  banner:"));
+      await vi.waitFor(() => expect(server.overrides.list()).toEqual({}), { timeout: 5000, interval: 20 });
+      expect(warnings.join("\n")).toMatch(/override of new-checkout dropped: the flag is no longer defined/);
+    } finally {
+      await server.close();
+      await dir.remove();
+    }
+  });
+
+  it("a broken edit keeps the last good configuration with its overrides, and overrides still apply meanwhile", async () => {
+    const dir = await tempDir();
+    await dir.write("flags/dev.yaml", DEV_YAML);
+    const server = await createFlagServer({ config: dir.file("flags"), adminToken: ADMIN_TOKEN, stateDir: dir.file("state") });
+    const admin = (path: string, method = "GET", body?: unknown) =>
+      fetch(`${server.url}/api/v1/admin${path}`, { method, headers: { authorization: `Bearer ${ADMIN_TOKEN}` }, body: body && JSON.stringify(body) }).then((r) => r.json());
+    try {
+      await writeFile(dir.file("flags/dev.yaml"), `${DEV_YAML}  broken: [\n`);
+      await vi.waitFor(async () => expect((await admin("/environments")).environments[0].problems).not.toEqual([]), { timeout: 5000, interval: 20 });
+      const { environments } = await admin("/environments");
+      expect(environments[0].problems[0]).toMatch(/dev\.yaml:\d+:\d+ /);
+      await admin("/environments/dev/overrides/banner", "PUT", { variant: "green" });
+      const answer = await fetch(`${server.url}/ofrep/v1/evaluate/flags/banner`, { method: "POST", headers: { "x-api-key": DEV_KEY } }).then((r) => r.json());
+      expect(answer).toMatchObject({ value: "green" });
+      // The problem is still reported: applying an override is not a reload.
+      expect((await admin("/environments")).environments[0].problems).not.toEqual([]);
+      expect((await (await fetch(`${server.url}/readyz`)).json()).status).toBe("degraded");
+      // A new environment that never loaded: its problem is listed beside the environments.
+      await writeFile(dir.file("flags/qa.yaml"), "flags: [\n");
+      await vi.waitFor(async () => expect((await admin("/environments")).problems).toEqual([expect.stringMatching(/qa\.yaml:\d+:\d+ /)]), { timeout: 5000, interval: 20 });
+    } finally {
+      await server.close();
+      await dir.remove();
+    }
+  });
+});
+
+describe("an override on a flag whose edit is broken", () => {
+  it("stays, and the flag keeps answering with it; cleared, the last good definition answers; the page's data names the problem", async () => {
+    const dir = await tempDir();
+    await dir.write("flags/dev.yaml", DEV_YAML);
+    const server = await createFlagServer({ config: dir.file("flags"), adminToken: ADMIN_TOKEN, stateDir: dir.file("state") });
+    const banner = () => fetch(`${server.url}/ofrep/v1/evaluate/flags/banner`, { method: "POST", headers: { "x-api-key": DEV_KEY } }).then((r) => r.json());
+    const view = async () => {
+      const { environments } = await fetch(`${server.url}/api/v1/admin/environments`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } }).then((r) => r.json());
+      return environments[0].flags.find((f: { key: string }) => f.key === "banner");
+    };
+    try {
+      await server.overrides.set("dev", "banner", { variant: "green" });
+      await writeFile(dir.file("flags/dev.yaml"), DEV_YAML.replace("    defaultVariant: blue\n", "    defaultVariant: blue\n    targeting: { nope: [1] }\n"));
+      await vi.waitFor(async () => expect((await view()).problem).toMatch(/unknown operator "nope"/), { timeout: 5000, interval: 20 });
+      expect(server.overrides.list()).toEqual({ dev: { banner: { variant: "green" } } });
+      expect(await banner()).toMatchObject({ value: "green" });
+      expect(await view()).toMatchObject({ defaultVariant: "blue", override: { variant: "green" } });
+      // Cleared while broken: the last good file definition answers, not the override.
+      await server.overrides.clear("dev", "banner");
+      expect(await banner()).toMatchObject({ value: "blue" });
+      await server.overrides.set("dev", "banner", { variant: "green" });
+      expect(await banner()).toMatchObject({ value: "green" });
+
+      await writeFile(dir.file("flags/dev.yaml"), DEV_YAML.replace("      green: green\n", "      green: GREEN\n"));
+      await vi.waitFor(async () => expect(await banner()).toMatchObject({ value: "GREEN" }), { timeout: 5000, interval: 20 });
+      expect((await view()).problem).toBeUndefined();
+    } finally {
+      await server.close();
+      await dir.remove();
+    }
+  });
+});
+
+describe("--overrides FILE and the programmatic API", () => {
+  it("keeps overrides in a YAML file across restarts", async () => {
+    const dir = await tempDir();
+    await dir.write("flags/dev.yaml", DEV_YAML);
+    const overridesFile = dir.file("overrides.yaml");
+    const start = () => createFlagServer({ config: dir.file("flags"), adminToken: ADMIN_TOKEN, stateDir: dir.file("state"), overridesFile });
+    try {
+      const first = await start();
+      await first.overrides.set("dev", "banner", { variant: "green" });
+      await first.overrides.set("dev", "new-checkout", { state: "DISABLED" });
+      await first.overrides.clear("dev", "new-checkout");
+      await first.close();
+      await vi.waitFor(async () => expect(await readFile(overridesFile, "utf8")).not.toContain("new-checkout"), { timeout: 2000 });
+      expect(await readFile(overridesFile, "utf8")).toMatch(/environments:\n {2}dev:\n {4}banner:\n {6}variant: green\n/);
+
+      const second = await start();
+      try {
+        expect(second.overrides.list()).toEqual({ dev: { banner: { variant: "green" } } });
+        const answer = await fetch(`${second.url}/ofrep/v1/evaluate/flags/banner`, { method: "POST", headers: { "x-api-key": DEV_KEY } }).then((r) => r.json());
+        expect(answer).toMatchObject({ value: "green" });
+      } finally {
+        await second.close();
+      }
+    } finally {
+      await dir.remove();
+    }
+  });
+
+  it("set/clear/list on the object createFlagServer returns, with AdminErrors", async () => {
+    const server = await createFlagServer({
+      config: { environments: { test: { apiKey: "inline-key-0123456789", flags: { f: { variants: { a: 1, b: 2 }, defaultVariant: "a" } } } } },
+    });
+    try {
+      await expect(server.overrides.set("test", "f", { variant: "c" })).rejects.toMatchObject({ status: 422, errorCode: "VARIANT_NOT_FOUND" });
+      await expect(server.overrides.set("test", "g", { variant: "a" })).rejects.toBeInstanceOf(AdminError);
+      expect(await server.overrides.set("test", "f", { variant: "b" })).toEqual({ variant: "b" });
+      const answer = await fetch(`${server.url}/ofrep/v1/evaluate/flags/f`, { method: "POST", headers: { "x-api-key": "inline-key-0123456789" } }).then((r) => r.json());
+      expect(answer).toMatchObject({ value: 2, variant: "b" });
+      // update() goes through the layer too: the override stays on the new definition.
+      await server.update("test", { apiKey: "inline-key-0123456789", flags: { f: { variants: { a: 1, b: 20 }, defaultVariant: "a" } } });
+      const after = await fetch(`${server.url}/ofrep/v1/evaluate/flags/f`, { method: "POST", headers: { "x-api-key": "inline-key-0123456789" } }).then((r) => r.json());
+      expect(after).toMatchObject({ value: 20, variant: "b" });
+      expect(await server.overrides.clear("test")).toEqual(["f"]);
+      expect(server.overrides.list()).toEqual({});
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+describe("the admin token", () => {
+  it("is generated once, kept in the state directory with mode 0600, and FLAGSERVE_ADMIN_TOKEN or the option win", async () => {
+    const dir = await tempDir();
+    await dir.write("flags/dev.yaml", DEV_YAML);
+    const start = (adminToken?: string) => createFlagServer({ config: dir.file("flags"), stateDir: dir.file("state"), adminToken });
+    const saved = process.env.FLAGSERVE_ADMIN_TOKEN;
+    delete process.env.FLAGSERVE_ADMIN_TOKEN;
+    try {
+      const first = await start();
+      const token = first.adminToken!;
+      await first.close();
+      expect(token).toMatch(/^fsa_[A-Za-z0-9_-]{43}$/);
+      expect((await readFile(dir.file("state/admin-token"), "utf8")).trim()).toBe(token);
+      expect((await stat(dir.file("state/admin-token"))).mode & 0o777).toBe(0o600);
+      const second = await start();
+      expect(second.adminToken).toBe(token);
+      await second.close();
+      process.env.FLAGSERVE_ADMIN_TOKEN = "from-the-environment-0123";
+      const third = await start();
+      expect(third.adminToken).toBe("from-the-environment-0123");
+      await third.close();
+      const fourth = await start("from-the-option-0123");
+      expect(fourth.adminToken).toBe("from-the-option-0123");
+      await fourth.close();
+    } finally {
+      if (saved === undefined) delete process.env.FLAGSERVE_ADMIN_TOKEN;
+      else process.env.FLAGSERVE_ADMIN_TOKEN = saved;
+      await dir.remove();
+    }
+  });
+});

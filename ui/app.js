@@ -1,0 +1,486 @@
+// The flagserve dashboard: plain DOM, no framework, no build step, nothing fetched but this server.
+// Data comes from the admin API with the token as a bearer header; live changes arrive on the
+// admin event stream, read with fetch() so the token never appears in a URL.
+
+const TOKEN_KEY = "flagserve-admin-token";
+const API = "/api/v1/admin";
+const $ = (id) => document.getElementById(id);
+
+const state = {
+  token: null,
+  environments: [],
+  problems: [],
+  current: null,
+  search: "",
+  /** env -> Set of flag keys changed recently (highlighted). */
+  changed: new Map(),
+};
+
+// ---- token: from the fragment once, then sessionStorage; the fragment is cleared at once ----
+
+function takeToken() {
+  const match = /(?:^#|&)token=([^&]+)/.exec(location.hash);
+  if (match) {
+    sessionStorage.setItem(TOKEN_KEY, decodeURIComponent(match[1]));
+    history.replaceState(null, "", location.pathname + location.search);
+  }
+  return sessionStorage.getItem(TOKEN_KEY);
+}
+
+function showLogin(message) {
+  sessionStorage.removeItem(TOKEN_KEY);
+  state.token = null;
+  $("app").hidden = true;
+  $("login").hidden = false;
+  if (message) $("login-message").textContent = message;
+  $("connection").textContent = "not signed in";
+  $("token-input").focus();
+}
+
+// ---- API ----
+
+class ApiError extends Error {
+  constructor(status, body) {
+    super(body?.errorDetails ?? `HTTP ${status}`);
+    this.status = status;
+    this.body = body;
+  }
+}
+
+async function api(method, path, body) {
+  const headers = { authorization: `Bearer ${state.token}` };
+  if (body !== undefined) headers["content-type"] = "application/json";
+  const response = await fetch(API + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  const data = await response.json().catch(() => null);
+  if (response.status === 401) {
+    showLogin("The admin token was not accepted. Paste the current one.");
+    throw new ApiError(401, data);
+  }
+  if (!response.ok) throw new ApiError(response.status, data);
+  return data;
+}
+
+const enc = encodeURIComponent;
+
+function notice(text, isError = false) {
+  const el = $("notice");
+  el.textContent = text;
+  el.classList.toggle("error", isError);
+}
+
+async function act(label, fn) {
+  try {
+    await fn();
+    notice(label);
+  } catch (error) {
+    if (error.status !== 401) {
+      const problems = error.body?.problems?.map((p) => ` ${p.file}:${p.line}:${p.col} ${p.message}`).join(";") ?? "";
+      notice(`${error.message}${problems}`, true);
+    }
+  }
+}
+
+// ---- rendering helpers ----
+
+function el(tag, attrs = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [key, value] of Object.entries(attrs)) {
+    if (value === undefined || value === null || value === false) continue;
+    if (key === "class") node.className = value;
+    else if (key === "text") node.textContent = value;
+    else if (key.startsWith("on")) node.addEventListener(key.slice(2), value);
+    else node.setAttribute(key, value === true ? "" : value);
+  }
+  for (const child of children.flat(Infinity)) if (child !== null && child !== undefined && child !== false) node.append(child);
+  return node;
+}
+
+const json = (value) => JSON.stringify(value);
+
+/** JsonLogic as a readable expression (the raw JSON stays one click away). */
+function rule(logic) {
+  if (logic === null || typeof logic !== "object") return json(logic);
+  if (Array.isArray(logic)) return `[${logic.map(rule).join(", ")}]`;
+  const [op] = Object.keys(logic);
+  const args = Array.isArray(logic[op]) ? logic[op] : [logic[op]];
+  const infix = { "==": "=", "===": "=", "!=": "≠", "!==": "≠", "<": "<", ">": ">", "<=": "≤", ">=": "≥", in: "in" };
+  if (op === "var") return String(args[0] ?? "");
+  if (op === "$ref") return `segment ${args[0]}`;
+  if (op in infix && args.length === 2) return `${rule(args[0])} ${infix[op]} ${rule(args[1])}`;
+  if (op === "and" || op === "or") return args.map((a) => `(${rule(a)})`).join(` ${op} `);
+  if (op === "!") return `not (${rule(args[0])})`;
+  if (op === "starts_with" || op === "ends_with") return `${rule(args[0])} ${op.replace("_", " ")} ${rule(args[1])}`;
+  if (op === "sem_ver") return `version ${rule(args[0])} ${args[1]} ${rule(args[2])}`;
+  if (op === "fractional") {
+    const buckets = args.filter(Array.isArray);
+    const total = buckets.reduce((sum, b) => sum + (typeof b[1] === "number" ? b[1] : 1), 0) || 1;
+    return `split ${buckets.map((b) => `${rule(b[0])} ${Math.round(((typeof b[1] === "number" ? b[1] : 1) / total) * 100)}%`).join(", ")}`;
+  }
+  return `${op}(${args.map(rule).join(", ")})`;
+}
+
+/** `if` chains as lines: "if C → V", "else if …", "else → E". */
+function ruleLines(logic) {
+  if (logic && typeof logic === "object" && Array.isArray(logic.if)) {
+    const args = logic.if;
+    const lines = [];
+    for (let i = 0; i + 1 < args.length; i += 2) lines.push(`${i === 0 ? "if" : "else if"} ${rule(args[i])} → ${rule(args[i + 1])}`);
+    if (args.length % 2 === 1) lines.push(`else → ${rule(args[args.length - 1])}`);
+    return lines;
+  }
+  return [`→ ${rule(logic)}`];
+}
+
+// ---- the page ----
+
+function currentEnv() {
+  return state.environments.find((e) => e.name === state.current) ?? state.environments[0];
+}
+
+function renderProblems() {
+  const section = $("problems");
+  const lines = [...state.problems];
+  section.replaceChildren();
+  if (lines.length === 0) {
+    section.hidden = true;
+    return;
+  }
+  section.hidden = false;
+  section.append(
+    el("h2", { text: "A reload failed: the last good configuration is still served" }),
+    el("ul", {}, lines.map((line) => el("li", {}, el("code", { text: line })))),
+  );
+}
+
+function renderTabs() {
+  const tabs = $("tabs");
+  tabs.replaceChildren(
+    ...state.environments.map((env) =>
+      el(
+        "button",
+        {
+          type: "button",
+          role: "tab",
+          id: `tab-${env.name}`,
+          "aria-selected": String(env.name === state.current),
+          "aria-controls": "panel",
+          tabindex: env.name === state.current ? "0" : "-1",
+          onclick: () => selectEnv(env.name, true),
+        },
+        env.name,
+        env.problems.length > 0 ? el("span", { class: "dot", title: "has problems", "aria-label": "(has problems)" }) : null,
+      ),
+    ),
+  );
+  $("panel").setAttribute("aria-labelledby", `tab-${state.current}`);
+  const select = $("pg-env");
+  const chosen = select.value || state.current;
+  select.replaceChildren(...state.environments.map((env) => el("option", { value: env.name, text: env.name })));
+  select.value = state.environments.some((e) => e.name === chosen) ? chosen : state.current;
+}
+
+function selectEnv(name, focus) {
+  state.current = name;
+  renderTabs();
+  renderFlags();
+  if (focus) $(`tab-${name}`)?.focus();
+}
+
+function matches(flag, query) {
+  if (!query) return true;
+  const haystack = [flag.key, flag.state, flag.defaultVariant ?? "", ...Object.keys(flag.variants), ...flag.segments].join(" ").toLowerCase();
+  return query
+    .toLowerCase()
+    .split(/\s+/)
+    .every((word) => haystack.includes(word));
+}
+
+function overrideText(override) {
+  if (!override) return null;
+  return "variant" in override ? `overridden: variant ${override.variant}` : `overridden: ${override.state.toLowerCase()}`;
+}
+
+function flagCard(env, flag) {
+  const id = `flag-${env.name}-${flag.key}`.replace(/[^A-Za-z0-9_-]/g, "_");
+  const changed = state.changed.get(env.name)?.has(flag.key);
+  const overrideValue = !flag.override ? "" : "variant" in flag.override ? `variant:${flag.override.variant}` : `state:${flag.override.state}`;
+  const select = el(
+    "select",
+    { id: `${id}-override`, onchange: (e) => setOverride(env.name, flag.key, e.target.value) },
+    el("option", { value: "", text: "none (file)" }),
+    Object.keys(flag.variants).map((v) => el("option", { value: `variant:${v}`, text: `variant ${v}` })),
+    el("option", { value: "state:DISABLED", text: "disabled" }),
+  );
+  select.value = overrideValue;
+  const variants = el(
+    "table",
+    { class: "variants" },
+    el("caption", { class: "sr-only", text: `Variants of ${flag.key}` }),
+    el("thead", {}, el("tr", {}, el("th", { scope: "col", text: "Variant" }), el("th", { scope: "col", text: "Value" }))),
+    el(
+      "tbody",
+      {},
+      Object.entries(flag.variants).map(([name, value]) =>
+        el(
+          "tr",
+          { class: name === flag.defaultVariant ? "default" : null },
+          el("th", { scope: "row", text: name + (name === flag.defaultVariant ? " (default)" : "") }),
+          el("td", {}, el("code", { text: json(value) })),
+        ),
+      ),
+    ),
+  );
+  return el(
+    "article",
+    { class: `flag${changed ? " changed" : ""}${flag.override ? " overridden" : ""}`, "aria-labelledby": `${id}-title`, "data-flag": flag.key },
+    el(
+      "header",
+      {},
+      el("h3", { id: `${id}-title`, text: flag.key }),
+      el("span", { class: `badge ${flag.state === "ENABLED" ? "on" : "off"}`, text: flag.state.toLowerCase() }),
+      flag.override ? el("span", { class: "badge override", text: overrideText(flag.override) }) : null,
+      changed ? el("span", { class: "badge changed", text: "changed" }) : null,
+    ),
+    flag.problem ? el("p", { class: "error", role: "note" }, "Not served as written: ", flag.problem) : null,
+    el("p", {}, "Default variant: ", el("strong", { text: flag.defaultVariant ?? "none (the caller's default)" })),
+    variants,
+    flag.hasTargeting
+      ? el(
+          "div",
+          { class: "targeting" },
+          el("h4", { text: "Targeting" }),
+          el("ul", {}, ruleLines(flag.targeting).map((line) => el("li", {}, el("code", { text: line })))),
+          flag.segments.length > 0
+            ? [el("h4", { text: "Segments" }), el("ul", {}, flag.segments.map((s) => el("li", {}, el("code", { text: s }), ": ", el("code", { text: s in env.segments ? rule(env.segments[s]) : "(not defined)" }))))]
+            : null,
+          el("details", {}, el("summary", { text: "JSON" }), el("pre", { text: JSON.stringify(flag.targeting, null, 2) })),
+        )
+      : el("p", { class: "muted", text: "No targeting: every evaluation gets the default variant." }),
+    el(
+      "div",
+      { class: "controls" },
+      el("label", { for: `${id}-override`, text: "Override" }),
+      select,
+      el("button", { type: "button", disabled: !flag.override, onclick: () => resetOverride(env.name, flag.key) }, "Reset", el("span", { class: "sr-only", text: ` ${flag.key}` })),
+      el(
+        "button",
+        { type: "button", disabled: !flag.override, onclick: () => saveToFile(env.name, flag) },
+        "Save to file",
+        el("span", { class: "sr-only", text: ` ${flag.key}` }),
+      ),
+    ),
+  );
+}
+
+function renderFlags() {
+  const env = currentEnv();
+  const container = $("flags");
+  if (!env) {
+    container.replaceChildren(el("p", { text: "No environment is being served." }));
+    return;
+  }
+  const shown = env.flags.filter((f) => matches(f, state.search));
+  const overridden = env.flags.filter((f) => f.override).length;
+  $("flag-count").textContent = `${env.name}: ${shown.length} of ${env.flags.length} flags shown${overridden ? `, ${overridden} overridden` : ""}`;
+  $("reset-all").disabled = overridden === 0;
+  const focused = document.activeElement?.id;
+  container.replaceChildren(...shown.map((flag) => flagCard(env, flag)));
+  if (focused && $(focused) && container.contains($(focused))) $(focused).focus();
+}
+
+function renderAll() {
+  if (!state.environments.some((e) => e.name === state.current)) state.current = state.environments[0]?.name ?? null;
+  renderProblems();
+  renderTabs();
+  renderFlags();
+}
+
+async function refresh() {
+  const data = await api("GET", "/environments");
+  state.environments = data.environments;
+  state.problems = [...data.problems, ...data.environments.flatMap((e) => e.problems)];
+  renderAll();
+}
+
+// ---- actions ----
+
+function setOverride(env, key, value) {
+  if (value === "") return resetOverride(env, key);
+  const [kind, name] = [value.slice(0, value.indexOf(":")), value.slice(value.indexOf(":") + 1)];
+  const body = kind === "variant" ? { variant: name } : { state: name };
+  return act(`${env}: ${key} overridden`, () => api("PUT", `/environments/${enc(env)}/overrides/${enc(key)}`, body));
+}
+
+function resetOverride(env, key) {
+  return act(`${env}: ${key} back to its file definition`, () => api("DELETE", `/environments/${enc(env)}/overrides/${enc(key)}`));
+}
+
+/** Writes the override into the file (one line), then drops the override: the file now says it. */
+function saveToFile(env, flag) {
+  const o = flag.override;
+  if (!o) return;
+  const patch = "variant" in o ? { defaultVariant: o.variant, ...(flag.state !== "ENABLED" && { state: "ENABLED" }) } : { state: o.state };
+  return act(`${env}: ${flag.key} saved to its file`, async () => {
+    const saved = await api("PATCH", `/environments/${enc(env)}/flags/${enc(flag.key)}`, patch);
+    await api("DELETE", `/environments/${enc(env)}/overrides/${enc(flag.key)}`);
+    notice(`${env}: ${flag.key} saved to ${saved.file}`);
+  });
+}
+
+// ---- live: the admin event stream, read with fetch() (EventSource cannot send the token) ----
+
+function addFeed(change) {
+  const what = [
+    ...change.flags.map((f) => `flag ${f.key} ${f.change}`),
+    ...change.segments.map((s) => `segment ${s.key} ${s.change}`),
+    ...(change.keyRotated ? ["API key rotated"] : []),
+  ];
+  const text = change.change === "updated" ? `${change.environment}: ${what.join(", ")}` : `environment ${change.environment} ${change.change}`;
+  const time = new Date(change.timestamp);
+  $("feed").prepend(el("li", {}, el("time", { datetime: change.timestamp, text: time.toLocaleTimeString() }), " ", text));
+  while ($("feed").children.length > 50) $("feed").lastElementChild.remove();
+  $("feed-empty").hidden = true;
+}
+
+/** Highlights the changed flags, and the flags using a changed segment, for a few seconds. */
+function markChanged(change) {
+  let set = state.changed.get(change.environment);
+  if (!set) state.changed.set(change.environment, (set = new Set()));
+  const segments = new Set(change.segments.map((s) => s.key));
+  const env = state.environments.find((e) => e.name === change.environment);
+  const users = env ? env.flags.filter((f) => f.segments.some((s) => segments.has(s))).map((f) => f.key) : [];
+  const keys = [...change.flags.map((f) => f.key), ...users];
+  for (const key of keys) set.add(key);
+  setTimeout(() => {
+    for (const key of keys) set.delete(key);
+    renderFlags();
+  }, 4000);
+}
+
+let refreshing = null;
+function refreshSoon() {
+  refreshing ??= new Promise((resolve) => setTimeout(resolve, 30))
+    .then(refresh)
+    .catch(() => {})
+    .finally(() => (refreshing = null));
+  return refreshing;
+}
+
+function onEvent(name, data) {
+  if (name === "change") {
+    addFeed(data);
+    markChanged(data);
+    refreshSoon();
+  } else if (name === "status") {
+    refreshSoon();
+  }
+}
+
+async function stream() {
+  for (;;) {
+    try {
+      const response = await fetch(`${API}/events`, { headers: { authorization: `Bearer ${state.token}`, accept: "text/event-stream" } });
+      if (response.status === 401) return showLogin("The admin token was not accepted. Paste the current one.");
+      if (!response.ok || !response.body) throw new Error(`HTTP ${response.status}`);
+      $("connection").textContent = "live";
+      $("connection").className = "connection live";
+      await refresh();
+      const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+      let buffer = "";
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        buffer += value;
+        let end;
+        while ((end = buffer.indexOf("\n\n")) >= 0) {
+          const block = buffer.slice(0, end);
+          buffer = buffer.slice(end + 2);
+          let name = "message";
+          let data = "";
+          for (const line of block.split("\n")) {
+            if (line.startsWith("event:")) name = line.slice(6).trim();
+            else if (line.startsWith("data:")) data += line.slice(5).trim();
+          }
+          if (data) onEvent(name, JSON.parse(data));
+        }
+      }
+    } catch {
+      // fall through to reconnect
+    }
+    if (!state.token) return;
+    $("connection").textContent = "reconnecting…";
+    $("connection").className = "connection down";
+    await new Promise((resolve) => setTimeout(resolve, 2000));
+  }
+}
+
+// ---- playground ----
+
+async function evaluate(event) {
+  event.preventDefault();
+  const error = $("pg-error");
+  const table = $("pg-results");
+  error.textContent = "";
+  let context;
+  try {
+    context = JSON.parse($("pg-context").value || "{}");
+  } catch (e) {
+    error.textContent = `The context is not valid JSON: ${e.message}`;
+    return;
+  }
+  try {
+    const result = await api("POST", `/environments/${enc($("pg-env").value)}/evaluate`, context);
+    table.tBodies[0].replaceChildren(
+      ...result.flags.map((f) =>
+        el(
+          "tr",
+          { class: f.errorCode ? "error" : null },
+          el("th", { scope: "row", text: f.key }),
+          el("td", {}, f.errorCode || f.value === undefined ? "—" : el("code", { text: json(f.value) })),
+          el("td", { text: f.variant ?? "—" }),
+          el("td", { text: f.errorCode ? `${f.errorCode}: ${f.errorDetails}` : f.reason }),
+        ),
+      ),
+    );
+    table.hidden = false;
+  } catch (e) {
+    if (e.status !== 401) error.textContent = e.message;
+  }
+}
+
+// ---- start ----
+
+function onTabKey(event) {
+  const names = state.environments.map((e) => e.name);
+  const i = names.indexOf(state.current);
+  const next = { ArrowRight: i + 1, ArrowLeft: i - 1, Home: 0, End: names.length - 1 }[event.key];
+  if (next === undefined || names.length === 0) return;
+  event.preventDefault();
+  selectEnv(names[(next + names.length) % names.length], true);
+}
+
+function start() {
+  state.token = takeToken();
+  if (!state.token) return showLogin();
+  $("login").hidden = true;
+  $("app").hidden = false;
+  stream();
+}
+
+$("login").addEventListener("submit", (event) => {
+  event.preventDefault();
+  sessionStorage.setItem(TOKEN_KEY, $("token-input").value.trim());
+  $("token-input").value = "";
+  start();
+});
+$("tabs").addEventListener("keydown", onTabKey);
+$("search").addEventListener("input", (e) => {
+  state.search = e.target.value.trim();
+  renderFlags();
+});
+$("reset-all").addEventListener("click", () => {
+  const env = state.current;
+  act(`${env}: all overrides reset`, () => api("DELETE", `/environments/${enc(env)}/overrides`));
+});
+$("playground").addEventListener("submit", evaluate);
+start();
