@@ -322,9 +322,22 @@ function saveToFile(env, flag) {
   const patch = "variant" in o ? { defaultVariant: o.variant, ...(flag.state !== "ENABLED" && { state: "ENABLED" }) } : { state: o.state };
   return act(`${env}: ${flag.key} saved to its file`, async () => {
     const saved = await api("PATCH", `/environments/${enc(env)}/flags/${enc(flag.key)}`, patch);
+    // Dropped only once the server serves the saved file, so the flag never flips back meanwhile.
+    await fileServes(env, flag.key, patch);
     await api("DELETE", `/environments/${enc(env)}/overrides/${enc(flag.key)}`);
     notice(`${env}: ${flag.key} saved to ${saved.file}`);
   });
+}
+
+/** Waits (up to 10 s) until the server has reloaded the file and its definition says `patch`. */
+async function fileServes(env, key, patch) {
+  for (const until = Date.now() + 10_000; Date.now() < until; ) {
+    const data = await api("GET", "/environments");
+    const flag = data.environments.find((e) => e.name === env)?.flags.find((f) => f.key === key);
+    if (flag && Object.entries(patch).every(([field, value]) => flag[field] === value)) return;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error("the file was saved, but the server has not reloaded it yet");
 }
 
 // ---- live: the admin event stream, read with fetch() (EventSource cannot send the token) ----
@@ -357,12 +370,22 @@ function markChanged(change) {
   }, 4000);
 }
 
+// Events close together share one refresh; an event during a refresh asks for one more, since
+// the answer in flight may predate it.
 let refreshing = null;
+let refreshAgain = false;
 function refreshSoon() {
-  refreshing ??= new Promise((resolve) => setTimeout(resolve, 30))
-    .then(refresh)
-    .catch(() => {})
-    .finally(() => (refreshing = null));
+  if (refreshing) {
+    refreshAgain = true;
+    return refreshing;
+  }
+  refreshing = (async () => {
+    do {
+      refreshAgain = false;
+      await new Promise((resolve) => setTimeout(resolve, 30));
+      await refresh().catch(() => {});
+    } while (refreshAgain);
+  })().finally(() => (refreshing = null));
   return refreshing;
 }
 
