@@ -5,13 +5,12 @@
  */
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import { loadConfig, loadInlineConfig, type ConfigLoad } from "./config/index.js";
+import { loadInlineConfig, loadSources, type ConfigLoad } from "./config/index.js";
 import { formatProblem, type Problem } from "./config/types.js";
 import { createAdmin, type OverrideService } from "./admin/index.js";
 export { OverridesFileError } from "./admin/overrides.js";
 import { applyLoad, type EnvironmentChange } from "./changes/reload.js";
 import { createReloader } from "./changes/reloader.js";
-import { watchConfig, type ConfigWatcher } from "./changes/watch.js";
 import type { EventSet } from "./events/encode.js";
 import { EventHub } from "./events/hub.js";
 import { createEnricher } from "./fixture/enrich.js";
@@ -28,20 +27,26 @@ import { DEFAULT_KEY_GRACE_SECONDS, stateFilePath } from "./store/keys.js";
 import { defaultStateDir } from "./store/state-dir.js";
 import { FlagStore } from "./store/store.js";
 import { recordFile } from "./sources/files.js";
+import { FileSource } from "./sources/files-source.js";
 import { InputSet } from "./sources/inputs.js";
+import type { ConfigSource } from "./sources/source.js";
 
-export type ConfigSource = { path: string } | { environments: Record<string, unknown> };
+/** Where the configuration comes from: one path, sources (files, directories, URLs), or environments inline. */
+export type ServerConfig = { path: string } | { sources: readonly ConfigSource[] } | { environments: Record<string, unknown> };
 
 export interface ServerOptions {
-  /** Files (a directory of environment files, or a single file), or environments given inline. */
-  source: ConfigSource;
+  /** Files (a directory of environment files, or a single file), sources, or environments given inline. */
+  source: ServerConfig;
   port: number;
   host: string;
-  /** Where generated keys are kept; default `.flagserve` beside the configuration (see defaultStateDir). */
+  /**
+   * Where generated keys are kept; default `.flagserve` beside the first file source's
+   * configuration (see defaultStateDir), else in the working directory.
+   */
   stateDir?: string;
   /** Serve the valid environments even when others have problems. */
   allowInvalid?: boolean;
-  /** Watch the files and reload on every change (default true for files). */
+  /** Watch the sources (files, polled URLs) and reload on every change (default true). */
   watch?: boolean;
   corsOrigin?: string | string[];
   maxBodyBytes?: number;
@@ -78,7 +83,7 @@ export interface RunningServer {
   hub: EventHub;
   /** Environment name -> API key. */
   keys(): Record<string, string>;
-  /** Re-reads the files now (the watcher does this by itself). */
+  /** Re-reads the sources now (watching does this by itself; a URL hands over its latest poll). */
   reload(): Promise<EnvironmentChange[]>;
   /** Overrides over the file definitions (the same operations as the admin API). */
   overrides: OverrideService;
@@ -120,15 +125,26 @@ export const CHECK_INTERVAL_MS = 250;
  */
 const REMOVAL_SETTLE_MS = 100;
 
+/** The sources of a configuration: a path is a file source; inline environments have none. */
+const sourcesOf = (config: ServerConfig): readonly ConfigSource[] =>
+  "path" in config ? [new FileSource(config.path)] : "sources" in config ? config.sources : [];
+
+/** `.flagserve` beside the first file source's configuration, else in the working directory. */
+const stateDirOf = (sources: readonly ConfigSource[]): string => {
+  const file = sources.find((s) => s instanceof FileSource);
+  return file ? defaultStateDir(file.id) : join(process.cwd(), ".flagserve");
+};
+
 export async function startServer(options: ServerOptions): Promise<RunningServer> {
   const { logger, source } = options;
-  const path = "path" in source ? source.path : undefined;
-  const stateDir = options.stateDir ?? (path ? defaultStateDir(path) : join(process.cwd(), ".flagserve"));
+  const sources = sourcesOf(source);
+  const watching = sources.length > 0 && options.watch !== false;
+  const stateDir = options.stateDir ?? stateDirOf(sources);
   const keysFile = stateFilePath(stateDir);
   // Everything a load depends on is recorded in `inputs`; the key state file before it is read.
   const read = async (inputs?: InputSet): Promise<ConfigLoad> => {
-    if (path === undefined) return loadInlineConfig((source as { environments: Record<string, unknown> }).environments);
-    const load = await loadConfig(path, { inputs });
+    if ("environments" in source) return loadInlineConfig(source.environments);
+    const load = await loadSources(sources, { inputs });
     if (inputs) await recordFile(keysFile, inputs);
     return load;
   };
@@ -138,9 +154,15 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const initialFaults = validateFaultRules(options.faults ?? []);
 
   const initialInputs = new InputSet();
-  const initial = await read(initialInputs);
+  const initial = await read(initialInputs).catch(async (error: unknown) => {
+    await closeAll(sources);
+    throw error;
+  });
   const problems = allProblems(initial);
-  if (problems.length > 0 && (!options.allowInvalid || initial.environments.size === 0)) throw new InvalidConfigError(problems);
+  if (problems.length > 0 && (!options.allowInvalid || initial.environments.size === 0)) {
+    await closeAll(sources);
+    throw new InvalidConfigError(problems);
+  }
 
   const store = new FlagStore();
   const metrics = new Metrics();
@@ -176,11 +198,9 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
 
   // One reload at a time; edits that arrive meanwhile are folded into one more; and every input
   // is re-checked after each reload and periodically, so no edit is left unloaded.
-  let watcher: ConfigWatcher | undefined;
-  let unreadable = initial.problems.has("");
   const reloader = createReloader<EnvironmentChange>({
-    initial: path !== undefined && options.watch !== false ? initialInputs : undefined,
-    checkMs: path !== undefined && options.watch !== false ? CHECK_INTERVAL_MS : 0,
+    initial: watching ? initialInputs : undefined,
+    checkMs: watching ? CHECK_INTERVAL_MS : 0,
     onError: (error) => logger.error(`reload failed: ${error.message}`),
     async run(inputs) {
       let load = await read(inputs);
@@ -193,20 +213,17 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       const changes = await applyLoad(load, reloadContext);
       const result = load.problems.size > 0 ? "invalid" : changes.length > 0 ? "changed" : "unchanged";
       metrics.count("flagserve_reloads_total", "Reloads by result (invalid: some environment kept its last good version)", { result });
-      // Readable again (after chmod, a directory moved back...): the watcher may have lost its handles.
-      if (unreadable && !load.problems.has("")) watcher?.restart();
-      unreadable = load.problems.has("");
       return changes;
     },
   });
   const reload = reloader.reload;
 
-  if (path !== undefined && options.watch !== false) {
-    watcher = await watchConfig({
-      path,
-      onChange: () => void reload().catch((error: Error) => logger.error(`reload failed: ${error.message}`)),
-      onError: (error: Error) => logger.error(`watching ${path}: ${error.message}`),
-    });
+  if (watching) {
+    const listener = {
+      changed: () => void reload().catch((error: Error) => logger.error(`reload failed: ${error.message}`)),
+      error: (error: Error) => logger.error(error.message),
+    };
+    for (const s of sources) await s.watch(listener);
   }
 
   const { app } = createApp({
@@ -230,7 +247,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     hub.close();
     reloader.close();
     admin.close();
-    await watcher?.close();
+    await closeAll(sources);
     await notifier.close();
     throw error;
   }
@@ -260,9 +277,13 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
         hub.close(); // end the streams first, or closing the listener waits on them
         reloader.close();
         admin.close();
-        await watcher?.close();
+        await closeAll(sources);
         await notifier.close(); // pending messages get a short deadline, then are dropped
         await listening.close();
       })()),
   };
 }
+
+const closeAll = async (sources: readonly ConfigSource[]): Promise<void> => {
+  await Promise.all(sources.map((s) => s.close()));
+};
