@@ -3,7 +3,6 @@
  * listening, and (for files) a watcher turning every edit into a reload. The CLI and the
  * programmatic API both start it through here.
  */
-import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { loadInlineConfig, loadSources, type ConfigLoad } from "./config/index.js";
 import { formatProblem, type Problem } from "./config/types.js";
@@ -24,7 +23,7 @@ import { listenApp } from "./http/listen.js";
 import type { Logger } from "./log.js";
 import { createNotifier } from "./notify/notifier.js";
 import { DEFAULT_KEY_GRACE_SECONDS, stateFilePath } from "./store/keys.js";
-import { defaultStateDir } from "./store/state-dir.js";
+import { defaultStateDirOf } from "./store/state-dir.js";
 import { FlagStore } from "./store/store.js";
 import { recordFile } from "./sources/files.js";
 import { FileSource } from "./sources/files-source.js";
@@ -129,17 +128,11 @@ const REMOVAL_SETTLE_MS = 100;
 const sourcesOf = (config: ServerConfig): readonly ConfigSource[] =>
   "path" in config ? [new FileSource(config.path)] : "sources" in config ? config.sources : [];
 
-/** `.flagserve` beside the first file source's configuration, else in the working directory. */
-const stateDirOf = (sources: readonly ConfigSource[]): string => {
-  const file = sources.find((s) => s instanceof FileSource);
-  return file ? defaultStateDir(file.id) : join(process.cwd(), ".flagserve");
-};
-
 export async function startServer(options: ServerOptions): Promise<RunningServer> {
   const { logger, source } = options;
   const sources = sourcesOf(source);
   const watching = sources.length > 0 && options.watch !== false;
-  const stateDir = options.stateDir ?? stateDirOf(sources);
+  const stateDir = options.stateDir ?? defaultStateDirOf(sources.map((s) => s.id));
   const keysFile = stateFilePath(stateDir);
   // Everything a load depends on is recorded in `inputs`; the key state file before it is read.
   const read = async (inputs?: InputSet): Promise<ConfigLoad> => {

@@ -8,7 +8,7 @@ import { stemOf, discover } from "./discover.js";
 import { readStableFile } from "./files.js";
 import type { InputSet } from "./inputs.js";
 import type { ConfigSource, SourceDocument, SourceListener, SourceLoad } from "./source.js";
-import { watchConfig, type ConfigWatcher } from "./watch.js";
+import type { ConfigWatcher } from "./watch.js";
 
 export async function readFiles(path: string, inputs?: InputSet): Promise<SourceLoad> {
   const found = await discover(path, inputs);
@@ -41,6 +41,8 @@ export class FileSource implements ConfigSource {
   }
 
   async watch(listener: SourceListener): Promise<void> {
+    // Loaded here: reading (validate, keys, eval) does not need chokidar.
+    const { watchConfig } = await import("./watch.js");
     const watcher = await watchConfig({
       path: this.id,
       onChange: () => listener.changed(),
