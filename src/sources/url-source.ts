@@ -9,7 +9,7 @@
  */
 import { basename, extname } from "node:path";
 import type { Logger } from "../log.js";
-import { MAX_FILE_BYTES } from "./files.js";
+import { MAX_FILE_BYTES, sizeText } from "./files.js";
 import type { Input, InputSet } from "./inputs.js";
 import type { ConfigSource, SourceDocument, SourceListener, SourceLoad } from "./source.js";
 
@@ -140,7 +140,7 @@ export class UrlSource implements ConfigSource {
 
 /** The body as text, unless it is larger than `maxBytes` (then read no further). */
 async function readCapped(response: Response, maxBytes: number): Promise<string | { error: string }> {
-  const tooLarge = { error: `document is larger than ${maxBytes / (1024 * 1024)} MiB` };
+  const tooLarge = { error: `document is larger than ${sizeText(maxBytes)}` };
   if (Number(response.headers.get("content-length") ?? 0) > maxBytes) {
     void response.body?.cancel().catch(() => {});
     return tooLarge;
