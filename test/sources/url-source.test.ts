@@ -7,6 +7,7 @@
 import { writeFile } from "node:fs/promises";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterEach, describe, expect, it } from "vitest";
+import { createFlagServer } from "../../src/index.js";
 import type { Logger } from "../../src/log.js";
 import { startServer, InvalidConfigError, type RunningServer } from "../../src/server.js";
 import { FileSource } from "../../src/sources/files-source.js";
@@ -221,6 +222,18 @@ describe("URL source", () => {
         { file: url, line: 0, col: 0, message: `environment 'dev' is also defined by ${file}` },
       ],
     });
+  });
+
+  it("the programmatic API takes URLs and paths, and polls at its pollIntervalSeconds", async () => {
+    const http = await configServer();
+    const dir = await temp();
+    http.set("/dev.json", JSON.stringify({ apiKey: keyOf("dev"), flags: { a: { variants: { v: 1 }, defaultVariant: "v" } } }));
+    const file = await dir.write("local.yaml", flagFile(keyOf("local"), { a: 1 }));
+    const server = await createFlagServer({ config: [http.url("/dev.json"), file], pollIntervalSeconds: POLL_MS / 1000, stateDir: dir.file("state") });
+    cleanups.push(() => server.close());
+    expect(server.keys).toEqual({ dev: keyOf("dev"), local: keyOf("local") });
+    http.set("/dev.json", JSON.stringify({ apiKey: keyOf("dev"), flags: { a: { variants: { v: 3 }, defaultVariant: "v" } } }));
+    expect(await waitServed(server.url, { dev: { a: 3 }, local: { a: 1 } })).toEqual({ dev: { a: 3 }, local: { a: 1 } });
   });
 
   it("a document larger than the cap is a problem, read no further", async () => {
