@@ -1,15 +1,15 @@
 /**
  * A running flagserve: configuration loaded, keys resolved, snapshots in the store, the HTTP app
- * listening, and (for files) a watcher turning every edit into a reload. The CLI and the
- * programmatic API both start it through here.
+ * listening, and the sources followed (files watched, URLs polled), every change a reload. The
+ * CLI and the programmatic API both start it through here.
  */
 import { setTimeout as sleep } from "node:timers/promises";
 import { loadInlineConfig, loadSources, type ConfigLoad } from "./config/index.js";
 import { formatProblem, type Problem } from "./config/types.js";
 import { createAdmin, type OverrideService } from "./admin/index.js";
 export { OverridesFileError } from "./admin/overrides.js";
-import { applyLoad, type EnvironmentChange } from "./changes/reload.js";
-import { createReloader } from "./changes/reloader.js";
+import { applyLoad, type EnvironmentChange, type ReloadContext } from "./changes/reload.js";
+import { createReloader, type Reloader } from "./changes/reloader.js";
 import type { EventSet } from "./events/encode.js";
 import { EventHub } from "./events/hub.js";
 import { createEnricher } from "./fixture/enrich.js";
@@ -128,19 +128,67 @@ const REMOVAL_SETTLE_MS = 100;
 const sourcesOf = (config: ServerConfig): readonly ConfigSource[] =>
   "path" in config ? [new FileSource(config.path)] : "sources" in config ? config.sources : [];
 
+/** Reads the configuration. Everything a load depends on is recorded in `inputs`; the key state file before it is read. */
+function reader(config: ServerConfig, sources: readonly ConfigSource[], keysFile: string) {
+  return async (inputs?: InputSet): Promise<ConfigLoad> => {
+    if ("environments" in config) return loadInlineConfig(config.environments);
+    const load = await loadSources(sources, { inputs });
+    if (inputs) await recordFile(keysFile, inputs);
+    return load;
+  };
+}
+
+interface Following {
+  sources: readonly ConfigSource[];
+  watching: boolean;
+  read(inputs?: InputSet): Promise<ConfigLoad>;
+  /** What the load already applied (at start-up) read. */
+  initialInputs: InputSet;
+  reloadContext: ReloadContext;
+  metrics: Metrics;
+}
+
+/**
+ * Reloads when a source says something changed. One reload at a time; edits that arrive
+ * meanwhile are folded into one more; and every input is re-checked after each reload and
+ * periodically, so no edit is left unloaded.
+ */
+async function followSources({ sources, watching, read, initialInputs, reloadContext, metrics }: Following): Promise<Reloader<EnvironmentChange>> {
+  const { store, logger } = reloadContext;
+  const reloader = createReloader<EnvironmentChange>({
+    initial: watching ? initialInputs : undefined,
+    checkMs: watching ? CHECK_INTERVAL_MS : 0,
+    onError: (error) => logger.error(`reload failed: ${error.message}`),
+    async run(inputs) {
+      let load = await read(inputs);
+      // A removal counts once the files stayed gone for REMOVAL_SETTLE_MS (chokidar's `atomic` rule).
+      for (let waited = 0; waited < REMOVAL_SETTLE_MS && removesEnvironments(load, store); waited += 10) {
+        await sleep(10);
+        inputs.clear();
+        load = await read(inputs);
+      }
+      const changes = await applyLoad(load, reloadContext);
+      const result = load.problems.size > 0 ? "invalid" : changes.length > 0 ? "changed" : "unchanged";
+      metrics.count("flagserve_reloads_total", "Reloads by result (invalid: some environment kept its last good version)", { result });
+      return changes;
+    },
+  });
+  if (watching) {
+    const listener = {
+      changed: () => void reloader.reload().catch((error: Error) => logger.error(`reload failed: ${error.message}`)),
+      error: (error: Error) => logger.error(error.message),
+    };
+    for (const source of sources) await source.watch(listener);
+  }
+  return reloader;
+}
+
 export async function startServer(options: ServerOptions): Promise<RunningServer> {
   const { logger, source } = options;
   const sources = sourcesOf(source);
   const watching = sources.length > 0 && options.watch !== false;
   const stateDir = options.stateDir ?? defaultStateDirOf(sources.map((s) => s.id));
-  const keysFile = stateFilePath(stateDir);
-  // Everything a load depends on is recorded in `inputs`; the key state file before it is read.
-  const read = async (inputs?: InputSet): Promise<ConfigLoad> => {
-    if ("environments" in source) return loadInlineConfig(source.environments);
-    const load = await loadSources(sources, { inputs });
-    if (inputs) await recordFile(keysFile, inputs);
-    return load;
-  };
+  const read = reader(source, sources, stateFilePath(stateDir));
 
   // Checked before anything starts: a bad option is the caller's error, not a half-started server.
   const enrich = createEnricher({ values: options.contextValues, fromHeaders: options.contextFromHeaders });
@@ -185,39 +233,12 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     admin.onChanges(changes);
     options.onChanges?.(changes);
   };
-  const reloadContext = { store, hub, logger, stateDir, keyGraceSeconds: options.keyGraceSeconds ?? DEFAULT_KEY_GRACE_SECONDS, onChanges, layer: admin.layer };
+  const reloadContext: ReloadContext = { store, hub, logger, stateDir, keyGraceSeconds: options.keyGraceSeconds ?? DEFAULT_KEY_GRACE_SECONDS, onChanges, layer: admin.layer };
   admin.bind((load) => applyLoad(load, reloadContext, { partial: true, keepProblems: true }));
   await applyLoad(initial, { ...reloadContext, logger: { ...logger, info() {} }, onChanges: undefined });
 
-  // One reload at a time; edits that arrive meanwhile are folded into one more; and every input
-  // is re-checked after each reload and periodically, so no edit is left unloaded.
-  const reloader = createReloader<EnvironmentChange>({
-    initial: watching ? initialInputs : undefined,
-    checkMs: watching ? CHECK_INTERVAL_MS : 0,
-    onError: (error) => logger.error(`reload failed: ${error.message}`),
-    async run(inputs) {
-      let load = await read(inputs);
-      // A removal counts once the files stayed gone for REMOVAL_SETTLE_MS (chokidar's `atomic` rule).
-      for (let waited = 0; waited < REMOVAL_SETTLE_MS && removesEnvironments(load, store); waited += 10) {
-        await sleep(10);
-        inputs.clear();
-        load = await read(inputs);
-      }
-      const changes = await applyLoad(load, reloadContext);
-      const result = load.problems.size > 0 ? "invalid" : changes.length > 0 ? "changed" : "unchanged";
-      metrics.count("flagserve_reloads_total", "Reloads by result (invalid: some environment kept its last good version)", { result });
-      return changes;
-    },
-  });
+  const reloader = await followSources({ sources, watching, read, initialInputs, reloadContext, metrics });
   const reload = reloader.reload;
-
-  if (watching) {
-    const listener = {
-      changed: () => void reload().catch((error: Error) => logger.error(`reload failed: ${error.message}`)),
-      error: (error: Error) => logger.error(error.message),
-    };
-    for (const s of sources) await s.watch(listener);
-  }
 
   const { app } = createApp({
     store,
