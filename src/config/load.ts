@@ -1,7 +1,7 @@
 /**
- * The loader: what the sources read (or inline objects) -> every environment that is entirely valid, plus every
- * problem found, all at once. An environment with any problem is left out and the others still
- * load: one bad file never takes the rest down.
+ * The loader: what the sources read (src/sources/), or inline objects -> every environment that
+ * is entirely valid, plus every problem found, all at once. An environment with any problem is
+ * left out and the others still load: one bad file never takes the rest down.
  */
 import { isMap } from "yaml";
 import { unusableFlag } from "../engine/compile.js";
@@ -82,9 +82,8 @@ const parseDocument = async (document: SourceDocument): Promise<ParsedFile> =>
 async function fromSource(read: SourceLoad, problems: ProblemMap): Promise<EnvironmentInput[]> {
   for (const p of read.problems) problems.add(p.env, { file: p.file, line: 0, col: 0, message: p.message });
   const found: EnvironmentInput[] = [];
-  for (const { stem, document } of read.documents) {
-    found.push(...fromSingleFile(document.file, stem, await parseDocument(document), problems));
-  }
+  const singles = await Promise.all(read.documents.map(({ document }) => parseDocument(document)));
+  read.documents.forEach(({ stem, document }, i) => found.push(...fromSingleFile(document.file, stem, singles[i]!, problems)));
   const named = read.environments.filter((env) => {
     if (isEnvironmentName(env.name)) return true;
     const file = env.dir ?? env.documents[0]?.file ?? read.id;
