@@ -27,10 +27,14 @@ export interface UrlSourceOptions {
   logger?: Pick<Logger, "info">;
 }
 
-/** `https://host/flags/development.yaml?x` -> `development`. */
+/** `https://host/flags/development.yaml?x` -> `development`; "" when there is none (fetching says why). */
 export function urlStem(url: string): string {
-  const name = basename(decodeURIComponent(new URL(url).pathname));
-  return basename(name, extname(name));
+  try {
+    const name = basename(decodeURIComponent(new URL(url).pathname));
+    return basename(name, extname(name));
+  } catch {
+    return "";
+  }
 }
 
 /** What one request gave: a document, no change (304), or a problem. */

@@ -12,7 +12,7 @@ import type { Logger } from "../../src/log.js";
 import { startServer, InvalidConfigError, type RunningServer } from "../../src/server.js";
 import { FileSource } from "../../src/sources/files-source.js";
 import type { ConfigSource } from "../../src/sources/source.js";
-import { UrlSource } from "../../src/sources/url-source.js";
+import { UrlSource, urlStem } from "../../src/sources/url-source.js";
 import { ConfigServer } from "../helpers/config-server.js";
 import { flagFile, keyOf, servedFlags, waitServed } from "../helpers/converge.js";
 import { tempDir, type TempDir } from "../helpers/files.js";
@@ -234,6 +234,13 @@ describe("URL source", () => {
     expect(server.keys).toEqual({ dev: keyOf("dev"), local: keyOf("local") });
     http.set("/dev.json", JSON.stringify({ apiKey: keyOf("dev"), flags: { a: { variants: { v: 3 }, defaultVariant: "v" } } }));
     expect(await waitServed(server.url, { dev: { a: 3 }, local: { a: 1 } })).toEqual({ dev: { a: 3 }, local: { a: 1 } });
+  });
+
+  it("names an environment by the stem of the URL's last path segment", () => {
+    expect(urlStem("https://config.example/flags/development.yaml")).toBe("development");
+    expect(urlStem("https://config.example/qa.json?ref=main#x")).toBe("qa");
+    expect(urlStem("http://127.0.0.1:8000/a/prod%2Deu.yml")).toBe("prod-eu");
+    expect(urlStem("http://")).toBe("");
   });
 
   it("a document larger than the cap is a problem, read no further", async () => {
