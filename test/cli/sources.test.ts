@@ -3,8 +3,8 @@ import { existsSync, readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { startCli } from "../helpers/cli.js";
 import { ConfigServer } from "../helpers/config-server.js";
-import { setTimeout as sleep } from "node:timers/promises";
 import { flagFile, keyOf, servedFlags } from "../helpers/converge.js";
+import { until } from "../helpers/wait.js";
 import { cleanupAfterEach, run } from "./run.js";
 
 const t = cleanupAfterEach();
@@ -82,9 +82,7 @@ describe("flagserve serve with URLs", () => {
     expect(await servedFlags(base, key)).toEqual({ a: 1 });
     expect(await servedFlags(base, keyOf("local"))).toEqual({ a: 1 });
     http.set("/config/dev.yaml", NO_KEY.replace("{ v: 1 }", "{ v: 2 }"));
-    const deadline = Date.now() + 5_000;
-    while ((await servedFlags(base, key))?.a !== 2 && Date.now() < deadline) await sleep(20);
-    expect(await servedFlags(base, key)).toEqual({ a: 2 });
+    await until("the new value served", async () => (await servedFlags(base, key))?.a === 2);
   });
 
   it("with URLs alone, the state directory is .flagserve in the working directory", async () => {

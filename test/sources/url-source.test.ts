@@ -17,6 +17,7 @@ import { ConfigServer } from "../helpers/config-server.js";
 import { flagFile, keyOf, servedFlags, waitServed } from "../helpers/converge.js";
 import { tempDir, type TempDir } from "../helpers/files.js";
 import { openSse, type SseBlock, type SseConnection } from "../helpers/sse.js";
+import { until } from "../helpers/wait.js";
 
 const POLL_MS = 40;
 
@@ -56,15 +57,6 @@ async function listen(url: string, env: string): Promise<SseConnection> {
   const sse = await openSse(`${url}/api/v1/flags/events`, { "x-api-key": keyOf(env), accept: "text/event-stream" });
   cleanups.push(() => sse.close());
   return sse;
-}
-
-/** Waits (bounded) until `check` holds. */
-async function until(what: string, check: () => boolean | Promise<boolean>, timeoutMs = 5_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(10);
-  }
 }
 
 async function readiness(url: string): Promise<{ status: string; problems: string[] }> {
