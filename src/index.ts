@@ -15,8 +15,9 @@ import type { JsonObject, JsonValue, Metadata, NotificationTarget } from "./conf
 import type { FaultRule } from "./fixture/fault-rules.js";
 import type { SessionSummary, SessionView } from "./fixture/sessions.js";
 import { silentLogger, type Logger } from "./log.js";
-import { startServer } from "./server.js";
+import { startServer, type ServerConfig } from "./server.js";
 import type { OverrideService } from "./admin/index.js";
+import { createSource } from "./sources/index.js";
 
 export { EnrichmentError } from "./fixture/enrich.js";
 export { FaultRulesError, type FaultRoute, type FaultRule, type FaultStatus } from "./fixture/fault-rules.js";
@@ -49,21 +50,24 @@ export interface EnvironmentInput {
 
 export interface FlagServerOptions {
   /**
-   * A path (a directory of environment files, or one file), watched for changes; or the
-   * environments inline, by name.
+   * A path (a directory of environment files, or one file) or an http(s):// URL, watched (a
+   * URL: polled) for changes; several of them; or the environments inline, by name.
    */
-  config: string | { environments: Record<string, EnvironmentInput> };
+  config: string | readonly string[] | { environments: Record<string, EnvironmentInput> };
   /** Default 0: any free port (read `url`). */
   port?: number;
   /** Default 127.0.0.1. */
   host?: string;
   /**
-   * Where generated keys are kept. Default: `.flagserve` beside a config path; for inline
-   * environments a temporary directory removed by `close()`.
+   * Where generated keys are kept. Default: `.flagserve` beside the first config path (in the
+   * working directory for URLs alone); for inline environments a temporary directory removed by
+   * `close()`.
    */
   stateDir?: string;
-  /** Watch a config path for changes (default true). */
+  /** Watch a config path for changes, poll URLs (default true). */
   watch?: boolean;
+  /** Seconds between two fetches of a URL (default 5). */
+  pollIntervalSeconds?: number;
   eventSet?: EventSet;
   heartbeatSeconds?: number;
   /** Seconds a replaced key keeps working (default 3600, as `--key-grace`). */
@@ -128,12 +132,13 @@ export interface FlagServer {
 }
 
 export async function createFlagServer(options: FlagServerOptions): Promise<FlagServer> {
-  const inline = typeof options.config !== "string";
+  const { config } = options;
+  const inline = typeof config !== "string" && !Array.isArray(config);
   const tempState = inline && options.stateDir === undefined ? await mkdtemp(join(tmpdir(), "flagserve-")) : undefined;
   let server;
   try {
     server = await startServer({
-      source: typeof options.config === "string" ? { path: options.config } : { environments: options.config.environments },
+      source: sourceOf(config, options),
       port: options.port ?? 0,
       host: options.host ?? "127.0.0.1",
       stateDir: options.stateDir ?? tempState,
@@ -177,3 +182,12 @@ export async function createFlagServer(options: FlagServerOptions): Promise<Flag
     },
   };
 }
+
+function sourceOf(config: FlagServerOptions["config"], options: FlagServerOptions): ServerConfig {
+  if (typeof config === "string") return { sources: [createSource(config, urlOptions(options))] };
+  if (Array.isArray(config)) return { sources: config.map((spec: string) => createSource(spec, urlOptions(options))) };
+  return { environments: (config as { environments: Record<string, EnvironmentInput> }).environments };
+}
+
+const urlOptions = (options: FlagServerOptions) =>
+  options.pollIntervalSeconds === undefined ? {} : { pollIntervalMs: options.pollIntervalSeconds * 1000 };

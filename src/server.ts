@@ -1,17 +1,15 @@
 /**
  * A running flagserve: configuration loaded, keys resolved, snapshots in the store, the HTTP app
- * listening, and (for files) a watcher turning every edit into a reload. The CLI and the
- * programmatic API both start it through here.
+ * listening, and the sources followed (files watched, URLs polled), every change a reload. The
+ * CLI and the programmatic API both start it through here.
  */
-import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import { loadConfig, loadInlineConfig, type ConfigLoad } from "./config/index.js";
+import { loadInlineConfig, loadSources, type ConfigLoad } from "./config/index.js";
 import { formatProblem, type Problem } from "./config/types.js";
 import { createAdmin, type OverrideService } from "./admin/index.js";
 export { OverridesFileError } from "./admin/overrides.js";
-import { applyLoad, type EnvironmentChange } from "./changes/reload.js";
-import { createReloader } from "./changes/reloader.js";
-import { watchConfig, type ConfigWatcher } from "./changes/watch.js";
+import { applyLoad, type EnvironmentChange, type ReloadContext } from "./changes/reload.js";
+import { createReloader, type Reloader } from "./changes/reloader.js";
 import type { EventSet } from "./events/encode.js";
 import { EventHub } from "./events/hub.js";
 import { createEnricher } from "./fixture/enrich.js";
@@ -25,23 +23,29 @@ import { listenApp } from "./http/listen.js";
 import type { Logger } from "./log.js";
 import { createNotifier } from "./notify/notifier.js";
 import { DEFAULT_KEY_GRACE_SECONDS, stateFilePath } from "./store/keys.js";
-import { defaultStateDir } from "./store/state-dir.js";
+import { defaultStateDirOf } from "./store/state-dir.js";
 import { FlagStore } from "./store/store.js";
 import { recordFile } from "./sources/files.js";
+import { FileSource } from "./sources/files-source.js";
 import { InputSet } from "./sources/inputs.js";
+import type { ConfigSource } from "./sources/source.js";
 
-export type ConfigSource = { path: string } | { environments: Record<string, unknown> };
+/** Where the configuration comes from: one path, sources (files, directories, URLs), or environments inline. */
+export type ServerConfig = { path: string } | { sources: readonly ConfigSource[] } | { environments: Record<string, unknown> };
 
 export interface ServerOptions {
-  /** Files (a directory of environment files, or a single file), or environments given inline. */
-  source: ConfigSource;
+  /** Files (a directory of environment files, or a single file), sources, or environments given inline. */
+  source: ServerConfig;
   port: number;
   host: string;
-  /** Where generated keys are kept; default `.flagserve` beside the configuration (see defaultStateDir). */
+  /**
+   * Where generated keys are kept; default `.flagserve` beside the first file source's
+   * configuration (see defaultStateDir), else in the working directory.
+   */
   stateDir?: string;
   /** Serve the valid environments even when others have problems. */
   allowInvalid?: boolean;
-  /** Watch the files and reload on every change (default true for files). */
+  /** Watch the sources (files, polled URLs) and reload on every change (default true). */
   watch?: boolean;
   corsOrigin?: string | string[];
   maxBodyBytes?: number;
@@ -78,7 +82,7 @@ export interface RunningServer {
   hub: EventHub;
   /** Environment name -> API key. */
   keys(): Record<string, string>;
-  /** Re-reads the files now (the watcher does this by itself). */
+  /** Re-reads the sources now (watching does this by itself; a URL hands over its latest poll). */
   reload(): Promise<EnvironmentChange[]>;
   /** Overrides over the file definitions (the same operations as the admin API). */
   overrides: OverrideService;
@@ -120,27 +124,86 @@ export const CHECK_INTERVAL_MS = 250;
  */
 const REMOVAL_SETTLE_MS = 100;
 
-export async function startServer(options: ServerOptions): Promise<RunningServer> {
-  const { logger, source } = options;
-  const path = "path" in source ? source.path : undefined;
-  const stateDir = options.stateDir ?? (path ? defaultStateDir(path) : join(process.cwd(), ".flagserve"));
-  const keysFile = stateFilePath(stateDir);
-  // Everything a load depends on is recorded in `inputs`; the key state file before it is read.
-  const read = async (inputs?: InputSet): Promise<ConfigLoad> => {
-    if (path === undefined) return loadInlineConfig((source as { environments: Record<string, unknown> }).environments);
-    const load = await loadConfig(path, { inputs });
+/** The sources of a configuration: a path is a file source; inline environments have none. */
+const sourcesOf = (config: ServerConfig): readonly ConfigSource[] =>
+  "path" in config ? [new FileSource(config.path)] : "sources" in config ? config.sources : [];
+
+/** Reads the configuration. Everything a load depends on is recorded in `inputs`; the key state file before it is read. */
+function reader(config: ServerConfig, sources: readonly ConfigSource[], keysFile: string) {
+  return async (inputs?: InputSet): Promise<ConfigLoad> => {
+    if ("environments" in config) return loadInlineConfig(config.environments);
+    const load = await loadSources(sources, { inputs });
     if (inputs) await recordFile(keysFile, inputs);
     return load;
   };
+}
+
+interface Following {
+  sources: readonly ConfigSource[];
+  watching: boolean;
+  read(inputs?: InputSet): Promise<ConfigLoad>;
+  /** What the load already applied (at start-up) read. */
+  initialInputs: InputSet;
+  reloadContext: ReloadContext;
+  metrics: Metrics;
+}
+
+/**
+ * Reloads when a source says something changed. One reload at a time; edits that arrive
+ * meanwhile are folded into one more; and every input is re-checked after each reload and
+ * periodically, so no edit is left unloaded.
+ */
+async function followSources({ sources, watching, read, initialInputs, reloadContext, metrics }: Following): Promise<Reloader<EnvironmentChange>> {
+  const { store, logger } = reloadContext;
+  const reloader = createReloader<EnvironmentChange>({
+    initial: watching ? initialInputs : undefined,
+    checkMs: watching ? CHECK_INTERVAL_MS : 0,
+    onError: (error) => logger.error(`reload failed: ${error.message}`),
+    async run(inputs) {
+      let load = await read(inputs);
+      // A removal counts once the files stayed gone for REMOVAL_SETTLE_MS (chokidar's `atomic` rule).
+      for (let waited = 0; waited < REMOVAL_SETTLE_MS && removesEnvironments(load, store); waited += 10) {
+        await sleep(10);
+        inputs.clear();
+        load = await read(inputs);
+      }
+      const changes = await applyLoad(load, reloadContext);
+      const result = load.problems.size > 0 ? "invalid" : changes.length > 0 ? "changed" : "unchanged";
+      metrics.count("flagserve_reloads_total", "Reloads by result (invalid: some environment kept its last good version)", { result });
+      return changes;
+    },
+  });
+  if (watching) {
+    const listener = {
+      changed: () => void reloader.reload().catch((error: Error) => logger.error(`reload failed: ${error.message}`)),
+      error: (error: Error) => logger.error(error.message),
+    };
+    for (const source of sources) await source.watch(listener);
+  }
+  return reloader;
+}
+
+export async function startServer(options: ServerOptions): Promise<RunningServer> {
+  const { logger, source } = options;
+  const sources = sourcesOf(source);
+  const watching = sources.length > 0 && options.watch !== false;
+  const stateDir = options.stateDir ?? defaultStateDirOf(sources.map((s) => s.id));
+  const read = reader(source, sources, stateFilePath(stateDir));
 
   // Checked before anything starts: a bad option is the caller's error, not a half-started server.
   const enrich = createEnricher({ values: options.contextValues, fromHeaders: options.contextFromHeaders });
   const initialFaults = validateFaultRules(options.faults ?? []);
 
   const initialInputs = new InputSet();
-  const initial = await read(initialInputs);
+  const initial = await read(initialInputs).catch(async (error: unknown) => {
+    await closeAll(sources);
+    throw error;
+  });
   const problems = allProblems(initial);
-  if (problems.length > 0 && (!options.allowInvalid || initial.environments.size === 0)) throw new InvalidConfigError(problems);
+  if (problems.length > 0 && (!options.allowInvalid || initial.environments.size === 0)) {
+    await closeAll(sources);
+    throw new InvalidConfigError(problems);
+  }
 
   const store = new FlagStore();
   const metrics = new Metrics();
@@ -170,44 +233,12 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     admin.onChanges(changes);
     options.onChanges?.(changes);
   };
-  const reloadContext = { store, hub, logger, stateDir, keyGraceSeconds: options.keyGraceSeconds ?? DEFAULT_KEY_GRACE_SECONDS, onChanges, layer: admin.layer };
+  const reloadContext: ReloadContext = { store, hub, logger, stateDir, keyGraceSeconds: options.keyGraceSeconds ?? DEFAULT_KEY_GRACE_SECONDS, onChanges, layer: admin.layer };
   admin.bind((load) => applyLoad(load, reloadContext, { partial: true, keepProblems: true }));
   await applyLoad(initial, { ...reloadContext, logger: { ...logger, info() {} }, onChanges: undefined });
 
-  // One reload at a time; edits that arrive meanwhile are folded into one more; and every input
-  // is re-checked after each reload and periodically, so no edit is left unloaded.
-  let watcher: ConfigWatcher | undefined;
-  let unreadable = initial.problems.has("");
-  const reloader = createReloader<EnvironmentChange>({
-    initial: path !== undefined && options.watch !== false ? initialInputs : undefined,
-    checkMs: path !== undefined && options.watch !== false ? CHECK_INTERVAL_MS : 0,
-    onError: (error) => logger.error(`reload failed: ${error.message}`),
-    async run(inputs) {
-      let load = await read(inputs);
-      // A removal counts once the files stayed gone for REMOVAL_SETTLE_MS (chokidar's `atomic` rule).
-      for (let waited = 0; waited < REMOVAL_SETTLE_MS && removesEnvironments(load, store); waited += 10) {
-        await sleep(10);
-        inputs.clear();
-        load = await read(inputs);
-      }
-      const changes = await applyLoad(load, reloadContext);
-      const result = load.problems.size > 0 ? "invalid" : changes.length > 0 ? "changed" : "unchanged";
-      metrics.count("flagserve_reloads_total", "Reloads by result (invalid: some environment kept its last good version)", { result });
-      // Readable again (after chmod, a directory moved back...): the watcher may have lost its handles.
-      if (unreadable && !load.problems.has("")) watcher?.restart();
-      unreadable = load.problems.has("");
-      return changes;
-    },
-  });
+  const reloader = await followSources({ sources, watching, read, initialInputs, reloadContext, metrics });
   const reload = reloader.reload;
-
-  if (path !== undefined && options.watch !== false) {
-    watcher = await watchConfig({
-      path,
-      onChange: () => void reload().catch((error: Error) => logger.error(`reload failed: ${error.message}`)),
-      onError: (error: Error) => logger.error(`watching ${path}: ${error.message}`),
-    });
-  }
 
   const { app } = createApp({
     store,
@@ -230,7 +261,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     hub.close();
     reloader.close();
     admin.close();
-    await watcher?.close();
+    await closeAll(sources);
     await notifier.close();
     throw error;
   }
@@ -260,9 +291,13 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
         hub.close(); // end the streams first, or closing the listener waits on them
         reloader.close();
         admin.close();
-        await watcher?.close();
+        await closeAll(sources);
         await notifier.close(); // pending messages get a short deadline, then are dropped
         await listening.close();
       })()),
   };
 }
+
+const closeAll = async (sources: readonly ConfigSource[]): Promise<void> => {
+  await Promise.all(sources.map((s) => s.close()));
+};

@@ -6,6 +6,7 @@
  */
 import { access, constants, readFile } from "node:fs/promises";
 import writeFileAtomic from "write-file-atomic";
+import { isUrl } from "../sources/source.js";
 import { isMap, LineCounter, parseDocument } from "yaml";
 import type { EnvironmentConfig, FlagDefinition } from "../config/types.js";
 import { replaceStringInSource, scalarSource } from "../store/yaml-edit.js";
@@ -68,13 +69,19 @@ export function setScalarInSource(source: string, flagPath: string[], field: str
 /** The file of the environment that defines the flag, with the flag's path inside it. */
 async function definingFile(config: EnvironmentConfig, flagKey: string): Promise<{ file: string; source: string; path: string[] }> {
   for (const file of config.files) {
+    if (isUrl(file)) continue; // read over HTTP: nothing to write back
     const source = await readFile(file, "utf8");
     const doc = parseDocument(source);
     const environments = doc.get("environments", true);
     const path = isMap(environments) ? ["environments", config.name, "flags", flagKey] : ["flags", flagKey];
     if (doc.hasIn(path)) return { file, source, path };
   }
-  const where = config.files.length === 0 ? "the environment is not read from files (inline configuration)" : "no file of the environment defines it";
+  const where =
+    config.files.length === 0
+      ? "the environment is not read from files (inline configuration)"
+      : config.files.some(isUrl)
+        ? `it is read from ${config.files.find(isUrl)}, which flagserve cannot write`
+        : "no file of the environment defines it";
   throw new AdminError(409, "CONFLICT", `cannot save flag ${flagKey} of ${config.name} to a file: ${where}`);
 }
 

@@ -2,6 +2,7 @@
 import { readFile } from "node:fs/promises";
 import { Command } from "commander";
 import { PATH_ARGUMENT_HELP, displayPath, err, out, resolveConfigPath } from "./paths.js";
+import { loadOnce } from "./sources.js";
 
 interface EvalFlags {
   env: string;
@@ -50,14 +51,14 @@ Examples:
       } catch (error) {
         command.error(`error: option '-c, --context <json>' cannot read ${flags.context}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
       }
-      const [{ loadConfig, formatProblem }, { evaluateSingle }, { apiError, toErrorResponse }, { HTTPError }] = await Promise.all([
+      const [{ formatProblem }, { evaluateSingle }, { apiError, toErrorResponse }, { HTTPError }] = await Promise.all([
         import("../config/index.js"),
         import("../http/shape.js"),
         import("../http/errors.js"),
         import("h3"),
       ]);
       const { path } = resolveConfigPath(pathArg);
-      const load = await loadConfig(path);
+      const load = await loadOnce([path]);
       // An environment with any problem is reported, not evaluated (even if the server would serve the rest of it).
       const environment = load.problems.has(flags.env) ? undefined : load.environments.get(flags.env);
       if (!environment) {

@@ -1,6 +1,8 @@
 /** `flagserve keys [list]` and `flagserve keys rotate ENV`. */
 import { Command } from "commander";
+import { isUrl } from "../sources/source.js";
 import { PATH_ARGUMENT_HELP, STATE_DIR_HELP, displayPath, err, out, resolveConfigPath } from "./paths.js";
+import { loadOnce } from "./sources.js";
 
 interface KeysFlags {
   stateDir?: string;
@@ -9,10 +11,10 @@ interface KeysFlags {
 
 
 async function loadForKeys(pathArg: string | undefined, flags: KeysFlags) {
-  const [{ loadConfig }, { defaultStateDir }] = await Promise.all([import("../config/index.js"), import("../store/state-dir.js")]);
+  const { defaultStateDirOf } = await import("../store/state-dir.js");
   const { path } = resolveConfigPath(pathArg);
-  const load = await loadConfig(path);
-  return { path, load, stateDir: flags.stateDir ?? defaultStateDir(path) };
+  const load = await loadOnce([path]);
+  return { path, load, stateDir: flags.stateDir ?? defaultStateDirOf([path]) };
 }
 
 export function keysCommand(): Command {
@@ -93,6 +95,12 @@ Examples:
         const known = [...load.environments.keys()].join(", ") || "none";
         const why = load.problems.has(env) ? "it has problems; fix them first (flagserve validate)" : `no such environment (known: ${known})`;
         err(`flagserve keys rotate: cannot rotate the key of '${env}': ${why}`);
+        process.exitCode = 1;
+        return;
+      }
+      const written = loaded.config.apiKey !== undefined ? loaded.config.files.find(isUrl) : undefined;
+      if (written !== undefined) {
+        err(`flagserve keys rotate: cannot rotate the key of '${env}': it is written in ${written}, which flagserve cannot write; change it there`);
         process.exitCode = 1;
         return;
       }

@@ -21,6 +21,12 @@ export const parseNonNegativeNumber = (what: string) => (value: string): number 
   return n;
 };
 
+export const parsePositiveNumber = (what: string) => (value: string): number => {
+  const n = Number(value);
+  if (value.trim() === "" || !Number.isFinite(n) || n <= 0) throw new InvalidArgumentError(`${what} must be a positive number`);
+  return n;
+};
+
 /** `1mb`, `512kb`, `65536` -> bytes. */
 export function parseByteSize(value: string): number {
   const match = /^(\d+)\s*(b|kb|kib|mb|mib)?$/i.exec(value.trim());

@@ -1,4 +1,4 @@
-/** `flagserve [serve] [PATH]`: load, listen, print where and with which keys, stop cleanly. */
+/** `flagserve [serve] [SOURCE...]`: load, listen, print where and with which keys, stop cleanly. */
 import { existsSync } from "node:fs";
 import { Command, Option } from "commander";
 import type { Problem } from "../config/types.js";
@@ -6,8 +6,9 @@ import { createLogger, flushLog, formatRecord, type LogFormat, type Logger } fro
 import { DEFAULT_KEY_GRACE_SECONDS } from "../store/keys.js";
 import { npmLaunchers, watchProcesses } from "./launcher.js";
 import { networkUrls, localUrl, qrCode } from "./network.js";
-import { parseByteSize, parseContextPairs, parseFaults, parseNonNegativeNumber, parsePort, parsePositiveInteger } from "./options.js";
-import { PATH_ARGUMENT_HELP, STATE_DIR_HELP, VERSION, plural, resolveConfigPath } from "./paths.js";
+import { parseByteSize, parseContextPairs, parseFaults, parseNonNegativeNumber, parsePort, parsePositiveInteger, parsePositiveNumber } from "./options.js";
+import { STATE_DIR_HELP, VERSION, plural } from "./paths.js";
+import { SOURCES_ARGUMENT_HELP, listText, missingPaths, resolveSources } from "./sources.js";
 import type { FaultRule } from "../fixture/fault-rules.js";
 
 interface ServeFlags {
@@ -16,6 +17,8 @@ interface ServeFlags {
   stateDir?: string;
   allowInvalid?: boolean;
   watch: boolean;
+  pollInterval: number;
+  fetchTimeout: number;
   heartbeat?: number;
   eventSet: "primary" | "variant";
   corsOrigin: string;
@@ -38,11 +41,21 @@ interface ServeFlags {
 
 export function serveCommand(): Command {
   return new Command("serve")
-    .description("serve flag files over OFREP, reloading on every change (the default command)")
-    .argument("[path]", PATH_ARGUMENT_HELP)
+    .description("serve flag files and URLs over OFREP, reloading on every change (the default command)")
+    .argument("[sources...]", SOURCES_ARGUMENT_HELP)
     .addOption(new Option("-p, --port <port>", "port to listen on; 0 = any free port").argParser(parsePort).default(8080))
     .option("--host <host>", "interface to listen on (default: 127.0.0.1; 0.0.0.0 with --public)")
-    .option("--no-watch", "do not watch the files for changes")
+    .option("--no-watch", "do not watch the files for changes, nor poll the URLs")
+    .addOption(
+      new Option("--poll-interval <seconds>", "how often each URL source is fetched again (a conditional GET)")
+        .argParser(parsePositiveNumber("--poll-interval"))
+        .default(5),
+    )
+    .addOption(
+      new Option("--fetch-timeout <seconds>", "a URL fetch with no complete response by then is a problem")
+        .argParser(parsePositiveNumber("--fetch-timeout"))
+        .default(10),
+    )
     .addOption(
       new Option("--heartbeat <seconds>", "heartbeat interval on event streams (default: 15, or 30 with --event-set variant)").argParser(
         parseNonNegativeNumber("--heartbeat"),
@@ -108,6 +121,8 @@ Examples:
   $ flagserve                              serve ./flags, or the bundled example
   $ flagserve ./flags --port 0             any free port; read the URL from the "ready" line
   $ flagserve flags.yaml --no-watch -q     CI fixture: load once, print only "ready <url>"
+  $ flagserve https://config.example/flags/development.yaml ./flags/local.yaml
+                                           a URL (polled every 5 s) beside a file
   $ flagserve --json-logs                  JSON lines for a log collector
   $ flagserve --public --https             demo on a phone on the same network
   $ flagserve --context-value shard=3 --context-from-header X-User-Plan=plan
@@ -115,14 +130,15 @@ Examples:
   $ flagserve --fault '{"route":"evaluate","ratio":0.5,"status":500}'
                                            every other evaluation fails (test retries and fallbacks)`,
     )
-    .action(async (pathArg: string | undefined, flags: ServeFlags, command: Command) => {
+    .action(async (args: string[], flags: ServeFlags, command: Command) => {
       // `flagserve valdiate` is a typo, not a configuration path that happens to be missing.
-      if (pathArg !== undefined && /^[a-z]+$/.test(pathArg) && !existsSync(pathArg)) {
+      const [pathArg] = args;
+      if (args.length === 1 && pathArg !== undefined && /^[a-z]+$/.test(pathArg) && !existsSync(pathArg)) {
         const names = command.parent?.commands.map((c) => c.name()) ?? [];
         const near = names.find((name) => name !== "help" && editDistance(name, pathArg) <= 2);
         if (near) (command.parent ?? command).error(`error: '${pathArg}' is not a command nor an existing path (did you mean ${near}?)`);
       }
-      await runServe(pathArg, flags);
+      await runServe(args, flags);
     });
 }
 
@@ -186,30 +202,48 @@ function printDashboard(print: ReturnType<typeof printer>, format: LogFormat, ur
   else print(`  dashboard ${local}/#token=${encodeURIComponent(token)}`, "dashboard");
 }
 
-async function runServe(pathArg: string | undefined, flags: ServeFlags): Promise<void> {
+async function runServe(args: string[], flags: ServeFlags): Promise<void> {
   const format: LogFormat = flags.jsonLogs ? "json" : "text";
   const logger = createLogger(format, undefined, { quiet: flags.quiet });
-  const print = printer(format);
-  const { path, bundled } = resolveConfigPath(pathArg);
-  if (!existsSync(path)) {
+  const { specs, bundled } = resolveSources(args);
+  const missing = missingPaths(specs);
+  if (missing.length > 0) {
     // --allow-invalid cannot help here: there is nothing to read.
-    logger.error(`not serving: ${path}: path does not exist`, { path });
+    for (const path of missing) logger.error(`not serving: ${path}: path does not exist`, { path });
     process.exitCode = 1;
     return;
   }
-  const corsOrigin = flags.corsOrigin === "*" ? "*" : flags.corsOrigin.split(",").map((o) => o.trim());
+  const server = await start(specs, flags, logger);
+  if (!server) return;
 
+  // Before the ready line: whoever waits for it may signal us straight away.
+  const stop = async () => {
+    await server.close();
+    process.exit(0);
+  };
+  stopWhenAsked(() => void stop(), logger);
+  noteInvalid(logger, server.store.problems, new Set(server.store.environments.keys()));
+  const url = localUrl(server.url);
+  if (!flags.quiet) await printBanner({ specs, bundled, url, serverUrl: server.url, keys: server.keys(), adminToken: server.adminToken }, flags, logger);
+  printer(format)(`ready ${url}`, "ready", { url });
+}
+
+type Started = Awaited<ReturnType<typeof import("../server.js").startServer>>;
+
+/** The server, started; or undefined when it cannot start (reported, exit code set). */
+async function start(specs: string[], flags: ServeFlags, logger: Logger): Promise<Started | undefined> {
+  const corsOrigin = flags.corsOrigin === "*" ? "*" : flags.corsOrigin.split(",").map((o) => o.trim());
   // Loaded here, not at the top: `validate`, `init` and `eval` start faster without the server.
-  const [{ InvalidConfigError, OverridesFileError, startServer }, { formatProblem }, { PortInUseError }] = await Promise.all([
+  const [{ InvalidConfigError, OverridesFileError, startServer }, { formatProblem }, { PortInUseError }, { createSource }] = await Promise.all([
     import("../server.js"),
     import("../config/types.js"),
     import("../http/listen.js"),
+    import("../sources/index.js"),
   ]);
-
-  let server;
+  const urlOptions = { pollIntervalMs: flags.pollInterval * 1000, timeoutMs: flags.fetchTimeout * 1000, logger };
   try {
-    server = await startServer({
-      source: { path },
+    return await startServer({
+      source: { sources: specs.map((spec) => createSource(spec, urlOptions)) },
       port: flags.port,
       host: flags.host ?? (flags.public ? "0.0.0.0" : "127.0.0.1"),
       stateDir: flags.stateDir,
@@ -236,59 +270,56 @@ async function runServe(pathArg: string | undefined, flags: ServeFlags): Promise
   } catch (error) {
     if (error instanceof InvalidConfigError) {
       for (const problem of error.problems) logger.error(formatProblem(problem), { ...problem });
-      logger.error(`not serving: ${plural(error.problems.length, "problem")} in ${path} (use --allow-invalid to serve the rest anyway)`, {
-        path,
+      const where = listText(specs);
+      logger.error(`not serving: ${plural(error.problems.length, "problem")} in ${where} (use --allow-invalid to serve the rest anyway)`, {
+        path: where,
         problems: error.problems.length,
       });
-      process.exitCode = 1;
-      return;
-    }
-    if (error instanceof PortInUseError) {
+    } else if (error instanceof PortInUseError) {
       logger.error(error.message, { host: error.host, port: error.port });
-      process.exitCode = 1;
-      return;
-    }
-    if (error instanceof OverridesFileError) {
+    } else if (error instanceof OverridesFileError) {
       logger.error(error.message);
-      process.exitCode = 1;
-      return;
-    }
-    throw error;
+    } else throw error;
+    process.exitCode = 1;
+    return undefined;
   }
+}
 
-  // Before the ready line: whoever waits for it may signal us straight away.
-  const running = server;
-  const stop = async () => {
-    await running.close();
-    process.exit(0);
-  };
-  stopWhenAsked(() => void stop(), logger);
+interface Banner {
+  specs: string[];
+  bundled: boolean;
+  /** For people: localhost rather than 127.0.0.1. */
+  url: string;
+  serverUrl: string;
+  keys: Record<string, string>;
+  /** Undefined with the admin API off. */
+  adminToken?: string;
+}
 
-  const url = localUrl(server.url);
-  const keys = server.keys();
-  noteInvalid(logger, server.store.problems, new Set(server.store.environments.keys()));
-  if (!flags.quiet) {
-    const where = bundled ? `${path} (the bundled example; pass a PATH or create ./flags to serve your own)` : path;
-    print(`flagserve ${VERSION} serving ${where}`, "serving", { version: VERSION, path, bundled, watch: flags.watch });
-    print(`  ${url}`, "listening", { url });
-    if (flags.public) {
-      const network = networkUrls(server.url);
-      for (const n of network) print(`  ${n}  (network)`, "network", { url: n });
-      if (network.length === 0) logger.warn("--public: no network address found; other devices cannot reach this machine");
-      else if (format === "text") {
-        const qr = await qrCode(network[0]!);
-        if (qr) print(qr.replace(/^/gm, "  "), "qr");
-      }
-    }
-    const width = Math.max(0, ...Object.keys(keys).map((k) => k.length));
-    for (const [env, key] of Object.entries(keys)) print(`  environment ${env.padEnd(width)}  key ${key}`, "environment", { env, key });
-    printDashboard(print, format, url, server.adminToken);
-    const first = Object.entries(keys)[0];
-    if (first && format === "text") {
-      // With a targetingKey, so that flags split by `fractional` answer too.
-      const request = `-X POST -H ${shellQuote(`X-API-Key: ${first[1]}`)} -d '${TRY_BODY}' ${url}/ofrep/v1/evaluate/flags`;
-      print(`  try: curl${flags.https ? " -k" : ""} ${request}`, "try");
+/** What is served, where, with which keys, and a request to try. */
+async function printBanner({ specs, bundled, url, serverUrl, keys, adminToken }: Banner, flags: ServeFlags, logger: Logger): Promise<void> {
+  const format: LogFormat = flags.jsonLogs ? "json" : "text";
+  const print = printer(format);
+  const path = listText(specs);
+  const where = bundled ? `${path} (the bundled example; pass a PATH or create ./flags to serve your own)` : path;
+  print(`flagserve ${VERSION} serving ${where}`, "serving", { version: VERSION, path, ...(specs.length > 1 && { sources: specs }), bundled, watch: flags.watch });
+  print(`  ${url}`, "listening", { url });
+  if (flags.public) {
+    const network = networkUrls(serverUrl);
+    for (const n of network) print(`  ${n}  (network)`, "network", { url: n });
+    if (network.length === 0) logger.warn("--public: no network address found; other devices cannot reach this machine");
+    else if (format === "text") {
+      const qr = await qrCode(network[0]!);
+      if (qr) print(qr.replace(/^/gm, "  "), "qr");
     }
   }
-  print(`ready ${url}`, "ready", { url });
+  const width = Math.max(0, ...Object.keys(keys).map((k) => k.length));
+  for (const [env, key] of Object.entries(keys)) print(`  environment ${env.padEnd(width)}  key ${key}`, "environment", { env, key });
+  printDashboard(print, format, url, adminToken);
+  const first = Object.entries(keys)[0];
+  if (first && format === "text") {
+    // With a targetingKey, so that flags split by `fractional` answer too.
+    const request = `-X POST -H ${shellQuote(`X-API-Key: ${first[1]}`)} -d '${TRY_BODY}' ${url}/ofrep/v1/evaluate/flags`;
+    print(`  try: curl${flags.https ? " -k" : ""} ${request}`, "try");
+  }
 }

@@ -1,18 +1,23 @@
-/** `flagserve validate [PATH]`: every check the server makes at load time, without serving. */
-import { existsSync } from "node:fs";
+/** `flagserve validate [SOURCE...]`: every check the server makes at load time, without serving. */
 import { resolve } from "node:path";
 import { Command, Option } from "commander";
 import type { Problem } from "../config/types.js";
-import { PATH_ARGUMENT_HELP, displayPath, err, out, plural, resolveConfigPath } from "./paths.js";
+import { isUrl } from "../sources/source.js";
+import { parsePositiveNumber } from "./options.js";
+import { displayPath, err, out, plural } from "./paths.js";
+import { SOURCES_ARGUMENT_HELP, listText, loadOnce, missingPaths, resolveSources } from "./sources.js";
 
 interface ValidateFlags {
   format: "text" | "json";
+  fetchTimeout: number;
 }
 
 /** `--format json`: one object on stdout. */
 export interface ValidateReport {
   valid: boolean;
+  /** The sources, as one text ("a, b and c"). */
   path: string;
+  sources: string[];
   environments: (
     | { name: string; valid: true; files: string[]; flags: string[]; segments: string[] }
     | { name: string; valid: false; files: string[] }
@@ -22,46 +27,56 @@ export interface ValidateReport {
 
 export function validateCommand(): Command {
   return new Command("validate")
-    .description("check flag files as the server would (YAML, schema, targeting, $refs, keys) and report file:line:col")
-    .argument("[path]", PATH_ARGUMENT_HELP)
+    .description("check flag files and URLs as the server would (YAML, schema, targeting, $refs, keys) and report file:line:col")
+    .argument("[sources...]", SOURCES_ARGUMENT_HELP)
     .addOption(new Option("--format <format>", "output format").choices(["text", "json"]).default("text"))
+    .addOption(
+      new Option("--fetch-timeout <seconds>", "a URL fetch with no complete response by then is a problem")
+        .argParser(parsePositiveNumber("--fetch-timeout"))
+        .default(10),
+    )
     .addHelpText(
       "after",
       `
 Output:
   text: each problem as "file:line:col message" on stderr, or one summary line on stdout
-  json: {"valid":bool,"path":...,"environments":[{"name","valid","files","flags","segments"}],
-         "problems":[{"file","line","col","message"}]} on stdout (absolute file paths)
+  json: {"valid":bool,"path":...,"sources":[...],"environments":[{"name","valid","files","flags","segments"}],
+         "problems":[{"file","line","col","message"}]} on stdout (absolute file paths, URLs as given)
+A URL is fetched once; a failed fetch (status, network, timeout) is a problem at the URL.
 Exit status: 0 valid, 1 any problem, 2 usage error.
 
 Examples:
   $ flagserve validate                      check ./flags
   $ flagserve validate config/flags.yaml    check one file
+  $ flagserve validate ./flags https://config.example/flags/staging.yaml
   $ flagserve validate --format json | jq '.problems[]'
 
   pre-commit (.git/hooks/pre-commit or a lefthook/husky step):
     npx --no-install flagserve validate flags`,
     )
-    .action(async (pathArg: string | undefined, flags: ValidateFlags) => {
-      const { loadConfig } = await import("../config/index.js");
-      const { path } = resolveConfigPath(pathArg);
-      if (!existsSync(path)) {
+    .action(async (args: string[], flags: ValidateFlags) => {
+      const { specs } = resolveSources(args);
+      const path = listText(specs);
+      const missing = missingPaths(specs);
+      if (missing.length > 0) {
         // Not a problem inside a file (no line:col to show): the PATH itself is wrong.
         const message = "path does not exist";
         if (flags.format === "json") {
-          const report: ValidateReport = { valid: false, path, environments: [], problems: [{ file: resolve(path), line: 0, col: 0, message }] };
+          const problems = missing.map((m) => ({ file: resolve(m), line: 0, col: 0, message }));
+          const report: ValidateReport = { valid: false, path, sources: specs, environments: [], problems };
           out(JSON.stringify(report));
-        } else err(`flagserve validate: ${displayPath(path)}: ${message}`);
+        } else for (const m of missing) err(`flagserve validate: ${displayPath(m)}: ${message}`);
         process.exitCode = 1;
         return;
       }
-      const load = await loadConfig(path);
+      const load = await loadOnce(specs, { timeoutMs: flags.fetchTimeout * 1000 });
       const problems = [...load.problems.values()].flat();
       // The server would start and serve nothing: for a lint that is a wrong PATH, not a success.
       if (problems.length === 0 && load.environments.size === 0) {
-        problems.push({ file: resolve(path), line: 0, col: 0, message: "no environments found (expected *.yaml, *.yml or *.json files, or subdirectories)" });
+        const file = specs.length === 1 && !isUrl(specs[0]!) ? resolve(specs[0]!) : path;
+        problems.push({ file, line: 0, col: 0, message: "no environments found (expected *.yaml, *.yml or *.json files, or subdirectories)" });
       }
-      const report: ValidateReport = { valid: problems.length === 0, path, environments: [], problems };
+      const report: ValidateReport = { valid: problems.length === 0, path, sources: specs, environments: [], problems };
       for (const [name, { config, flags: compiled }] of load.environments) {
         // An environment whose only problems are inside flags would be served (with
         // --allow-invalid), but for a lint it is not valid.

@@ -1,6 +1,5 @@
-/** Configuration: find files -> parse YAML with positions -> validate -> environments. */
-export { loadConfig, loadInlineConfig, type ConfigLoad, type LoadedEnvironment, type LoadOptions } from "./load.js";
-export { discover, isConfigFileName, stemOf, type Discovery, type DiscoveredEnvironment } from "./discover.js";
+/** Configuration: what the sources read (src/sources/) -> parse YAML with positions -> validate -> environments. */
+export { loadConfig, loadInlineConfig, loadSourceReads, loadSources, type ConfigLoad, type LoadedEnvironment, type LoadOptions } from "./load.js";
 export { parseYaml, type ParsedFile } from "./parse.js";
 export { SCHEMA_PATH, flagserveSchema, isEnvironmentName } from "./schema.js";
 export type { EnvVars } from "./expand.js";

@@ -1,14 +1,14 @@
 /**
- * The loader: PATH (or inline objects) -> every environment that is entirely valid, plus every
- * problem found, all at once. An environment with any problem is left out and the others still
- * load: one bad file never takes the rest down.
+ * The loader: what the sources read (src/sources/), or inline objects -> every environment that
+ * is entirely valid, plus every problem found, all at once. An environment with any problem is
+ * left out and the others still load: one bad file never takes the rest down.
  */
 import { isMap } from "yaml";
 import { unusableFlag } from "../engine/compile.js";
 import type { CompiledFlag } from "../engine/types.js";
-import { readStableFile } from "../sources/files.js";
+import { readFiles } from "../sources/files-source.js";
 import type { InputSet } from "../sources/inputs.js";
-import { discover, stemOf } from "./discover.js";
+import type { ConfigSource, SourceDocument, SourceLoad } from "../sources/source.js";
 import { expandNotifications, type EnvVars } from "./expand.js";
 import { mergeDocuments, originText, type MergedEnvironment } from "./merge.js";
 import { parseYamlOffThread, type ParsedFile } from "./parse.js";
@@ -42,6 +42,8 @@ interface EnvironmentInput {
   name: string;
   docs: EnvDocument[];
   files: string[];
+  /** Where it is defined (a file, directory or URL), to name when another source defines it too. */
+  origin: string;
   /** Set for a subdirectory environment, whose files together must define `flags`. */
   dir?: string;
 }
@@ -53,31 +55,72 @@ class ProblemMap extends Map<string, Problem[]> {
   }
 }
 
+/** PATH (a directory of environment files, or one file) -> environments: the file source, read once. */
 export async function loadConfig(path: string, options: LoadOptions = {}): Promise<ConfigLoad> {
-  const found = await discover(path, options.inputs);
-  const readAndParse = async (file: string): Promise<ParsedFile> => {
-    const read = await readStableFile(file, { inputs: options.inputs });
-    if ("error" in read) return { problems: [{ file, line: 0, col: 0, message: read.error }] };
-    return parseYamlOffThread(file, read.text);
-  };
-  const problems = new ProblemMap(found.problems);
-  const inputs: EnvironmentInput[] = [];
+  return loadSourceReads([await readFiles(path, options.inputs)], options);
+}
 
-  if (found.file) {
-    const parsed = await readAndParse(found.file);
-    inputs.push(...fromSingleFile(found.file, parsed, problems));
-  } else {
-    const parsedEnvs = await Promise.all(found.environments.map(async (env) => Promise.all(env.files.map(readAndParse))));
-    found.environments.forEach((env, i) => {
-      const docs: EnvDocument[] = [];
-      for (const parsed of parsedEnvs[i] ?? []) {
-        problems.add(env.name, ...parsed.problems);
-        if (parsed.source && parsed.problems.length === 0) docs.push({ source: parsed.source, prefix: [], value: parsed.value });
+/** Every source, read once and loaded together (an environment defined by two sources is a problem). */
+export async function loadSources(sources: readonly ConfigSource[], options: LoadOptions = {}): Promise<ConfigLoad> {
+  return loadSourceReads(await Promise.all(sources.map((source) => source.read(options.inputs))), options);
+}
+
+/** What the sources read -> environments, validated and compiled together. */
+export async function loadSourceReads(reads: readonly SourceLoad[], options: LoadOptions = {}): Promise<ConfigLoad> {
+  const problems = new ProblemMap();
+  const found: EnvironmentInput[] = [];
+  for (const read of reads) found.push(...(await fromSource(read, problems)));
+  return runStepsYielding(finish(withoutDuplicates(found, problems), problems, options));
+}
+
+const parseDocument = async (document: SourceDocument): Promise<ParsedFile> =>
+  "error" in document
+    ? { problems: [{ file: document.file, line: 0, col: 0, message: document.error }] }
+    : parseYamlOffThread(document.file, document.text);
+
+/** One source's documents, parsed, as environments (named by the layout, or by each document's content). */
+async function fromSource(read: SourceLoad, problems: ProblemMap): Promise<EnvironmentInput[]> {
+  for (const p of read.problems) problems.add(p.env, { file: p.file, line: 0, col: 0, message: p.message });
+  const found: EnvironmentInput[] = [];
+  const singles = await Promise.all(read.documents.map(({ document }) => parseDocument(document)));
+  read.documents.forEach(({ stem, document }, i) => found.push(...fromSingleFile(document.file, stem, singles[i]!, problems)));
+  const named = read.environments.filter((env) => {
+    if (isEnvironmentName(env.name)) return true;
+    const file = env.dir ?? env.documents[0]?.file ?? read.id;
+    problems.add("", { file, line: 0, col: 0, message: `'${env.name}' is not a valid environment name: ${ENVIRONMENT_NAME_RULE}` });
+    return false;
+  });
+  const parsed = await Promise.all(named.map((env) => Promise.all(env.documents.map(parseDocument))));
+  named.forEach((env, i) => {
+    const docs: EnvDocument[] = [];
+    for (const file of parsed[i] ?? []) {
+      problems.add(env.name, ...file.problems);
+      if (file.source && file.problems.length === 0) docs.push({ source: file.source, prefix: [], value: file.value });
+    }
+    const files = env.documents.map((d) => d.file);
+    found.push({ name: env.name, docs, files, origin: env.dir ?? files[0] ?? read.id, ...(env.dir ? { dir: env.dir } : {}) });
+  });
+  return found;
+}
+
+/**
+ * An environment found twice (two sources, or a file PATH and a directory holding it) is left
+ * out, with a problem naming both: which one is meant is not ours to guess.
+ */
+function withoutDuplicates(found: EnvironmentInput[], problems: ProblemMap): EnvironmentInput[] {
+  const byName = new Map<string, EnvironmentInput[]>();
+  for (const input of found) byName.set(input.name, [...(byName.get(input.name) ?? []), input]);
+  const kept: EnvironmentInput[] = [];
+  for (const [name, group] of byName) {
+    if (group.length === 1) kept.push(...group);
+    else {
+      for (const input of group) {
+        const others = group.filter((o) => o !== input).map((o) => o.origin);
+        problems.add(name, { file: input.origin, line: 0, col: 0, message: `environment '${name}' is also defined by ${others.join(", ")}` });
       }
-      inputs.push({ name: env.name, docs, files: env.files, ...(env.dir ? { dir: env.dir } : {}) });
-    });
+    }
   }
-  return runStepsYielding(finish(inputs, problems, options));
+  return kept;
 }
 
 /** For the programmatic API: environment name -> environment document, validated like a file. */
@@ -98,14 +141,13 @@ export function loadInlineConfig(environments: Record<string, unknown>, options:
       problems.add(name, problemAt(source, [], `not JSON data: ${(error as Error).message}`));
       continue;
     }
-    inputs.push({ name, docs: [{ source, prefix: [], value }], files: [] });
+    inputs.push({ name, docs: [{ source, prefix: [], value }], files: [], origin: source.file });
   }
   return runSteps(finish(inputs, problems, options));
 }
 
 /** PATH is one file: an `environments:` map of environments, or one environment named by its stem. */
-function fromSingleFile(file: string, parsed: ParsedFile, problems: ProblemMap): EnvironmentInput[] {
-  const stem = stemOf(file);
+function fromSingleFile(file: string, stem: string, parsed: ParsedFile, problems: ProblemMap): EnvironmentInput[] {
   const value = parsed.value;
   const multi = isRecord(value) ? "environments" in value : isMap(parsed.doc?.contents) && parsed.doc.contents.has("environments");
   const single = !multi && isEnvironmentName(stem);
@@ -119,7 +161,7 @@ function fromSingleFile(file: string, parsed: ParsedFile, problems: ProblemMap):
   }
   const source = parsed.source;
   if (!source) return [];
-  if (single) return [{ name: stem, docs: [{ source, prefix: [], value }], files: [file] }];
+  if (single) return [{ name: stem, docs: [{ source, prefix: [], value }], files: [file], origin: file }];
   if (!multi || !isRecord(value)) return [];
 
   // The wrapper: `environments:` (and `$schema`), nothing else.
@@ -138,7 +180,7 @@ function fromSingleFile(file: string, parsed: ParsedFile, problems: ProblemMap):
     if (!isEnvironmentName(name)) {
       problems.add("", problemAt(source, ["environments", name], `'${name}' is not a valid environment name: ${ENVIRONMENT_NAME_RULE}`, "key"));
     } else {
-      inputs.push({ name, docs: [{ source, prefix: ["environments", name], value: doc }], files: [file] });
+      inputs.push({ name, docs: [{ source, prefix: ["environments", name], value: doc }], files: [file], origin: file });
     }
   }
   return inputs;

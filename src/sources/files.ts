@@ -56,7 +56,7 @@ const kindOf = (s: Stats): string =>
   s.isFIFO() ? "a FIFO" : s.isCharacterDevice() ? "a character device" : s.isBlockDevice() ? "a block device" : s.isSocket() ? "a socket" : s.isDirectory() ? "a directory" : "not a file";
 
 const MIB = 1024 * 1024;
-const sizeText = (bytes: number) => (bytes % MIB === 0 ? `${bytes / MIB} MiB` : `${bytes} bytes`);
+export const sizeText = (bytes: number): string => (bytes % MIB === 0 ? `${bytes / MIB} MiB` : `${bytes} bytes`);
 
 interface RawRead {
   bytes?: Uint8Array;

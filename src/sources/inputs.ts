@@ -3,7 +3,7 @@
  * notifications are hints that make a reload fast; this is what makes it certain: after each
  * reload, and on a cheap periodic check, every input of the last load is asked whether it
  * changed, and one that did causes another reload. A file answers from its signature
- * (`./files.ts`); a URL source would answer from its ETag, through the same interface.
+ * (`./files.ts`); a URL from whether its latest poll changed what it hands over (`./url-source.ts`).
  */
 export interface Input {
   /** A path or URL, for logs. */

@@ -8,6 +8,7 @@ import { realpathSync } from "node:fs";
 import { homedir } from "node:os";
 import { basename, dirname, extname, isAbsolute, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { isUrl } from "../sources/source.js";
 
 const PACKAGE_ROOT = fileURLToPath(new URL("../../", import.meta.url));
 
@@ -41,4 +42,13 @@ export function defaultStateDir(configPath: string, env: NodeJS.ProcessEnv = pro
   if (!isInside(realPath(packageRoot), config)) return join(dirname(resolve(configPath)), ".flagserve");
   const digest = createHash("sha256").update(config).digest("hex").slice(0, 12);
   return join(userStateDir(env), `${basename(config, extname(config))}-${digest}`);
+}
+
+/**
+ * The default state directory for a list of sources (paths and URLs): that of the first path,
+ * else (URLs only) `.flagserve` in the working directory.
+ */
+export function defaultStateDirOf(sources: readonly string[], env: NodeJS.ProcessEnv = process.env): string {
+  const path = sources.find((s) => !isUrl(s));
+  return path !== undefined ? defaultStateDir(path, env) : join(process.cwd(), ".flagserve");
 }

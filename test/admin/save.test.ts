@@ -5,6 +5,7 @@ import { readFile, writeFile } from "node:fs/promises";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { createFlagServer } from "../../src/index.js";
 import { setScalarInSource } from "../../src/admin/save.js";
+import { ConfigServer } from "../helpers/config-server.js";
 import { tempDir } from "../helpers/files.js";
 import { DEV_KEY, DEV_YAML, startAdminFixture, type AdminFixture } from "./helpers.js";
 
@@ -110,6 +111,28 @@ describe("PATCH .../flags/{flag}", () => {
       expect(await response.json()).toMatchObject({ errorCode: "CONFLICT", errorDetails: expect.stringContaining("not read from files") });
     } finally {
       await server.close();
+    }
+  });
+});
+
+describe("save to file for an environment read from a URL", () => {
+  it("409 naming the URL, which cannot be written", async () => {
+    const http = await ConfigServer.start();
+    const state = await tempDir();
+    http.set("/test.yaml", "flags:\n  f:\n    variants: { a: 1, b: 2 }\n    defaultVariant: a\n");
+    const server = await createFlagServer({ config: http.url("/test.yaml"), adminToken: "url-admin-token-0123", stateDir: state.file("state") });
+    try {
+      const response = await fetch(`${server.url}/api/v1/admin/environments/test/flags/f`, {
+        method: "PATCH",
+        headers: { authorization: "Bearer url-admin-token-0123" },
+        body: '{"defaultVariant":"b"}',
+      });
+      expect(response.status).toBe(409);
+      expect(await response.json()).toMatchObject({ errorCode: "CONFLICT", errorDetails: `cannot save flag f of test to a file: it is read from ${http.url("/test.yaml")}, which flagserve cannot write` });
+    } finally {
+      await server.close();
+      await http.stop();
+      await state.remove();
     }
   });
 });

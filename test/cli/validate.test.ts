@@ -50,7 +50,7 @@ describe("flagserve validate", () => {
     expect(stderr).toContain(`${dir.file("bad.yaml")}:3:12 `);
   });
 
-  it("--format json: {valid, path, environments, problems} on stdout", async () => {
+  it("--format json: {valid, path, sources, environments, problems} on stdout", async () => {
     const dir = await t.dir({ "flags/good.yaml": OFREP_FIXTURE, "flags/bad.yaml": BAD });
     const bad = await run(["validate", dir.file("flags"), "--format", "json"]);
     expect(bad.code).toBe(1);
@@ -59,6 +59,7 @@ describe("flagserve validate", () => {
     expect(report).toEqual({
       valid: false,
       path: dir.file("flags"),
+      sources: [dir.file("flags")],
       environments: [
         { name: "bad", valid: false, files: [dir.file("flags/bad.yaml")] },
         {

@@ -1,13 +1,12 @@
 /**
  * PATH -> which environments exist and which files make each one (DESIGN §3). Only names and
- * file types are read here; contents are the parser's job.
+ * file types are read here; contents (and whether a name is a valid environment name) are the
+ * loader's job.
  */
 import { basename, extname, join, resolve } from "node:path";
-import { listDirectory, statPath } from "../sources/files.js";
-import type { InputSet } from "../sources/inputs.js";
-import { ENVIRONMENT_NAME_RULE, isEnvironmentName } from "./schema.js";
-import type { Problem } from "./types.js";
-import { compare } from "./util.js";
+import { listDirectory, statPath } from "./files.js";
+import type { InputSet } from "./inputs.js";
+import type { SourceProblem } from "./source.js";
 
 export interface DiscoveredEnvironment {
   name: string;
@@ -23,8 +22,7 @@ export interface Discovery {
   /** Set when PATH is a file: its content decides its environments (an `environments:` map or one). */
   file?: string;
   environments: DiscoveredEnvironment[];
-  /** By environment name, or "" for problems not tied to one environment. */
-  problems: Map<string, Problem[]>;
+  problems: SourceProblem[];
 }
 
 const CONFIG_EXTENSIONS = new Set([".yaml", ".yml", ".json"]);
@@ -41,12 +39,11 @@ const isHidden = (name: string): boolean => name.startsWith(".");
 /** `prod.yaml` -> `prod`. */
 export const stemOf = (file: string): string => basename(file, extname(file));
 
-/** With `inputs`, every directory listed and path looked at is recorded there (see sources/). */
+/** With `inputs`, every directory listed and path looked at is recorded there (see ./inputs.ts). */
 export async function discover(path: string, inputs?: InputSet): Promise<Discovery> {
   const root = resolve(path);
-  const problems = new Map<string, Problem[]>();
-  const report = (key: string, file: string, message: string) =>
-    problems.set(key, [...(problems.get(key) ?? []), { file, line: 0, col: 0, message }]);
+  const problems: SourceProblem[] = [];
+  const report = (env: string, file: string, message: string) => problems.push({ env, file, message });
 
   const kind = await typeOf(root, inputs);
   if (kind === "file") return { root, file: root, environments: [], problems };
@@ -84,10 +81,6 @@ export async function discover(path: string, inputs?: InputSet): Promise<Discove
       }
       continue;
     }
-    if (!isEnvironmentName(name)) {
-      report("", first.dir ?? first.files[0] ?? root, `'${name}' is not a valid environment name: ${ENVIRONMENT_NAME_RULE}`);
-      continue;
-    }
     if (first.dir) {
       const inner = await listNames(first.dir, inputs);
       if (typeof inner === "string") report(name, first.dir, `cannot read directory: ${inner}`);
@@ -120,6 +113,9 @@ async function typeOf(path: string, inputs?: InputSet): Promise<string> {
   const code = errorCode(s);
   return code === "ENOENT" || code === "ENOTDIR" ? "missing" : code;
 }
+
+/** By code unit, as every replica sorts (not by locale). */
+const compare = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
 export const errorCode = (error: unknown): string =>
   (error as NodeJS.ErrnoException).code ?? (error as Error).message ?? String(error);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { discover } from "../../src/config/index.js";
-import { useTempDir } from "./helpers.js";
+import { discover } from "../../src/sources/discover.js";
+import { useTempDir } from "../config/helpers.js";
 
 describe("discover", () => {
   const tmp = useTempDir();
@@ -16,7 +16,7 @@ describe("discover", () => {
     const found = await discover(tmp.path);
 
     expect(found.file).toBeUndefined();
-    expect(found.problems.size).toBe(0);
+    expect(found.problems).toEqual([]);
     expect(found.environments).toEqual([
       { name: "UPPER", files: [`${tmp.path}/UPPER.YAML`] },
       { name: "b", files: [`${tmp.path}/b/a.yml`, `${tmp.path}/b/z.json`], dir: `${tmp.path}/b` },

@@ -8,7 +8,7 @@ import { mkdir, open, rename, rm, symlink, unlink, writeFile } from "node:fs/pro
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterEach, describe, expect, it } from "vitest";
-import { watchConfig, type ConfigWatcher, type WatchOptions } from "../../src/changes/watch.js";
+import { watchConfig, type ConfigWatcher, type WatchOptions } from "../../src/sources/watch.js";
 import { tempDir, type TempDir } from "../helpers/files.js";
 
 const WAIT_MS = 3000;

@@ -6,7 +6,7 @@
  * - PATH is watched through the directory that holds it (its parent, or the nearest ancestor that
  *   exists), never through a handle on a file alone: flagd lost its watch when a file was renamed
  *   over or deleted (flagd #42, #1876). Deleting and re-creating a file, or PATH itself, is seen.
- * - No `awaitWriteFinish`: the reader waits for a file to settle (src/sources/files.ts), and
+ * - No `awaitWriteFinish`: the reader waits for a file to settle (./files.ts), and
  *   chokidar's version can go deaf to a file for good (a path whose stability poll meets
  *   ENOENT, deleted mid-write, stays in its pending writes, and every later change to it is
  *   swallowed there). `atomic` (chokidar's default) turns delete + re-create
@@ -95,21 +95,27 @@ function roleOf(t: Target, p: string, type: "dir" | "file" | undefined): Role | 
   return undefined;
 }
 
-export async function watchConfig(options: WatchOptions): Promise<ConfigWatcher> {
+/** PATH as watched: a directory unless it is (or, missing, is named like) a config file. */
+function targetOf(pathArg: string): Target {
+  const path = resolve(pathArg);
+  const stats = statSync(path, { throwIfNoEntry: false });
+  const kind = stats ? (stats.isDirectory() ? "dir" : "file") : isConfigFile(basename(path)) ? "file" : "dir";
+  return { path, kind, root: existingAncestor(dirname(path)) };
+}
+
+interface Debouncer {
+  /** Notes a changed path; the call comes once no event came for the window (10 windows at most). */
+  report(path: string): void;
+  close(): void;
+}
+
+function debouncer(options: WatchOptions): Debouncer {
   const { onChange, onError } = options;
   const debounceMs = options.debounceMs ?? 25;
-  let closed = false;
-
-  const path = resolve(options.path);
-  const stats = statSync(path, { throwIfNoEntry: false });
-  // A PATH that does not exist yet is a directory unless it is named like a config file.
-  const kind = stats ? (stats.isDirectory() ? "dir" : "file") : isConfigFile(basename(path)) ? "file" : "dir";
-  const target: Target = { path, kind, root: existingAncestor(dirname(path)) };
-
-  // Debounce: collect paths; flush once no event came for `debounceMs`, or 10 windows after the first.
   const pending = new Set<string>();
   let timer: NodeJS.Timeout | undefined;
   let firstAt = 0;
+  let closed = false;
   const flush = () => {
     timer = undefined;
     if (closed || pending.size === 0) return;
@@ -122,95 +128,138 @@ export async function watchConfig(options: WatchOptions): Promise<ConfigWatcher>
       onError(toError(error));
     }
   };
-  const report = (p: string) => {
-    if (closed) return;
-    const now = Date.now();
-    if (timer === undefined) firstAt = now;
-    else clearTimeout(timer);
-    pending.add(p);
-    timer = setTimeout(flush, Math.max(0, Math.min(debounceMs, firstAt + 10 * debounceMs - now)));
+  return {
+    report(p) {
+      if (closed) return;
+      const now = Date.now();
+      if (timer === undefined) firstAt = now;
+      else clearTimeout(timer);
+      pending.add(p);
+      timer = setTimeout(flush, Math.max(0, Math.min(debounceMs, firstAt + 10 * debounceMs - now)));
+    },
+    close() {
+      closed = true;
+      clearTimeout(timer);
+      pending.clear();
+    },
   };
+}
 
-  // Watched paths that are symlinks, and where they point. Resolved synchronously when chokidar
-  // reports them (rare), so that no swap slips in between.
+interface LinkTracker {
+  /** Notes whether `path` is a symlink, and where it points. */
+  track(path: string): void;
+  forget(path: string): void;
+  readonly size: number;
+  /** Re-resolves every tracked link; one pointing elsewhere is reported (and may restart the watcher). */
+  recheck(): Promise<void>;
+}
+
+/**
+ * Watched paths that are symlinks, and where they point. Resolved synchronously when chokidar
+ * reports them (rare), so that no swap slips in between. `recheck` runs after each raw fs event
+ * while there are links (the rename of `..data_tmp` over `..data` is one, in the directory
+ * holding the links); events during a pass trigger one more pass. A link to a directory (PATH,
+ * an environment) that points elsewhere leaves chokidar watching the old directory: restart.
+ */
+function linkTracker(report: (path: string) => void, restart: () => void, isClosed: () => boolean): LinkTracker {
   const links = new Map<string, string>();
-  const track = (p: string) => {
-    try {
-      if (lstatSync(p).isSymbolicLink()) links.set(p, realpathSync(p));
-      else links.delete(p);
-    } catch {
-      links.delete(p);
-    }
-  };
-
-  /**
-   * Re-resolves every tracked symlink; one pointing elsewhere is a change. Runs after each raw fs
-   * event while there are links (the rename of `..data_tmp` over `..data` is one, in the directory
-   * holding the links); events during a pass trigger one more pass. A link to a directory (PATH,
-   * an environment) that points elsewhere leaves chokidar watching the old directory: restart.
-   */
   let checking = false;
   let again = false;
-  const recheck = async () => {
-    if (checking) {
-      again = true;
-      return;
-    }
-    checking = true;
-    try {
-      do {
-        again = false;
-        for (const [p, was] of links) {
-          const now = await realpath(p).catch(() => undefined);
-          if (closed) return;
-          if (now === was || links.get(p) !== was) continue;
-          if (now === undefined) links.delete(p);
-          else links.set(p, now);
-          report(p);
-          if (now !== undefined && statSync(now, { throwIfNoEntry: false })?.isDirectory()) restart();
-        }
-      } while (again && !closed);
-    } finally {
-      checking = false;
+  const pass = async () => {
+    for (const [p, was] of links) {
+      const now = await realpath(p).catch(() => undefined);
+      if (isClosed()) return;
+      if (now === was || links.get(p) !== was) continue;
+      if (now === undefined) links.delete(p);
+      else links.set(p, now);
+      report(p);
+      if (now !== undefined && statSync(now, { throwIfNoEntry: false })?.isDirectory()) restart();
     }
   };
-
-  const live = new Set<FSWatcher>();
-  let current: FSWatcher | undefined;
-  const start = async (): Promise<FSWatcher> => {
-    const levels = relative(target.root, target.path).split(sep).length;
-    const watcher = watch(target.root, {
-      ignoreInitial: false, // the initial adds say which paths are symlinks; they are not reported
-      followSymlinks: true, // a symlinked config file is watched at its target: edits to it are seen
-      depth: target.kind === "dir" ? levels + 1 : levels - 1,
-      ignored: (p, s) => roleOf(target, p, typeOf(s)) === undefined,
-    });
-    live.add(watcher);
-    let ready = false;
-    watcher.on("all", (event, p) => {
-      const role = roleOf(target, p, event === "addDir" || event === "unlinkDir" ? "dir" : "file");
-      if (role === undefined || role === "root" || closed) return;
-      if (event === "unlink" || event === "unlinkDir") links.delete(p);
-      else track(p);
-      if (!ready) return;
-      // A directory on the way to a missing PATH appeared: PATH may be complete already, and
-      // chokidar reads a new directory before watching it, so let a reload look.
-      if (role === "chain") {
-        if (event === "addDir") report(target.path);
+  return {
+    track(p) {
+      try {
+        if (lstatSync(p).isSymbolicLink()) links.set(p, realpathSync(p));
+        else links.delete(p);
+      } catch {
+        links.delete(p);
+      }
+    },
+    forget: (p) => void links.delete(p),
+    get size() {
+      return links.size;
+    },
+    async recheck() {
+      if (checking) {
+        again = true;
         return;
       }
-      report(p);
-    });
-    watcher.on("raw", () => {
-      if (links.size > 0 && !closed) void recheck();
-    });
-    watcher.on("error", (error) => {
-      if (!closed) onError?.(toError(error));
-    });
-    await new Promise<void>((done) => watcher.once("ready", done));
-    ready = true;
-    return watcher;
+      checking = true;
+      try {
+        do {
+          again = false;
+          await pass();
+        } while (again && !isClosed());
+      } finally {
+        checking = false;
+      }
+    },
   };
+}
+
+interface WatchHandlers {
+  report(path: string): void;
+  links: LinkTracker;
+  /** Every watcher not yet closed: the new one joins at once, so a close while it starts reaches it. */
+  live: Set<FSWatcher>;
+  onError?: (error: Error) => void;
+  isClosed(): boolean;
+}
+
+/** One chokidar watcher on the target's root, resolved once it is ready. */
+async function startChokidar(target: Target, { report, links, live, onError, isClosed }: WatchHandlers): Promise<FSWatcher> {
+  const levels = relative(target.root, target.path).split(sep).length;
+  const watcher = watch(target.root, {
+    ignoreInitial: false, // the initial adds say which paths are symlinks; they are not reported
+    followSymlinks: true, // a symlinked config file is watched at its target: edits to it are seen
+    depth: target.kind === "dir" ? levels + 1 : levels - 1,
+    ignored: (p, s) => roleOf(target, p, typeOf(s)) === undefined,
+  });
+  live.add(watcher);
+  let ready = false;
+  watcher.on("all", (event, p) => {
+    const role = roleOf(target, p, event === "addDir" || event === "unlinkDir" ? "dir" : "file");
+    if (role === undefined || role === "root" || isClosed()) return;
+    if (event === "unlink" || event === "unlinkDir") links.forget(p);
+    else links.track(p);
+    if (!ready) return;
+    // A directory on the way to a missing PATH appeared: PATH may be complete already, and
+    // chokidar reads a new directory before watching it, so let a reload look.
+    if (role === "chain") {
+      if (event === "addDir") report(target.path);
+      return;
+    }
+    report(p);
+  });
+  watcher.on("raw", () => {
+    if (links.size > 0 && !isClosed()) void links.recheck();
+  });
+  watcher.on("error", (error) => {
+    if (!isClosed()) onError?.(toError(error));
+  });
+  await new Promise<void>((done) => watcher.once("ready", done));
+  ready = true;
+  return watcher;
+}
+
+export async function watchConfig(options: WatchOptions): Promise<ConfigWatcher> {
+  const target = targetOf(options.path);
+  let closed = false;
+  const isClosed = () => closed;
+  const debounce = debouncer(options);
+  const live = new Set<FSWatcher>();
+  let current: FSWatcher | undefined;
+  const start = () => startChokidar(target, { report: debounce.report, links, live, onError: options.onError, isClosed });
 
   /**
    * A fresh chokidar watcher. The old one goes first: chokidar shares one fs.watch handle per
@@ -224,19 +273,18 @@ export async function watchConfig(options: WatchOptions): Promise<ConfigWatcher>
       live.delete(current);
       await current.close();
       current = await start();
-      report(target.path);
+      debounce.report(target.path);
     });
   };
+  const links = linkTracker(debounce.report, restart, isClosed);
 
   current = await start();
-
   return {
     restart,
     async close() {
       if (closed) return;
       closed = true;
-      clearTimeout(timer);
-      pending.clear();
+      debounce.close();
       await Promise.all([...live].map((w) => w.close()));
     },
   };

@@ -1,0 +1,34 @@
+/** The SOURCE arguments of the commands: paths and URLs, their defaults, and loading them once. */
+import { existsSync } from "node:fs";
+import type { ConfigLoad } from "../config/index.js";
+import type { UrlSourceOptions } from "../sources/index.js";
+import { isUrl } from "../sources/source.js";
+import { resolveConfigPath } from "./paths.js";
+
+export const SOURCES_ARGUMENT_HELP =
+  "directories of environment files, files, or http(s):// URLs (default: ./flags, else the bundled example)";
+
+/** The arguments, else `./flags`, else the bundled example. */
+export function resolveSources(args: readonly string[]): { specs: string[]; bundled: boolean } {
+  if (args.length > 0) return { specs: [...args], bundled: false };
+  const { path, bundled } = resolveConfigPath(undefined);
+  return { specs: [path], bundled };
+}
+
+/** The paths among `specs` that do not exist (URLs are checked by fetching them). */
+export const missingPaths = (specs: readonly string[]): string[] => specs.filter((s) => !isUrl(s) && !existsSync(s));
+
+/** Every source read once (a URL: one GET) and loaded together, as the server would at start-up. */
+export async function loadOnce(specs: readonly string[], options: UrlSourceOptions = {}): Promise<ConfigLoad> {
+  const [{ loadSources }, { createSource }] = await Promise.all([import("../config/index.js"), import("../sources/index.js")]);
+  const sources = specs.map((spec) => createSource(spec, options));
+  try {
+    return await loadSources(sources);
+  } finally {
+    await Promise.all(sources.map((s) => s.close()));
+  }
+}
+
+/** `a, b and c`, for messages naming the sources. */
+export const listText = (items: readonly string[]): string =>
+  items.length <= 1 ? (items[0] ?? "") : `${items.slice(0, -1).join(", ")} and ${items[items.length - 1]}`;

@@ -1,0 +1,59 @@
+/**
+ * The file source: a directory of environment files and subdirectories, or one file (DESIGN §3).
+ * Reading trusts nothing it has not seen settle (./files.ts); watching is chokidar through the
+ * directory that holds PATH (./watch.ts), with every read recorded so the server's periodic check
+ * catches what a watcher missed.
+ */
+import { stemOf, discover } from "./discover.js";
+import { readStableFile } from "./files.js";
+import type { InputSet } from "./inputs.js";
+import type { ConfigSource, SourceDocument, SourceListener, SourceLoad } from "./source.js";
+import type { ConfigWatcher } from "./watch.js";
+
+export async function readFiles(path: string, inputs?: InputSet): Promise<SourceLoad> {
+  const found = await discover(path, inputs);
+  const read = async (file: string): Promise<SourceDocument> => {
+    const result = await readStableFile(file, { inputs });
+    return { file, ...result };
+  };
+  if (found.file) return { id: found.root, documents: [{ stem: stemOf(found.file), document: await read(found.file) }], environments: [], problems: found.problems };
+  const environments = await Promise.all(
+    found.environments.map(async (env) => ({ ...env, documents: await Promise.all(env.files.map(read)) })),
+  );
+  return { id: found.root, documents: [], environments, problems: found.problems };
+}
+
+export class FileSource implements ConfigSource {
+  #watcher: ConfigWatcher | undefined;
+  #closed = false;
+  /** PATH could not be read at the last read (a "" problem): the watcher may have lost its handles. */
+  #unreadable = false;
+
+  constructor(readonly id: string) {}
+
+  async read(inputs?: InputSet): Promise<SourceLoad> {
+    const load = await readFiles(this.id, inputs);
+    const unreadable = load.problems.some((p) => p.env === "");
+    // Readable again (after chmod, a directory moved back...): start the watcher afresh.
+    if (this.#unreadable && !unreadable) this.#watcher?.restart();
+    this.#unreadable = unreadable;
+    return load;
+  }
+
+  async watch(listener: SourceListener): Promise<void> {
+    // Loaded here: reading (validate, keys, eval) does not need chokidar.
+    const { watchConfig } = await import("./watch.js");
+    const watcher = await watchConfig({
+      path: this.id,
+      onChange: () => listener.changed(),
+      onError: (error) => listener.error(new Error(`watching ${this.id}: ${error.message}`)),
+    });
+    if (this.#closed) await watcher.close();
+    else this.#watcher = watcher;
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    await this.#watcher?.close();
+  }
+}

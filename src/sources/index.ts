@@ -1,0 +1,13 @@
+/** Config sources: files and directories, HTTP(S) URLs; one interface (./source.ts). */
+import { FileSource } from "./files-source.js";
+import type { ConfigSource } from "./source.js";
+import { isUrl } from "./source.js";
+import { UrlSource, type UrlSourceOptions } from "./url-source.js";
+
+export { FileSource, readFiles } from "./files-source.js";
+export { UrlSource, DEFAULT_FETCH_TIMEOUT_MS, DEFAULT_POLL_INTERVAL_MS, type UrlSourceOptions } from "./url-source.js";
+export { isUrl, type ConfigSource, type SourceDocument, type SourceEnvironment, type SourceListener, type SourceLoad, type SourceProblem } from "./source.js";
+
+/** A source for a command-line argument: a URL (`http://`, `https://`) or a path. */
+export const createSource = (spec: string, options: UrlSourceOptions = {}): ConfigSource =>
+  isUrl(spec) ? new UrlSource(spec, options) : new FileSource(spec);

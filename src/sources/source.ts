@@ -1,0 +1,66 @@
+/**
+ * The config source seam: where configuration text comes from, and when it may have changed.
+ * A source knows nothing of flags: it hands over documents (text, or why there is none) and the
+ * environments its layout names, like flagd's sync providers hand raw data to its store. The
+ * configuration loader (src/config/) parses and validates them; the server (src/server.ts) reloads
+ * when a source says something changed. Implementations: files and directories (`./files-source.ts`),
+ * HTTP(S) URLs (`./url-source.ts`).
+ */
+import type { InputSet } from "./inputs.js";
+
+/** One document: its text, or why it could not be had. `file` names it in problems (a path or URL). */
+export type SourceDocument = { file: string; text: string } | { file: string; error: string };
+
+/** An environment named by the source's layout (a directory entry), with its documents in merge order. */
+export interface SourceEnvironment {
+  name: string;
+  documents: SourceDocument[];
+  /** The subdirectory, when the environment is one (its documents together must define `flags`). */
+  dir?: string;
+}
+
+/** A problem finding documents (not inside one): an unreadable directory, a name defined twice. */
+export interface SourceProblem {
+  /** The environment it concerns, or "" for none. */
+  env: string;
+  file: string;
+  message: string;
+}
+
+/** What one read of a source found. */
+export interface SourceLoad {
+  /** The source, for problems about it as a whole (a path or URL). */
+  id: string;
+  /**
+   * Documents whose content decides their environments (a single file or a URL): an
+   * `environments:` map, or one environment named by the stem.
+   */
+  documents: { stem: string; document: SourceDocument }[];
+  environments: SourceEnvironment[];
+  problems: SourceProblem[];
+}
+
+export interface SourceListener {
+  /** The content may have changed: reload (spurious calls cost a reload, nothing else). */
+  changed(): void;
+  /** Something went wrong watching (the content itself is still read by `read`). */
+  error(error: Error): void;
+}
+
+export interface ConfigSource {
+  /** A path or URL, for logs. */
+  readonly id: string;
+  /**
+   * Reads the configuration as it is now. Every input read is recorded in `inputs`, so that a
+   * later check can tell whether this read is stale (see ./inputs.ts). Never throws for what it
+   * reads: problems are in the result.
+   */
+  read(inputs?: InputSet): Promise<SourceLoad>;
+  /** Starts telling `listener` when the content may have changed. Called at most once. */
+  watch(listener: SourceListener): Promise<void>;
+  /** Stops watching. */
+  close(): Promise<void>;
+}
+
+/** `http://...` or `https://...`: a URL source; anything else is a path. */
+export const isUrl = (spec: string): boolean => /^https?:\/\//i.test(spec);

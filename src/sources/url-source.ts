@@ -1,0 +1,182 @@
+/**
+ * The URL source: one YAML or JSON document over HTTP(S), polled (flagd's HTTP sync). Each poll
+ * is a conditional GET (`If-None-Match` / `If-Modified-Since`), so an unchanged document costs a
+ * 304 and no reload. What a read hands over is the latest poll's outcome: the document, or the
+ * problem (network error, status, size, timeout) with the URL as its file. The loader then keeps
+ * the environment's last good configuration, exactly as for a broken file, and the problem shows
+ * in `/readyz`. The outcome changes (and a reload follows) only when the content or the problem
+ * does, so a failing URL is logged once per distinct problem, not once per poll.
+ */
+import { basename, extname } from "node:path";
+import type { Logger } from "../log.js";
+import { MAX_FILE_BYTES, sizeText } from "./files.js";
+import type { Input, InputSet } from "./inputs.js";
+import type { ConfigSource, SourceDocument, SourceListener, SourceLoad } from "./source.js";
+
+/** flagd's HTTP sync default. */
+export const DEFAULT_POLL_INTERVAL_MS = 5_000;
+export const DEFAULT_FETCH_TIMEOUT_MS = 10_000;
+
+export interface UrlSourceOptions {
+  /** Between the end of one poll and the start of the next. */
+  pollIntervalMs?: number;
+  /** A request with no complete response by then is a problem. */
+  timeoutMs?: number;
+  maxBytes?: number;
+  /** Told when a failing URL answers again. */
+  logger?: Pick<Logger, "info">;
+}
+
+/** `https://host/flags/development.yaml?x` -> `development`; "" when there is none (fetching says why). */
+export function urlStem(url: string): string {
+  try {
+    const name = basename(decodeURIComponent(new URL(url).pathname));
+    return basename(name, extname(name));
+  } catch {
+    return "";
+  }
+}
+
+/** What one request gave: a document, no change (304), or a problem. */
+type Fetched = { text: string; etag?: string; lastModified?: string } | { notModified: true } | { error: string };
+
+export class UrlSource implements ConfigSource {
+  readonly #options: Required<Omit<UrlSourceOptions, "logger">> & UrlSourceOptions;
+  #current: SourceDocument | undefined;
+  #lastGood: { text: string; etag?: string; lastModified?: string } | undefined;
+  /** Bumped whenever `#current` changes: what the inputs of a read compare. */
+  #version = 0;
+  #timer: NodeJS.Timeout | undefined;
+  #inFlight: AbortController | undefined;
+  #closed = false;
+
+  constructor(
+    readonly id: string,
+    options: UrlSourceOptions = {},
+  ) {
+    this.#options = { pollIntervalMs: DEFAULT_POLL_INTERVAL_MS, timeoutMs: DEFAULT_FETCH_TIMEOUT_MS, maxBytes: MAX_FILE_BYTES, ...options };
+  }
+
+  get version(): number {
+    return this.#version;
+  }
+
+  /** The latest poll's outcome; the first read fetches. */
+  async read(inputs?: InputSet): Promise<SourceLoad> {
+    if (this.#current === undefined) await this.poll();
+    inputs?.add(new UrlInput(this, this.#version));
+    const document = this.#current ?? { file: this.id, error: "not fetched" };
+    return { id: this.id, documents: [{ stem: urlStem(this.id), document }], environments: [], problems: [] };
+  }
+
+  /** Fetches once and takes the outcome; true when it changed what a read hands over. */
+  async poll(): Promise<boolean> {
+    const fetched = await this.#fetch();
+    if (this.#closed) return false;
+    const before = this.#current;
+    if ("error" in fetched) {
+      if (before && "error" in before && before.error === fetched.error) return false;
+      this.#current = { file: this.id, error: fetched.error };
+    } else {
+      if ("text" in fetched) this.#lastGood = fetched;
+      const text = this.#lastGood?.text ?? "";
+      if (before && "error" in before) this.#options.logger?.info(`${this.id}: fetched again (was: ${before.error})`, { url: this.id });
+      if (before && "text" in before && before.text === text) return false;
+      this.#current = { file: this.id, text };
+    }
+    this.#version++;
+    return true;
+  }
+
+  async watch(listener: SourceListener): Promise<void> {
+    const next = () => {
+      if (this.#closed) return;
+      this.#timer = setTimeout(() => {
+        this.poll().then(
+          (changed) => {
+            if (changed && !this.#closed) listener.changed();
+            next();
+          },
+          (error: Error) => {
+            listener.error(error);
+            next();
+          },
+        );
+      }, this.#options.pollIntervalMs).unref();
+    };
+    next();
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    clearTimeout(this.#timer);
+    this.#inFlight?.abort();
+  }
+
+  /** One conditional GET, bounded in time and size. */
+  async #fetch(): Promise<Fetched> {
+    const headers: Record<string, string> = { accept: "application/yaml, application/json;q=0.9, */*;q=0.5" };
+    // Conditional only when a 304 has something to keep.
+    if (this.#lastGood?.etag) headers["if-none-match"] = this.#lastGood.etag;
+    if (this.#lastGood?.lastModified) headers["if-modified-since"] = this.#lastGood.lastModified;
+    const abort = new AbortController();
+    this.#inFlight = abort;
+    const timer = setTimeout(() => abort.abort(new Error("timeout")), this.#options.timeoutMs);
+    try {
+      const response = await fetch(this.id, { headers, signal: abort.signal, redirect: "follow" });
+      if (response.status === 304 && this.#lastGood) return { notModified: true };
+      if (!response.ok) {
+        void response.body?.cancel().catch(() => {});
+        return { error: `HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ""}` };
+      }
+      const text = await readCapped(response, this.#options.maxBytes);
+      if (typeof text !== "string") return text;
+      return { text, etag: response.headers.get("etag") ?? undefined, lastModified: response.headers.get("last-modified") ?? undefined };
+    } catch (error) {
+      if (abort.signal.aborted) return { error: `no complete response within ${this.#options.timeoutMs / 1000} s` };
+      return { error: `cannot fetch: ${networkReason(error)}` };
+    } finally {
+      clearTimeout(timer);
+      if (this.#inFlight === abort) this.#inFlight = undefined;
+    }
+  }
+}
+
+/** The body as text, unless it is larger than `maxBytes` (then read no further). */
+async function readCapped(response: Response, maxBytes: number): Promise<string | { error: string }> {
+  const tooLarge = { error: `document is larger than ${sizeText(maxBytes)}` };
+  if (Number(response.headers.get("content-length") ?? 0) > maxBytes) {
+    void response.body?.cancel().catch(() => {});
+    return tooLarge;
+  }
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for await (const chunk of response.body ?? []) {
+    total += chunk.byteLength;
+    if (total > maxBytes) return tooLarge; // leaving the loop cancels the stream
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks).toString("utf8");
+}
+
+/** `ECONNREFUSED`, `ENOTFOUND`...: what undici puts in `cause`, else the message. */
+function networkReason(error: unknown): string {
+  const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+  return cause?.code ?? cause?.message ?? (error as Error).message ?? String(error);
+}
+
+/** A URL as read: changed when the source's latest poll changed what a read hands over. */
+class UrlInput implements Input {
+  constructor(
+    private readonly source: UrlSource,
+    private readonly version: number,
+  ) {}
+
+  get id(): string {
+    return this.source.id;
+  }
+
+  async changed(): Promise<boolean> {
+    return this.source.version !== this.version;
+  }
+}
