@@ -1,7 +1,7 @@
 /** `flagserve events URL --key KEY`: a change-event client that prints the stream, line by line. */
-import { Command, InvalidArgumentError, Option } from "commander";
+import { Command, Option } from "commander";
 import { npmLaunchers, watchProcesses } from "./launcher.js";
-import { parseNonNegativeNumber } from "./options.js";
+import { parseNonNegativeNumber, serverUrl } from "./options.js";
 import { err, out } from "./paths.js";
 import { SseParser, type SseMessage } from "./sse.js";
 
@@ -20,16 +20,7 @@ interface EventsFlags {
 
 /** The stream's URL: URL as given when it already ends with the events path, else that path appended. */
 export function eventsUrl(value: string): string {
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    throw new InvalidArgumentError("must be an http(s) URL such as http://127.0.0.1:8080");
-  }
-  if (url.protocol !== "http:" && url.protocol !== "https:") throw new InvalidArgumentError("must be an http(s) URL such as http://127.0.0.1:8080");
-  const path = url.pathname.replace(/\/+$/, "");
-  if (!path.endsWith(EVENTS_PATH)) url.pathname = `${path}${EVENTS_PATH}`;
-  return url.toString();
+  return serverUrl(value, EVENTS_PATH).toString();
 }
 
 const seconds = (ms: number) => `${ms / 1000} s`;

@@ -3,8 +3,8 @@
  * background, and what a container HEALTHCHECK runs where there is no curl. Exit 0 ready, 1 not
  * ready or unreachable (after `--wait`), 2 usage error.
  */
-import { Argument, Command, InvalidArgumentError, Option } from "commander";
-import { parseNonNegativeNumber } from "./options.js";
+import { Argument, Command, Option } from "commander";
+import { parseNonNegativeNumber, serverUrl } from "./options.js";
 import { err, out } from "./paths.js";
 
 export const DEFAULT_HEALTH_URL = "http://127.0.0.1:8080";
@@ -19,15 +19,7 @@ interface HealthFlags {
 
 /** The probe's URL: `/readyz` under the given base (a path prefix, as behind a proxy, is kept). */
 export function readyzUrl(value: string): string {
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    throw new InvalidArgumentError("must be an http(s) URL such as http://127.0.0.1:8080");
-  }
-  if (url.protocol !== "http:" && url.protocol !== "https:") throw new InvalidArgumentError("must be an http(s) URL such as http://127.0.0.1:8080");
-  const path = url.pathname.replace(/\/+$/, "");
-  if (!path.endsWith("/readyz")) url.pathname = `${path}/readyz`;
+  const url = serverUrl(value, "/readyz");
   url.search = "";
   url.hash = "";
   return url.toString();

@@ -3,6 +3,23 @@ import { InvalidArgumentError } from "commander";
 import { collectPairs, createEnricher, EnrichmentError, type ContextEnrichment } from "../fixture/enrich.js";
 import { FaultRulesError, parseFaultArgument, type FaultRule } from "../fixture/fault-rules.js";
 
+/**
+ * A server address given on the command line, with `path` appended unless it already ends with
+ * it (a path prefix, as behind a proxy, is kept).
+ */
+export function serverUrl(value: string, path: string): URL {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new InvalidArgumentError("must be an http(s) URL such as http://127.0.0.1:8080");
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") throw new InvalidArgumentError("must be an http(s) URL such as http://127.0.0.1:8080");
+  const base = url.pathname.replace(/\/+$/, "");
+  if (!base.endsWith(path)) url.pathname = `${base}${path}`;
+  return url;
+}
+
 export function parsePort(value: string): number {
   const n = Number(value);
   if (!/^\d+$/.test(value) || n > 65535) throw new InvalidArgumentError("must be an integer from 0 to 65535 (0 = any free port)");
