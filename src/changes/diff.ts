@@ -3,7 +3,7 @@
  * configurations. Formatting, comments and key order change nothing, because definitions are
  * compared as canonical JSON.
  */
-import type { EnvironmentConfig, FlagDefinition, JsonValue, Metadata } from "../config/types.js";
+import type { EnvironmentConfig, FlagDefinition, JsonValue, Metadata } from "../model/types.js";
 import { canonicalJson } from "../store/canonical.js";
 
 export type ChangeKind = "created" | "updated" | "deleted";

@@ -3,9 +3,9 @@
  * events. An environment with problems keeps its last good snapshot and produces no event.
  */
 import type { ConfigLoad, LoadedEnvironment } from "../config/index.js";
-import { formatProblem, type Problem } from "../config/types.js";
+import { formatProblem, type Problem } from "../model/types.js";
 import type { EventHub } from "../events/hub.js";
-import type { Logger } from "../log.js";
+import type { Logger } from "../log/logger.js";
 import { canonicalJson } from "../store/canonical.js";
 import { keyDigest, recordedGrace, redactKey, resolveKeys } from "../store/keys.js";
 import { createSnapshot, keepLastGoodFlags, type EnvironmentSnapshot } from "../store/snapshot.js";

@@ -47,7 +47,7 @@ Examples:
       const [{ load, stateDir }, { resolveKeys }, { formatProblem }] = await Promise.all([
         loadForKeys(pathArg, flags),
         import("../store/keys.js"),
-        import("../config/types.js"),
+        import("../model/types.js"),
       ]);
       const environments = [...load.environments.values()].map((e) => e.config);
       const { keys: resolved, persistError } = await resolveKeys(stateDir, environments);

@@ -27,7 +27,7 @@ function parseUrl(value: string): string {
 /** The admin token, or a message saying where it was looked for. */
 async function tokenOf(flags: ConnectionFlags): Promise<string> {
   if (flags.adminToken) return flags.adminToken;
-  const [{ defaultStateDir }, { readAdminToken, adminTokenPath }] = await Promise.all([import("../server.js"), import("../admin/token.js")]);
+  const [{ defaultStateDir }, { readAdminToken, adminTokenPath }] = await Promise.all([import("../server/server.js"), import("../admin/token.js")]);
   const stateDir = flags.stateDir ?? defaultStateDir(resolveConfigPath(undefined).path);
   const token = await readAdminToken(stateDir).catch(() => undefined);
   if (!token) throw new Error(`no admin token: pass --admin-token, set FLAGSERVE_ADMIN_TOKEN, or --state-dir where the server keeps it (looked for ${adminTokenPath(stateDir)})`);

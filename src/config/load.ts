@@ -13,9 +13,9 @@ import { expandNotifications, type EnvVars } from "./expand.js";
 import { mergeDocuments, originText, type MergedEnvironment } from "./merge.js";
 import { parseYamlOffThread, type ParsedFile } from "./parse.js";
 import { ENVIRONMENT_NAME_RULE, isEnvironmentName } from "./schema.js";
-import { docProblem, inlineSource, problemAt, type EnvDocument } from "./source.js";
-import type { EnvironmentConfig, Problem } from "./types.js";
-import { compare, isRecord, runSteps, runStepsYielding, setOwn, type Steps } from "./util.js";
+import { docProblem, inlineSource, problemAt, type EnvDocument } from "./positions.js";
+import type { EnvironmentConfig, Problem } from "../model/types.js";
+import { compare, isRecord, runSteps, runStepsYielding, setOwn, type Steps } from "../model/json.js";
 import { addTo, compileAndLocate, validateDocument, type CompiledEnvironment } from "./validate.js";
 
 export interface LoadedEnvironment {

@@ -4,9 +4,9 @@
  */
 import { LineCounter, isMap, isPair, isSeq, isScalar, parseDocument, visit, type Document, type Node, type Scalar, type YAMLError } from "yaml";
 import { Worker } from "node:worker_threads";
-import { inlineSource, yamlSource, type Source } from "./source.js";
-import { runSteps, runStepsYielding, type Steps } from "./util.js";
-import type { Problem } from "./types.js";
+import { inlineSource, yamlSource, type Source } from "./positions.js";
+import { runSteps, runStepsYielding, type Steps } from "../model/json.js";
+import type { Problem } from "../model/types.js";
 
 export interface ParsedFile {
   /** Absent when the file could not be read. */

@@ -8,9 +8,9 @@ import { compileEnvironmentSteps, type CompiledEnvironment as EngineResult } fro
 import type { CompiledFlag } from "../engine/types.js";
 import type { MergedEnvironment, Origin } from "./merge.js";
 import { validateEnvironmentSchema } from "./schema.js";
-import { docProblem, formatPath, type Anchor, type EnvDocument, type JsonPath } from "./source.js";
-import type { Problem } from "./types.js";
-import { isRecord, type Steps } from "./util.js";
+import { docProblem, formatPath, type Anchor, type EnvDocument, type JsonPath } from "./positions.js";
+import type { Problem } from "../model/types.js";
+import { isRecord, type Steps } from "../model/json.js";
 
 /**
  * What a problem takes out (design §3: a problem costs only what it breaks): one flag, one

@@ -1,5 +1,5 @@
-import type { EnvironmentConfig, FlagDefinition, JsonValue, Metadata } from "../config/types.js";
-import { runSteps, type Steps } from "../config/util.js";
+import type { EnvironmentConfig, FlagDefinition, JsonValue, Metadata } from "../model/types.js";
+import { runSteps, type Steps } from "../model/json.js";
 import { readsClock } from "./clock.js";
 import { describeThrown, TargetingParseError } from "./errors.js";
 import type { LogicEngine } from "json-logic-engine";

@@ -1,5 +1,5 @@
-import type { JsonValue } from "../config/types.js";
-import { isRecord } from "../config/util.js";
+import type { JsonValue } from "../model/types.js";
+import { isRecord } from "../model/json.js";
 
 /**
  * `$ref` resolution and operator checking on the parsed structure (never by text substitution,

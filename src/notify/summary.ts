@@ -4,7 +4,7 @@
  * webhook) says the same thing and the wording is tested without any I/O.
  */
 import type { Change } from "../changes/diff.js";
-import type { FlagDefinition, JsonValue } from "../config/types.js";
+import type { FlagDefinition, JsonValue } from "../model/types.js";
 import { canonicalJson } from "../store/canonical.js";
 
 /** The `events:` filter names, exactly as the schema lists them. */

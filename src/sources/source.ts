@@ -2,7 +2,7 @@
  * The config source seam: where configuration text comes from, and when it may have changed.
  * A source knows nothing of flags: it hands over documents (text, or why there is none) and the
  * environments its layout names, like flagd's sync providers hand raw data to its store. The
- * configuration loader (src/config/) parses and validates them; the server (src/server.ts) reloads
+ * configuration loader (src/config/) parses and validates them; the server (src/server/server.ts) reloads
  * when a source says something changed. Implementations: files and directories (`./files-source.ts`),
  * HTTP(S) URLs (`./url-source.ts`).
  */

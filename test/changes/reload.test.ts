@@ -3,7 +3,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { applyLoad, type EnvironmentChange, type ReloadContext } from "../../src/changes/reload.js";
 import { loadInlineConfig, type ConfigLoad } from "../../src/config/index.js";
 import { EventHub } from "../../src/events/hub.js";
-import { silentLogger } from "../../src/log.js";
+import { silentLogger } from "../../src/log/logger.js";
 import { evaluate } from "../../src/engine/evaluate.js";
 import { keyDigest, recordRotation } from "../../src/store/keys.js";
 import { FlagStore } from "../../src/store/store.js";

@@ -9,7 +9,7 @@ import { loadInlineConfig } from "../../src/config/index.js";
 import { EventHub } from "../../src/events/hub.js";
 import { createApp } from "../../src/http/app.js";
 import { listenApp, type Listening } from "../../src/http/listen.js";
-import { silentLogger } from "../../src/log.js";
+import { silentLogger } from "../../src/log/logger.js";
 import { createSnapshot } from "../../src/store/snapshot.js";
 import { FlagStore } from "../../src/store/store.js";
 

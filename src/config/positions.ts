@@ -3,7 +3,7 @@
  * line:col, so every later stage can report `file:line:col` without knowing about YAML.
  */
 import { isAlias, isMap, isPair, isScalar, isSeq, type Document, type LineCounter, type Node, type Pair, type YAMLMap } from "yaml";
-import type { Problem } from "./types.js";
+import type { Problem } from "../model/types.js";
 
 export type JsonPath = readonly (string | number)[];
 

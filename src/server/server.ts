@@ -4,31 +4,31 @@
  * CLI and the programmatic API both start it through here.
  */
 import { setTimeout as sleep } from "node:timers/promises";
-import { loadInlineConfig, loadSources, type ConfigLoad } from "./config/index.js";
-import { formatProblem, type Problem } from "./config/types.js";
-import { createAdmin, type OverrideService } from "./admin/index.js";
-export { OverridesFileError } from "./admin/overrides.js";
-import { applyLoad, type EnvironmentChange, type ReloadContext } from "./changes/reload.js";
-import { createReloader, type Reloader } from "./changes/reloader.js";
-import type { EventSet } from "./events/encode.js";
-import { EventHub } from "./events/hub.js";
-import { createEnricher } from "./fixture/enrich.js";
-import { validateFaultRules, type FaultRule } from "./fixture/fault-rules.js";
-import { FaultInjector } from "./fixture/faults.js";
-import { SessionStore } from "./fixture/sessions.js";
-import { createApp } from "./http/app.js";
-import { DEFAULT_MAX_BODY_BYTES } from "./http/body.js";
-import { Metrics } from "./http/metrics.js";
-import { listenApp } from "./http/listen.js";
-import type { Logger } from "./log.js";
-import { createNotifier } from "./notify/notifier.js";
-import { DEFAULT_KEY_GRACE_SECONDS, stateFilePath } from "./store/keys.js";
-import { defaultStateDirOf } from "./store/state-dir.js";
-import { FlagStore } from "./store/store.js";
-import { recordFile } from "./sources/files.js";
-import { FileSource } from "./sources/files-source.js";
-import { InputSet } from "./sources/inputs.js";
-import type { ConfigSource } from "./sources/source.js";
+import { loadInlineConfig, loadSources, type ConfigLoad } from "../config/index.js";
+import { formatProblem, type Problem } from "../model/types.js";
+import { createAdmin, type OverrideService } from "../admin/index.js";
+export { OverridesFileError } from "../admin/overrides.js";
+import { applyLoad, type EnvironmentChange, type ReloadContext } from "../changes/reload.js";
+import { createReloader, type Reloader } from "../changes/reloader.js";
+import type { EventSet } from "../events/encode.js";
+import { EventHub } from "../events/hub.js";
+import { createEnricher } from "../fixture/enrich.js";
+import { validateFaultRules, type FaultRule } from "../fixture/fault-rules.js";
+import { FaultInjector } from "../fixture/faults.js";
+import { SessionStore } from "../fixture/sessions.js";
+import { createApp } from "../http/app.js";
+import { DEFAULT_MAX_BODY_BYTES } from "../http/body.js";
+import { Metrics } from "../http/metrics.js";
+import { listenApp } from "../http/listen.js";
+import type { Logger } from "../log/logger.js";
+import { createNotifier } from "../notify/notifier.js";
+import { DEFAULT_KEY_GRACE_SECONDS, stateFilePath } from "../store/keys.js";
+import { defaultStateDirOf } from "../store/state-dir.js";
+import { FlagStore } from "../store/store.js";
+import { recordFile } from "../sources/files.js";
+import { FileSource } from "../sources/files-source.js";
+import { InputSet } from "../sources/inputs.js";
+import type { ConfigSource } from "../sources/source.js";
 
 /** Where the configuration comes from: one path, sources (files, directories, URLs), or environments inline. */
 export type ServerConfig = { path: string } | { sources: readonly ConfigSource[] } | { environments: Record<string, unknown> };
@@ -104,7 +104,7 @@ export class InvalidConfigError extends Error {
   }
 }
 
-export { defaultStateDir } from "./store/state-dir.js";
+export { defaultStateDir } from "../store/state-dir.js";
 
 const allProblems = (load: ConfigLoad): Problem[] => [...load.problems.values()].flat();
 
