@@ -4,9 +4,8 @@
  */
 import type { ConfigLoad, LoadedEnvironment } from "../config/index.js";
 import { formatProblem, type Problem } from "../model/types.js";
-import type { EventHub } from "../events/hub.js";
 import type { Logger } from "../log/logger.js";
-import { canonicalJson } from "../store/canonical.js";
+import { canonicalJson } from "../model/json.js";
 import { keyDigest, recordedGrace, redactKey, resolveKeys } from "../store/keys.js";
 import { createSnapshot, keepLastGoodFlags, type EnvironmentSnapshot } from "../store/snapshot.js";
 import type { FlagStore } from "../store/store.js";
@@ -19,9 +18,20 @@ export interface EnvironmentChange {
   after?: EnvironmentSnapshot;
 }
 
+/**
+ * The streams a reload announces changes on (src/events/hub.ts), seen from here: the hub sits
+ * above this layer and subscribes to it.
+ */
+export interface ChangeStreams {
+  publish(snapshot: EnvironmentSnapshot, changes: readonly Change[], at?: Date, keyValidUntil?: Date): void;
+  /** Closes the streams opened with a key (its digest); returns how many. */
+  closeStreamsOf(env: string, digest: string): number;
+  removeEnvironment(env: string): void;
+}
+
 export interface ReloadContext {
   store: FlagStore;
-  hub: EventHub;
+  hub: ChangeStreams;
   logger: Logger;
   stateDir: string;
   /** Seconds a replaced key keeps working (and its streams stay open). */

@@ -15,7 +15,8 @@ import { parseYamlOffThread, type ParsedFile } from "./parse.js";
 import { ENVIRONMENT_NAME_RULE, isEnvironmentName } from "./schema.js";
 import { docProblem, inlineSource, problemAt, type EnvDocument } from "./positions.js";
 import type { EnvironmentConfig, Problem } from "../model/types.js";
-import { compare, isRecord, runSteps, runStepsYielding, setOwn, type Steps } from "../model/json.js";
+import { compare, isRecord, setOwn } from "../model/json.js";
+import { runSteps, runStepsYielding, type Steps } from "../model/steps.js";
 import { addTo, compileAndLocate, validateDocument, type CompiledEnvironment } from "./validate.js";
 
 export interface LoadedEnvironment {

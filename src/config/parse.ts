@@ -5,7 +5,7 @@
 import { LineCounter, isMap, isPair, isSeq, isScalar, parseDocument, visit, type Document, type Node, type Scalar, type YAMLError } from "yaml";
 import { Worker } from "node:worker_threads";
 import { inlineSource, yamlSource, type Source } from "./positions.js";
-import { runSteps, runStepsYielding, type Steps } from "../model/json.js";
+import { runSteps, runStepsYielding, type Steps } from "../model/steps.js";
 import type { Problem } from "../model/types.js";
 
 export interface ParsedFile {

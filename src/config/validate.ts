@@ -10,7 +10,8 @@ import type { MergedEnvironment, Origin } from "./merge.js";
 import { validateEnvironmentSchema } from "./schema.js";
 import { docProblem, formatPath, type Anchor, type EnvDocument, type JsonPath } from "./positions.js";
 import type { Problem } from "../model/types.js";
-import { isRecord, type Steps } from "../model/json.js";
+import { isRecord } from "../model/json.js";
+import type { Steps } from "../model/steps.js";
 
 /**
  * What a problem takes out (design §3: a problem costs only what it breaks): one flag, one

@@ -1,5 +1,5 @@
 import type { EnvironmentConfig, FlagDefinition, JsonValue, Metadata } from "../model/types.js";
-import { runSteps, type Steps } from "../model/json.js";
+import { runSteps, type Steps } from "../model/steps.js";
 import { readsClock } from "./clock.js";
 import { describeThrown, TargetingParseError } from "./errors.js";
 import type { LogicEngine } from "json-logic-engine";

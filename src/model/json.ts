@@ -1,4 +1,4 @@
-/** Small helpers for untyped, JSON-like data. */
+/** Small helpers for untyped, JSON-like data: one place for them. */
 
 export const isRecord = (v: unknown): v is Record<string, unknown> =>
   typeof v === "object" && v !== null && !Array.isArray(v);
@@ -11,24 +11,11 @@ export function setOwn<T>(record: Record<string, T>, key: string, value: T): voi
 /** Code-point order: the same on every machine, whatever its locale. */
 export const compare = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
-/**
- * Long loads are written as generators that `yield` between steps (files, environments, chunks
- * of flags): driven synchronously for inline configurations, or with a turn of the event loop
- * between steps for files, so a reload of 40 000 flags never holds requests up for the whole load.
- */
-export type Steps<T> = Generator<void, T, void>;
-
-export function runSteps<T>(steps: Steps<T>): T {
-  let next = steps.next();
-  while (!next.done) next = steps.next();
-  return next.value;
-}
-
-export async function runStepsYielding<T>(steps: Steps<T>): Promise<T> {
-  let next = steps.next();
-  while (!next.done) {
-    await new Promise<void>((resolve) => setImmediate(resolve));
-    next = steps.next();
-  }
-  return next.value;
+/** JSON with object keys sorted at every level: equal data gives equal text, whatever the key order. */
+export function canonicalJson(value: unknown): string {
+  return JSON.stringify(value, (_key, v: unknown) =>
+    v !== null && typeof v === "object" && !Array.isArray(v)
+      ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => compare(a, b)))
+      : v,
+  );
 }

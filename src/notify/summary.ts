@@ -5,7 +5,7 @@
  */
 import type { Change } from "../changes/diff.js";
 import type { FlagDefinition, JsonValue } from "../model/types.js";
-import { canonicalJson } from "../store/canonical.js";
+import { canonicalJson } from "../model/json.js";
 
 /** The `events:` filter names, exactly as the schema lists them. */
 export const NOTIFICATION_EVENTS = [

@@ -2,7 +2,7 @@
 import { createHash } from "node:crypto";
 import type { EnvironmentConfig } from "../model/types.js";
 import type { CompiledFlag } from "../engine/types.js";
-import { canonicalJson } from "./canonical.js";
+import { canonicalJson } from "../model/json.js";
 import { streamToken } from "./keys.js";
 
 export interface EnvironmentSnapshot {
