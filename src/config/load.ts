@@ -6,7 +6,7 @@
 import { isMap } from "yaml";
 import { unusableFlag } from "../engine/compile.js";
 import type { CompiledFlag } from "../engine/types.js";
-import { readFiles } from "../sources/files-source.js";
+import { readFiles } from "../sources/read-once.js";
 import type { InputSet } from "../sources/inputs.js";
 import type { ConfigSource, SourceDocument, SourceLoad } from "../sources/source.js";
 import { expandNotifications, type EnvVars } from "./expand.js";
