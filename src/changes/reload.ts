@@ -137,7 +137,7 @@ async function applyNow(load: ConfigLoad, ctx: ReloadContext, options: ApplyOpti
     const graceSeconds = rotated ? await keyGraceFor(ctx, env, before.apiKey) : 0;
     const at = new Date();
     hub.publish(after, change.changes, at, new Date(at.getTime() + graceSeconds * 1000));
-    logger.info(`${env}: ${describe(change.changes)}`);
+    logger.info(`${env}: ${describeChanges(change.changes)}`);
     if (rotated) revokeLater(ctx, env, before.apiKey, graceSeconds);
   }
   if (applied.length > 0) ctx.onChanges?.(applied);
@@ -165,7 +165,7 @@ function revokeLater(ctx: ReloadContext, env: string, oldKey: string, graceSecon
   }
 }
 
-function describe(changes: readonly Change[]): string {
+function describeChanges(changes: readonly Change[]): string {
   return changes
     .map((c) => (c.kind === "api-key" ? "key rotated" : `${c.kind} ${c.key} ${c.change}`))
     .join(", ");

@@ -53,7 +53,7 @@ async function call(flags: ConnectionFlags, method: string, path: string, body?:
   return data;
 }
 
-const describe = (override: Record<string, unknown>): string => (typeof override.variant === "string" ? `variant ${override.variant}` : String(override.state).toLowerCase());
+const overrideText = (override: Record<string, unknown>): string => (typeof override.variant === "string" ? `variant ${override.variant}` : String(override.state).toLowerCase());
 
 /** Runs an action; a failure is one line on stderr and exit status 1. */
 const run =
@@ -141,7 +141,7 @@ function addList(override: Command): void {
     run(async (flags: ConnectionFlags & { json?: boolean }) => {
       const { overrides } = (await call(flags, "GET", "/overrides")) as { overrides: Record<string, Record<string, Record<string, unknown>>> };
       if (flags.json) return out(JSON.stringify(overrides));
-      const rows = Object.entries(overrides).flatMap(([env, list]) => Object.entries(list).map(([key, o]) => `${env}  ${key}  ${describe(o)}`));
+      const rows = Object.entries(overrides).flatMap(([env, list]) => Object.entries(list).map(([key, o]) => `${env}  ${key}  ${overrideText(o)}`));
       if (rows.length > 0) out(rows.join("\n"));
     }),
   );

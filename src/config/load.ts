@@ -17,7 +17,7 @@ import { docProblem, inlineSource, problemAt, type EnvDocument } from "./positio
 import type { EnvironmentConfig, Problem } from "../model/types.js";
 import { compare, isRecord, setOwn } from "../model/json.js";
 import { runSteps, runStepsYielding, type Steps } from "../model/steps.js";
-import { addTo, compileAndLocate, validateDocument, type CompiledEnvironment } from "./validate.js";
+import { addTo, compileAndLocate, validateDocument, type LocatedCompilation } from "./validate.js";
 
 export interface LoadedEnvironment {
   config: EnvironmentConfig;
@@ -39,7 +39,7 @@ export interface LoadOptions {
 }
 
 /** What one environment is made of, before validation. */
-interface EnvironmentInput {
+interface FoundEnvironment {
   name: string;
   docs: EnvDocument[];
   files: string[];
@@ -69,7 +69,7 @@ export async function loadSources(sources: readonly ConfigSource[], options: Loa
 /** What the sources read -> environments, validated and compiled together. */
 export async function loadSourceReads(reads: readonly SourceLoad[], options: LoadOptions = {}): Promise<ConfigLoad> {
   const problems = new ProblemMap();
-  const found: EnvironmentInput[] = [];
+  const found: FoundEnvironment[] = [];
   for (const read of reads) found.push(...(await fromSource(read, problems)));
   return runStepsYielding(finish(withoutDuplicates(found, problems), problems, options));
 }
@@ -80,9 +80,9 @@ const parseDocument = async (document: SourceDocument): Promise<ParsedFile> =>
     : parseYamlOffThread(document.file, document.text);
 
 /** One source's documents, parsed, as environments (named by the layout, or by each document's content). */
-async function fromSource(read: SourceLoad, problems: ProblemMap): Promise<EnvironmentInput[]> {
+async function fromSource(read: SourceLoad, problems: ProblemMap): Promise<FoundEnvironment[]> {
   for (const p of read.problems) problems.add(p.env, { file: p.file, line: 0, col: 0, message: p.message });
-  const found: EnvironmentInput[] = [];
+  const found: FoundEnvironment[] = [];
   const singles = await Promise.all(read.documents.map(({ document }) => parseDocument(document)));
   read.documents.forEach(({ stem, document }, i) => found.push(...fromSingleFile(document.file, stem, singles[i]!, problems)));
   const named = read.environments.filter((env) => {
@@ -108,10 +108,10 @@ async function fromSource(read: SourceLoad, problems: ProblemMap): Promise<Envir
  * An environment found twice (two sources, or a file PATH and a directory holding it) is left
  * out, with a problem naming both: which one is meant is not ours to guess.
  */
-function withoutDuplicates(found: EnvironmentInput[], problems: ProblemMap): EnvironmentInput[] {
-  const byName = new Map<string, EnvironmentInput[]>();
+function withoutDuplicates(found: FoundEnvironment[], problems: ProblemMap): FoundEnvironment[] {
+  const byName = new Map<string, FoundEnvironment[]>();
   for (const input of found) byName.set(input.name, [...(byName.get(input.name) ?? []), input]);
-  const kept: EnvironmentInput[] = [];
+  const kept: FoundEnvironment[] = [];
   for (const [name, group] of byName) {
     if (group.length === 1) kept.push(...group);
     else {
@@ -127,7 +127,7 @@ function withoutDuplicates(found: EnvironmentInput[], problems: ProblemMap): Env
 /** For the programmatic API: environment name -> environment document, validated like a file. */
 export function loadInlineConfig(environments: Record<string, unknown>, options: LoadOptions = {}): ConfigLoad {
   const problems = new ProblemMap();
-  const inputs: EnvironmentInput[] = [];
+  const inputs: FoundEnvironment[] = [];
   for (const [name, document] of Object.entries(environments)) {
     const source = inlineSource(name);
     if (!isEnvironmentName(name)) {
@@ -148,7 +148,7 @@ export function loadInlineConfig(environments: Record<string, unknown>, options:
 }
 
 /** PATH is one file: an `environments:` map of environments, or one environment named by its stem. */
-function fromSingleFile(file: string, stem: string, parsed: ParsedFile, problems: ProblemMap): EnvironmentInput[] {
+function fromSingleFile(file: string, stem: string, parsed: ParsedFile, problems: ProblemMap): FoundEnvironment[] {
   const value = parsed.value;
   const multi = isRecord(value) ? "environments" in value : isMap(parsed.doc?.contents) && parsed.doc.contents.has("environments");
   const single = !multi && isEnvironmentName(stem);
@@ -176,7 +176,7 @@ function fromSingleFile(file: string, stem: string, parsed: ParsedFile, problems
     problems.add("", problemAt(source, ["environments"], "environments: must be a map of at least one environment", "key"));
     return [];
   }
-  const inputs: EnvironmentInput[] = [];
+  const inputs: FoundEnvironment[] = [];
   for (const [name, doc] of Object.entries(envs)) {
     if (!isEnvironmentName(name)) {
       problems.add("", problemAt(source, ["environments", name], `'${name}' is not a valid environment name: ${ENVIRONMENT_NAME_RULE}`, "key"));
@@ -195,7 +195,7 @@ interface Built {
   flags?: Map<string, CompiledFlag>;
 }
 
-function* finish(inputs: EnvironmentInput[], problems: ProblemMap, options: LoadOptions): Steps<ConfigLoad> {
+function* finish(inputs: FoundEnvironment[], problems: ProblemMap, options: LoadOptions): Steps<ConfigLoad> {
   const env = options.env ?? process.env;
   const built: Built[] = [];
   for (const input of inputs) built.push(yield* build(input, env, problems));
@@ -216,7 +216,7 @@ function* finish(inputs: EnvironmentInput[], problems: ProblemMap, options: Load
  * out only for problems outside flags and segments, which the checks still run past so that
  * every problem is reported in one run.
  */
-function* build(input: EnvironmentInput, env: EnvVars, problems: ProblemMap): Steps<Built> {
+function* build(input: FoundEnvironment, env: EnvVars, problems: ProblemMap): Steps<Built> {
   const { name, docs } = input;
   const flagProblems = new Map<string, Problem[]>();
   const segmentProblems = new Map<string, Problem[]>();
@@ -263,7 +263,7 @@ function* build(input: EnvironmentInput, env: EnvVars, problems: ProblemMap): St
  * PARSE_ERROR. The configuration keeps only the flags that can be served as written, and names
  * the others in `invalidFlags` (a reload gives them their last good definition).
  */
-function withUnusableFlags(merged: MergedEnvironment, compiled: CompiledEnvironment, flagProblems: Map<string, Problem[]>): Map<string, CompiledFlag> {
+function withUnusableFlags(merged: MergedEnvironment, compiled: LocatedCompilation, flagProblems: Map<string, Problem[]>): Map<string, CompiledFlag> {
   const { config } = merged;
   const invalid: Record<string, string> = {};
   for (const [key, reason] of compiled.broken) {

@@ -3,9 +3,9 @@
  * line:col, so every later stage can report `file:line:col` without knowing about YAML.
  */
 import { isAlias, isMap, isPair, isScalar, isSeq, type Document, type LineCounter, type Node, type Pair, type YAMLMap } from "yaml";
-import type { Problem } from "../model/types.js";
+import type { JsonPath, Problem } from "../model/types.js";
 
-export type JsonPath = readonly (string | number)[];
+export type { JsonPath } from "../model/types.js";
 
 /** "key": the key naming the node; "value": the value itself, or its key when it is a mapping or list. */
 export type Anchor = "key" | "value";

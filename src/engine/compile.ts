@@ -8,7 +8,8 @@ import { hasScratch, SCRATCH } from "./scratch.js";
 import { BROKEN, isEmptyObject, resolveRule, resolveSegment, type CompileError, type Resolver, type WalkState } from "./resolve.js";
 import type { CompiledFlag, CompiledRule } from "./types.js";
 
-export type { CompileError, JsonPath } from "./resolve.js";
+export type { CompileError } from "./resolve.js";
+export type { JsonPath } from "../model/types.js";
 
 export interface CompiledEnvironment {
   /** Every flag of the environment, in file order. Flags whose targeting failed to compile are
