@@ -6,6 +6,7 @@
 import { isMap } from "yaml";
 import { unusableFlag } from "../engine/compile.js";
 import type { CompiledFlag } from "../engine/types.js";
+import { InlineSource } from "../sources/inline-source.js";
 import { readFiles } from "../sources/read-once.js";
 import type { InputSet } from "../sources/inputs.js";
 import type { ConfigSource, SourceDocument, SourceLoad } from "../sources/source.js";
@@ -16,7 +17,7 @@ import { ENVIRONMENT_NAME_RULE, isEnvironmentName } from "./schema.js";
 import { docProblem, inlineSource, problemAt, type EnvDocument } from "./positions.js";
 import type { EnvironmentConfig, Problem } from "../model/types.js";
 import { compare, isRecord, setOwn } from "../model/json.js";
-import { runSteps, runStepsYielding, type Steps } from "../model/steps.js";
+import { runStepsYielding, type Steps } from "../model/steps.js";
 import { addTo, compileAndLocate, validateDocument, type LocatedCompilation } from "./validate.js";
 
 export interface LoadedEnvironment {
@@ -77,7 +78,19 @@ export async function loadSourceReads(reads: readonly SourceLoad[], options: Loa
 const parseDocument = async (document: SourceDocument): Promise<ParsedFile> =>
   "error" in document
     ? { problems: [{ file: document.file, line: 0, col: 0, message: document.error }] }
-    : parseYamlOffThread(document.file, document.text);
+    : "value" in document
+      ? copyData(document.file, document.value)
+      : parseYamlOffThread(document.file, document.text);
+
+/** Data given as values: a private, JSON-only copy, so later changes to the caller's object cannot reach a snapshot. */
+function copyData(file: string, value: unknown): ParsedFile {
+  const source = inlineSource(file);
+  try {
+    return { source, value: JSON.parse(JSON.stringify(value) ?? "null"), problems: [] };
+  } catch (error) {
+    return { problems: [problemAt(source, [], `not JSON data: ${(error as Error).message}`)] };
+  }
+}
 
 /** One source's documents, parsed, as environments (named by the layout, or by each document's content). */
 async function fromSource(read: SourceLoad, problems: ProblemMap): Promise<FoundEnvironment[]> {
@@ -98,8 +111,10 @@ async function fromSource(read: SourceLoad, problems: ProblemMap): Promise<Found
       problems.add(env.name, ...file.problems);
       if (file.source && file.problems.length === 0) docs.push({ source: file.source, prefix: [], value: file.value });
     }
-    const files = env.documents.map((d) => d.file);
-    found.push({ name: env.name, docs, files, origin: env.dir ?? files[0] ?? read.id, ...(env.dir ? { dir: env.dir } : {}) });
+    // Data given as values was read from no file.
+    const files = env.documents.filter((d) => !("value" in d)).map((d) => d.file);
+    const origin = env.dir ?? env.documents[0]?.file ?? read.id;
+    found.push({ name: env.name, docs, files, origin, ...(env.dir ? { dir: env.dir } : {}) });
   });
   return found;
 }
@@ -124,27 +139,9 @@ function withoutDuplicates(found: FoundEnvironment[], problems: ProblemMap): Fou
   return kept;
 }
 
-/** For the programmatic API: environment name -> environment document, validated like a file. */
-export function loadInlineConfig(environments: Record<string, unknown>, options: LoadOptions = {}): ConfigLoad {
-  const problems = new ProblemMap();
-  const inputs: FoundEnvironment[] = [];
-  for (const [name, document] of Object.entries(environments)) {
-    const source = inlineSource(name);
-    if (!isEnvironmentName(name)) {
-      problems.add("", problemAt(source, [], `'${name}' is not a valid environment name: ${ENVIRONMENT_NAME_RULE}`));
-      continue;
-    }
-    let value: unknown;
-    try {
-      // A private, JSON-only copy: later changes to the caller's object cannot reach a snapshot.
-      value = JSON.parse(JSON.stringify(document) ?? "null");
-    } catch (error) {
-      problems.add(name, problemAt(source, [], `not JSON data: ${(error as Error).message}`));
-      continue;
-    }
-    inputs.push({ name, docs: [{ source, prefix: [], value }], files: [], origin: source.file });
-  }
-  return runSteps(finish(inputs, problems, options));
+/** For the programmatic API: environment name -> environment document, validated like a file (the inline source, read once). */
+export async function loadInlineConfig(environments: Record<string, unknown>, options: LoadOptions = {}): Promise<ConfigLoad> {
+  return loadSources([new InlineSource(environments)], options);
 }
 
 /** PATH is one file: an `environments:` map of environments, or one environment named by its stem. */

@@ -50,9 +50,9 @@ export function problemAt(source: Source, path: JsonPath, message: string, ancho
 export const docProblem = (doc: EnvDocument, path: JsonPath, message: string, anchor?: Anchor): Problem =>
   problemAt(doc.source, [...doc.prefix, ...path], message, anchor);
 
-/** A source without positions, for configs given as objects. */
-export const inlineSource = (name: string): Source => ({
-  file: `<inline:${name}>`,
+/** A source without positions, for configuration given as data (`file`: `<inline:ENV>`). */
+export const inlineSource = (file: string): Source => ({
+  file,
   positional: false,
   locate: () => ({ line: 0, col: 0 }),
 });

@@ -4,7 +4,7 @@
  * CLI and the programmatic API both start it through here.
  */
 import { setTimeout as sleep } from "node:timers/promises";
-import { loadInlineConfig, loadSources, type ConfigLoad } from "../config/index.js";
+import { loadSources, type ConfigLoad } from "../config/index.js";
 import { formatProblem, type Problem } from "../model/types.js";
 import { createAdmin, type OverrideService } from "../admin/index.js";
 export { OverridesFileError } from "../admin/overrides.js";
@@ -27,6 +27,7 @@ import { defaultStateDirOf } from "../store/state-dir.js";
 import { FlagStore } from "../store/store.js";
 import { recordFile } from "../sources/files.js";
 import { FileSource } from "../sources/files-source.js";
+import { InlineSource } from "../sources/inline-source.js";
 import { InputSet } from "../sources/inputs.js";
 import type { ConfigSource } from "../sources/source.js";
 
@@ -124,14 +125,13 @@ export const CHECK_INTERVAL_MS = 250;
  */
 const REMOVAL_SETTLE_MS = 100;
 
-/** The sources of a configuration: a path is a file source; inline environments have none. */
+/** The sources of a configuration: a path is a file source; inline environments, the inline source. */
 const sourcesOf = (config: ServerConfig): readonly ConfigSource[] =>
-  "path" in config ? [new FileSource(config.path)] : "sources" in config ? config.sources : [];
+  "path" in config ? [new FileSource(config.path)] : "sources" in config ? config.sources : [new InlineSource(config.environments)];
 
 /** Reads the configuration. Everything a load depends on is recorded in `inputs`; the key state file before it is read. */
-function reader(config: ServerConfig, sources: readonly ConfigSource[], keysFile: string) {
+function reader(sources: readonly ConfigSource[], keysFile: string) {
   return async (inputs?: InputSet): Promise<ConfigLoad> => {
-    if ("environments" in config) return loadInlineConfig(config.environments);
     const load = await loadSources(sources, { inputs });
     if (inputs) await recordFile(keysFile, inputs);
     return load;
@@ -188,7 +188,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const sources = sourcesOf(source);
   const watching = sources.length > 0 && options.watch !== false;
   const stateDir = options.stateDir ?? defaultStateDirOf(sources.map((s) => s.id));
-  const read = reader(source, sources, stateFilePath(stateDir));
+  const read = reader(sources, stateFilePath(stateDir));
 
   // Checked before anything starts: a bad option is the caller's error, not a half-started server.
   const enrich = createEnricher({ values: options.contextValues, fromHeaders: options.contextFromHeaders });
@@ -267,7 +267,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   }
 
   const update = async (env: string, config: unknown): Promise<EnvironmentChange[]> => {
-    const load = loadInlineConfig({ [env]: config });
+    const load = await loadSources([new InlineSource({ [env]: config })]);
     const found = allProblems(load);
     if (found.length > 0) throw new InvalidConfigError(found);
     return applyLoad(load, reloadContext, { partial: true });

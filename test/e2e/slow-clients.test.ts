@@ -22,7 +22,7 @@ afterEach(async () => {
 });
 
 async function serve(maxStreamsPerIp: number) {
-  const load = loadInlineConfig({ dev: { apiKey: KEY, flags: { a: { variants: { on: true }, defaultVariant: "on" } } } });
+  const load = await loadInlineConfig({ dev: { apiKey: KEY, flags: { a: { variants: { on: true }, defaultVariant: "on" } } } });
   const { config, flags } = load.environments.get("dev")!;
   const store = new FlagStore();
   store.replace([createSnapshot(config, flags, KEY)]);
