@@ -23,6 +23,7 @@ const LAYERS: readonly (readonly string[])[] = [
   ["sources"], // where configuration text comes from: files, directories, URLs, inline
   ["config"], // parsing, validation, merging into environments
   ["store"], // snapshots, keys, the state directory
+  ["evaluation"], // OFREP answers as plain data (status, body), for http/ and the CLI alike
   ["changes"], // a reload: load -> snapshots -> store -> one list of changes
   ["events", "notify", "fixture"], // subscribers to changes; test fixtures (sessions, faults, enrichment)
   ["http"],
