@@ -13,7 +13,7 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { createReloader } from "../src/changes/reloader.js";
 import { loadConfig } from "../src/config/index.js";
-import { CHECK_INTERVAL_MS } from "../src/server.js";
+import { CHECK_INTERVAL_MS } from "../src/server/server.js";
 
 const { values } = parseArgs({ options: { edits: { type: "string", default: "100" } } });
 const edits = Number(values.edits);

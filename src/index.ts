@@ -11,22 +11,22 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { EventSet } from "./events/encode.js";
-import type { JsonObject, JsonValue, Metadata, NotificationTarget } from "./config/types.js";
+import type { JsonObject, JsonValue, Metadata, NotificationTarget } from "./model/types.js";
 import type { FaultRule } from "./fixture/fault-rules.js";
 import type { SessionSummary, SessionView } from "./fixture/sessions.js";
-import { silentLogger, type Logger } from "./log.js";
-import { startServer, type ServerConfig } from "./server.js";
+import { silentLogger, type Logger } from "./log/logger.js";
+import { startServer, type ServerConfig } from "./server/server.js";
 import type { OverrideService } from "./admin/index.js";
 import { createSource } from "./sources/index.js";
 
 export { EnrichmentError } from "./fixture/enrich.js";
 export { FaultRulesError, type FaultRoute, type FaultRule, type FaultStatus } from "./fixture/fault-rules.js";
 export { SESSION_HEADER, type RecordedEvaluation, type SessionSummary, type SessionView } from "./fixture/sessions.js";
-export { InvalidConfigError } from "./server.js";
+export { InvalidConfigError } from "./server/server.js";
 export { AdminError, type Override, type OverrideList, type OverrideService } from "./admin/index.js";
-export { formatProblem, type Problem } from "./config/types.js";
-export type { Logger } from "./log.js";
-export type { JsonObject, JsonValue, Metadata, NotificationTarget } from "./config/types.js";
+export { formatProblem, type Problem } from "./model/types.js";
+export type { Logger } from "./log/logger.js";
+export type { JsonObject, JsonValue, Metadata, NotificationTarget } from "./model/types.js";
 
 /** One flag as written in a file (flagd's format). */
 export interface FlagInput {

@@ -2,7 +2,7 @@
  * What the dashboard shows: every environment with its flags as the files define them, the
  * override on each, its segments and any current problem. A pure function of the store's state.
  */
-import { formatProblem, type EnvironmentConfig, type FlagDefinition, type JsonValue, type Problem } from "../config/types.js";
+import { formatProblem, type EnvironmentConfig, type FlagDefinition, type JsonValue, type Problem } from "../model/types.js";
 import type { FlagStore } from "../store/store.js";
 import type { OverrideLayer, Override } from "./overrides.js";
 

@@ -4,7 +4,7 @@
  * current problems whenever they change (a failing reload, and its fix).
  */
 import type { EnvironmentChange } from "../changes/reload.js";
-import { formatProblem } from "../config/types.js";
+import { formatProblem } from "../model/types.js";
 import { Channel } from "../events/channel.js";
 import type { FlagStore } from "../store/store.js";
 

@@ -7,7 +7,7 @@ import type { H3 } from "h3";
 import type { EnvironmentChange } from "../changes/reload.js";
 import type { ConfigLoad } from "../config/index.js";
 import type { Metrics } from "../http/metrics.js";
-import type { Logger } from "../log.js";
+import type { Logger } from "../log/logger.js";
 import type { FlagStore } from "../store/store.js";
 import { AdminFeed } from "./feed.js";
 import { allowedHosts } from "./guard.js";

@@ -9,9 +9,9 @@ import { readFile } from "node:fs/promises";
 import writeFileAtomic from "write-file-atomic";
 import { parse, stringify } from "yaml";
 import type { LoadedEnvironment } from "../config/index.js";
-import type { FlagDefinition, FlagState } from "../config/types.js";
+import type { FlagDefinition, FlagState } from "../model/types.js";
 import type { CompiledFlag } from "../engine/types.js";
-import type { Logger } from "../log.js";
+import type { Logger } from "../log/logger.js";
 
 export type Override = { variant: string } | { state: FlagState };
 

@@ -4,7 +4,7 @@ import { createSseResponse } from "../events/sse.js";
 import { readJsonBody } from "../http/body.js";
 import { json, JSON_CONTENT_TYPE } from "../http/errors.js";
 import { clientIp } from "../http/events.js";
-import type { Logger } from "../log.js";
+import type { Logger } from "../log/logger.js";
 import type { FlagStore } from "../store/store.js";
 import { describeEnvironments } from "./describe.js";
 import { AdminError } from "./errors.js";

@@ -8,7 +8,7 @@ import { access, constants, readFile } from "node:fs/promises";
 import writeFileAtomic from "write-file-atomic";
 import { isUrl } from "../sources/source.js";
 import { isMap, LineCounter, parseDocument } from "yaml";
-import type { EnvironmentConfig, FlagDefinition } from "../config/types.js";
+import type { EnvironmentConfig, FlagDefinition } from "../model/types.js";
 import { replaceStringInSource, scalarSource } from "../store/yaml-edit.js";
 import { AdminError } from "./errors.js";
 

@@ -3,15 +3,11 @@
  * configurations. Formatting, comments and key order change nothing, because definitions are
  * compared as canonical JSON.
  */
-import type { EnvironmentConfig, FlagDefinition, JsonValue, Metadata } from "../config/types.js";
-import { canonicalJson } from "../store/canonical.js";
+import type { EnvironmentConfig, FlagDefinition, JsonValue, Metadata } from "../model/types.js";
+import { canonicalJson } from "../model/json.js";
+import type { Change, ChangeKind } from "../model/change.js";
 
-export type ChangeKind = "created" | "updated" | "deleted";
-
-export type Change =
-  | { kind: "flag"; key: string; change: ChangeKind; before?: FlagDefinition; after?: FlagDefinition }
-  | { kind: "segment"; key: string; change: ChangeKind; before?: JsonValue; after?: JsonValue }
-  | { kind: "api-key"; change: "updated" };
+export type { Change, ChangeKind } from "../model/change.js";
 
 /** The parts of an environment a diff looks at. */
 export interface Version {

@@ -3,10 +3,9 @@
  * events. An environment with problems keeps its last good snapshot and produces no event.
  */
 import type { ConfigLoad, LoadedEnvironment } from "../config/index.js";
-import { formatProblem, type Problem } from "../config/types.js";
-import type { EventHub } from "../events/hub.js";
-import type { Logger } from "../log.js";
-import { canonicalJson } from "../store/canonical.js";
+import { formatProblem, type Problem } from "../model/types.js";
+import type { Logger } from "../log/logger.js";
+import { canonicalJson } from "../model/json.js";
 import { keyDigest, recordedGrace, redactKey, resolveKeys } from "../store/keys.js";
 import { createSnapshot, keepLastGoodFlags, type EnvironmentSnapshot } from "../store/snapshot.js";
 import type { FlagStore } from "../store/store.js";
@@ -19,9 +18,20 @@ export interface EnvironmentChange {
   after?: EnvironmentSnapshot;
 }
 
+/**
+ * The streams a reload announces changes on (src/events/hub.ts), seen from here: the hub sits
+ * above this layer and subscribes to it.
+ */
+export interface ChangeStreams {
+  publish(snapshot: EnvironmentSnapshot, changes: readonly Change[], at?: Date, keyValidUntil?: Date): void;
+  /** Closes the streams opened with a key (its digest); returns how many. */
+  closeStreamsOf(env: string, digest: string): number;
+  removeEnvironment(env: string): void;
+}
+
 export interface ReloadContext {
   store: FlagStore;
-  hub: EventHub;
+  hub: ChangeStreams;
   logger: Logger;
   stateDir: string;
   /** Seconds a replaced key keeps working (and its streams stay open). */
@@ -127,7 +137,7 @@ async function applyNow(load: ConfigLoad, ctx: ReloadContext, options: ApplyOpti
     const graceSeconds = rotated ? await keyGraceFor(ctx, env, before.apiKey) : 0;
     const at = new Date();
     hub.publish(after, change.changes, at, new Date(at.getTime() + graceSeconds * 1000));
-    logger.info(`${env}: ${describe(change.changes)}`);
+    logger.info(`${env}: ${describeChanges(change.changes)}`);
     if (rotated) revokeLater(ctx, env, before.apiKey, graceSeconds);
   }
   if (applied.length > 0) ctx.onChanges?.(applied);
@@ -155,7 +165,7 @@ function revokeLater(ctx: ReloadContext, env: string, oldKey: string, graceSecon
   }
 }
 
-function describe(changes: readonly Change[]): string {
+function describeChanges(changes: readonly Change[]): string {
   return changes
     .map((c) => (c.kind === "api-key" ? "key rotated" : `${c.kind} ${c.key} ${c.change}`))
     .join(", ");

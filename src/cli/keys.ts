@@ -43,26 +43,7 @@ Examples:
   $ flagserve keys list
   $ flagserve keys list ./flags --state-dir /var/lib/flagserve`,
     )
-    .action(async (pathArg: string | undefined, flags: KeysFlags) => {
-      const [{ load, stateDir }, { resolveKeys }, { formatProblem }] = await Promise.all([
-        loadForKeys(pathArg, flags),
-        import("../store/keys.js"),
-        import("../config/types.js"),
-      ]);
-      const environments = [...load.environments.values()].map((e) => e.config);
-      const { keys: resolved, persistError } = await resolveKeys(stateDir, environments);
-      const width = Math.max(0, ...environments.map((e) => e.name.length));
-      for (const env of environments) {
-        const where = env.apiKey !== undefined ? "file" : "state";
-        out(`${env.name.padEnd(width)}  ${resolved.get(env.name)}  (${where})`);
-      }
-      if (persistError) err(`warning: generated keys could not be saved in ${stateDir} (${persistError.message}); they will change`);
-      for (const [env, problems] of load.problems) {
-        for (const problem of problems) err(formatProblem({ ...problem, file: displayPath(problem.file) }));
-        if (env !== "") err(`${env}: not listed, it has problems`);
-      }
-      if (load.problems.size > 0) process.exitCode = 1;
-    });
+    .action(listKeys);
 
   keys
     .command("rotate")
@@ -88,31 +69,56 @@ Examples:
   $ flagserve keys rotate staging config/flags.yaml
   $ flagserve keys rotate production --revoke-now   the old key leaked: revoke it now`,
     )
-    .action(async (env: string, pathArg: string | undefined, flags: KeysFlags) => {
-      const [{ load, stateDir }, { rotateKey }] = await Promise.all([loadForKeys(pathArg, flags), import("../store/rotate.js")]);
-      const loaded = load.environments.get(env);
-      if (!loaded) {
-        const known = [...load.environments.keys()].join(", ") || "none";
-        const why = load.problems.has(env) ? "it has problems; fix them first (flagserve validate)" : `no such environment (known: ${known})`;
-        err(`flagserve keys rotate: cannot rotate the key of '${env}': ${why}`);
-        process.exitCode = 1;
-        return;
-      }
-      const written = loaded.config.apiKey !== undefined ? loaded.config.files.find(isUrl) : undefined;
-      if (written !== undefined) {
-        err(`flagserve keys rotate: cannot rotate the key of '${env}': it is written in ${written}, which flagserve cannot write; change it there`);
-        process.exitCode = 1;
-        return;
-      }
-      if (flags.revokeNow) {
-        // Recorded before the new key is written: the reload that write triggers reads it.
-        const { readKeyState, recordRotation } = await import("../store/keys.js");
-        const oldKey = loaded.config.apiKey ?? (await readKeyState(stateDir))[env];
-        if (oldKey !== undefined) await recordRotation(stateDir, env, oldKey, 0);
-      }
-      const rotation = await rotateKey(loaded.config, stateDir);
-      out(`${rotation.env}  ${rotation.key}  (written to ${displayPath(rotation.file)})`);
-    });
+    .action(rotateEnvironmentKey);
 
   return keys;
+}
+
+/** `keys list`: each environment with its key, and where the key is kept. */
+async function listKeys(pathArg: string | undefined, flags: KeysFlags): Promise<void> {
+  const [{ load, stateDir }, { resolveKeys }, { formatProblem }] = await Promise.all([
+    loadForKeys(pathArg, flags),
+    import("../store/keys.js"),
+    import("../model/types.js"),
+  ]);
+  const environments = [...load.environments.values()].map((e) => e.config);
+  const { keys: resolved, persistError } = await resolveKeys(stateDir, environments);
+  const width = Math.max(0, ...environments.map((e) => e.name.length));
+  for (const env of environments) {
+    const where = env.apiKey !== undefined ? "file" : "state";
+    out(`${env.name.padEnd(width)}  ${resolved.get(env.name)}  (${where})`);
+  }
+  if (persistError) err(`warning: generated keys could not be saved in ${stateDir} (${persistError.message}); they will change`);
+  for (const [env, problems] of load.problems) {
+    for (const problem of problems) err(formatProblem({ ...problem, file: displayPath(problem.file) }));
+    if (env !== "") err(`${env}: not listed, it has problems`);
+  }
+  if (load.problems.size > 0) process.exitCode = 1;
+}
+
+/** `keys rotate ENV`: a new key, written where the old one was. */
+async function rotateEnvironmentKey(env: string, pathArg: string | undefined, flags: KeysFlags): Promise<void> {
+  const [{ load, stateDir }, { rotateKey }] = await Promise.all([loadForKeys(pathArg, flags), import("../store/rotate.js")]);
+  const loaded = load.environments.get(env);
+  if (!loaded) {
+    const known = [...load.environments.keys()].join(", ") || "none";
+    const why = load.problems.has(env) ? "it has problems; fix them first (flagserve validate)" : `no such environment (known: ${known})`;
+    err(`flagserve keys rotate: cannot rotate the key of '${env}': ${why}`);
+    process.exitCode = 1;
+    return;
+  }
+  const written = loaded.config.apiKey !== undefined ? loaded.config.files.find(isUrl) : undefined;
+  if (written !== undefined) {
+    err(`flagserve keys rotate: cannot rotate the key of '${env}': it is written in ${written}, which flagserve cannot write; change it there`);
+    process.exitCode = 1;
+    return;
+  }
+  if (flags.revokeNow) {
+    // Recorded before the new key is written: the reload that write triggers reads it.
+    const { readKeyState, recordRotation } = await import("../store/keys.js");
+    const oldKey = loaded.config.apiKey ?? (await readKeyState(stateDir))[env];
+    if (oldKey !== undefined) await recordRotation(stateDir, env, oldKey, 0);
+  }
+  const rotation = await rotateKey(loaded.config, stateDir);
+  out(`${rotation.env}  ${rotation.key}  (written to ${displayPath(rotation.file)})`);
 }

@@ -4,7 +4,7 @@
  * not pay for the HTTP server.
  */
 import { Command, CommanderError } from "commander";
-import { formatRecord } from "../log.js";
+import { formatRecord } from "../log/logger.js";
 import { evalCommand } from "./eval.js";
 import { healthCommand } from "./health.js";
 import { eventsCommand } from "./events.js";

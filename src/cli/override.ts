@@ -27,7 +27,7 @@ function parseUrl(value: string): string {
 /** The admin token, or a message saying where it was looked for. */
 async function tokenOf(flags: ConnectionFlags): Promise<string> {
   if (flags.adminToken) return flags.adminToken;
-  const [{ defaultStateDir }, { readAdminToken, adminTokenPath }] = await Promise.all([import("../server.js"), import("../admin/token.js")]);
+  const [{ defaultStateDir }, { readAdminToken, adminTokenPath }] = await Promise.all([import("../server/server.js"), import("../admin/token.js")]);
   const stateDir = flags.stateDir ?? defaultStateDir(resolveConfigPath(undefined).path);
   const token = await readAdminToken(stateDir).catch(() => undefined);
   if (!token) throw new Error(`no admin token: pass --admin-token, set FLAGSERVE_ADMIN_TOKEN, or --state-dir where the server keeps it (looked for ${adminTokenPath(stateDir)})`);
@@ -53,7 +53,7 @@ async function call(flags: ConnectionFlags, method: string, path: string, body?:
   return data;
 }
 
-const describe = (override: Record<string, unknown>): string => (typeof override.variant === "string" ? `variant ${override.variant}` : String(override.state).toLowerCase());
+const overrideText = (override: Record<string, unknown>): string => (typeof override.variant === "string" ? `variant ${override.variant}` : String(override.state).toLowerCase());
 
 /** Runs an action; a failure is one line on stderr and exit status 1. */
 const run =
@@ -141,7 +141,7 @@ function addList(override: Command): void {
     run(async (flags: ConnectionFlags & { json?: boolean }) => {
       const { overrides } = (await call(flags, "GET", "/overrides")) as { overrides: Record<string, Record<string, Record<string, unknown>>> };
       if (flags.json) return out(JSON.stringify(overrides));
-      const rows = Object.entries(overrides).flatMap(([env, list]) => Object.entries(list).map(([key, o]) => `${env}  ${key}  ${describe(o)}`));
+      const rows = Object.entries(overrides).flatMap(([env, list]) => Object.entries(list).map(([key, o]) => `${env}  ${key}  ${overrideText(o)}`));
       if (rows.length > 0) out(rows.join("\n"));
     }),
   );

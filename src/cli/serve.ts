@@ -1,8 +1,8 @@
 /** `flagserve [serve] [SOURCE...]`: load, listen, print where and with which keys, stop cleanly. */
 import { existsSync } from "node:fs";
 import { Command, Option } from "commander";
-import type { Problem } from "../config/types.js";
-import { createLogger, flushLog, formatRecord, type LogFormat, type Logger } from "../log.js";
+import type { Problem } from "../model/types.js";
+import { createLogger, flushLog, formatRecord, type LogFormat, type Logger } from "../log/logger.js";
 import { DEFAULT_KEY_GRACE_SECONDS } from "../store/keys.js";
 import { npmLaunchers, watchProcesses } from "./launcher.js";
 import { networkUrls, localUrl, qrCode } from "./network.js";
@@ -228,15 +228,15 @@ async function runServe(args: string[], flags: ServeFlags): Promise<void> {
   printer(format)(`ready ${url}`, "ready", { url });
 }
 
-type Started = Awaited<ReturnType<typeof import("../server.js").startServer>>;
+type Started = Awaited<ReturnType<typeof import("../server/server.js").startServer>>;
 
 /** The server, started; or undefined when it cannot start (reported, exit code set). */
 async function start(specs: string[], flags: ServeFlags, logger: Logger): Promise<Started | undefined> {
   const corsOrigin = flags.corsOrigin === "*" ? "*" : flags.corsOrigin.split(",").map((o) => o.trim());
   // Loaded here, not at the top: `validate`, `init` and `eval` start faster without the server.
   const [{ InvalidConfigError, OverridesFileError, startServer }, { formatProblem }, { PortInUseError }, { createSource }] = await Promise.all([
-    import("../server.js"),
-    import("../config/types.js"),
+    import("../server/server.js"),
+    import("../model/types.js"),
     import("../http/listen.js"),
     import("../sources/index.js"),
   ]);

@@ -1,7 +1,7 @@
 /** The SOURCE arguments of the commands: paths and URLs, their defaults, and loading them once. */
 import { existsSync } from "node:fs";
 import type { ConfigLoad } from "../config/index.js";
-import type { UrlSourceOptions } from "../sources/index.js";
+import type { UrlSourceOptions } from "../sources/url-source.js";
 import { isUrl } from "../sources/source.js";
 import { resolveConfigPath } from "./paths.js";
 
@@ -20,13 +20,8 @@ export const missingPaths = (specs: readonly string[]): string[] => specs.filter
 
 /** Every source read once (a URL: one GET) and loaded together, as the server would at start-up. */
 export async function loadOnce(specs: readonly string[], options: UrlSourceOptions = {}): Promise<ConfigLoad> {
-  const [{ loadSources }, { createSource }] = await Promise.all([import("../config/index.js"), import("../sources/index.js")]);
-  const sources = specs.map((spec) => createSource(spec, options));
-  try {
-    return await loadSources(sources);
-  } finally {
-    await Promise.all(sources.map((s) => s.close()));
-  }
+  const [{ loadSourceReads }, { readOnce }] = await Promise.all([import("../config/index.js"), import("../sources/read-once.js")]);
+  return loadSourceReads(await Promise.all(specs.map((spec) => readOnce(spec, options))));
 }
 
 /** `a, b and c`, for messages naming the sources. */

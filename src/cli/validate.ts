@@ -1,7 +1,7 @@
 /** `flagserve validate [SOURCE...]`: every check the server makes at load time, without serving. */
 import { resolve } from "node:path";
 import { Command, Option } from "commander";
-import type { Problem } from "../config/types.js";
+import type { Problem } from "../model/types.js";
 import { isUrl } from "../sources/source.js";
 import { parsePositiveNumber } from "./options.js";
 import { displayPath, err, out, plural } from "./paths.js";

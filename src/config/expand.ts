@@ -3,9 +3,9 @@
  * secrets stay out of the files. Nowhere else: a flag value that happens to contain `${X}`
  * must be served exactly as written.
  */
-import { docProblem, type EnvDocument, type JsonPath } from "./source.js";
-import type { Problem } from "./types.js";
-import { isRecord, setOwn } from "./util.js";
+import { docProblem, type EnvDocument, type JsonPath } from "./positions.js";
+import type { Problem } from "../model/types.js";
+import { isRecord, setOwn } from "../model/json.js";
 
 export type EnvVars = Record<string, string | undefined>;
 

@@ -13,4 +13,4 @@ export {
   type Metadata,
   type NotificationTarget,
   type Problem,
-} from "./types.js";
+} from "../model/types.js";

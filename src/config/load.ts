@@ -6,17 +6,19 @@
 import { isMap } from "yaml";
 import { unusableFlag } from "../engine/compile.js";
 import type { CompiledFlag } from "../engine/types.js";
-import { readFiles } from "../sources/files-source.js";
+import { InlineSource } from "../sources/inline-source.js";
+import { readFiles } from "../sources/read-once.js";
 import type { InputSet } from "../sources/inputs.js";
 import type { ConfigSource, SourceDocument, SourceLoad } from "../sources/source.js";
 import { expandNotifications, type EnvVars } from "./expand.js";
 import { mergeDocuments, originText, type MergedEnvironment } from "./merge.js";
 import { parseYamlOffThread, type ParsedFile } from "./parse.js";
 import { ENVIRONMENT_NAME_RULE, isEnvironmentName } from "./schema.js";
-import { docProblem, inlineSource, problemAt, type EnvDocument } from "./source.js";
-import type { EnvironmentConfig, Problem } from "./types.js";
-import { compare, isRecord, runSteps, runStepsYielding, setOwn, type Steps } from "./util.js";
-import { addTo, compileAndLocate, validateDocument, type CompiledEnvironment } from "./validate.js";
+import { docProblem, inlineSource, problemAt, type EnvDocument } from "./positions.js";
+import type { EnvironmentConfig, Problem } from "../model/types.js";
+import { compare, isRecord, setOwn } from "../model/json.js";
+import { runStepsYielding, type Steps } from "../model/steps.js";
+import { addTo, compileAndLocate, validateDocument, type LocatedCompilation } from "./validate.js";
 
 export interface LoadedEnvironment {
   config: EnvironmentConfig;
@@ -38,7 +40,7 @@ export interface LoadOptions {
 }
 
 /** What one environment is made of, before validation. */
-interface EnvironmentInput {
+interface FoundEnvironment {
   name: string;
   docs: EnvDocument[];
   files: string[];
@@ -68,7 +70,7 @@ export async function loadSources(sources: readonly ConfigSource[], options: Loa
 /** What the sources read -> environments, validated and compiled together. */
 export async function loadSourceReads(reads: readonly SourceLoad[], options: LoadOptions = {}): Promise<ConfigLoad> {
   const problems = new ProblemMap();
-  const found: EnvironmentInput[] = [];
+  const found: FoundEnvironment[] = [];
   for (const read of reads) found.push(...(await fromSource(read, problems)));
   return runStepsYielding(finish(withoutDuplicates(found, problems), problems, options));
 }
@@ -76,12 +78,24 @@ export async function loadSourceReads(reads: readonly SourceLoad[], options: Loa
 const parseDocument = async (document: SourceDocument): Promise<ParsedFile> =>
   "error" in document
     ? { problems: [{ file: document.file, line: 0, col: 0, message: document.error }] }
-    : parseYamlOffThread(document.file, document.text);
+    : "value" in document
+      ? copyData(document.file, document.value)
+      : parseYamlOffThread(document.file, document.text);
+
+/** Data given as values: a private, JSON-only copy, so later changes to the caller's object cannot reach a snapshot. */
+function copyData(file: string, value: unknown): ParsedFile {
+  const source = inlineSource(file);
+  try {
+    return { source, value: JSON.parse(JSON.stringify(value) ?? "null"), problems: [] };
+  } catch (error) {
+    return { problems: [problemAt(source, [], `not JSON data: ${(error as Error).message}`)] };
+  }
+}
 
 /** One source's documents, parsed, as environments (named by the layout, or by each document's content). */
-async function fromSource(read: SourceLoad, problems: ProblemMap): Promise<EnvironmentInput[]> {
+async function fromSource(read: SourceLoad, problems: ProblemMap): Promise<FoundEnvironment[]> {
   for (const p of read.problems) problems.add(p.env, { file: p.file, line: 0, col: 0, message: p.message });
-  const found: EnvironmentInput[] = [];
+  const found: FoundEnvironment[] = [];
   const singles = await Promise.all(read.documents.map(({ document }) => parseDocument(document)));
   read.documents.forEach(({ stem, document }, i) => found.push(...fromSingleFile(document.file, stem, singles[i]!, problems)));
   const named = read.environments.filter((env) => {
@@ -97,8 +111,10 @@ async function fromSource(read: SourceLoad, problems: ProblemMap): Promise<Envir
       problems.add(env.name, ...file.problems);
       if (file.source && file.problems.length === 0) docs.push({ source: file.source, prefix: [], value: file.value });
     }
-    const files = env.documents.map((d) => d.file);
-    found.push({ name: env.name, docs, files, origin: env.dir ?? files[0] ?? read.id, ...(env.dir ? { dir: env.dir } : {}) });
+    // Data given as values was read from no file.
+    const files = env.documents.filter((d) => !("value" in d)).map((d) => d.file);
+    const origin = env.dir ?? env.documents[0]?.file ?? read.id;
+    found.push({ name: env.name, docs, files, origin, ...(env.dir ? { dir: env.dir } : {}) });
   });
   return found;
 }
@@ -107,10 +123,10 @@ async function fromSource(read: SourceLoad, problems: ProblemMap): Promise<Envir
  * An environment found twice (two sources, or a file PATH and a directory holding it) is left
  * out, with a problem naming both: which one is meant is not ours to guess.
  */
-function withoutDuplicates(found: EnvironmentInput[], problems: ProblemMap): EnvironmentInput[] {
-  const byName = new Map<string, EnvironmentInput[]>();
+function withoutDuplicates(found: FoundEnvironment[], problems: ProblemMap): FoundEnvironment[] {
+  const byName = new Map<string, FoundEnvironment[]>();
   for (const input of found) byName.set(input.name, [...(byName.get(input.name) ?? []), input]);
-  const kept: EnvironmentInput[] = [];
+  const kept: FoundEnvironment[] = [];
   for (const [name, group] of byName) {
     if (group.length === 1) kept.push(...group);
     else {
@@ -123,31 +139,13 @@ function withoutDuplicates(found: EnvironmentInput[], problems: ProblemMap): Env
   return kept;
 }
 
-/** For the programmatic API: environment name -> environment document, validated like a file. */
-export function loadInlineConfig(environments: Record<string, unknown>, options: LoadOptions = {}): ConfigLoad {
-  const problems = new ProblemMap();
-  const inputs: EnvironmentInput[] = [];
-  for (const [name, document] of Object.entries(environments)) {
-    const source = inlineSource(name);
-    if (!isEnvironmentName(name)) {
-      problems.add("", problemAt(source, [], `'${name}' is not a valid environment name: ${ENVIRONMENT_NAME_RULE}`));
-      continue;
-    }
-    let value: unknown;
-    try {
-      // A private, JSON-only copy: later changes to the caller's object cannot reach a snapshot.
-      value = JSON.parse(JSON.stringify(document) ?? "null");
-    } catch (error) {
-      problems.add(name, problemAt(source, [], `not JSON data: ${(error as Error).message}`));
-      continue;
-    }
-    inputs.push({ name, docs: [{ source, prefix: [], value }], files: [], origin: source.file });
-  }
-  return runSteps(finish(inputs, problems, options));
+/** For the programmatic API: environment name -> environment document, validated like a file (the inline source, read once). */
+export async function loadInlineConfig(environments: Record<string, unknown>, options: LoadOptions = {}): Promise<ConfigLoad> {
+  return loadSources([new InlineSource(environments)], options);
 }
 
 /** PATH is one file: an `environments:` map of environments, or one environment named by its stem. */
-function fromSingleFile(file: string, stem: string, parsed: ParsedFile, problems: ProblemMap): EnvironmentInput[] {
+function fromSingleFile(file: string, stem: string, parsed: ParsedFile, problems: ProblemMap): FoundEnvironment[] {
   const value = parsed.value;
   const multi = isRecord(value) ? "environments" in value : isMap(parsed.doc?.contents) && parsed.doc.contents.has("environments");
   const single = !multi && isEnvironmentName(stem);
@@ -175,7 +173,7 @@ function fromSingleFile(file: string, stem: string, parsed: ParsedFile, problems
     problems.add("", problemAt(source, ["environments"], "environments: must be a map of at least one environment", "key"));
     return [];
   }
-  const inputs: EnvironmentInput[] = [];
+  const inputs: FoundEnvironment[] = [];
   for (const [name, doc] of Object.entries(envs)) {
     if (!isEnvironmentName(name)) {
       problems.add("", problemAt(source, ["environments", name], `'${name}' is not a valid environment name: ${ENVIRONMENT_NAME_RULE}`, "key"));
@@ -194,7 +192,7 @@ interface Built {
   flags?: Map<string, CompiledFlag>;
 }
 
-function* finish(inputs: EnvironmentInput[], problems: ProblemMap, options: LoadOptions): Steps<ConfigLoad> {
+function* finish(inputs: FoundEnvironment[], problems: ProblemMap, options: LoadOptions): Steps<ConfigLoad> {
   const env = options.env ?? process.env;
   const built: Built[] = [];
   for (const input of inputs) built.push(yield* build(input, env, problems));
@@ -215,7 +213,7 @@ function* finish(inputs: EnvironmentInput[], problems: ProblemMap, options: Load
  * out only for problems outside flags and segments, which the checks still run past so that
  * every problem is reported in one run.
  */
-function* build(input: EnvironmentInput, env: EnvVars, problems: ProblemMap): Steps<Built> {
+function* build(input: FoundEnvironment, env: EnvVars, problems: ProblemMap): Steps<Built> {
   const { name, docs } = input;
   const flagProblems = new Map<string, Problem[]>();
   const segmentProblems = new Map<string, Problem[]>();
@@ -262,7 +260,7 @@ function* build(input: EnvironmentInput, env: EnvVars, problems: ProblemMap): St
  * PARSE_ERROR. The configuration keeps only the flags that can be served as written, and names
  * the others in `invalidFlags` (a reload gives them their last good definition).
  */
-function withUnusableFlags(merged: MergedEnvironment, compiled: CompiledEnvironment, flagProblems: Map<string, Problem[]>): Map<string, CompiledFlag> {
+function withUnusableFlags(merged: MergedEnvironment, compiled: LocatedCompilation, flagProblems: Map<string, Problem[]>): Map<string, CompiledFlag> {
   const { config } = merged;
   const invalid: Record<string, string> = {};
   for (const [key, reason] of compiled.broken) {

@@ -3,9 +3,9 @@
  * entry; defining the same thing twice is an error that names both places, because silently
  * picking one would make the result depend on file order.
  */
-import { docProblem, type EnvDocument, type JsonPath } from "./source.js";
-import type { EnvironmentConfig, FlagDefinition, JsonObject, JsonValue, Metadata, NotificationTarget, Problem } from "./types.js";
-import { isRecord, setOwn } from "./util.js";
+import { docProblem, type EnvDocument, type JsonPath } from "./positions.js";
+import type { EnvironmentConfig, FlagDefinition, JsonObject, JsonValue, Metadata, NotificationTarget, Problem } from "../model/types.js";
+import { isRecord, setOwn } from "../model/json.js";
 
 /** Where something was written: the document and the path inside it. */
 export interface Origin {

@@ -4,9 +4,9 @@
  */
 import { LineCounter, isMap, isPair, isSeq, isScalar, parseDocument, visit, type Document, type Node, type Scalar, type YAMLError } from "yaml";
 import { Worker } from "node:worker_threads";
-import { inlineSource, yamlSource, type Source } from "./source.js";
-import { runSteps, runStepsYielding, type Steps } from "./util.js";
-import type { Problem } from "./types.js";
+import { inlineSource, yamlSource, type Source } from "./positions.js";
+import { runSteps, runStepsYielding, type Steps } from "../model/steps.js";
+import type { Problem } from "../model/types.js";
 
 export interface ParsedFile {
   /** Absent when the file could not be read. */
@@ -81,7 +81,7 @@ export function* parseYamlSteps(file: string, text: string): Steps<ParsedFile> {
   const at = (offset: number, message: string): Problem => ({ file, ...lineCounter.linePos(offset), message });
 
   // Warnings too (unresolved tags...): a value we could not read as written is an error here.
-  const yamlProblems = [...doc.errors, ...doc.warnings].map((e) => at(e.pos[0], describe(e)));
+  const yamlProblems = [...doc.errors, ...doc.warnings].map((e) => at(e.pos[0], describeYamlError(e)));
   if (yamlProblems.length === 0) yamlProblems.push(...duplicateKeys(doc).map((key) => at(key.range?.[0] ?? 0, `duplicate key '${String(key.value)}'`)));
   if (yamlProblems.length > 0) return { source, doc, problems: yamlProblems };
 
@@ -100,7 +100,7 @@ export function* parseYamlSteps(file: string, text: string): Steps<ParsedFile> {
   }
 }
 
-function describe(error: YAMLError): string {
+function describeYamlError(error: YAMLError): string {
   return `YAML ${error.name === "YAMLWarning" ? "warning" : "syntax error"}: ${error.message}`;
 }
 

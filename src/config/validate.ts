@@ -4,13 +4,14 @@
  * the engine's own checks (operators, `$ref`s) located in the file that wrote them.
  */
 import type { ErrorObject } from "ajv";
-import { compileEnvironmentSteps, type CompiledEnvironment as EngineResult } from "../engine/index.js";
+import { compileEnvironmentSteps, type CompiledEnvironment } from "../engine/index.js";
 import type { CompiledFlag } from "../engine/types.js";
 import type { MergedEnvironment, Origin } from "./merge.js";
 import { validateEnvironmentSchema } from "./schema.js";
-import { docProblem, formatPath, type Anchor, type EnvDocument, type JsonPath } from "./source.js";
-import type { Problem } from "./types.js";
-import { isRecord, type Steps } from "./util.js";
+import { docProblem, formatPath, type Anchor, type EnvDocument, type JsonPath } from "./positions.js";
+import type { Problem } from "../model/types.js";
+import { isRecord } from "../model/json.js";
+import type { Steps } from "../model/steps.js";
 
 /**
  * What a problem takes out (design §3: a problem costs only what it breaks): one flag, one
@@ -78,7 +79,7 @@ function schemaProblems(doc: EnvDocument, errors: readonly ErrorObject[]): Locat
     // typed-variants `anyOf` says "must be boolean / string / number / object" for every value:
     // checkVariants says it in one sentence instead.
     if (err.keyword === "if" || err.keyword === "propertyNames" || isVariantTypeError(err, path)) continue;
-    const located = describe(err, path);
+    const located = describeSchemaError(err, path);
     const where = formatPath(located.path.slice(0, located.subjectDepth ?? located.path.length));
     const message = where ? `${where}: ${located.message}` : located.message;
     problems.push({ path: located.path, problem: docProblem(doc, located.path, message, located.anchor) });
@@ -99,7 +100,7 @@ interface Described {
   subjectDepth?: number;
 }
 
-function describe(err: ErrorObject, path: JsonPath): Described {
+function describeSchemaError(err: ErrorObject, path: JsonPath): Described {
   const params = err.params as Record<string, unknown>;
   const parent = (err.parentSchema ?? {}) as Record<string, unknown>;
   switch (err.keyword) {
@@ -255,7 +256,8 @@ function nonFiniteNumbers(doc: EnvDocument, value: unknown, path: JsonPath): Loc
 // ---------------------------------------------------------------------------------------------
 // The engine's checks
 
-export interface CompiledEnvironment {
+/** The engine's CompiledEnvironment with its errors located in the files, as problems. */
+export interface LocatedCompilation {
   flags: Map<string, CompiledFlag>;
   problems: Problem[];
   /** Flags whose targeting cannot be used, with the reason their evaluation gives. */
@@ -265,8 +267,8 @@ export interface CompiledEnvironment {
 }
 
 /** Compiles targeting; each engine error is located in the file that wrote the flag or segment. */
-export function* compileAndLocate(merged: MergedEnvironment, brokenSegments: Iterable<string> = []): Steps<CompiledEnvironment> {
-  let result: EngineResult;
+export function* compileAndLocate(merged: MergedEnvironment, brokenSegments: Iterable<string> = []): Steps<LocatedCompilation> {
+  let result: CompiledEnvironment;
   try {
     result = yield* compileEnvironmentSteps(merged.config, { brokenSegments });
   } catch (error) {

@@ -1,5 +1,5 @@
-import type { EnvironmentConfig, FlagDefinition, JsonValue, Metadata } from "../config/types.js";
-import { runSteps, type Steps } from "../config/util.js";
+import type { EnvironmentConfig, FlagDefinition, JsonValue, Metadata } from "../model/types.js";
+import { runSteps, type Steps } from "../model/steps.js";
 import { readsClock } from "./clock.js";
 import { describeThrown, TargetingParseError } from "./errors.js";
 import type { LogicEngine } from "json-logic-engine";
@@ -8,7 +8,8 @@ import { hasScratch, SCRATCH } from "./scratch.js";
 import { BROKEN, isEmptyObject, resolveRule, resolveSegment, type CompileError, type Resolver, type WalkState } from "./resolve.js";
 import type { CompiledFlag, CompiledRule } from "./types.js";
 
-export type { CompileError, JsonPath } from "./resolve.js";
+export type { CompileError } from "./resolve.js";
+export type { JsonPath } from "../model/types.js";
 
 export interface CompiledEnvironment {
   /** Every flag of the environment, in file order. Flags whose targeting failed to compile are

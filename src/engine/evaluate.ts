@@ -1,4 +1,4 @@
-import type { JsonValue } from "../config/types.js";
+import type { JsonValue } from "../model/types.js";
 import { describeThrown, TargetingKeyMissingError, TargetingParseError } from "./errors.js";
 import { evaluationData, newScratch, rebind, type EvaluationData, type Scratch } from "./scratch.js";
 import type { CompiledFlag, CompiledRule, Evaluation, EvaluationErrorCode, Reason } from "./types.js";

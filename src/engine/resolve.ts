@@ -1,5 +1,5 @@
-import type { JsonValue } from "../config/types.js";
-import { isRecord } from "../config/util.js";
+import type { JsonPath, JsonValue } from "../model/types.js";
+import { isRecord } from "../model/json.js";
 
 /**
  * `$ref` resolution and operator checking on the parsed structure (never by text substitution,
@@ -7,8 +7,6 @@ import { isRecord } from "../config/util.js";
  * recorded with the JSON path of the offending node so the config loader can point at
  * file:line:col, and the walk goes on after a problem so that all of them are reported.
  */
-
-export type JsonPath = (string | number)[];
 
 export interface CompileError {
   /** From the environment document root, e.g. ["flags","new-ui","targeting","if",0,"$ref"]. */

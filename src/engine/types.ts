@@ -1,4 +1,4 @@
-import type { JsonValue, Metadata } from "../config/types.js";
+import type { JsonValue, Metadata } from "../model/types.js";
 
 /** Targeting compiled once per load: a function of the evaluation data. */
 export type CompiledRule = (data: Record<string, unknown>) => unknown;

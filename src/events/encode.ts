@@ -2,7 +2,7 @@
  * SSE wire formats (DESIGN §7). Each event is encoded once per environment and the same bytes
  * are written to every client of that environment.
  */
-import type { Change } from "../changes/diff.js";
+import type { Change } from "../model/change.js";
 
 export type EventSet = "primary" | "variant";
 

@@ -2,7 +2,7 @@
  * Every environment's two streams — the primary change stream (`/api/v1/flags/events`) and the
  * OFREP stream (`refetchEvaluation`) — with their heartbeats, and the per-address stream count.
  */
-import type { Change } from "../changes/diff.js";
+import type { Change } from "../model/change.js";
 import type { EnvironmentSnapshot } from "../store/snapshot.js";
 import { Channel, type Subscriber } from "./channel.js";
 import { DEFAULT_HEARTBEAT_SECONDS, HEARTBEAT, eventsFor, refetchEvent, type EventSet } from "./encode.js";

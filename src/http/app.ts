@@ -4,7 +4,7 @@ import type { EventHub } from "../events/hub.js";
 import type { Enricher } from "../fixture/enrich.js";
 import type { FaultInjector } from "../fixture/faults.js";
 import type { SessionStore } from "../fixture/sessions.js";
-import type { Logger } from "../log.js";
+import type { Logger } from "../log/logger.js";
 import type { FlagStore } from "../store/store.js";
 import { DEFAULT_MAX_BODY_BYTES } from "./body.js";
 import { json, toErrorResponse } from "./errors.js";

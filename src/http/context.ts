@@ -1,5 +1,5 @@
 /** From an OFREP request body to the attributes targeting sees (DESIGN §4). */
-import { isRecord } from "../config/util.js";
+import { isRecord } from "../model/json.js";
 import { contextAttributes } from "../engine/index.js";
 import { apiError } from "./errors.js";
 

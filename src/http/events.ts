@@ -5,7 +5,7 @@ import type { H3, H3Event } from "h3";
 import type { EventHub, StreamKind } from "../events/hub.js";
 import type { FaultInjector } from "../fixture/faults.js";
 import { createSseResponse, writeNodeSse, type SseStreamOptions } from "../events/sse.js";
-import type { Logger } from "../log.js";
+import type { Logger } from "../log/logger.js";
 import { keyDigest } from "../store/keys.js";
 import type { FlagStore } from "../store/store.js";
 import type { EnvironmentSnapshot } from "../store/snapshot.js";

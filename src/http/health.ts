@@ -1,6 +1,6 @@
 /** Probes and metrics: no key needed, no flag data revealed. */
 import type { H3 } from "h3";
-import { formatProblem } from "../config/types.js";
+import { formatProblem } from "../model/types.js";
 import type { FlagStore } from "../store/store.js";
 import { json } from "./errors.js";
 import type { Metrics } from "./metrics.js";

@@ -2,7 +2,7 @@
  * The OFREP body shapes (DESIGN §4, §5), shared by the HTTP routes and `flagserve eval` so both
  * answer with the same bytes for the same flag and context.
  */
-import type { Metadata } from "../config/types.js";
+import type { Metadata } from "../model/types.js";
 import { evaluate } from "../engine/index.js";
 import { isEvaluationError, type CompiledFlag, type Evaluation } from "../engine/types.js";
 import { contextFromBody } from "./context.js";

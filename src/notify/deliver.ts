@@ -6,7 +6,7 @@
  * Never throws.
  */
 import { setTimeout as sleep } from "node:timers/promises";
-import type { Logger } from "../log.js";
+import type { Logger } from "../log/logger.js";
 import type { NotificationRequest } from "./request.js";
 
 export interface DeliveryOptions {

@@ -12,9 +12,9 @@
 import { randomUUID } from "node:crypto";
 import { answeredFlag, type Change } from "../changes/diff.js";
 import type { EnvironmentChange } from "../changes/reload.js";
-import type { FlagDefinition, JsonValue, Metadata, NotificationTarget } from "../config/types.js";
-import type { Logger } from "../log.js";
-import { canonicalJson } from "../store/canonical.js";
+import type { FlagDefinition, JsonValue, Metadata, NotificationTarget } from "../model/types.js";
+import type { Logger } from "../log/logger.js";
+import { canonicalJson } from "../model/json.js";
 import { deliver, redactUrl, type DeliveryOptions } from "./deliver.js";
 import { buildRequest, type NotificationRequest } from "./request.js";
 import { describeChange } from "./summary.js";

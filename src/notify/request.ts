@@ -2,7 +2,7 @@
  * One target, one message: the changes its `events:` filter lets through, formatted for its type,
  * as the exact bytes and headers to POST. Pure; the caller supplies the time and delivery id.
  */
-import type { NotificationTarget } from "../config/types.js";
+import type { NotificationTarget } from "../model/types.js";
 import { slackMessage } from "./slack.js";
 import type { ChangeSummary } from "./summary.js";
 import { SIGNATURE_HEADER, sign, webhookBody } from "./webhook.js";

@@ -32,7 +32,7 @@ export const escapeMrkdwn = (text: string): string => text.replace(/&/g, "&amp;"
 
 const cut = (text: string, max: number): string => (text.length > max ? `${text.slice(0, max - 1)}…` : text);
 
-const plural = (n: number): string => `${n} change${n === 1 ? "" : "s"}`;
+const changeCount = (n: number): string => `${n} change${n === 1 ? "" : "s"}`;
 
 /** "Flag `new-checkout` *updated*": the key in code style so odd characters stay readable. */
 function heading(summary: ChangeSummary): string {
@@ -51,10 +51,10 @@ function section(summary: ChangeSummary): SlackBlock {
 const textLine = (s: ChangeSummary): string => `• ${escapeMrkdwn(`${s.subject} ${s.change}${s.details.length ? `: ${s.details.join("; ")}` : ""}`)}`;
 
 export function slackMessage(environment: string, summaries: readonly ChangeSummary[], timestamp: Date): SlackMessage {
-  const title = `${environment}: ${plural(summaries.length)}`;
+  const title = `${environment}: ${changeCount(summaries.length)}`;
   const lines = summaries.slice(0, MAX_TEXT_LINES).map(textLine);
   if (summaries.length > MAX_TEXT_LINES) lines.push(`• …and ${summaries.length - MAX_TEXT_LINES} more`);
-  const text = [`flagserve: ${plural(summaries.length)} in ${escapeMrkdwn(environment)}`, ...lines].join("\n");
+  const text = [`flagserve: ${changeCount(summaries.length)} in ${escapeMrkdwn(environment)}`, ...lines].join("\n");
 
   const shown = summaries.length > MAX_SECTIONS ? summaries.slice(0, MAX_SECTIONS - 1) : summaries;
   const sections = shown.map(section);

@@ -4,8 +4,8 @@
  * webhook) says the same thing and the wording is tested without any I/O.
  */
 import type { Change } from "../changes/diff.js";
-import type { FlagDefinition, JsonValue } from "../config/types.js";
-import { canonicalJson } from "../store/canonical.js";
+import type { FlagDefinition, JsonValue } from "../model/types.js";
+import { canonicalJson } from "../model/json.js";
 
 /** The `events:` filter names, exactly as the schema lists them. */
 export const NOTIFICATION_EVENTS = [

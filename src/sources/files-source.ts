@@ -4,24 +4,10 @@
  * directory that holds PATH (./watch.ts), with every read recorded so the server's periodic check
  * catches what a watcher missed.
  */
-import { stemOf, discover } from "./discover.js";
-import { readStableFile } from "./files.js";
 import type { InputSet } from "./inputs.js";
-import type { ConfigSource, SourceDocument, SourceListener, SourceLoad } from "./source.js";
+import { readFiles } from "./read-once.js";
+import type { ConfigSource, SourceListener, SourceLoad } from "./source.js";
 import type { ConfigWatcher } from "./watch.js";
-
-export async function readFiles(path: string, inputs?: InputSet): Promise<SourceLoad> {
-  const found = await discover(path, inputs);
-  const read = async (file: string): Promise<SourceDocument> => {
-    const result = await readStableFile(file, { inputs });
-    return { file, ...result };
-  };
-  if (found.file) return { id: found.root, documents: [{ stem: stemOf(found.file), document: await read(found.file) }], environments: [], problems: found.problems };
-  const environments = await Promise.all(
-    found.environments.map(async (env) => ({ ...env, documents: await Promise.all(env.files.map(read)) })),
-  );
-  return { id: found.root, documents: [], environments, problems: found.problems };
-}
 
 export class FileSource implements ConfigSource {
   #watcher: ConfigWatcher | undefined;

@@ -2,14 +2,17 @@
  * The config source seam: where configuration text comes from, and when it may have changed.
  * A source knows nothing of flags: it hands over documents (text, or why there is none) and the
  * environments its layout names, like flagd's sync providers hand raw data to its store. The
- * configuration loader (src/config/) parses and validates them; the server (src/server.ts) reloads
+ * configuration loader (src/config/) parses and validates them; the server (src/server/server.ts) reloads
  * when a source says something changed. Implementations: files and directories (`./files-source.ts`),
- * HTTP(S) URLs (`./url-source.ts`).
+ * HTTP(S) URLs (`./url-source.ts`), and environments given as data (`./inline-source.ts`).
  */
 import type { InputSet } from "./inputs.js";
 
-/** One document: its text, or why it could not be had. `file` names it in problems (a path or URL). */
-export type SourceDocument = { file: string; text: string } | { file: string; error: string };
+/**
+ * One document: its text, its data (given as values, not text: the inline source), or why it
+ * could not be had. `file` names it in problems (a path, a URL, or `<inline:ENV>`).
+ */
+export type SourceDocument = { file: string; text: string } | { file: string; value: unknown } | { file: string; error: string };
 
 /** An environment named by the source's layout (a directory entry), with its documents in merge order. */
 export interface SourceEnvironment {
@@ -64,3 +67,6 @@ export interface ConfigSource {
 
 /** `http://...` or `https://...`: a URL source; anything else is a path. */
 export const isUrl = (spec: string): boolean => /^https?:\/\//i.test(spec);
+
+/** The id of the inline source (environments given as data): neither a path nor a URL. */
+export const INLINE_ID = "<inline>";

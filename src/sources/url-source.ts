@@ -8,7 +8,7 @@
  * does, so a failing URL is logged once per distinct problem, not once per poll.
  */
 import { basename, extname } from "node:path";
-import type { Logger } from "../log.js";
+import type { Logger } from "../log/logger.js";
 import { MAX_FILE_BYTES, sizeText } from "./files.js";
 import type { Input, InputSet } from "./inputs.js";
 import type { ConfigSource, SourceDocument, SourceListener, SourceLoad } from "./source.js";

@@ -7,7 +7,7 @@
 import { readFile } from "node:fs/promises";
 import writeFileAtomic from "write-file-atomic";
 import { isMap, parseDocument } from "yaml";
-import type { EnvironmentConfig } from "../config/types.js";
+import type { EnvironmentConfig } from "../model/types.js";
 import { generateKey, readKeyState, stateFilePath, writeKeyState } from "./keys.js";
 import { replaceStringInSource } from "./yaml-edit.js";
 

@@ -1,8 +1,8 @@
 /** An environment ready to serve: immutable, built once per load, swapped whole. */
 import { createHash } from "node:crypto";
-import type { EnvironmentConfig } from "../config/types.js";
+import type { EnvironmentConfig } from "../model/types.js";
 import type { CompiledFlag } from "../engine/types.js";
-import { canonicalJson } from "./canonical.js";
+import { canonicalJson } from "../model/json.js";
 import { streamToken } from "./keys.js";
 
 export interface EnvironmentSnapshot {

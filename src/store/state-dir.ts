@@ -8,7 +8,7 @@ import { realpathSync } from "node:fs";
 import { homedir } from "node:os";
 import { basename, dirname, extname, isAbsolute, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { isUrl } from "../sources/source.js";
+import { INLINE_ID, isUrl } from "../sources/source.js";
 
 const PACKAGE_ROOT = fileURLToPath(new URL("../../", import.meta.url));
 
@@ -45,10 +45,10 @@ export function defaultStateDir(configPath: string, env: NodeJS.ProcessEnv = pro
 }
 
 /**
- * The default state directory for a list of sources (paths and URLs): that of the first path,
- * else (URLs only) `.flagserve` in the working directory.
+ * The default state directory for a list of sources (paths, URLs, the inline source's id): that
+ * of the first path, else `.flagserve` in the working directory.
  */
 export function defaultStateDirOf(sources: readonly string[], env: NodeJS.ProcessEnv = process.env): string {
-  const path = sources.find((s) => !isUrl(s));
+  const path = sources.find((s) => !isUrl(s) && s !== INLINE_ID);
   return path !== undefined ? defaultStateDir(path, env) : join(process.cwd(), ".flagserve");
 }

@@ -3,7 +3,7 @@
  * stream tokens) to environments. Readers always see one consistent set: `replace` swaps it
  * whole.
  */
-import type { Problem } from "../config/types.js";
+import type { Problem } from "../model/types.js";
 import { keyDigest } from "./keys.js";
 import type { EnvironmentSnapshot } from "./snapshot.js";
 

@@ -8,8 +8,8 @@ import { chmodSync, chownSync, copyFileSync, existsSync, mkdirSync, readFileSync
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterEach, describe, expect, it } from "vitest";
-import { silentLogger } from "../../src/log.js";
-import { startServer, type RunningServer } from "../../src/server.js";
+import { silentLogger } from "../../src/log/logger.js";
+import { startServer, type RunningServer } from "../../src/server/server.js";
 import { BIN } from "../helpers/cli.js";
 import { tempDir, type TempDir } from "../helpers/files.js";
 import { openSse, type SseConnection } from "../helpers/sse.js";

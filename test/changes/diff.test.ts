@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { diffEnvironments, type Version } from "../../src/changes/diff.js";
-import type { FlagDefinition } from "../../src/config/types.js";
+import type { FlagDefinition } from "../../src/model/types.js";
 
 const flag = (overrides: Partial<FlagDefinition> = {}): FlagDefinition => ({
   state: "ENABLED",

@@ -3,7 +3,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { applyLoad, type EnvironmentChange, type ReloadContext } from "../../src/changes/reload.js";
 import { loadInlineConfig, type ConfigLoad } from "../../src/config/index.js";
 import { EventHub } from "../../src/events/hub.js";
-import { silentLogger } from "../../src/log.js";
+import { silentLogger } from "../../src/log/logger.js";
 import { evaluate } from "../../src/engine/evaluate.js";
 import { keyDigest, recordRotation } from "../../src/store/keys.js";
 import { FlagStore } from "../../src/store/store.js";
@@ -30,7 +30,7 @@ beforeEach(async () => {
     keyGraceSeconds: 0,
     onChanges: (c) => applied.push(c),
   };
-  await applyLoad(loadInlineConfig({ dev: env("off") }), ctx);
+  await applyLoad(await loadInlineConfig({ dev: env("off") }), ctx);
   applied = [];
 });
 
@@ -42,7 +42,7 @@ afterEach(async () => {
 describe("applyLoad", () => {
   it("keeps the same snapshot (and ETag) when nothing a client sees changed", async () => {
     const before = ctx.store.get("dev");
-    expect(await applyLoad(loadInlineConfig({ dev: env("off") }), ctx)).toEqual([]);
+    expect(await applyLoad(await loadInlineConfig({ dev: env("off") }), ctx)).toEqual([]);
     expect(ctx.store.get("dev")).toBe(before);
     expect(applied).toEqual([]);
   });
@@ -50,7 +50,7 @@ describe("applyLoad", () => {
   it("takes a new notifications list silently", async () => {
     const before = ctx.store.get("dev")!;
     const next = env("off", { notifications: [{ type: "webhook", url: "http://127.0.0.1:9/hook" }] });
-    expect(await applyLoad(loadInlineConfig({ dev: next }), ctx)).toEqual([]);
+    expect(await applyLoad(await loadInlineConfig({ dev: next }), ctx)).toEqual([]);
     const after = ctx.store.get("dev")!;
     expect(after).not.toBe(before);
     expect(after.config.notifications).toEqual([{ type: "webhook", url: "http://127.0.0.1:9/hook" }]);
@@ -59,7 +59,7 @@ describe("applyLoad", () => {
 
   it("keeps the last good snapshot of an invalid environment and records its problems", async () => {
     const before = ctx.store.get("dev");
-    const changes = await applyLoad(loadInlineConfig({ dev: env("on", { colour: "red" }) }), ctx);
+    const changes = await applyLoad(await loadInlineConfig({ dev: env("on", { colour: "red" }) }), ctx);
     expect(changes).toEqual([]);
     expect(ctx.store.get("dev")).toBe(before);
     expect(ctx.store.problems.get("dev")?.[0]?.message).toMatch(/colour/);
@@ -74,13 +74,13 @@ describe("applyLoad", () => {
     const changed = () => applied.flat().flatMap((c) => c.changes.map((x) => (x.kind === "flag" ? `${x.key}:${x.change}` : x.kind)));
 
     beforeEach(async () => {
-      await applyLoad(loadInlineConfig({ dev: two({ defaultVariant: "off" }, { defaultVariant: "off" }) }), ctx);
+      await applyLoad(await loadInlineConfig({ dev: two({ defaultVariant: "off" }, { defaultVariant: "off" }) }), ctx);
       applied = [];
     });
 
     it("keeps its last good definition while the other flags' edits apply, with events for those only", async () => {
       const edit = two({ defaultVariant: "maybe" }, { defaultVariant: "on" });
-      await applyLoad(loadInlineConfig({ dev: edit }), ctx);
+      await applyLoad(await loadInlineConfig({ dev: edit }), ctx);
       expect(changed()).toEqual(["g:updated"]);
       expect(answer("f")).toMatchObject({ value: false, variant: "off", reason: "STATIC" });
       expect(answer("g")).toMatchObject({ value: true, variant: "on" });
@@ -88,26 +88,26 @@ describe("applyLoad", () => {
 
       // broken again, differently: still the last good definition, still no event for it
       applied = [];
-      await applyLoad(loadInlineConfig({ dev: two({ defaultVariant: "off", targeting: { nope: [] } }, { defaultVariant: "on" }) }), ctx);
+      await applyLoad(await loadInlineConfig({ dev: two({ defaultVariant: "off", targeting: { nope: [] } }, { defaultVariant: "on" }) }), ctx);
       expect(changed()).toEqual([]);
       expect(answer("f")).toMatchObject({ variant: "off", reason: "STATIC" });
 
       // fixed: the new definition applies, with its event; no problem left
-      await applyLoad(loadInlineConfig({ dev: two({ defaultVariant: "on" }, { defaultVariant: "on" }) }), ctx);
+      await applyLoad(await loadInlineConfig({ dev: two({ defaultVariant: "on" }, { defaultVariant: "on" }) }), ctx);
       expect(changed()).toEqual(["f:updated"]);
       expect(answer("f")).toMatchObject({ variant: "on" });
       expect(ctx.store.problems.has("dev")).toBe(false);
     });
 
     it("with no good version yet, answers PARSE_ERROR (and is listed by evaluate-all), without an event", async () => {
-      await applyLoad(loadInlineConfig({ dev: two({ defaultVariant: "off" }, { defaultVariant: "off" }, { h: { variants: { a: 1, b: "x" } } }) }), ctx);
+      await applyLoad(await loadInlineConfig({ dev: two({ defaultVariant: "off" }, { defaultVariant: "off" }, { h: { variants: { a: 1, b: "x" } } }) }), ctx);
       expect(changed()).toEqual([]);
       expect(answer("h")).toMatchObject({ key: "h", errorCode: "PARSE_ERROR", errorDetails: expect.stringContaining("same type") });
       expect(ctx.store.get("dev")!.flagKeys).toEqual(["f", "g", "h"]);
       expect(ctx.store.problems.get("dev")).toHaveLength(1);
 
       // once fixed it is a new flag
-      await applyLoad(loadInlineConfig({ dev: two({ defaultVariant: "off" }, { defaultVariant: "off" }, { h: { variants: { a: 1, b: 2 }, defaultVariant: "b" } }) }), ctx);
+      await applyLoad(await loadInlineConfig({ dev: two({ defaultVariant: "off" }, { defaultVariant: "off" }, { h: { variants: { a: 1, b: 2 }, defaultVariant: "b" } }) }), ctx);
       expect(changed()).toEqual(["h:created"]);
       expect(answer("h")).toMatchObject({ value: 2, reason: "STATIC" });
     });
@@ -123,7 +123,7 @@ describe("applyLoad", () => {
   });
 
   it("removes an environment whose files are gone, and reports its flags deleted", async () => {
-    const changes = await applyLoad(loadInlineConfig({}), ctx);
+    const changes = await applyLoad(await loadInlineConfig({}), ctx);
     expect(ctx.store.get("dev")).toBeUndefined();
     expect(changes.map((c) => [c.env, c.changes.map((x) => (x.kind === "flag" ? `${x.key}:${x.change}` : x.kind))])).toEqual([
       ["dev", ["f:deleted"]],
@@ -131,9 +131,9 @@ describe("applyLoad", () => {
   });
 
   it("with partial, touches only the environments in the load", async () => {
-    await applyLoad(loadInlineConfig({ dev: env("off"), qa: env("off", { apiKey: "qa-key-0123456789" }) }), ctx);
+    await applyLoad(await loadInlineConfig({ dev: env("off"), qa: env("off", { apiKey: "qa-key-0123456789" }) }), ctx);
     const qa = ctx.store.get("qa");
-    await applyLoad(loadInlineConfig({ dev: env("on") }), ctx, { partial: true });
+    await applyLoad(await loadInlineConfig({ dev: env("on") }), ctx, { partial: true });
     expect(ctx.store.get("qa")).toBe(qa);
     expect(ctx.store.get("dev")!.config.flags.f!.defaultVariant).toBe("on");
   });
@@ -146,7 +146,7 @@ describe("key rotation", () => {
     ctx.hub.subscribe("dev", "events", s);
     return s;
   };
-  const rotateTo = (key: string) => applyLoad(loadInlineConfig({ dev: env("off", { apiKey: key }) }), ctx);
+  const rotateTo = async (key: string) => applyLoad(await loadInlineConfig({ dev: env("off", { apiKey: key }) }), ctx);
   const accepts = (key: string) => ctx.store.authenticate(key) !== undefined;
 
   it("keeps the old key for --key-grace; a grace recorded by keys rotate --revoke-now wins", async () => {

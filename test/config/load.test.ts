@@ -443,8 +443,8 @@ describe("${VAR} expansion", () => {
 });
 
 describe("loadInlineConfig", () => {
-  it("validates like a file and locates problems at <inline:ENV> with the path", () => {
-    const load = loadInlineConfig({
+  it("validates like a file and locates problems at <inline:ENV> with the path", async () => {
+    const load = await loadInlineConfig({
       dev: { flags: { a: { variants: { on: true, off: false }, defaultVariant: "off" } } },
       bad: { flags: { a: { variants: { on: true }, defaultVariant: "nope", state: "MAYBE" } } },
     });
@@ -458,15 +458,15 @@ describe("loadInlineConfig", () => {
     ]);
   });
 
-  it("keeps a private copy of the caller's object", () => {
+  it("keeps a private copy of the caller's object", async () => {
     const doc = { flags: { a: { variants: { on: true }, defaultVariant: "on" } } };
-    const load = loadInlineConfig({ dev: doc });
+    const load = await loadInlineConfig({ dev: doc });
     doc.flags.a.variants.on = false;
     expect(load.environments.get("dev")!.config.flags.a?.variants).toEqual({ on: true });
   });
 
-  it("reports engine errors with their path", () => {
-    const load = loadInlineConfig({ dev: { flags: { a: { variants: { on: true }, targeting: { if: [{ $ref: "nope" }, "on", null] } } } } });
+  it("reports engine errors with their path", async () => {
+    const load = await loadInlineConfig({ dev: { flags: { a: { variants: { on: true }, targeting: { if: [{ $ref: "nope" }, "on", null] } } } } });
     const [problem] = problemLines(load, "");
     expect(problem).toMatch(/^<inline:dev>:0:0 .*nope.* \(at flags\.a\.targeting\.if\[0\]\.\$ref\)$/);
   });

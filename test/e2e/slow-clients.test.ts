@@ -9,7 +9,7 @@ import { loadInlineConfig } from "../../src/config/index.js";
 import { EventHub } from "../../src/events/hub.js";
 import { createApp } from "../../src/http/app.js";
 import { listenApp, type Listening } from "../../src/http/listen.js";
-import { silentLogger } from "../../src/log.js";
+import { silentLogger } from "../../src/log/logger.js";
 import { createSnapshot } from "../../src/store/snapshot.js";
 import { FlagStore } from "../../src/store/store.js";
 
@@ -22,7 +22,7 @@ afterEach(async () => {
 });
 
 async function serve(maxStreamsPerIp: number) {
-  const load = loadInlineConfig({ dev: { apiKey: KEY, flags: { a: { variants: { on: true }, defaultVariant: "on" } } } });
+  const load = await loadInlineConfig({ dev: { apiKey: KEY, flags: { a: { variants: { on: true }, defaultVariant: "on" } } } });
   const { config, flags } = load.environments.get("dev")!;
   const store = new FlagStore();
   store.replace([createSnapshot(config, flags, KEY)]);

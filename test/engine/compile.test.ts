@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { JsonValue } from "../../src/config/types.js";
+import type { JsonValue } from "../../src/model/types.js";
 import { compileEnvironment } from "../../src/engine/compile.js";
 import { env, errorOf, run } from "./helpers.js";
 

@@ -1,5 +1,5 @@
 import { expect } from "vitest";
-import type { EnvironmentConfig, FlagDefinition, JsonObject, JsonValue, Metadata } from "../../src/config/types.js";
+import type { EnvironmentConfig, FlagDefinition, JsonObject, JsonValue, Metadata } from "../../src/model/types.js";
 import { compileEnvironment } from "../../src/engine/compile.js";
 import { evaluate } from "../../src/engine/evaluate.js";
 import type { CompiledFlag, Evaluation } from "../../src/engine/types.js";

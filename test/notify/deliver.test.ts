@@ -1,7 +1,7 @@
 /** Delivery against a real loopback receiver: timeouts, bounded retries, backoff, redaction. */
 import { afterEach, describe, expect, it } from "vitest";
 import { deliver, parseRetryAfter, redactUrl, type DeliveryOptions } from "../../src/notify/deliver.js";
-import type { Logger } from "../../src/log.js";
+import type { Logger } from "../../src/log/logger.js";
 import { startReceiver, type Receiver } from "./receiver.js";
 
 const cleanups: (() => unknown)[] = [];

@@ -2,8 +2,8 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { diffEnvironments } from "../../src/changes/diff.js";
 import type { EnvironmentChange } from "../../src/changes/reload.js";
-import type { EnvironmentConfig, FlagDefinition, NotificationTarget } from "../../src/config/types.js";
-import type { Logger } from "../../src/log.js";
+import type { EnvironmentConfig, FlagDefinition, NotificationTarget } from "../../src/model/types.js";
+import type { Logger } from "../../src/log/logger.js";
 import { createNotifier, type NotifierOptions } from "../../src/notify/notifier.js";
 import { createSnapshot, type EnvironmentSnapshot } from "../../src/store/snapshot.js";
 import { startReceiver, type Receiver } from "./receiver.js";

@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import type { Change } from "../../src/changes/diff.js";
-import type { FlagDefinition } from "../../src/config/types.js";
+import type { FlagDefinition } from "../../src/model/types.js";
 import { NOTIFICATION_EVENTS, describeChange, formatValue } from "../../src/notify/summary.js";
 
 const flag = (overrides: Partial<FlagDefinition> = {}): FlagDefinition => ({

@@ -3,9 +3,9 @@
  * line:col, so every later stage can report `file:line:col` without knowing about YAML.
  */
 import { isAlias, isMap, isPair, isScalar, isSeq, type Document, type LineCounter, type Node, type Pair, type YAMLMap } from "yaml";
-import type { Problem } from "./types.js";
+import type { JsonPath, Problem } from "../model/types.js";
 
-export type JsonPath = readonly (string | number)[];
+export type { JsonPath } from "../model/types.js";
 
 /** "key": the key naming the node; "value": the value itself, or its key when it is a mapping or list. */
 export type Anchor = "key" | "value";
@@ -50,9 +50,9 @@ export function problemAt(source: Source, path: JsonPath, message: string, ancho
 export const docProblem = (doc: EnvDocument, path: JsonPath, message: string, anchor?: Anchor): Problem =>
   problemAt(doc.source, [...doc.prefix, ...path], message, anchor);
 
-/** A source without positions, for configs given as objects. */
-export const inlineSource = (name: string): Source => ({
-  file: `<inline:${name}>`,
+/** A source without positions, for configuration given as data (`file`: `<inline:ENV>`). */
+export const inlineSource = (file: string): Source => ({
+  file,
   positional: false,
   locate: () => ({ line: 0, col: 0 }),
 });

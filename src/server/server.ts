@@ -4,31 +4,32 @@
  * CLI and the programmatic API both start it through here.
  */
 import { setTimeout as sleep } from "node:timers/promises";
-import { loadInlineConfig, loadSources, type ConfigLoad } from "./config/index.js";
-import { formatProblem, type Problem } from "./config/types.js";
-import { createAdmin, type OverrideService } from "./admin/index.js";
-export { OverridesFileError } from "./admin/overrides.js";
-import { applyLoad, type EnvironmentChange, type ReloadContext } from "./changes/reload.js";
-import { createReloader, type Reloader } from "./changes/reloader.js";
-import type { EventSet } from "./events/encode.js";
-import { EventHub } from "./events/hub.js";
-import { createEnricher } from "./fixture/enrich.js";
-import { validateFaultRules, type FaultRule } from "./fixture/fault-rules.js";
-import { FaultInjector } from "./fixture/faults.js";
-import { SessionStore } from "./fixture/sessions.js";
-import { createApp } from "./http/app.js";
-import { DEFAULT_MAX_BODY_BYTES } from "./http/body.js";
-import { Metrics } from "./http/metrics.js";
-import { listenApp } from "./http/listen.js";
-import type { Logger } from "./log.js";
-import { createNotifier } from "./notify/notifier.js";
-import { DEFAULT_KEY_GRACE_SECONDS, stateFilePath } from "./store/keys.js";
-import { defaultStateDirOf } from "./store/state-dir.js";
-import { FlagStore } from "./store/store.js";
-import { recordFile } from "./sources/files.js";
-import { FileSource } from "./sources/files-source.js";
-import { InputSet } from "./sources/inputs.js";
-import type { ConfigSource } from "./sources/source.js";
+import { loadSources, type ConfigLoad } from "../config/index.js";
+import { formatProblem, type Problem } from "../model/types.js";
+import { createAdmin, type OverrideService } from "../admin/index.js";
+export { OverridesFileError } from "../admin/overrides.js";
+import { applyLoad, type EnvironmentChange, type ReloadContext } from "../changes/reload.js";
+import { createReloader, type Reloader } from "../changes/reloader.js";
+import type { EventSet } from "../events/encode.js";
+import { EventHub } from "../events/hub.js";
+import { createEnricher } from "../fixture/enrich.js";
+import { validateFaultRules, type FaultRule } from "../fixture/fault-rules.js";
+import { FaultInjector } from "../fixture/faults.js";
+import { SessionStore } from "../fixture/sessions.js";
+import { createApp } from "../http/app.js";
+import { DEFAULT_MAX_BODY_BYTES } from "../http/body.js";
+import { Metrics } from "../http/metrics.js";
+import { listenApp } from "../http/listen.js";
+import type { Logger } from "../log/logger.js";
+import { createNotifier } from "../notify/notifier.js";
+import { DEFAULT_KEY_GRACE_SECONDS, stateFilePath } from "../store/keys.js";
+import { defaultStateDirOf } from "../store/state-dir.js";
+import { FlagStore } from "../store/store.js";
+import { recordFile } from "../sources/files.js";
+import { FileSource } from "../sources/files-source.js";
+import { InlineSource } from "../sources/inline-source.js";
+import { InputSet } from "../sources/inputs.js";
+import type { ConfigSource } from "../sources/source.js";
 
 /** Where the configuration comes from: one path, sources (files, directories, URLs), or environments inline. */
 export type ServerConfig = { path: string } | { sources: readonly ConfigSource[] } | { environments: Record<string, unknown> };
@@ -104,7 +105,7 @@ export class InvalidConfigError extends Error {
   }
 }
 
-export { defaultStateDir } from "./store/state-dir.js";
+export { defaultStateDir } from "../store/state-dir.js";
 
 const allProblems = (load: ConfigLoad): Problem[] => [...load.problems.values()].flat();
 
@@ -124,14 +125,13 @@ export const CHECK_INTERVAL_MS = 250;
  */
 const REMOVAL_SETTLE_MS = 100;
 
-/** The sources of a configuration: a path is a file source; inline environments have none. */
+/** The sources of a configuration: a path is a file source; inline environments, the inline source. */
 const sourcesOf = (config: ServerConfig): readonly ConfigSource[] =>
-  "path" in config ? [new FileSource(config.path)] : "sources" in config ? config.sources : [];
+  "path" in config ? [new FileSource(config.path)] : "sources" in config ? config.sources : [new InlineSource(config.environments)];
 
 /** Reads the configuration. Everything a load depends on is recorded in `inputs`; the key state file before it is read. */
-function reader(config: ServerConfig, sources: readonly ConfigSource[], keysFile: string) {
+function reader(sources: readonly ConfigSource[], keysFile: string) {
   return async (inputs?: InputSet): Promise<ConfigLoad> => {
-    if ("environments" in config) return loadInlineConfig(config.environments);
     const load = await loadSources(sources, { inputs });
     if (inputs) await recordFile(keysFile, inputs);
     return load;
@@ -188,7 +188,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const sources = sourcesOf(source);
   const watching = sources.length > 0 && options.watch !== false;
   const stateDir = options.stateDir ?? defaultStateDirOf(sources.map((s) => s.id));
-  const read = reader(source, sources, stateFilePath(stateDir));
+  const read = reader(sources, stateFilePath(stateDir));
 
   // Checked before anything starts: a bad option is the caller's error, not a half-started server.
   const enrich = createEnricher({ values: options.contextValues, fromHeaders: options.contextFromHeaders });
@@ -267,7 +267,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   }
 
   const update = async (env: string, config: unknown): Promise<EnvironmentChange[]> => {
-    const load = loadInlineConfig({ [env]: config });
+    const load = await loadSources([new InlineSource({ [env]: config })]);
     const found = allProblems(load);
     if (found.length > 0) throw new InvalidConfigError(found);
     return applyLoad(load, reloadContext, { partial: true });

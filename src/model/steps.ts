@@ -1,16 +1,3 @@
-/** Small helpers for untyped, JSON-like data. */
-
-export const isRecord = (v: unknown): v is Record<string, unknown> =>
-  typeof v === "object" && v !== null && !Array.isArray(v);
-
-/** `record[key] = value` that also works for the key `__proto__` (a legal flag or segment name). */
-export function setOwn<T>(record: Record<string, T>, key: string, value: T): void {
-  Object.defineProperty(record, key, { value, enumerable: true, writable: true, configurable: true });
-}
-
-/** Code-point order: the same on every machine, whatever its locale. */
-export const compare = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
-
 /**
  * Long loads are written as generators that `yield` between steps (files, environments, chunks
  * of flags): driven synchronously for inline configurations, or with a turn of the event loop

@@ -3,6 +3,9 @@
 export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
 export type JsonObject = { [key: string]: JsonValue };
 
+/** Where a value sits in a JSON document: object keys and array indexes from the root. */
+export type JsonPath = readonly (string | number)[];
+
 /** Flag-set and flag metadata: primitive values only (OFREP `metadata`). */
 export type Metadata = Record<string, string | number | boolean>;
 

@@ -1,0 +1,21 @@
+/**
+ * Environments given as data (the programmatic API's `{ environments }`, and `update`): a source
+ * like the others, whose documents are values instead of text. It never changes by itself.
+ */
+import { INLINE_ID, type ConfigSource, type SourceLoad } from "./source.js";
+
+export class InlineSource implements ConfigSource {
+  readonly id = INLINE_ID;
+
+  /** `environments`: environment name -> environment document (read again at every reload). */
+  constructor(private readonly environments: Record<string, unknown>) {}
+
+  read(): Promise<SourceLoad> {
+    const environments = Object.entries(this.environments).map(([name, value]) => ({ name, documents: [{ file: `<inline:${name}>`, value }] }));
+    return Promise.resolve({ id: this.id, documents: [], environments, problems: [] });
+  }
+
+  async watch(): Promise<void> {}
+
+  async close(): Promise<void> {}
+}
