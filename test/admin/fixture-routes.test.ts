@@ -126,3 +126,88 @@ describe("PUT/GET/DELETE /api/v1/admin/faults", () => {
     expect(fixture.server.faults()).toEqual([]);
   });
 });
+
+describe("GET/DELETE /api/v1/admin/sessions", () => {
+  const at = expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+
+  it("a session read over HTTP is what a real client asked, in order; ids with / and % round-trip", async () => {
+    const id = "ci/shard-1%done";
+    const c = client([["X-Flagserve-Session", id]]);
+    await c.getStringValue("banner", "x", { targetingKey: "u1" });
+    await c.getBooleanValue("new-checkout", false, { targetingKey: "u2", email: "ann@example.com" });
+    await c.getBooleanValue("missing", false, { targetingKey: "u3" });
+
+    const expected = {
+      dropped: 0,
+      evaluations: [
+        { flagKey: "banner", variant: "blue", value: "blue", reason: "STATIC", context: { targetingKey: "u1" }, at },
+        { flagKey: "new-checkout", variant: "on", value: true, reason: "TARGETING_MATCH", context: { targetingKey: "u2", email: "ann@example.com" }, at },
+        { flagKey: "missing", reason: "ERROR", errorCode: "FLAG_NOT_FOUND", context: { targetingKey: "u3" }, at },
+      ],
+    };
+    const encoded = await json(await fixture.admin(`/sessions/${encodeURIComponent(id)}`));
+    expect(encoded).toEqual({ status: 200, body: expected });
+    expect(encoded.body).toEqual(fixture.server.session(id));
+    // Written without encoding the slash, as a shell user might: the rest of the path is the id.
+    expect((await json(await fixture.admin("/sessions/ci/shard-1%25done"))).body).toEqual(expected);
+
+    const list = await json(await fixture.admin("/sessions"));
+    expect(list.status).toBe(200);
+    expect(list.body.sessions).toContainEqual({ id, evaluations: 3, dropped: 0, lastActivity: at });
+
+    expect(await json(await fixture.admin(`/sessions/${encodeURIComponent(id)}`, { method: "DELETE" }))).toEqual({ status: 200, body: { id, removed: true } });
+    expect(await json(await fixture.admin(`/sessions/${encodeURIComponent(id)}`, { method: "DELETE" }))).toEqual({ status: 200, body: { id, removed: false } });
+    expect((await json(await fixture.admin(`/sessions/${encodeURIComponent(id)}`))).body).toEqual({ evaluations: [], dropped: 0 });
+    expect((await json(await fixture.admin("/sessions"))).body.sessions.map((s: { id: string }) => s.id)).not.toContain(id);
+  });
+
+  it("an unknown session is an empty one; an id no request could carry is 400 INVALID_SESSION", async () => {
+    expect(await json(await fixture.admin("/sessions/never-used"))).toEqual({ status: 200, body: { evaluations: [], dropped: 0 } });
+    for (const path of [`/sessions/${"x".repeat(129)}`, "/sessions/two%20words", "/events?session=two%20words"]) {
+      const response = await json(await fixture.admin(path));
+      expect(response.status, path).toBe(400);
+      expect(response.body.errorCode, path).toBe("INVALID_SESSION");
+    }
+  });
+
+  it("need the admin token and answer 405 to other methods", async () => {
+    for (const [method, path] of [["GET", "/sessions"], ["GET", "/sessions/a"], ["DELETE", "/sessions/a"]] as const) {
+      expect((await fetch(`${fixture.server.url}/api/v1/admin${path}`, { method })).status, `${method} ${path}`).toBe(401);
+    }
+    const put = await fixture.admin("/sessions/a", { method: "PUT", body: {} });
+    expect(put.status).toBe(405);
+    expect(put.headers.get("allow")).toBe("GET, DELETE");
+    expect((await fixture.admin("/sessions", { method: "DELETE" })).headers.get("allow")).toBe("GET");
+  });
+
+  it("the admin stream with ?session=ID: what the session holds, then each evaluation as it is recorded", async () => {
+    const id = "live/1";
+    await client([["X-Flagserve-Session", id]]).getStringValue("banner", "x", { targetingKey: "before" });
+    const feed = await openSse(`${fixture.server.url}/api/v1/admin/events?session=${encodeURIComponent(id)}`, { authorization: `Bearer ${ADMIN_TOKEN}` });
+    try {
+      const first = await feed.next((b) => b.event === "session");
+      expect(JSON.parse(first.data!)).toEqual({ id, skipped: 0, evaluations: [expect.objectContaining({ flagKey: "banner", context: { targetingKey: "before" } })] });
+
+      const from = feed.blocks.length;
+      const bulk = await fetch(`${fixture.server.url}/ofrep/v1/evaluate/flags`, {
+        method: "POST",
+        headers: { "x-api-key": DEV_KEY, "x-flagserve-session": id },
+        body: JSON.stringify({ context: { targetingKey: "after" } }),
+      });
+      expect(bulk.status).toBe(200);
+      const live = await feed.next((b) => b.event === "evaluations", 5_000, from);
+      // One event for the whole evaluate-all, in the answer's order.
+      expect(JSON.parse(live.data!)).toMatchObject({ id, skipped: 0, evaluations: [{ flagKey: "banner", context: { targetingKey: "after" } }, { flagKey: "new-checkout" }] });
+
+      // Another session's evaluations do not reach this stream; a flag change still does.
+      const mark = feed.blocks.length;
+      await client([["X-Flagserve-Session", "someone-else"]]).getStringValue("banner", "x", { targetingKey: "other" });
+      await fixture.server.overrides.set("dev", "banner", { variant: "green" });
+      await feed.next((b) => b.event === "change", 5_000, mark);
+      expect(feed.events().slice(mark).filter((b) => b.event === "evaluations")).toEqual([]);
+      await fixture.server.overrides.clear("dev", "banner");
+    } finally {
+      feed.close();
+    }
+  });
+});
