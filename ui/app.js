@@ -467,7 +467,9 @@ const SESSION_ROWS = 100;
 
 function evaluationItem(e) {
   const failed = e.reason === "ERROR";
-  const outcome = failed ? `error ${e.errorCode}` : `${json(e.value)} (variant ${e.variant ?? "none"}, ${e.reason})`;
+  // A disabled flag has neither value nor variant: the caller's default applies.
+  const answered = e.value === undefined ? `no value (${e.reason})` : `${json(e.value)} (variant ${e.variant}, ${e.reason})`;
+  const outcome = failed ? `error ${e.errorCode}` : answered;
   return el(
     "li",
     { class: failed ? "error" : null },
