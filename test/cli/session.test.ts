@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { runCli, startCli, type CliProcess } from "../helpers/cli.js";
 import { tempDir, type TempDir } from "../helpers/files.js";
 import { DEV_KEY, DEV_YAML } from "../admin/helpers.js";
+import { formatSession } from "../../src/cli/session.js";
 
 // Each case starts several processes (seconds each on a busy machine).
 vi.setConfig({ testTimeout: 60_000 });
@@ -105,5 +106,16 @@ describe("flagserve session", () => {
     expect((await session(["show"])).code).toBe(2);
     expect((await session(["show", ID, "ftp://x"])).code).toBe(2);
     expect((await session(["show", ID, url, "--format", "csv"])).code).toBe(2);
+  });
+});
+
+describe("formatSession", () => {
+  it("says how many older evaluations the session dropped, after the table", () => {
+    const entry = { flagKey: "f", variant: "on", value: { a: [1] }, reason: "STATIC", context: {}, at: "2026-01-01T00:00:00.000Z" };
+    expect(formatSession("s", { evaluations: [entry], dropped: 12 }).split("\n")).toEqual([
+      "FLAG  VARIANT  VALUE      REASON  ERROR  AT                        CONTEXT",
+      'f     on       {"a":[1]}  STATIC  -      2026-01-01T00:00:00.000Z  {}',
+      "(12 older evaluations were dropped: a session keeps its newest 10 000)",
+    ]);
   });
 });
