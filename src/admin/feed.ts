@@ -86,8 +86,8 @@ const sessionEvent = (name: string, id: string, entries: readonly RecordedEvalua
 };
 
 /**
- * Session `id` for one page: what it holds now (`session`), then what is recorded from then on
- * (`evaluations`), gathered per event-loop turn so a bulk evaluation is one event, not one per
+ * Session `id` for one page: what it holds now (`session`, again when it is deleted), then
+ * what is recorded from then on (`evaluations`), gathered per event-loop turn so a bulk evaluation is one event, not one per
  * flag, and the recording request pays only an array push. `skipped` counts the entries an
  * event leaves out (older than the newest SESSION_FEED_LIMIT, or dropped from the session).
  * Returns the function that stops it.
@@ -101,12 +101,20 @@ export function followSession(sessions: SessionStore, id: string, send: (text: s
     flushing = undefined;
     const batch = pending;
     pending = [];
-    send(sessionEvent("evaluations", id, batch));
+    if (batch.length > 0) send(sessionEvent("evaluations", id, batch));
   };
-  const stop = sessions.watch(id, (entry) => {
-    pending.push(entry);
-    flushing ??= setImmediate(flush);
-  });
+  const stop = sessions.watch(
+    id,
+    (entry) => {
+      pending.push(entry);
+      flushing ??= setImmediate(flush);
+    },
+    // Deleted: the page starts over from an empty session (entries not yet sent went with it).
+    () => {
+      pending = [];
+      send(sessionEvent("session", id, []));
+    },
+  );
   return () => {
     stop();
     if (flushing) clearImmediate(flushing);

@@ -199,6 +199,13 @@ describe.skipIf(!available)("the dashboard in Chromium", () => {
     await card("banner").getByText("overridden: variant green").waitFor({ state: "detached" });
     expect(await items.count()).toBe(3);
 
+    // A test suite clears the session between tests: the feed starts over.
+    expect(fixture.server.clearSession(id)).toBe(true);
+    await expect.poll(() => items.count()).toBe(0);
+    await expect.poll(() => region.getByRole("status").textContent()).toBe(`Watching session ${id}: 0 evaluations.`);
+    expect(await recorded.getStringValue("banner", "x", { targetingKey: "after-clear" })).toBe("blue");
+    await items.filter({ hasText: "after-clear" }).waitFor();
+
     await region.getByRole("button", { name: "Stop watching" }).click();
     await expect.poll(() => region.getByRole("status").textContent()).toBe("Not watching a session.");
     expect(await items.count()).toBe(0);

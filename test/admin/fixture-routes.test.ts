@@ -206,6 +206,12 @@ describe("GET/DELETE /api/v1/admin/sessions", () => {
       await feed.next((b) => b.event === "change", 5_000, mark);
       expect(feed.events().slice(mark).filter((b) => b.event === "evaluations")).toEqual([]);
       await fixture.server.overrides.clear("dev", "banner");
+
+      // Deleted: the stream says the session starts over, empty.
+      const beforeDelete = feed.blocks.length;
+      expect((await fixture.admin(`/sessions/${encodeURIComponent(id)}`, { method: "DELETE" })).status).toBe(200);
+      const restarted = await feed.next((b) => b.event === "session", 5_000, beforeDelete);
+      expect(JSON.parse(restarted.data!)).toEqual({ id, evaluations: [], skipped: 0 });
     } finally {
       feed.close();
     }
