@@ -5,10 +5,10 @@
 import type { H3 } from "h3";
 import { createSseResponse } from "../events/sse.js";
 import { JSON_CONTENT_TYPE } from "../http/errors.js";
-import { clientIp } from "../http/events.js";
-import type { Logger } from "../log.js";
 import { INTERNAL_REQUEST, type FaultInjector } from "../fixture/faults.js";
 import type { SessionStore } from "../fixture/sessions.js";
+import { clientIp } from "../http/events.js";
+import type { Logger } from "../log.js";
 import type { FlagStore } from "../store/store.js";
 import { describeEnvironments } from "./describe.js";
 import { AdminError } from "./errors.js";
@@ -145,11 +145,12 @@ function registerPlaygroundRoute(app: H3, { store, maxBodyBytes }: AdminRoutesOp
     handle(async (event) => {
       const snapshot = snapshotOf(store, param(event, "env"));
       const context = await body(event, maxBodyBytes);
-      const response = await app.request("/ofrep/v1/evaluate/flags", {
+      const request = {
         method: "POST",
         headers: { "x-api-key": snapshot.apiKey, "content-type": "application/json", host: event.req.headers.get("host") ?? "localhost" },
         body: JSON.stringify({ context: context === undefined ? {} : context }),
-      }, { [INTERNAL_REQUEST]: true });
+      };
+      const response = await app.request("/ofrep/v1/evaluate/flags", request, { [INTERNAL_REQUEST]: true });
       return new Response(response.body, { status: response.status, headers: { "content-type": JSON_CONTENT_TYPE } });
     }),
   );
