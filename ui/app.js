@@ -14,6 +14,12 @@ const state = {
   search: "",
   /** env -> Set of flag keys changed recently (highlighted). */
   changed: new Map(),
+  /** The session whose evaluations the feed shows (null: none), and its entries shown so far. */
+  session: null,
+  sessionShown: 0,
+  sessionSkipped: 0,
+  /** Aborts the current event stream, to reconnect at once (with another session). */
+  streamAbort: null,
 };
 
 // ---- token: from the fragment once, then sessionStorage; the fragment is cleared at once ----
@@ -154,6 +160,8 @@ function renderProblems() {
 
 function renderTabs() {
   const tabs = $("tabs");
+  // A refresh re-creates the tabs: the keyboard focus on one stays on the current one.
+  const focused = tabs.contains(document.activeElement);
   tabs.replaceChildren(
     ...state.environments.map((env) =>
       el(
@@ -172,6 +180,7 @@ function renderTabs() {
       ),
     ),
   );
+  if (focused) $(`tab-${state.current}`)?.focus();
   $("panel").setAttribute("aria-labelledby", `tab-${state.current}`);
   const select = $("pg-env");
   const chosen = select.value || state.current;
@@ -396,14 +405,28 @@ function onEvent(name, data) {
     refreshSoon();
   } else if (name === "status") {
     refreshSoon();
+  } else if ((name === "session" || name === "evaluations") && data.id === state.session) {
+    showEvaluations(data, name === "session");
   }
 }
 
 async function stream() {
   for (;;) {
+    const abort = new AbortController();
+    state.streamAbort = abort;
     try {
-      const response = await fetch(`${API}/events`, { headers: { authorization: `Bearer ${state.token}`, accept: "text/event-stream" } });
+      // One stream for everything the page follows: changes, problems, and the watched session.
+      const query = state.session === null ? "" : `?session=${enc(state.session)}`;
+      const headers = { authorization: `Bearer ${state.token}`, accept: "text/event-stream" };
+      const response = await fetch(`${API}/events${query}`, { headers, signal: abort.signal });
       if (response.status === 401) return showLogin("The admin token was not accepted. Paste the current one.");
+      if (response.status === 400 && state.session !== null) {
+        // A session id no request could carry: say why, and follow the rest without it.
+        const body = await response.json().catch(() => null);
+        watchSession(null);
+        $("session-status").textContent = body?.errorDetails ?? "That session id is not valid.";
+        continue;
+      }
       if (!response.ok || !response.body) throw new Error(`HTTP ${response.status}`);
       $("connection").textContent = "live";
       $("connection").className = "connection live";
@@ -431,10 +454,63 @@ async function stream() {
       // fall through to reconnect
     }
     if (!state.token) return;
+    if (abort.signal.aborted) continue; // another session chosen: reconnect now
     $("connection").textContent = "reconnecting…";
     $("connection").className = "connection down";
     await new Promise((resolve) => setTimeout(resolve, 2000));
   }
+}
+
+// ---- session feed: what requests with X-Flagserve-Session: ID were answered, live ----
+
+const SESSION_ROWS = 100;
+
+function evaluationItem(e) {
+  const failed = e.reason === "ERROR";
+  // A disabled flag has neither value nor variant: the caller's default applies.
+  const answered = e.value === undefined ? `no value (${e.reason})` : `${json(e.value)} (variant ${e.variant}, ${e.reason})`;
+  const outcome = failed ? `error ${e.errorCode}` : answered;
+  return el(
+    "li",
+    { class: failed ? "error" : null },
+    el("time", { datetime: e.at, text: new Date(e.at).toLocaleTimeString() }),
+    " ",
+    el("strong", { text: e.flagKey }),
+    " → ",
+    el("span", { class: "outcome", text: outcome }),
+    el("code", { class: "context", text: `context ${json(e.context)}` }),
+  );
+}
+
+/** `session`: what the session held when the stream opened; `evaluations`: recorded since. */
+function showEvaluations(data, replace) {
+  const list = $("session-feed");
+  if (replace) {
+    list.replaceChildren();
+    state.sessionShown = 0;
+    state.sessionSkipped = 0;
+  }
+  list.prepend(...data.evaluations.map(evaluationItem).reverse());
+  while (list.children.length > SESSION_ROWS) list.lastElementChild.remove();
+  state.sessionShown += data.evaluations.length;
+  state.sessionSkipped += data.skipped;
+  const total = state.sessionShown + state.sessionSkipped;
+  const older = total > list.children.length ? `; the newest ${list.children.length} shown` : "";
+  $("session-status").textContent = `Watching session ${state.session}: ${total} evaluation${total === 1 ? "" : "s"}${older}.`;
+}
+
+function watchSession(id) {
+  state.session = id;
+  $("session-feed").replaceChildren();
+  $("session-stop").disabled = id === null;
+  $("session-status").textContent = id === null ? "Not watching a session." : `Watching session ${id}…`;
+  state.streamAbort?.abort();
+}
+
+/** The ids the server holds, offered as the input's suggestions. */
+async function suggestSessions() {
+  const data = await api("GET", "/sessions").catch(() => null);
+  if (data) $("session-ids").replaceChildren(...data.sessions.map((s) => el("option", { value: s.id, text: `${s.evaluations} evaluations` })));
 }
 
 // ---- playground ----
@@ -506,4 +582,11 @@ $("reset-all").addEventListener("click", () => {
   act(`${env}: all overrides reset`, () => api("DELETE", `/environments/${enc(env)}/overrides`));
 });
 $("playground").addEventListener("submit", evaluate);
+$("session-form").addEventListener("submit", (event) => {
+  event.preventDefault();
+  const id = $("session-id").value.trim();
+  if (id) watchSession(id);
+});
+$("session-stop").addEventListener("click", () => watchSession(null));
+$("session-id").addEventListener("focus", suggestSessions);
 start();

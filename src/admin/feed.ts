@@ -1,11 +1,14 @@
 /**
  * The dashboard's live feed (`GET /api/v1/admin/events`): one stream for all environments.
  * `change` events name what each applied reload or override changed; `status` events carry the
- * current problems whenever they change (a failing reload, and its fix).
+ * current problems whenever they change (a failing reload, and its fix). With `?session=ID`, the
+ * same stream also carries that session's evaluations as they are recorded (followSession).
  */
 import type { EnvironmentChange } from "../changes/reload.js";
 import { formatProblem } from "../model/types.js";
 import { Channel } from "../events/channel.js";
+import { encodeEvent } from "../events/encode.js";
+import type { RecordedEvaluation, SessionStore } from "../fixture/sessions.js";
 import type { FlagStore } from "../store/store.js";
 
 export const ADMIN_HEARTBEAT_SECONDS = 15;
@@ -72,4 +75,48 @@ export class AdminFeed {
     this.#stopWatching();
     this.channel.closeWhere(() => true);
   }
+}
+
+/** The most evaluations one event of a session feed carries (the newest); a page shows no more. */
+export const SESSION_FEED_LIMIT = 100;
+
+const sessionEvent = (name: string, id: string, entries: readonly RecordedEvaluation[], dropped = 0): string => {
+  const evaluations = entries.slice(-SESSION_FEED_LIMIT);
+  return encodeEvent({ name, data: JSON.stringify({ id, evaluations, skipped: dropped + entries.length - evaluations.length }) });
+};
+
+/**
+ * Session `id` for one page: what it holds now (`session`, again when it is deleted), then
+ * what is recorded from then on (`evaluations`), gathered per event-loop turn so a bulk evaluation is one event, not one per
+ * flag, and the recording request pays only an array push. `skipped` counts the entries an
+ * event leaves out (older than the newest SESSION_FEED_LIMIT, or dropped from the session).
+ * Returns the function that stops it.
+ */
+export function followSession(sessions: SessionStore, id: string, send: (text: string) => void): () => void {
+  const { evaluations, dropped } = sessions.get(id);
+  send(sessionEvent("session", id, evaluations, dropped));
+  let pending: RecordedEvaluation[] = [];
+  let flushing: NodeJS.Immediate | undefined;
+  const flush = () => {
+    flushing = undefined;
+    const batch = pending;
+    pending = [];
+    if (batch.length > 0) send(sessionEvent("evaluations", id, batch));
+  };
+  const stop = sessions.watch(
+    id,
+    (entry) => {
+      pending.push(entry);
+      flushing ??= setImmediate(flush);
+    },
+    // Deleted: the page starts over from an empty session (entries not yet sent went with it).
+    () => {
+      pending = [];
+      send(sessionEvent("session", id, []));
+    },
+  );
+  return () => {
+    stop();
+    if (flushing) clearImmediate(flushing);
+  };
 }

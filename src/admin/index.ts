@@ -6,6 +6,8 @@
 import type { H3 } from "h3";
 import type { EnvironmentChange } from "../changes/reload.js";
 import type { ConfigLoad } from "../config/index.js";
+import type { FaultInjector } from "../fixture/faults.js";
+import type { SessionStore } from "../fixture/sessions.js";
 import type { Metrics } from "../http/metrics.js";
 import type { Logger } from "../log/logger.js";
 import type { FlagStore } from "../store/store.js";
@@ -36,6 +38,9 @@ export interface AdminOptions {
   hosts?: string[];
   maxBodyBytes: number;
   metrics: Metrics;
+  /** The fault rules and recorded sessions the admin API shows and changes. */
+  faults: FaultInjector;
+  sessions: SessionStore;
 }
 
 export interface Admin {
@@ -97,6 +102,8 @@ export async function createAdmin(options: AdminOptions): Promise<Admin> {
         layer,
         overrides,
         feed,
+        faults: options.faults,
+        sessions: options.sessions,
         token,
         isAllowedHost: allowedHosts(options.listenHost, options.hosts),
         maxBodyBytes: options.maxBodyBytes,

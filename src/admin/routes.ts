@@ -1,15 +1,21 @@
-/** The admin API under `/api/v1/admin/`: environments, overrides, save to file, playground, live feed. */
-import { getRouterParam, type H3, type H3Event } from "h3";
+/**
+ * The admin API under `/api/v1/admin/`: environments, overrides, save to file, playground, live
+ * feed, and the test-fixture routes (fault rules, recorded sessions).
+ */
+import type { H3 } from "h3";
 import { createSseResponse } from "../events/sse.js";
-import { readJsonBody } from "../http/body.js";
-import { json, JSON_CONTENT_TYPE } from "../http/errors.js";
+import { JSON_CONTENT_TYPE } from "../http/errors.js";
+import { INTERNAL_REQUEST, type FaultInjector } from "../fixture/faults.js";
+import type { SessionStore } from "../fixture/sessions.js";
 import { clientIp } from "../http/events.js";
 import type { Logger } from "../log/logger.js";
 import type { FlagStore } from "../store/store.js";
 import { describeEnvironments } from "./describe.js";
 import { AdminError } from "./errors.js";
-import type { AdminFeed } from "./feed.js";
+import { followSession, type AdminFeed } from "./feed.js";
+import { checkedSessionId, FAULTS_PATH, registerFaultRoutes, registerSessionRoutes, SESSION_PATH, SESSIONS_PATH } from "./fixture-routes.js";
 import { ADMIN_API_PREFIX, checkHostAndOrigin, checkToken, isAdminPath } from "./guard.js";
+import { body, handle, param, rethrow } from "./handler.js";
 import type { OverrideLayer } from "./overrides.js";
 import { parsePatch, saveFlag } from "./save.js";
 import type { OverrideService } from "./service.js";
@@ -19,42 +25,12 @@ export interface AdminRoutesOptions {
   layer: OverrideLayer;
   overrides: OverrideService;
   feed: AdminFeed;
+  faults: FaultInjector;
+  sessions: SessionStore;
   token: string;
   isAllowedHost: (name: string) => boolean;
   maxBodyBytes: number;
   logger: Logger;
-}
-
-/** AdminErrors leave as their JSON, with their headers. */
-function rethrow(error: unknown): never {
-  if (!(error instanceof AdminError)) throw error;
-  throw error.toHttp();
-}
-
-/** A handler whose AdminErrors become responses, and whose plain results are sent as JSON. */
-const handle =
-  (fn: (event: H3Event) => unknown) =>
-  async (event: H3Event): Promise<unknown> => {
-    try {
-      const result = await fn(event);
-      return result instanceof Response ? result : json(event, result);
-    } catch (error) {
-      rethrow(error);
-    }
-  };
-
-/** A route parameter as written by the client (`encodeURIComponent`), `/` in a flag key included. */
-const param = (event: H3Event, name: string): string =>
-  (getRouterParam(event, name, { decode: true }) ?? "").replace(/%2f/gi, "/").replace(/%5c/gi, "\\");
-
-async function body(event: H3Event, limit: number): Promise<unknown> {
-  try {
-    return await readJsonBody(event, limit);
-  } catch (error) {
-    const status = (error as { status?: number }).status;
-    if (status === 400) throw new AdminError(400, "INVALID_REQUEST", (error as Error).message);
-    throw error;
-  }
 }
 
 /** Host, origin and token checks for the page and the API, before any handler. */
@@ -81,6 +57,8 @@ export function registerAdminRoutes(app: H3, options: AdminRoutesOptions): void 
   registerSaveRoute(app, options);
   registerPlaygroundRoute(app, options);
   registerFeedRoute(app, options);
+  registerFaultRoutes(app, options);
+  registerSessionRoutes(app, options);
   // Any other method on these paths: 405 naming the allowed ones (after the routes above, which win).
   for (const [path, allow] of Object.entries(ALLOWED_METHODS)) {
     app.all(
@@ -100,6 +78,9 @@ const ALLOWED_METHODS: Record<string, string> = {
   [`${BASE}/overrides`]: "DELETE",
   [`${BASE}/flags/:flag`]: "PATCH",
   [`${BASE}/evaluate`]: "POST",
+  [FAULTS_PATH]: "GET, PUT, DELETE",
+  [SESSIONS_PATH]: "GET",
+  [SESSION_PATH]: "GET, DELETE",
 };
 
 function snapshotOf(store: FlagStore, env: string) {
@@ -155,7 +136,8 @@ function registerSaveRoute(app: H3, { store, layer, maxBodyBytes, logger }: Admi
 
 /**
  * The playground: the OFREP bulk endpoint itself, with the environment's key, so the page shows
- * exactly what a client gets (and never needs the key).
+ * exactly what a client gets (and never needs the key). Fault rules leave it alone: it is an
+ * admin route.
  */
 function registerPlaygroundRoute(app: H3, { store, maxBodyBytes }: AdminRoutesOptions): void {
   app.post(
@@ -163,22 +145,28 @@ function registerPlaygroundRoute(app: H3, { store, maxBodyBytes }: AdminRoutesOp
     handle(async (event) => {
       const snapshot = snapshotOf(store, param(event, "env"));
       const context = await body(event, maxBodyBytes);
-      const response = await app.request("/ofrep/v1/evaluate/flags", {
+      const request = {
         method: "POST",
         headers: { "x-api-key": snapshot.apiKey, "content-type": "application/json", host: event.req.headers.get("host") ?? "localhost" },
         body: JSON.stringify({ context: context === undefined ? {} : context }),
-      });
+      };
+      const response = await app.request("/ofrep/v1/evaluate/flags", request, { [INTERNAL_REQUEST]: true });
       return new Response(response.body, { status: response.status, headers: { "content-type": JSON_CONTENT_TYPE } });
     }),
   );
 }
 
-/** The page's live feed: read with fetch() and the bearer header (EventSource cannot send one). */
-function registerFeedRoute(app: H3, { feed }: AdminRoutesOptions): void {
+/**
+ * The page's live feed: read with fetch() and the bearer header (EventSource cannot send one).
+ * `?session=ID` adds that session's evaluations to it (one stream per page, whatever it shows).
+ */
+function registerFeedRoute(app: H3, { feed, sessions }: AdminRoutesOptions): void {
   app.get(
     `${ADMIN_API_PREFIX}/events`,
-    handle((event) =>
-      createSseResponse({
+    handle((event) => {
+      const asked = event.url.searchParams.get("session");
+      const session = asked === null ? null : checkedSessionId(asked);
+      return createSseResponse({
         contentType: "text/event-stream",
         keyDigest: "admin",
         ip: clientIp(event),
@@ -186,9 +174,15 @@ function registerFeedRoute(app: H3, { feed }: AdminRoutesOptions): void {
         attach: (subscriber) => {
           // The state to start from, so a page that reconnects catches up without a reload.
           subscriber.send(`event: status\ndata: ${JSON.stringify({ problems: feed.problems(), timestamp: new Date().toISOString() })}\n\n`);
-          return feed.channel.subscribe(subscriber);
+          const unsubscribe = feed.channel.subscribe(subscriber);
+          if (session === null) return unsubscribe;
+          const unfollow = followSession(sessions, session, (text) => subscriber.send(text));
+          return () => {
+            unsubscribe();
+            unfollow();
+          };
         },
-      }),
-    ),
+      });
+    }),
   );
 }

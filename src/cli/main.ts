@@ -13,6 +13,7 @@ import { keysCommand } from "./keys.js";
 import { overrideCommand } from "./override.js";
 import { VERSION } from "./paths.js";
 import { serveCommand } from "./serve.js";
+import { sessionCommand } from "./session.js";
 import { validateCommand } from "./validate.js";
 
 const commandPath = (command: Command): string =>
@@ -36,6 +37,7 @@ Examples:
   $ flagserve events http://127.0.0.1:8080 --key dev-example-key
   $ flagserve health --wait 30         wait until a server on :8080 is ready (CI, HEALTHCHECK)
   $ flagserve override set new-checkout on --env development
+  $ flagserve session show checkout-test   what an app asked with X-Flagserve-Session: checkout-test
 Run "flagserve <command> --help" for a command's options.`,
     );
   program.addCommand(serveCommand(), { isDefault: true });
@@ -46,6 +48,7 @@ Run "flagserve <command> --help" for a command's options.`,
   program.addCommand(eventsCommand());
   program.addCommand(healthCommand());
   program.addCommand(overrideCommand());
+  program.addCommand(sessionCommand());
 
   // Every command: throw instead of exiting (main() maps the code), and a one-line error
   // followed by where to find the usage.

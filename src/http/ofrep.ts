@@ -1,5 +1,5 @@
 /** OFREP evaluation routes (DESIGN §5): request -> auth -> snapshot -> evaluate -> response. */
-import { getRouterParam, noContent, type H3, type H3Event, type HTTPError } from "h3";
+import { noContent, type H3, type H3Event, type HTTPError } from "h3";
 import type { Enricher } from "../fixture/enrich.js";
 import type { FaultInjector } from "../fixture/faults.js";
 import { isSessionId, SESSION_HEADER, type SessionLog, type SessionStore } from "../fixture/sessions.js";
@@ -12,6 +12,7 @@ import { contextFromBody } from "./context.js";
 import { JSON_CONTENT_TYPE, apiError } from "./errors.js";
 import type { EvaluationCounts } from "./evaluation-counts.js";
 import { ifNoneMatchHits, sameConfigEtag } from "./etag.js";
+import { decodedPathTail } from "./path.js";
 import { createSingleAnswers } from "./single.js";
 
 export interface OfrepOptions {
@@ -33,18 +34,8 @@ export interface OfrepOptions {
 
 const SINGLE_PREFIX = "/ofrep/v1/evaluate/flags/";
 
-/**
- * The flag key from the raw request path: clients send `encodeURIComponent(key)`, so `/` in a
- * key arrives as `%2F`, which the router leaves encoded while decoding the rest.
- */
-function flagKeyOf(event: H3Event): string {
-  const raw = new URL(event.req.url).pathname.slice(SINGLE_PREFIX.length);
-  try {
-    return decodeURIComponent(raw);
-  } catch {
-    return getRouterParam(event, "key") ?? raw;
-  }
-}
+/** The flag key as the client wrote it (`encodeURIComponent(key)`, `/` in a key included). */
+const flagKeyOf = (event: H3Event): string => decodedPathTail(event, SINGLE_PREFIX, "key");
 
 /** The session named by `X-Flagserve-Session`, when the request carries one. */
 function sessionOf(event: H3Event, sessions: SessionStore | undefined): SessionLog | undefined {

@@ -227,6 +227,8 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     hosts: options.adminHosts,
     maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
     metrics,
+    faults,
+    sessions,
   });
   const onChanges = (changes: EnvironmentChange[]) => {
     notifier.onChanges(changes);

@@ -1,8 +1,8 @@
 /**
  * The dashboard in a real Chromium (Debian's, driven by playwright-core): what a user sees and
  * does — flags, overrides that a real OpenFeature client then gets, a YAML edit showing up
- * live, a failing reload's banner, the playground, save to file. Checked through text, roles
- * and labels, not DOM internals.
+ * live, a failing reload's banner, the playground, save to file, a session's evaluations live.
+ * Checked through text, roles and labels, not DOM internals.
  */
 import { execFileSync } from "node:child_process";
 import { existsSync, writeFileSync } from "node:fs";
@@ -165,6 +165,56 @@ describe.skipIf(!available)("the dashboard in Chromium", () => {
     expect(after).toBe(YAML.replace("defaultVariant: off #", "defaultVariant: on #"));
     expect(await OpenFeature.getClient().getBooleanValue("new-checkout", false, { targetingKey: "u" })).toBe(true);
     await writeFile(file(), YAML);
+  });
+
+  it("the session feed shows a chosen session's evaluations as a real client makes them", async () => {
+    const id = "browser/run-1";
+    OpenFeature.setProvider("session-feed", new OFREPProvider({ baseUrl: fixture.server.url, headers: [["X-API-Key", DEV_KEY], ["X-Flagserve-Session", id]] }));
+    const recorded = OpenFeature.getClient("session-feed");
+    expect(await recorded.getStringValue("banner", "x", { targetingKey: "early-user" })).toBe("blue");
+
+    const region = page.getByRole("region", { name: "Session feed" });
+    await region.getByLabel("Session id").fill(id);
+    await region.getByRole("button", { name: "Watch", exact: true }).click();
+    const items = region.getByRole("list", { name: /^Evaluations in the session/ }).getByRole("listitem");
+    // What the session held before: shown at once.
+    await items.filter({ hasText: "early-user" }).waitFor();
+    expect(await items.first().textContent()).toMatch(/banner → "blue" \(variant blue, STATIC\)context \{"targetingKey":"early-user"\}$/);
+
+    // Then each evaluation as the client makes it, newest first.
+    expect(await recorded.getBooleanValue("new-checkout", false, { targetingKey: "live-user", email: "ann@example.com" })).toBe(true);
+    await items.filter({ hasText: "live-user" }).waitFor();
+    expect(await items.first().textContent()).toMatch(/new-checkout → true \(variant on, TARGETING_MATCH\)context \{"targetingKey":"live-user","email":"ann@example.com"\}$/);
+    expect(await recorded.getBooleanValue("no-such-flag", false, { targetingKey: "u" })).toBe(false);
+    await items.filter({ hasText: "no-such-flag" }).waitFor();
+    expect(await items.first().textContent()).toContain("no-such-flag → error FLAG_NOT_FOUND");
+    expect(await items.count()).toBe(3);
+    await expect.poll(() => region.getByRole("status").textContent()).toBe(`Watching session ${id}: 3 evaluations.`);
+
+    // Other sessions and plain requests stay out; the page's other live parts keep working.
+    await fetch(`${fixture.server.url}/ofrep/v1/evaluate/flags/banner`, { method: "POST", headers: { "x-api-key": DEV_KEY, "x-flagserve-session": "someone-else" }, body: "{}" });
+    await fixture.server.overrides.set("dev", "banner", { variant: "green" });
+    await card("banner").getByText("overridden: variant green").waitFor();
+    await fixture.server.overrides.clear("dev", "banner");
+    await card("banner").getByText("overridden: variant green").waitFor({ state: "detached" });
+    expect(await items.count()).toBe(3);
+
+    // A test suite clears the session between tests: the feed starts over.
+    expect(fixture.server.clearSession(id)).toBe(true);
+    await expect.poll(() => items.count()).toBe(0);
+    await expect.poll(() => region.getByRole("status").textContent()).toBe(`Watching session ${id}: 0 evaluations.`);
+    expect(await recorded.getStringValue("banner", "x", { targetingKey: "after-clear" })).toBe("blue");
+    await items.filter({ hasText: "after-clear" }).waitFor();
+
+    await region.getByRole("button", { name: "Stop watching" }).click();
+    await expect.poll(() => region.getByRole("status").textContent()).toBe("Not watching a session.");
+    expect(await items.count()).toBe(0);
+
+    // An id no request could carry: the reason, and the rest of the page stays live.
+    await region.getByLabel("Session id").fill("two words");
+    await region.getByRole("button", { name: "Watch", exact: true }).click();
+    await expect.poll(() => region.getByRole("status").textContent()).toMatch(/^a session id is 1 to 128 visible ASCII characters/);
+    await expect.poll(() => page.getByRole("status").first().textContent()).toBe("live");
   });
 
   it("is usable by keyboard and readable at 360 px", async () => {

@@ -15,7 +15,7 @@ describe("flagserve (program)", () => {
   });
 
   it("has --help with examples for every command, exit 0", async () => {
-    const commands = [[], ["serve"], ["validate"], ["init"], ["keys"], ["keys", "list"], ["keys", "rotate"], ["eval"], ["events"]];
+    const commands = [[], ["serve"], ["validate"], ["init"], ["keys"], ["keys", "list"], ["keys", "rotate"], ["eval"], ["events"], ["session"]];
     const results = await Promise.all(commands.map((c) => run([...c, "--help"])));
     results.forEach(({ code, stdout, stderr }, i) => {
       const name = ["flagserve", ...commands[i]!].join(" ");
@@ -26,7 +26,7 @@ describe("flagserve (program)", () => {
       expect(stdout, name).toContain("$ flagserve");
     });
     // The top-level help lists every command.
-    for (const command of ["serve", "validate", "init", "keys", "eval", "events"]) expect(results[0]!.stdout).toMatch(new RegExp(`^  ${command} `, "m"));
+    for (const command of ["serve", "validate", "init", "keys", "eval", "events", "health", "override", "session"]) expect(results[0]!.stdout).toMatch(new RegExp(`^  ${command} `, "m"));
   });
 
   it("`help COMMAND` works like COMMAND --help", async () => {

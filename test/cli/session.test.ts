@@ -1,0 +1,121 @@
+/** `flagserve session` against a running `flagserve` process, after a real OpenFeature client asked with a session. */
+import { readFile } from "node:fs/promises";
+import { createServer } from "node:net";
+import { OFREPProvider } from "@openfeature/ofrep-provider";
+import { OpenFeature } from "@openfeature/server-sdk";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { runCli, startCli, type CliProcess } from "../helpers/cli.js";
+import { tempDir, type TempDir } from "../helpers/files.js";
+import { DEV_KEY, DEV_YAML } from "../admin/helpers.js";
+import { formatSession } from "../../src/cli/session.js";
+
+// Each case starts several processes (seconds each on a busy machine).
+vi.setConfig({ testTimeout: 60_000 });
+
+const ID = "checkout/run-1";
+let dir: TempDir;
+let server: CliProcess;
+let url: string;
+
+beforeAll(async () => {
+  dir = await tempDir();
+  await dir.write("flags/dev.yaml", DEV_YAML);
+  ({ cli: server, url } = await startCli([dir.file("flags"), "--state-dir", dir.file("state")], { env: { FLAGSERVE_ADMIN_TOKEN: "" } }));
+  OpenFeature.setProvider("session-cli", new OFREPProvider({ baseUrl: url, headers: [["X-API-Key", DEV_KEY], ["X-Flagserve-Session", ID]] }));
+  const client = OpenFeature.getClient("session-cli");
+  await client.getBooleanValue("new-checkout", false, { targetingKey: "u1", email: "ann@example.com" });
+  await client.getStringValue("banner", "?", { targetingKey: "u2" });
+  await client.getBooleanValue("nope", false, { targetingKey: "u3" });
+});
+afterAll(async () => {
+  await OpenFeature.close();
+  await server?.stop();
+  await dir?.remove();
+});
+
+/** Runs `flagserve session ...` to completion. */
+async function session(args: string[], env: NodeJS.ProcessEnv = { FLAGSERVE_ADMIN_TOKEN: "" }) {
+  const cli = runCli(["session", ...args], { env });
+  const { code } = await cli.exited;
+  return { code, stdout: cli.stdout(), stderr: cli.stderr() };
+}
+const token = () => ["--state-dir", dir.file("state")];
+const at = /\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z/;
+
+describe("flagserve session", () => {
+  it("show prints what the client asked as a table, oldest first", async () => {
+    const shown = await session(["show", ID, url, ...token()]);
+    expect(shown.code).toBe(0);
+    const lines = shown.stdout.trimEnd().split("\n");
+    expect(lines).toHaveLength(4);
+    expect(lines[0]!.split(/\s{2,}/)).toEqual(["FLAG", "VARIANT", "VALUE", "REASON", "ERROR", "AT", "CONTEXT"]);
+    const cells = lines.slice(1).map((line) => line.split(/\s{2,}/));
+    expect(cells.map((row) => row.filter((cell) => !at.test(cell)))).toEqual([
+      ["new-checkout", "on", "true", "TARGETING_MATCH", "-", '{"targetingKey":"u1","email":"ann@example.com"}'],
+      ["banner", "blue", '"blue"', "STATIC", "-", '{"targetingKey":"u2"}'],
+      ["nope", "-", "-", "ERROR", "FLAG_NOT_FOUND", '{"targetingKey":"u3"}'],
+    ]);
+    // Columns line up: every row's AT starts where the header's does.
+    const column = lines[0]!.indexOf("AT");
+    for (const line of lines.slice(1)) expect(line.slice(column)).toMatch(new RegExp(`^${at.source}`));
+  });
+
+  it("show --json prints the admin API's JSON", async () => {
+    const shown = await session(["show", ID, url, "--json", ...token()]);
+    expect(shown.code).toBe(0);
+    const body = JSON.parse(shown.stdout);
+    const adminToken = (await readFile(dir.file("state/admin-token"), "utf8")).trim();
+    const direct = await fetch(`${url}/api/v1/admin/sessions/${encodeURIComponent(ID)}`, { headers: { authorization: `Bearer ${adminToken}` } });
+    expect(body).toEqual(await direct.json());
+    expect(body.dropped).toBe(0);
+    expect(body.evaluations.map((e: { flagKey: string }) => e.flagKey)).toEqual(["new-checkout", "banner", "nope"]);
+  });
+
+  it("list shows the session with its count; clear forgets it; an unknown session shows as empty", async () => {
+    const list = await session(["list", url, ...token()]);
+    expect(list.code).toBe(0);
+    expect(list.stdout).toMatch(new RegExp(`^ID\\s+EVALUATIONS\\s+DROPPED\\s+LAST ACTIVITY\\n${ID.replace("/", "\\/")}\\s+3\\s+0\\s+${at.source}\\n$`));
+    expect(JSON.parse((await session(["list", url, "--json", ...token()])).stdout).sessions).toHaveLength(1);
+
+    expect(await session(["clear", ID, url, ...token()])).toMatchObject({ code: 0, stdout: `${ID}  cleared\n` });
+    expect(await session(["clear", ID, url, ...token()])).toMatchObject({ code: 0, stdout: `${ID}  had no evaluations\n` });
+    expect(await session(["show", ID, url, ...token()])).toMatchObject({ code: 0, stdout: `session ${ID}: no evaluations recorded\n` });
+    expect(JSON.parse((await session(["show", ID, url, "--json", ...token()])).stdout)).toEqual({ evaluations: [], dropped: 0 });
+    expect(await session(["list", url, ...token()])).toMatchObject({ code: 0, stdout: "" });
+  });
+
+  it("exit 1 with the reason for a wrong or missing token, a bad id, or no server; exit 2 for usage errors", async () => {
+    const wrong = await session(["show", ID, url], { FLAGSERVE_ADMIN_TOKEN: "not-the-token" });
+    expect(wrong).toMatchObject({ code: 1, stdout: "" });
+    expect(wrong.stderr).toBe("flagserve session: 401 UNAUTHORIZED: wrong admin token\n");
+    const missing = await session(["show", ID, url, "--state-dir", dir.file("nowhere")]);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toContain("no admin token");
+    const bad = await session(["show", "two words", url, ...token()]);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toContain("400 INVALID_SESSION");
+
+    const probe = createServer();
+    await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", resolve));
+    const { port } = probe.address() as { port: number };
+    await new Promise((resolve) => probe.close(resolve));
+    const down = await session(["show", ID, `http://127.0.0.1:${port}`, "--admin-token", "x"]);
+    expect(down.code).toBe(1);
+    expect(down.stderr).toBe(`flagserve session: cannot reach http://127.0.0.1:${port}: ECONNREFUSED\n`);
+
+    expect((await session(["show"])).code).toBe(2);
+    expect((await session(["show", ID, "ftp://x"])).code).toBe(2);
+    expect((await session(["show", ID, url, "--format", "csv"])).code).toBe(2);
+  });
+});
+
+describe("formatSession", () => {
+  it("says how many older evaluations the session dropped, after the table", () => {
+    const entry = { flagKey: "f", variant: "on", value: { a: [1] }, reason: "STATIC", context: {}, at: "2026-01-01T00:00:00.000Z" };
+    expect(formatSession("s", { evaluations: [entry], dropped: 12 }).split("\n")).toEqual([
+      "FLAG  VARIANT  VALUE      REASON  ERROR  AT                        CONTEXT",
+      'f     on       {"a":[1]}  STATIC  -      2026-01-01T00:00:00.000Z  {}',
+      "(12 older evaluations were dropped: a session keeps its newest 10 000)",
+    ]);
+  });
+});
