@@ -77,13 +77,9 @@ export interface ServerOptions {
 
 export interface RunningServer {
   url: string;
-  port: number;
   store: FlagStore;
-  hub: EventHub;
   /** Environment name -> API key. */
   keys(): Record<string, string>;
-  /** Re-reads the sources now (watching does this by itself; a URL hands over its latest poll). */
-  reload(): Promise<EnvironmentChange[]>;
   /** Overrides over the file definitions (the same operations as the admin API). */
   overrides: OverrideService;
   /** The admin token; undefined with the admin API off. */
@@ -238,7 +234,6 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   await applyLoad(initial, { ...reloadContext, logger: { ...logger, info() {} }, onChanges: undefined });
 
   const reloader = await followSources({ sources, watching, read, initialInputs, reloadContext, metrics });
-  const reload = reloader.reload;
 
   const { app } = createApp({
     store,
@@ -276,11 +271,8 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   let closing: Promise<void> | undefined;
   return {
     url: listening.url,
-    port: listening.port,
     store,
-    hub,
     keys: () => Object.fromEntries([...store.environments.values()].map((s) => [s.name, s.apiKey])),
-    reload,
     update,
     faults,
     sessions,
