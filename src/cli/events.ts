@@ -1,5 +1,6 @@
 /** `flagserve events URL --key KEY`: a change-event client that prints the stream, line by line. */
 import { Command, Option } from "commander";
+import { networkReason } from "../sources/network-reason.js";
 import { npmLaunchers, watchProcesses } from "./launcher.js";
 import { parseNonNegativeNumber, serverUrl } from "./options.js";
 import { err, out } from "./paths.js";
@@ -24,12 +25,6 @@ export function eventsUrl(value: string): string {
 }
 
 const seconds = (ms: number) => `${ms / 1000} s`;
-
-/** Why fetch failed, briefly: `ECONNREFUSED`, `certificate has expired`, ... */
-function reasonOf(error: unknown): string {
-  const cause = (error as { cause?: { code?: string; message?: string } }).cause;
-  return cause?.code ?? cause?.message ?? (error as Error).message ?? String(error);
-}
 
 /** Prints each event; hides heartbeats unless asked. */
 function printer(flags: EventsFlags) {
@@ -100,7 +95,7 @@ export async function followEvents(url: string, flags: EventsFlags): Promise<num
         });
       } catch (error) {
         if (stopping.signal.aborted) break;
-        if (!(await retry(`cannot connect to ${url} (${reasonOf(error)})`))) return 1;
+        if (!(await retry(`cannot connect to ${url} (${networkReason(error)})`))) return 1;
         continue;
       }
 
@@ -151,7 +146,7 @@ export async function followEvents(url: string, flags: EventsFlags): Promise<num
         }
       } catch (error) {
         if (stopping.signal.aborted) break;
-        why = `the stream broke (${reasonOf(error)})`;
+        why = `the stream broke (${networkReason(error)})`;
       }
       if (parser.lastEventId !== "") lastEventId = parser.lastEventId;
       if (stopping.signal.aborted) break;
