@@ -318,8 +318,14 @@ async function updateEnvironment(env: string, config: unknown, reloadContext: Re
   return applyLoad(load, reloadContext, { partial: true });
 }
 
+interface Stopping {
+  parts: Parts;
+  reloader: Reloader<EnvironmentChange>;
+  sources: readonly ConfigSource[];
+}
+
 /** Everything but the listener, in order. */
-async function stopAll({ parts, reloader, sources }: { parts: Parts; reloader: Reloader<EnvironmentChange>; sources: readonly ConfigSource[] }): Promise<void> {
+async function stopAll({ parts, reloader, sources }: Stopping): Promise<void> {
   parts.hub.close(); // end the streams first, or closing the listener waits on them
   reloader.close();
   parts.admin.close();

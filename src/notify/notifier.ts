@@ -141,8 +141,14 @@ function fold(folded: Map<string, Folded>, { before, after, changes }: Environme
   }
 }
 
+interface Message {
+  label: string;
+  target: NotificationTarget;
+  request: NotificationRequest;
+}
+
 /** The window's messages, one per target that wants some of its net changes; none when nothing changed on balance. */
-function* messagesOf(env: string, window: Window, timestamp: Date): Generator<{ label: string; target: NotificationTarget; request: NotificationRequest }> {
+function* messagesOf(env: string, window: Window, timestamp: Date): Generator<Message> {
   const changes = [...window.folded.values()].map(netChange).filter((c) => c !== undefined).sort(byKind);
   if (changes.length === 0) return;
   const summaries = changes.map(describeChange);
