@@ -1,6 +1,7 @@
 /**
- * From a fresh load to the live state: files -> config -> snapshots -> store swap -> diff ->
- * events. An environment with problems keeps its last good snapshot and produces no event.
+ * From a fresh load to the live state: config -> snapshots -> diff -> store swap -> events. An
+ * environment the load could not use keeps its last good snapshot and produces no event; a flag
+ * broken by an edit keeps its last good definition.
  */
 import type { ConfigLoad, LoadedEnvironment } from "../config/index.js";
 import { formatProblem, type Problem } from "../config/types.js";
@@ -26,7 +27,7 @@ export interface ReloadContext {
   stateDir: string;
   /** Seconds a replaced key keeps working (and its streams stay open). */
   keyGraceSeconds: number;
-  /** Told about every applied change (notifications). */
+  /** Told about every applied change, after the events (notifications, the admin feed). */
   onChanges?: (changes: EnvironmentChange[]) => void;
   /** A layer over each loaded environment before it becomes a snapshot (the admin overrides). */
   layer?: (loaded: LoadedEnvironment) => LoadedEnvironment;

@@ -1,5 +1,5 @@
 /**
- * Schema-valid documents -> one EnvironmentConfig. A subdirectory's files are merged entry by
+ * Checked documents -> one EnvironmentConfig. A subdirectory's files are merged entry by
  * entry; defining the same thing twice is an error that names both places, because silently
  * picking one would make the result depend on file order.
  */
