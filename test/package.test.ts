@@ -28,7 +28,6 @@ beforeAll(async () => {
   await run("npm", ["install", "--no-audit", "--no-fund", tarball], { cwd: dir.file("app") });
 }, 180_000);
 
-afterAll(() => dir?.remove());
 
 describe("npm pack", () => {
   it("ships dist, bin, schema and the example, and no sources or tests", () => {

@@ -28,17 +28,17 @@ function diffKeys<T>(before: Record<string, T>, after: Record<string, T>, same: 
   return out;
 }
 
-/**
- * Changes from `before` to `after`; either may be absent (an environment that appeared or went
- * away). A flag counts as changed when what it answers could change: its definition, or the
- * flag-set metadata merged into its responses.
- */
 /** A flag as it answers: with the flag-set metadata merged under its own (what clients see). */
 export const answeredFlag = (flag: FlagDefinition, setMetadata: Metadata | undefined): FlagDefinition => ({
   ...flag,
   metadata: { ...setMetadata, ...flag.metadata },
 });
 
+/**
+ * Changes from `before` to `after`; either may be absent (an environment that appeared or went
+ * away). A flag counts as changed when what it answers could change: its definition, or the
+ * flag-set metadata merged into its responses.
+ */
 export function diffEnvironments(before: Version | undefined, after: Version | undefined): Change[] {
   const empty: Version["config"] = { flags: {}, segments: {}, metadata: {} };
   const a = before?.config ?? empty;

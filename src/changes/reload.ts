@@ -1,6 +1,7 @@
 /**
- * From a fresh load to the live state: files -> config -> snapshots -> store swap -> diff ->
- * events. An environment with problems keeps its last good snapshot and produces no event.
+ * From a fresh load to the live state: config -> snapshots -> diff -> store swap -> events. An
+ * environment the load could not use keeps its last good snapshot and produces no event; a flag
+ * broken by an edit keeps its last good definition.
  */
 import type { ConfigLoad, LoadedEnvironment } from "../config/index.js";
 import { formatProblem, type Problem } from "../model/types.js";
@@ -36,7 +37,7 @@ export interface ReloadContext {
   stateDir: string;
   /** Seconds a replaced key keeps working (and its streams stay open). */
   keyGraceSeconds: number;
-  /** Told about every applied change (notifications). */
+  /** Told about every applied change, after the events (notifications, the admin feed). */
   onChanges?: (changes: EnvironmentChange[]) => void;
   /** A layer over each loaded environment before it becomes a snapshot (the admin overrides). */
   layer?: (loaded: LoadedEnvironment) => LoadedEnvironment;
@@ -65,62 +66,14 @@ export function applyLoad(load: ConfigLoad | (() => ConfigLoad), ctx: ReloadCont
 async function applyNow(load: ConfigLoad, ctx: ReloadContext, options: ApplyOptions): Promise<EnvironmentChange[]> {
   const { store, hub, logger } = ctx;
   const previous = store.environments;
-  const problems = new Map<string, Problem[]>(options.partial ? store.problems : []);
-  for (const [env, list] of load.problems) problems.set(env, list);
-
   const valid = [...load.environments.values()].map((loaded) => ctx.layer?.(loaded) ?? loaded);
   const { keys, generated, persistError } = await resolveKeys(ctx.stateDir, valid.map((e) => e.config));
   if (persistError) logger.warn(`generated keys could not be saved in ${ctx.stateDir} (${persistError.message}); they will change on restart`);
-  const next = new Map<string, EnvironmentSnapshot>();
-  if (options.partial) for (const [env, snapshot] of previous) next.set(env, snapshot);
-  for (const env of valid) if (!load.problems.has(env.config.name)) problems.delete(env.config.name);
-  // Invalid environments keep their last good snapshot. When the configuration could not be
-  // read at all (a problem under ""), nothing is removed: a vanished directory is not an edit.
-  const unreadable = load.problems.has("");
-  for (const [env, snapshot] of previous) {
-    if (!load.environments.has(env) && (load.problems.has(env) || unreadable)) next.set(env, snapshot);
-  }
-  // A flag broken by this edit keeps its last good definition; the other flags' edits apply.
-  for (const loaded of valid) {
-    const name = loaded.config.name;
-    const { config, flags } = keepLastGoodFlags(loaded.config, loaded.flags, previous.get(name));
-    next.set(name, createSnapshot(config, flags, keys.get(name)!));
-  }
-
-  // Unchanged environments keep their snapshot, so their ETags and timestamps stay put.
-  const applied: EnvironmentChange[] = [];
-  for (const [env, snapshot] of next) {
-    const before = previous.get(env);
-    if (before === snapshot) continue;
-    const changes = diffEnvironments(before, snapshot);
-    if (before && changes.length === 0) {
-      // No definition changed. A new `notifications:` list, or a flag newly broken (it keeps its
-      // last good definition, or answers PARSE_ERROR if it never had one), still takes effect, silently.
-      const same = (pick: (s: EnvironmentSnapshot) => unknown) => canonicalJson(pick(before)) === canonicalJson(pick(snapshot));
-      if (same((s) => s.config.notifications) && same((s) => s.config.invalidFlags ?? {})) next.set(env, before);
-      continue;
-    }
-    applied.push({ env, changes, before, after: snapshot });
-  }
-  const removed = options.partial ? [] : [...previous.keys()].filter((env) => !next.has(env));
-  for (const env of removed) applied.push({ env, changes: diffEnvironments(previous.get(env), undefined), before: previous.get(env) });
-
-  store.replace(next.values(), options.keepProblems ? store.problems : problems);
-
+  const next = nextSnapshots(load, valid, keys, previous, options);
+  const applied = changesBetween(previous, next, options);
+  store.replace(next.values(), options.keepProblems ? store.problems : problemsAfter(load, valid, store, options));
   // Reported once the store says so too (`/readyz`), so a reader of the log never races it.
-  for (const [env, list] of load.problems) {
-    for (const problem of list) logger.error(formatProblem(problem), { ...problem });
-    if (env !== "" && previous.has(env) && !load.environments.has(env)) logger.warn(`${env}: keeping the last good configuration`);
-  }
-  // (Not again when only the layer is re-applied: nothing about the files changed.)
-  for (const [env, { config }] of options.keepProblems ? [] : load.environments) {
-    // Kept here or by the layer (which keeps an overridden flag's last good definition itself).
-    const served = next.get(env)?.config.flags ?? {};
-    for (const key of Object.keys(config.invalidFlags ?? {})) {
-      const kept = Object.hasOwn(served, key);
-      logger.warn(`${env}: flag ${key} ${kept ? "keeps its last good definition" : "answers PARSE_ERROR until its problems are fixed"}`);
-    }
-  }
+  logProblems(load, previous, next, logger, options);
 
   for (const change of applied) {
     const { env, before, after } = change;
@@ -142,6 +95,90 @@ async function applyNow(load: ConfigLoad, ctx: ReloadContext, options: ApplyOpti
   }
   if (applied.length > 0) ctx.onChanges?.(applied);
   return applied;
+}
+
+/** The store's problems after this load: the load's, over the others' when partial; none for the environments it loaded. */
+function problemsAfter(load: ConfigLoad, valid: readonly LoadedEnvironment[], store: FlagStore, options: ApplyOptions): Map<string, Problem[]> {
+  const problems = new Map<string, Problem[]>(options.partial ? store.problems : []);
+  for (const [env, list] of load.problems) problems.set(env, list);
+  for (const env of valid) if (!load.problems.has(env.config.name)) problems.delete(env.config.name);
+  return problems;
+}
+
+/** The snapshots to serve: the loaded environments', and the last good ones of the environments the load could not replace. */
+function nextSnapshots(
+  load: ConfigLoad,
+  valid: readonly LoadedEnvironment[],
+  keys: ReadonlyMap<string, string>,
+  previous: ReadonlyMap<string, EnvironmentSnapshot>,
+  options: ApplyOptions,
+): Map<string, EnvironmentSnapshot> {
+  const next = new Map<string, EnvironmentSnapshot>();
+  if (options.partial) for (const [env, snapshot] of previous) next.set(env, snapshot);
+  // Invalid environments keep their last good snapshot. When the configuration could not be
+  // read at all (a problem under ""), nothing is removed: a vanished directory is not an edit.
+  const unreadable = load.problems.has("");
+  for (const [env, snapshot] of previous) {
+    if (!load.environments.has(env) && (load.problems.has(env) || unreadable)) next.set(env, snapshot);
+  }
+  // A flag broken by this edit keeps its last good definition; the other flags' edits apply.
+  for (const loaded of valid) {
+    const name = loaded.config.name;
+    const { config, flags } = keepLastGoodFlags(loaded.config, loaded.flags, previous.get(name));
+    next.set(name, createSnapshot(config, flags, keys.get(name)!));
+  }
+  return next;
+}
+
+/**
+ * What changed per environment, removals included. Unchanged environments keep their snapshot
+ * (put back into `next`), so their ETags and timestamps stay put.
+ */
+function changesBetween(
+  previous: ReadonlyMap<string, EnvironmentSnapshot>,
+  next: Map<string, EnvironmentSnapshot>,
+  options: ApplyOptions,
+): EnvironmentChange[] {
+  const applied: EnvironmentChange[] = [];
+  for (const [env, snapshot] of next) {
+    const before = previous.get(env);
+    if (before === snapshot) continue;
+    const changes = diffEnvironments(before, snapshot);
+    if (before && changes.length === 0) {
+      // No definition changed. A new `notifications:` list, or a flag newly broken (it keeps its
+      // last good definition, or answers PARSE_ERROR if it never had one), still takes effect, silently.
+      const same = (pick: (s: EnvironmentSnapshot) => unknown) => canonicalJson(pick(before)) === canonicalJson(pick(snapshot));
+      if (same((s) => s.config.notifications) && same((s) => s.config.invalidFlags ?? {})) next.set(env, before);
+      continue;
+    }
+    applied.push({ env, changes, before, after: snapshot });
+  }
+  const removed = options.partial ? [] : [...previous.keys()].filter((env) => !next.has(env));
+  for (const env of removed) applied.push({ env, changes: diffEnvironments(previous.get(env), undefined), before: previous.get(env) });
+  return applied;
+}
+
+/** The load's problems, which environments keep their last good configuration, and what each broken flag answers. */
+function logProblems(
+  load: ConfigLoad,
+  previous: ReadonlyMap<string, EnvironmentSnapshot>,
+  next: ReadonlyMap<string, EnvironmentSnapshot>,
+  logger: Logger,
+  options: ApplyOptions,
+): void {
+  for (const [env, list] of load.problems) {
+    for (const problem of list) logger.error(formatProblem(problem), { ...problem });
+    if (env !== "" && previous.has(env) && !load.environments.has(env)) logger.warn(`${env}: keeping the last good configuration`);
+  }
+  // (Not again when only the layer is re-applied: nothing about the files changed.)
+  for (const [env, { config }] of options.keepProblems ? [] : load.environments) {
+    // Kept here or by the layer (which keeps an overridden flag's last good definition itself).
+    const served = next.get(env)?.config.flags ?? {};
+    for (const key of Object.keys(config.invalidFlags ?? {})) {
+      const kept = Object.hasOwn(served, key);
+      logger.warn(`${env}: flag ${key} ${kept ? "keeps its last good definition" : "answers PARSE_ERROR until its problems are fixed"}`);
+    }
+  }
 }
 
 /** The grace `keys rotate` recorded for this rotation (`--revoke-now`: 0), else `--key-grace`. */

@@ -1,5 +1,6 @@
 /** `flagserve events URL --key KEY`: a change-event client that prints the stream, line by line. */
 import { Command, Option } from "commander";
+import { networkReason } from "../sources/network-reason.js";
 import { npmLaunchers, watchProcesses } from "./launcher.js";
 import { parseNonNegativeNumber, serverUrl } from "./options.js";
 import { err, out } from "./paths.js";
@@ -25,12 +26,6 @@ export function eventsUrl(value: string): string {
 
 const seconds = (ms: number) => `${ms / 1000} s`;
 
-/** Why fetch failed, briefly: `ECONNREFUSED`, `certificate has expired`, ... */
-function reasonOf(error: unknown): string {
-  const cause = (error as { cause?: { code?: string; message?: string } }).cause;
-  return cause?.code ?? cause?.message ?? (error as Error).message ?? String(error);
-}
-
 /** Prints each event; hides heartbeats unless asked. */
 function printer(flags: EventsFlags) {
   return (message: SseMessage) => {
@@ -53,117 +48,157 @@ function printer(flags: EventsFlags) {
 /** Runs until SIGINT/SIGTERM (0), a response that retrying cannot fix, or --give-up seconds without a connection (1). */
 export async function followEvents(url: string, flags: EventsFlags): Promise<number> {
   const print = printer(flags);
-  const stopping = new AbortController();
-  const stop = () => stopping.abort();
-  process.once("SIGINT", stop);
-  process.once("SIGTERM", stop);
-  // Started by npm, which may not pass signals on: stop when it ends (see launcher.ts).
-  const unwatch = watchProcesses(npmLaunchers(), stop);
-
-  /** Waits `ms`, or less when stopped. */
-  const sleep = (ms: number) =>
-    new Promise<void>((resolve) => {
-      const timer = setTimeout(done, ms);
-      function done() {
-        clearTimeout(timer);
-        stopping.signal.removeEventListener("abort", done);
-        resolve();
-      }
-      stopping.signal.addEventListener("abort", done);
-    });
-
-  let delay = FIRST_DELAY_MS;
+  const stopping = stopOnSignals();
+  const { signal } = stopping;
+  const backoff = new Backoff(flags.giveUp, signal);
   let lastEventId = "";
   let connections = 0;
-  let connectedAt = Date.now(); // the start, then the last successful connection
-  /** Waits before the next attempt; false when --give-up seconds have passed without a connection. */
-  const retry = async (why: string, atLeastMs = 0): Promise<boolean> => {
-    const left = flags.giveUp > 0 ? connectedAt + flags.giveUp * 1000 - Date.now() : Infinity;
-    if (left <= 0) {
-      err(`flagserve events: ${why}; giving up after ${seconds(flags.giveUp * 1000)} without a connection (--give-up)`);
-      return false;
-    }
-    const wait = Math.round(Math.min(Math.max(delay, atLeastMs), left));
-    err(`${why}; reconnecting in ${seconds(wait)}`);
-    await sleep(wait);
-    delay = Math.min(delay * 2, MAX_DELAY_MS);
-    return true;
-  };
-
   try {
-    while (!stopping.signal.aborted) {
+    while (!signal.aborted) {
       let response: Response;
       try {
         response = await fetch(url, {
           headers: { accept: "text/event-stream", "x-api-key": flags.key, ...(lastEventId !== "" && { "last-event-id": lastEventId }) },
-          signal: stopping.signal,
+          signal,
         });
       } catch (error) {
-        if (stopping.signal.aborted) break;
-        if (!(await retry(`cannot connect to ${url} (${reasonOf(error)})`))) return 1;
+        if (signal.aborted) break;
+        if (!(await backoff.retry(`cannot connect to ${url} (${networkReason(error)})`))) return 1;
         continue;
       }
-
-      if (!response.ok) {
-        const text = await response.text().catch(() => "");
-        let details = text.trim().slice(0, 200);
-        try {
-          const body = JSON.parse(text) as { errorCode?: string; errorDetails?: string };
-          if (body.errorCode) details = `${body.errorCode}: ${body.errorDetails ?? ""}`;
-        } catch {
-          // not JSON
-        }
-        const what = `${url} answered ${response.status}${details ? ` ${details}` : ""}`;
-        if (response.status === 401 || response.status === 403) {
-          err(`flagserve events: ${what} (the key was refused; retrying will not help)`);
-          return 1;
-        }
-        if (response.status === 404 || response.status === 405) {
-          err(`flagserve events: ${what} (is this a flagserve URL?)`);
-          return 1;
-        }
-        const retryAfter = Number(response.headers.get("retry-after"));
-        if (!(await retry(what, Number.isFinite(retryAfter) ? retryAfter * 1000 : 0))) return 1;
-        continue;
-      }
-      const type = response.headers.get("content-type") ?? "";
-      if (!/^text\/(event-stream|plain)/i.test(type)) {
-        await response.body?.cancel();
-        err(`flagserve events: ${url} is not an event stream (Content-Type: ${type || "none"})`);
+      const refused = await refusal(url, response);
+      if (refused?.final) {
+        err(`flagserve events: ${refused.why}`);
         return 1;
+      }
+      if (refused) {
+        if (!(await backoff.retry(refused.why, refused.atLeastMs))) return 1;
+        continue;
       }
 
       connections += 1;
-      connectedAt = Date.now();
-      delay = FIRST_DELAY_MS;
+      backoff.connected();
       err(`${connections === 1 ? "connected to" : "reconnected to"} ${url}${lastEventId && connections > 1 ? ` (Last-Event-ID: ${lastEventId})` : ""}`);
-      const parser = new SseParser();
-      let why = "the server closed the stream";
-      try {
-        const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
-        for (;;) {
-          const { value, done } = await reader.read();
-          if (done) break;
-          for (const message of parser.push(value)) {
-            if (message.id !== "") lastEventId = message.id;
-            print(message);
-          }
-        }
-      } catch (error) {
-        if (stopping.signal.aborted) break;
-        why = `the stream broke (${reasonOf(error)})`;
-      }
-      if (parser.lastEventId !== "") lastEventId = parser.lastEventId;
-      if (stopping.signal.aborted) break;
-      connectedAt = Date.now(); // the stream was up until now
-      if (!(await retry(why))) return 1;
+      const read = await readStream(response, signal, lastEventId, print);
+      lastEventId = read.lastEventId;
+      if (signal.aborted) break;
+      backoff.connected(); // the stream was up until now
+      if (!(await backoff.retry(read.why))) return 1;
     }
     return 0;
   } finally {
-    unwatch();
-    process.removeListener("SIGINT", stop);
-    process.removeListener("SIGTERM", stop);
+    stopping.dispose();
   }
+}
+
+/** Aborted on SIGINT, SIGTERM, or when npm, which started us, ends (it may not pass signals on: see launcher.ts). */
+function stopOnSignals(): { signal: AbortSignal; dispose(): void } {
+  const stopping = new AbortController();
+  const stop = () => stopping.abort();
+  process.once("SIGINT", stop);
+  process.once("SIGTERM", stop);
+  const unwatch = watchProcesses(npmLaunchers(), stop);
+  return {
+    signal: stopping.signal,
+    dispose() {
+      unwatch();
+      process.removeListener("SIGINT", stop);
+      process.removeListener("SIGTERM", stop);
+    },
+  };
+}
+
+/** Waits `ms`, or less when `signal` aborts. */
+const sleepUnless = (signal: AbortSignal, ms: number) =>
+  new Promise<void>((resolve) => {
+    const timer = setTimeout(done, ms);
+    function done() {
+      clearTimeout(timer);
+      signal.removeEventListener("abort", done);
+      resolve();
+    }
+    signal.addEventListener("abort", done);
+  });
+
+/** The wait between attempts: from FIRST_DELAY_MS, doubling up to MAX_DELAY_MS, reset by a connection; none left after --give-up seconds without one. */
+class Backoff {
+  #delay = FIRST_DELAY_MS;
+  #connectedAt = Date.now(); // the start, then the last successful connection
+
+  constructor(
+    private readonly giveUpSeconds: number,
+    private readonly signal: AbortSignal,
+  ) {}
+
+  connected(): void {
+    this.#connectedAt = Date.now();
+    this.#delay = FIRST_DELAY_MS;
+  }
+
+  /** Waits before the next attempt; false when --give-up seconds have passed without a connection. */
+  async retry(why: string, atLeastMs = 0): Promise<boolean> {
+    const left = this.giveUpSeconds > 0 ? this.#connectedAt + this.giveUpSeconds * 1000 - Date.now() : Infinity;
+    if (left <= 0) {
+      err(`flagserve events: ${why}; giving up after ${seconds(this.giveUpSeconds * 1000)} without a connection (--give-up)`);
+      return false;
+    }
+    const wait = Math.round(Math.min(Math.max(this.#delay, atLeastMs), left));
+    err(`${why}; reconnecting in ${seconds(wait)}`);
+    await sleepUnless(this.signal, wait);
+    this.#delay = Math.min(this.#delay * 2, MAX_DELAY_MS);
+    return true;
+  }
+}
+
+/** Why a response is not a stream to read (`final`: retrying cannot help); undefined for an event stream. */
+async function refusal(url: string, response: Response): Promise<{ why: string; final: boolean; atLeastMs?: number } | undefined> {
+  if (!response.ok) {
+    const text = await response.text().catch(() => "");
+    let details = text.trim().slice(0, 200);
+    try {
+      const body = JSON.parse(text) as { errorCode?: string; errorDetails?: string };
+      if (body.errorCode) details = `${body.errorCode}: ${body.errorDetails ?? ""}`;
+    } catch {
+      // not JSON
+    }
+    const what = `${url} answered ${response.status}${details ? ` ${details}` : ""}`;
+    if (response.status === 401 || response.status === 403) return { why: `${what} (the key was refused; retrying will not help)`, final: true };
+    if (response.status === 404 || response.status === 405) return { why: `${what} (is this a flagserve URL?)`, final: true };
+    const retryAfter = Number(response.headers.get("retry-after"));
+    return { why: what, final: false, atLeastMs: Number.isFinite(retryAfter) ? retryAfter * 1000 : 0 };
+  }
+  const type = response.headers.get("content-type") ?? "";
+  if (!/^text\/(event-stream|plain)/i.test(type)) {
+    await response.body?.cancel();
+    return { why: `${url} is not an event stream (Content-Type: ${type || "none"})`, final: true };
+  }
+  return undefined;
+}
+
+/** Prints the stream's events until it ends or breaks; returns why, and the last event id seen. */
+async function readStream(
+  response: Response,
+  signal: AbortSignal,
+  lastEventId: string,
+  print: (message: SseMessage) => void,
+): Promise<{ why: string; lastEventId: string }> {
+  const parser = new SseParser();
+  let why = "the server closed the stream";
+  try {
+    const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      for (const message of parser.push(value)) {
+        if (message.id !== "") lastEventId = message.id;
+        print(message);
+      }
+    }
+  } catch (error) {
+    if (!signal.aborted) why = `the stream broke (${networkReason(error)})`;
+  }
+  if (parser.lastEventId !== "") lastEventId = parser.lastEventId;
+  return { why, lastEventId };
 }
 
 export function eventsCommand(): Command {

@@ -1,6 +1,8 @@
 /**
  * `--public`: the URLs other devices on the network can use, chosen as listhen chooses them
  * (external, non-link-local addresses), and a QR code of the first one for a phone's camera.
+ * Not listhen's own getURLs(): with `public` set it lists every interface's address even for a
+ * server bound to loopback or to one address, where other devices cannot reach those.
  */
 import { networkInterfaces } from "node:os";
 

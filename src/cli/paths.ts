@@ -1,4 +1,7 @@
-/** Where the configuration is, and how paths are shown: shared by the commands, cheap to import. */
+/**
+ * What the commands share and can import cheaply: where the package and the configuration are,
+ * how paths are shown, the version, and writing lines to stdout and stderr.
+ */
 import { existsSync, readFileSync } from "node:fs";
 import { isAbsolute, relative } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -29,10 +32,11 @@ export function displayPath(file: string, cwd: string = process.cwd()): string {
   return rel !== "" && !rel.startsWith("..") && !isAbsolute(rel) ? rel : file;
 }
 
-/** Writes to stdout, tolerating a closed pipe (`flagserve ... | head`). */
+/** A line on stdout (a closed pipe, `flagserve ... | head`, is tolerated by main.ts). */
 export const out = (line: string): void => {
   process.stdout.write(`${line}\n`);
 };
+/** A line on stderr. */
 export const err = (line: string): void => {
   process.stderr.write(`${line}\n`);
 };

@@ -40,11 +40,28 @@ interface ServeFlags {
 }
 
 export function serveCommand(): Command {
-  return new Command("serve")
+  const serve = new Command("serve")
     .description("serve flag files and URLs over OFREP, reloading on every change (the default command)")
-    .argument("[sources...]", SOURCES_ARGUMENT_HELP)
+    .argument("[sources...]", SOURCES_ARGUMENT_HELP);
+  for (const addOptions of [listenOptions, sourceOptions, streamOptions, loadOptions, fixtureOptions, networkOptions, adminOptions, outputOptions]) {
+    addOptions(serve);
+  }
+  return serve.addHelpText("after", SERVE_HELP).action(async (args: string[], flags: ServeFlags, command: Command) => {
+    rejectCommandTypo(args, command);
+    await runServe(args, flags);
+  });
+}
+
+/** Where to listen. */
+function listenOptions(command: Command): Command {
+  return command
     .addOption(new Option("-p, --port <port>", "port to listen on; 0 = any free port").argParser(parsePort).default(8080))
-    .option("--host <host>", "interface to listen on (default: 127.0.0.1; 0.0.0.0 with --public)")
+    .option("--host <host>", "interface to listen on (default: 127.0.0.1; 0.0.0.0 with --public)");
+}
+
+/** Following the sources: watching files, polling URLs. */
+function sourceOptions(command: Command): Command {
+  return command
     .option("--no-watch", "do not watch the files for changes, nor poll the URLs")
     .addOption(
       new Option("--poll-interval <seconds>", "how often each URL source is fetched again (a conditional GET)")
@@ -55,7 +72,12 @@ export function serveCommand(): Command {
       new Option("--fetch-timeout <seconds>", "a URL fetch with no complete response by then is a problem")
         .argParser(parsePositiveNumber("--fetch-timeout"))
         .default(10),
-    )
+    );
+}
+
+/** Event streams and the clients of the HTTP API. */
+function streamOptions(command: Command): Command {
+  return command
     .addOption(
       new Option("--heartbeat <seconds>", "heartbeat interval on event streams (default: 15, or 30 with --event-set variant)").argParser(
         parseNonNegativeNumber("--heartbeat"),
@@ -68,7 +90,12 @@ export function serveCommand(): Command {
       new Option("--max-streams-per-ip <n>", "most event streams one client address may hold open").argParser(
         parsePositiveInteger("--max-streams-per-ip"),
       ),
-    )
+    );
+}
+
+/** Keys, the state directory, what a problem costs, request size. */
+function loadOptions(command: Command): Command {
+  return command
     .addOption(
       new Option("--key-grace <seconds>", "how long a replaced API key keeps working (keys rotate --revoke-now: not at all)")
         .argParser(parseNonNegativeNumber("--key-grace"))
@@ -78,7 +105,12 @@ export function serveCommand(): Command {
     .option("--allow-invalid", "serve despite problems: broken flags answer PARSE_ERROR, broken environments are left out")
     .addOption(
       new Option("--max-body <size>", "largest request body accepted (e.g. 64kb, 1mb)").argParser(parseByteSize).default(1024 * 1024, "1mb"),
-    )
+    );
+}
+
+/** Test-fixture behaviour: context values and headers, injected faults. */
+function fixtureOptions(command: Command): Command {
+  return command
     .addOption(
       new Option("--context-value <key=value>", "add a string value to every evaluation context, as flagd -X (repeatable)").argParser(
         parseContextPairs("values"),
@@ -89,9 +121,19 @@ export function serveCommand(): Command {
         parseContextPairs("fromHeaders"),
       ),
     )
-    .addOption(new Option("--fault <json>", "inject a fault for the whole run: a JSON rule or list of rules (repeatable)").argParser(parseFaults))
+    .addOption(new Option("--fault <json>", "inject a fault for the whole run: a JSON rule or list of rules (repeatable)").argParser(parseFaults));
+}
+
+/** HTTPS and other devices. */
+function networkOptions(command: Command): Command {
+  return command
     .option("--https", "serve HTTPS with a generated self-signed certificate (clients must accept it, e.g. curl -k)")
-    .option("--public", "listen on all interfaces and show the network URL and a QR code (for demos on other devices)")
+    .option("--public", "listen on all interfaces and show the network URL and a QR code (for demos on other devices)");
+}
+
+/** The admin API, the dashboard page and overrides. */
+function adminOptions(command: Command): Command {
+  return command
     .option("--no-admin", "turn off the admin API and the dashboard page at /")
     .addOption(
       new Option("--admin-token <token>", "bearer token of the admin API (default: generated once and kept in the state directory)").env(
@@ -103,12 +145,17 @@ export function serveCommand(): Command {
         (value: string, previous: string[] = []) => [...previous, ...value.split(",").map((v) => v.trim()).filter(Boolean)],
       ),
     )
-    .option("--overrides <file>", "keep overrides in this YAML file across restarts (default: in memory only)")
+    .option("--overrides <file>", "keep overrides in this YAML file across restarts (default: in memory only)");
+}
+
+/** What is printed. */
+function outputOptions(command: Command): Command {
+  return command
     .option("-q, --quiet", "print only the ready line, warnings and errors")
-    .option("--json-logs", "write all output, the ready line included, as JSON lines")
-    .addHelpText(
-      "after",
-      `
+    .option("--json-logs", "write all output, the ready line included, as JSON lines");
+}
+
+const SERVE_HELP = `
 Output:
   stdout: the start-up lines, then "ready <url>" once requests are accepted
   stderr: problems, changes, streams opened and closed
@@ -128,18 +175,16 @@ Examples:
   $ flagserve --context-value shard=3 --context-from-header X-User-Plan=plan
                                            steer targeting from outside the app (as flagd -X / -H)
   $ flagserve --fault '{"route":"evaluate","ratio":0.5,"status":500}'
-                                           every other evaluation fails (test retries and fallbacks)`,
-    )
-    .action(async (args: string[], flags: ServeFlags, command: Command) => {
-      // `flagserve valdiate` is a typo, not a configuration path that happens to be missing.
-      const [pathArg] = args;
-      if (args.length === 1 && pathArg !== undefined && /^[a-z]+$/.test(pathArg) && !existsSync(pathArg)) {
-        const names = command.parent?.commands.map((c) => c.name()) ?? [];
-        const near = names.find((name) => name !== "help" && editDistance(name, pathArg) <= 2);
-        if (near) (command.parent ?? command).error(`error: '${pathArg}' is not a command nor an existing path (did you mean ${near}?)`);
-      }
-      await runServe(args, flags);
-    });
+                                           every other evaluation fails (test retries and fallbacks)`;
+
+/** `flagserve valdiate` is a typo, not a configuration path that happens to be missing. */
+function rejectCommandTypo(args: string[], command: Command): void {
+  const [pathArg] = args;
+  if (args.length === 1 && pathArg !== undefined && /^[a-z]+$/.test(pathArg) && !existsSync(pathArg)) {
+    const names = command.parent?.commands.map((c) => c.name()) ?? [];
+    const near = names.find((name) => name !== "help" && editDistance(name, pathArg) <= 2);
+    if (near) (command.parent ?? command).error(`error: '${pathArg}' is not a command nor an existing path (did you mean ${near}?)`);
+  }
 }
 
 /** Levenshtein distance, for "did you mean" (names are short). */

@@ -35,9 +35,16 @@ export function validateCommand(): Command {
         .argParser(parsePositiveNumber("--fetch-timeout"))
         .default(10),
     )
-    .addHelpText(
-      "after",
-      `
+    .addHelpText("after", VALIDATE_HELP)
+    .action(async (args: string[], flags: ValidateFlags) => {
+      const { specs } = resolveSources(args);
+      const missing = missingPaths(specs);
+      if (missing.length > 0) reportMissing(specs, missing, flags.format);
+      else printReport(await check(specs, flags), flags.format);
+    });
+}
+
+const VALIDATE_HELP = `
 Output:
   text: each problem as "file:line:col message" on stderr, or one summary line on stdout
   json: {"valid":bool,"path":...,"sources":[...],"environments":[{"name","valid","files","flags","segments"}],
@@ -52,55 +59,58 @@ Examples:
   $ flagserve validate --format json | jq '.problems[]'
 
   pre-commit (.git/hooks/pre-commit or a lefthook/husky step):
-    npx --no-install flagserve validate flags`,
-    )
-    .action(async (args: string[], flags: ValidateFlags) => {
-      const { specs } = resolveSources(args);
-      const path = listText(specs);
-      const missing = missingPaths(specs);
-      if (missing.length > 0) {
-        // Not a problem inside a file (no line:col to show): the PATH itself is wrong.
-        const message = "path does not exist";
-        if (flags.format === "json") {
-          const problems = missing.map((m) => ({ file: resolve(m), line: 0, col: 0, message }));
-          const report: ValidateReport = { valid: false, path, sources: specs, environments: [], problems };
-          out(JSON.stringify(report));
-        } else for (const m of missing) err(`flagserve validate: ${displayPath(m)}: ${message}`);
-        process.exitCode = 1;
-        return;
-      }
-      const load = await loadOnce(specs, { timeoutMs: flags.fetchTimeout * 1000 });
-      const problems = [...load.problems.values()].flat();
-      // The server would start and serve nothing: for a lint that is a wrong PATH, not a success.
-      if (problems.length === 0 && load.environments.size === 0) {
-        const file = specs.length === 1 && !isUrl(specs[0]!) ? resolve(specs[0]!) : path;
-        problems.push({ file, line: 0, col: 0, message: "no environments found (expected *.yaml, *.yml or *.json files, or subdirectories)" });
-      }
-      const report: ValidateReport = { valid: problems.length === 0, path, sources: specs, environments: [], problems };
-      for (const [name, { config, flags: compiled }] of load.environments) {
-        // An environment whose only problems are inside flags would be served (with
-        // --allow-invalid), but for a lint it is not valid.
-        if (load.problems.has(name)) continue;
-        report.environments.push({ name, valid: true, files: config.files, flags: [...compiled.keys()], segments: Object.keys(config.segments) });
-      }
-      for (const [name, list] of load.problems) {
-        if (name !== "") report.environments.push({ name, valid: false, files: [...new Set(list.map((p) => p.file))] });
-      }
-      report.environments.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-      if (!report.valid) process.exitCode = 1;
+    npx --no-install flagserve validate flags`;
 
-      if (flags.format === "json") {
-        out(JSON.stringify(report));
-        return;
-      }
-      if (!report.valid) {
-        for (const p of problems) err(`${displayPath(p.file)}:${p.line}:${p.col} ${p.message}`);
-        const files = new Set(problems.map((p) => p.file)).size;
-        const invalid = report.environments.filter((e) => !e.valid).map((e) => e.name);
-        err(`${plural(problems.length, "problem")} in ${plural(files, "file")}${invalid.length ? ` (invalid: ${invalid.join(", ")})` : ""}`);
-        return;
-      }
-      const envs = report.environments.map((e) => `${e.name} (${e.valid ? plural(e.flags.length, "flag") : "invalid"})`);
-      out(`ok: ${displayPath(path)} has ${plural(envs.length, "valid environment")}: ${envs.join(", ")}`);
-    });
+/** Not a problem inside a file (no line:col to show): the PATH itself is wrong. */
+function reportMissing(specs: string[], missing: string[], format: ValidateFlags["format"]): void {
+  const message = "path does not exist";
+  if (format === "json") {
+    const problems = missing.map((m) => ({ file: resolve(m), line: 0, col: 0, message }));
+    const report: ValidateReport = { valid: false, path: listText(specs), sources: specs, environments: [], problems };
+    out(JSON.stringify(report));
+  } else for (const m of missing) err(`flagserve validate: ${displayPath(m)}: ${message}`);
+  process.exitCode = 1;
+}
+
+/** Loads the sources once, as the server would, and says what is valid. */
+async function check(specs: string[], flags: ValidateFlags): Promise<ValidateReport> {
+  const path = listText(specs);
+  const load = await loadOnce(specs, { timeoutMs: flags.fetchTimeout * 1000 });
+  const problems = [...load.problems.values()].flat();
+  // The server would start and serve nothing: for a lint that is a wrong PATH, not a success.
+  if (problems.length === 0 && load.environments.size === 0) {
+    const file = specs.length === 1 && !isUrl(specs[0]!) ? resolve(specs[0]!) : path;
+    problems.push({ file, line: 0, col: 0, message: "no environments found (expected *.yaml, *.yml or *.json files, or subdirectories)" });
+  }
+  const report: ValidateReport = { valid: problems.length === 0, path, sources: specs, environments: [], problems };
+  for (const [name, { config, flags: compiled }] of load.environments) {
+    // An environment whose only problems are inside flags would be served (with
+    // --allow-invalid), but for a lint it is not valid.
+    if (load.problems.has(name)) continue;
+    report.environments.push({ name, valid: true, files: config.files, flags: [...compiled.keys()], segments: Object.keys(config.segments) });
+  }
+  for (const [name, list] of load.problems) {
+    if (name !== "") report.environments.push({ name, valid: false, files: [...new Set(list.map((p) => p.file))] });
+  }
+  report.environments.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  return report;
+}
+
+/** The report as JSON, or its problems on stderr, or one summary line on stdout; exit code 1 when not valid. */
+function printReport(report: ValidateReport, format: ValidateFlags["format"]): void {
+  const { problems } = report;
+  if (!report.valid) process.exitCode = 1;
+  if (format === "json") {
+    out(JSON.stringify(report));
+    return;
+  }
+  if (!report.valid) {
+    for (const p of problems) err(`${displayPath(p.file)}:${p.line}:${p.col} ${p.message}`);
+    const files = new Set(problems.map((p) => p.file)).size;
+    const invalid = report.environments.filter((e) => !e.valid).map((e) => e.name);
+    err(`${plural(problems.length, "problem")} in ${plural(files, "file")}${invalid.length ? ` (invalid: ${invalid.join(", ")})` : ""}`);
+    return;
+  }
+  const envs = report.environments.map((e) => `${e.name} (${e.valid ? plural(e.flags.length, "flag") : "invalid"})`);
+  out(`ok: ${displayPath(report.path)} has ${plural(envs.length, "valid environment")}: ${envs.join(", ")}`);
 }

@@ -1,10 +1,11 @@
 /**
- * Schema-valid documents -> one EnvironmentConfig. A subdirectory's files are merged entry by
+ * Checked documents -> one EnvironmentConfig. A subdirectory's files are merged entry by
  * entry; defining the same thing twice is an error that names both places, because silently
  * picking one would make the result depend on file order.
  */
 import { docProblem, type EnvDocument, type JsonPath } from "./positions.js";
-import type { EnvironmentConfig, FlagDefinition, JsonObject, JsonValue, Metadata, NotificationTarget, Problem } from "../model/types.js";
+import { schemaPart } from "./schema.js";
+import type { EnvironmentConfig, FlagDefinition, FlagState, JsonObject, JsonValue, Metadata, NotificationTarget, Problem } from "../model/types.js";
 import { isRecord, setOwn } from "../model/json.js";
 
 /** Where something was written: the document and the path inside it. */
@@ -41,95 +42,128 @@ export function mergeDocuments(
   files: readonly string[],
   brokenFlags: ReadonlySet<string> = new Set(),
 ): MergedEnvironment {
-  const config: EnvironmentConfig = {
-    name,
-    metadata: {},
-    segments: {},
-    flags: {},
-    notifications: [],
-    files: [...files],
-  };
-  const origins: MergedEnvironment["origins"] = { flags: new Map(), segments: new Map() };
-  const metadataOrigins = new Map<string, Origin>();
-  const problems: Problem[] = [];
-  const flagProblems = new Map<string, Problem[]>();
+  const merging = new Merging(name, files, brokenFlags);
+  for (const doc of docs) if (isRecord(doc.value)) merging.addDocument(doc, doc.value);
+  const { config, origins, problems, flagProblems } = merging;
+  return { config, docs, origins, problems, flagProblems };
+}
 
-  /** Adds one named entry, or reports where it was defined first. */
-  const add = <T>(
+/** A flag as a file writes it: the schema's `flag` (`flagWithKey` in flagd's list form, which adds `key`). */
+interface FlagInput {
+  state?: FlagState;
+  variants: Record<string, JsonValue>;
+  defaultVariant?: string | null;
+  targeting?: JsonObject;
+  metadata?: Metadata;
+}
+
+// Type guards from the published schema: a part that passes is what its type says.
+const isFlag = schemaPart<FlagInput>("#/definitions/flag");
+const isFlagWithKey = schemaPart<FlagInput & { key: string }>("#/definitions/flagWithKey");
+const isMetadataValue = schemaPart<Metadata[string]>("#/definitions/metadata/additionalProperties");
+const isNotification = schemaPart<NotificationTarget>("#/definitions/notification");
+
+/** One environment being merged from its documents, in order. */
+class Merging {
+  readonly config: EnvironmentConfig;
+  readonly origins: MergedEnvironment["origins"] = { flags: new Map(), segments: new Map() };
+  readonly problems: Problem[] = [];
+  readonly flagProblems = new Map<string, Problem[]>();
+  readonly #metadataOrigins = new Map<string, Origin>();
+
+  constructor(
+    name: string,
+    files: readonly string[],
+    private readonly brokenFlags: ReadonlySet<string>,
+  ) {
+    this.config = { name, metadata: {}, segments: {}, flags: {}, notifications: [], files: [...files] };
+  }
+
+  addDocument(doc: EnvDocument, d: Record<string, unknown>): void {
+    if (typeof d.apiKey === "string") this.#addApiKey(doc, d.apiKey);
+    for (const [key, value] of entries(d.metadata)) {
+      const checked = () => (isMetadataValue(value) ? value : undefined);
+      this.#add("metadata", this.config.metadata, this.#metadataOrigins, key, checked, { doc, path: ["metadata", key] });
+    }
+    // flagd's `$evaluators` and our `segments` are one namespace: `$ref` cannot tell them apart.
+    for (const section of ["segments", "$evaluators"] as const) {
+      for (const [key, value] of entries(d[section])) {
+        this.#add("segment", this.config.segments, this.origins.segments, key, () => value, { doc, path: [section, key] });
+      }
+    }
+    this.#addFlags(doc, d.flags);
+    if (Array.isArray(d.notifications)) this.config.notifications.push(...d.notifications.filter((n: unknown) => isNotification(n)));
+  }
+
+  #addApiKey(doc: EnvDocument, apiKey: string): void {
+    if (this.origins.apiKey) {
+      this.problems.push(docProblem(doc, ["apiKey"], `apiKey is also set in ${originText(this.origins.apiKey)}`, "key"));
+      return;
+    }
+    this.origins.apiKey = { doc, path: ["apiKey"] };
+    this.config.apiKey = apiKey;
+  }
+
+  #addFlags(doc: EnvDocument, flags: unknown): void {
+    const { config, origins } = this;
+    if (Array.isArray(flags)) {
+      // flagd's daemon form: a list of flags, each naming itself with `key`.
+      flags.forEach((raw: unknown, i) => {
+        if (!isRecord(raw) || typeof raw.key !== "string") return; // the schema has said so
+        const value = () => (isFlagWithKey(raw) ? toFlag(raw) : undefined);
+        this.#add("flag", config.flags, origins.flags, raw.key, value, { doc, path: ["flags", i] }, ["flags", i, "key"]);
+      });
+      return;
+    }
+    for (const [key, raw] of entries(flags)) {
+      this.#add("flag", config.flags, origins.flags, key, () => (isFlag(raw) ? toFlag(raw) : undefined), { doc, path: ["flags", key] });
+    }
+  }
+
+  /**
+   * Adds one named entry, or reports where it was defined first. The value is asked for only
+   * when it is to be served, and is left out when its shape is wrong (the schema said so).
+   */
+  #add<T>(
     what: string,
     record: Record<string, T>,
     seen: Map<string, Origin>,
     key: string,
-    value: () => T,
+    value: () => T | undefined,
     origin: Origin,
     keyPath: JsonPath = origin.path,
-  ) => {
+  ): void {
     const first = seen.get(key);
     if (first) {
       const problem = docProblem(origin.doc, keyPath, `${what} '${key}' is also defined in ${originText(first)}`, "key");
       if (what === "flag") {
         // Which definition is meant is not ours to guess: the flag is not served.
-        flagProblems.set(key, [...(flagProblems.get(key) ?? []), problem]);
+        this.flagProblems.set(key, [...(this.flagProblems.get(key) ?? []), problem]);
         Reflect.deleteProperty(record, key);
-      } else problems.push(problem);
+      } else this.problems.push(problem);
       return;
     }
     seen.set(key, origin);
-    if (what !== "flag" || !brokenFlags.has(key)) setOwn(record, key, value());
-  };
-
-  for (const doc of docs) {
-    if (!isRecord(doc.value)) continue;
-    const d = doc.value;
-
-    if (typeof d.apiKey === "string") {
-      const here: Origin = { doc, path: ["apiKey"] };
-      if (origins.apiKey) problems.push(docProblem(doc, ["apiKey"], `apiKey is also set in ${originText(origins.apiKey)}`, "key"));
-      else {
-        origins.apiKey = here;
-        config.apiKey = d.apiKey;
-      }
-    }
-
-    for (const [key, value] of entries(d.metadata)) {
-      add("metadata", config.metadata, metadataOrigins, key, () => value as Metadata[string], { doc, path: ["metadata", key] });
-    }
-
-    // flagd's `$evaluators` and our `segments` are one namespace: `$ref` cannot tell them apart.
-    for (const section of ["segments", "$evaluators"] as const) {
-      for (const [key, value] of entries(d[section])) {
-        add("segment", config.segments, origins.segments, key, () => value as JsonValue, { doc, path: [section, key] });
-      }
-    }
-
-    if (Array.isArray(d.flags)) {
-      // flagd's daemon form: a list of flags, each naming itself with `key`.
-      d.flags.forEach((raw: unknown, i) => {
-        if (!isRecord(raw) || typeof raw.key !== "string") return; // the schema has said so
-        const key = raw.key;
-        add("flag", config.flags, origins.flags, key, () => toFlag(raw), { doc, path: ["flags", i] }, ["flags", i, "key"]);
-      });
-    } else {
-      for (const [key, raw] of entries(d.flags)) {
-        add("flag", config.flags, origins.flags, key, () => toFlag(raw as Record<string, unknown>), { doc, path: ["flags", key] });
-      }
-    }
-
-    if (Array.isArray(d.notifications)) config.notifications.push(...(d.notifications as NotificationTarget[]));
+    if (what === "flag" && this.brokenFlags.has(key)) return;
+    const v = value();
+    if (v !== undefined) setOwn(record, key, v);
   }
-  return { config, docs, origins, problems, flagProblems };
 }
 
-const entries = (v: unknown): [string, unknown][] => (isRecord(v) ? Object.entries(v) : []);
+/**
+ * A mapping's entries (none for anything else). Documents are parsed YAML or JSON, so every value
+ * in them is a JsonValue (non-finite numbers are reported by validateDocument).
+ */
+const entries = (v: unknown): [string, JsonValue][] => (isRecord(v) ? (Object.entries(v) as [string, JsonValue][]) : []);
 
 /** The file's flag with flagd's defaults made explicit (and flagd's array-form `key` dropped). */
-function toFlag(raw: Record<string, unknown>): FlagDefinition {
+function toFlag(raw: FlagInput): FlagDefinition {
   const flag: FlagDefinition = {
-    state: (raw.state as FlagDefinition["state"] | undefined) ?? "ENABLED",
-    variants: raw.variants as Record<string, JsonValue>,
-    defaultVariant: (raw.defaultVariant as string | null | undefined) ?? null,
-    metadata: (raw.metadata as Metadata | undefined) ?? {},
+    state: raw.state ?? "ENABLED",
+    variants: raw.variants,
+    defaultVariant: raw.defaultVariant ?? null,
+    metadata: raw.metadata ?? {},
   };
-  if (raw.targeting !== undefined) flag.targeting = raw.targeting as JsonObject;
+  if (raw.targeting !== undefined) flag.targeting = raw.targeting;
   return flag;
 }

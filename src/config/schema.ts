@@ -22,14 +22,15 @@ const ajv = new Ajv({
 ajv.addVocabulary(["patternErrorMessage"]);
 ajv.addSchema(flagserveSchema, "flagserve");
 
-const compile = (ref: string): ValidateFunction => {
-  const fn = ajv.getSchema(`flagserve${ref}`);
+/** The validator of one part of the schema: a type guard for T, the type that part describes. */
+export const schemaPart = <T = unknown>(ref: string): ValidateFunction<T> => {
+  const fn = ajv.getSchema<T>(`flagserve${ref}`);
   if (!fn) throw new Error(`schema definition ${ref} is missing`);
   return fn;
 };
 
 /** One environment document (a standalone file, a subdirectory's file, an `environments:` entry). */
-export const validateEnvironmentSchema = compile("#/definitions/environment");
+export const validateEnvironmentSchema = schemaPart("#/definitions/environment");
 
 const nameRule = (flagserveSchema.definitions as Record<string, Record<string, string>>).environmentName ?? {};
 const ENVIRONMENT_NAME = new RegExp(nameRule.pattern ?? "^$");

@@ -9,7 +9,10 @@ export class TargetingKeyMissingError extends Error {
   override name = "TargetingKeyMissingError";
 }
 
-/** The flag's targeting could not be compiled at load time (only served with --allow-invalid). */
+/**
+ * The flag has a problem in its files and no good version to serve instead (see unusableFlag):
+ * with --allow-invalid at start-up, or a flag added or broken by a reload before it ever loaded.
+ */
 export class TargetingParseError extends Error {
   override name = "TargetingParseError";
 }

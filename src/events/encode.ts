@@ -17,10 +17,8 @@ export function encodeEvent({ name, data, id }: SseEvent): string {
   return `${name === undefined ? "" : `event: ${name}\n`}data: ${data}\n${id === undefined ? "" : `id: ${id}\n`}\n`;
 }
 
-export const HEARTBEAT: Record<EventSet, string> = {
-  primary: encodeEvent({ name: "heartbeat", data: "{}" }),
-  variant: encodeEvent({ name: "heartbeat", data: "{}" }),
-};
+/** The same in both event sets. */
+export const HEARTBEAT = encodeEvent({ name: "heartbeat", data: "{}" });
 
 /** The default heartbeat interval of each event set, in seconds. */
 export const DEFAULT_HEARTBEAT_SECONDS: Record<EventSet, number> = { primary: 15, variant: 30 };

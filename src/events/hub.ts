@@ -30,7 +30,7 @@ export class EventHub {
     // One timer for all clients; the heartbeat text is the same for everyone.
     this.#heartbeat = setInterval(() => {
       for (const channels of this.#channels.values()) {
-        channels.events.broadcast(HEARTBEAT[this.eventSet]);
+        channels.events.broadcast(HEARTBEAT);
         channels.ofrep.broadcast(": heartbeat\n\n");
       }
     }, this.heartbeatSeconds * 1000);

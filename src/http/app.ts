@@ -65,7 +65,7 @@ function streamLines(hub: EventHub): string[] {
   ];
 }
 
-export function createApp(options: AppOptions): { app: H3; metrics: Metrics } {
+export function createApp(options: AppOptions): { app: H3 } {
   const { store, logger } = options;
   const metrics = options.metrics ?? new Metrics();
   const origin = options.corsOrigin ?? "*";
@@ -130,5 +130,5 @@ export function createApp(options: AppOptions): { app: H3; metrics: Metrics } {
   options.admin?.register(app);
   metrics.gauge("flagserve_environments", "Environments being served", () => store.environments.size);
 
-  return { app, metrics };
+  return { app };
 }

@@ -14,7 +14,6 @@ export interface ListenOptions {
   https?: boolean;
   /** Listen on all interfaces and show the network URL (and a QR code) for other devices. */
   public?: boolean;
-  showURL?: boolean;
 }
 
 export interface Listening {
@@ -72,7 +71,7 @@ export async function listenApp(app: H3, options: ListenOptions): Promise<Listen
       port: port === 0 ? 0 : { port, random: false, alternativePortRange: [] as unknown as [number, number] },
       hostname: host,
       public: options.public ?? false,
-      showURL: options.showURL ?? false,
+      showURL: false,
       qr: options.public ?? false,
       https: options.https ?? false,
       autoClose: false, // we own SIGINT/SIGTERM

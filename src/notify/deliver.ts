@@ -7,6 +7,7 @@
  */
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Logger } from "../log/logger.js";
+import { networkReason } from "../sources/network-reason.js";
 import type { NotificationRequest } from "./request.js";
 
 export interface DeliveryOptions {
@@ -57,12 +58,6 @@ export function parseRetryAfter(value: string | null, now = Date.now()): number 
 const excerpt = (text: string): string => {
   const line = text.replace(/\s+/g, " ").trim();
   return line.length > 100 ? `${line.slice(0, 99)}…` : line;
-};
-
-/** The reason a fetch threw, e.g. ECONNREFUSED rather than undici's bare "fetch failed". */
-const networkReason = (error: unknown): string => {
-  const cause = (error as { cause?: { code?: string; message?: string } }).cause;
-  return cause?.code ?? cause?.message ?? (error as Error).message ?? String(error);
 };
 
 async function attempt(request: NotificationRequest, options: DeliveryOptions, timeoutMs: number): Promise<Attempt> {

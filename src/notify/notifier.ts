@@ -77,38 +77,21 @@ function netChange(f: Folded): Change | undefined {
 export function createNotifier(options: NotifierOptions): Notifier {
   const { logger } = options;
   const coalesceMs = options.coalesceMs ?? 1000;
-  const closeTimeoutMs = options.closeTimeoutMs ?? 2000;
-  const maxQueued = options.maxQueued ?? 20;
   const now = options.now ?? (() => new Date());
   const windows = new Map<string, Window>();
-  const queues = new Map<string, { tail: Promise<void>; length: number }>();
-  const inFlight = new Set<Promise<void>>();
-  const shutdown = new AbortController();
+  const deliveries = new Deliveries(options);
   let closed = false;
 
   const record = (change: EnvironmentChange): void => {
-    const { env, before, after } = change;
-    let window = windows.get(env);
+    let window = windows.get(change.env);
     if (!window) {
       // Environments without targets cost nothing, unless a window is already open for them.
       if (targetsOf(change).length === 0) return;
-      window = { timer: setTimeout(() => flush(env), coalesceMs).unref(), targets: [], folded: new Map() };
-      windows.set(env, window);
+      window = { timer: setTimeout(() => flush(change.env), coalesceMs).unref(), targets: [], folded: new Map() };
+      windows.set(change.env, window);
     }
     window.targets = targetsOf(change);
-    for (const c of change.changes) {
-      const id = c.kind === "api-key" ? "api-key" : `${c.kind}:${c.key}`;
-      const seen = window.folded.get(id);
-      if (c.kind === "api-key") {
-        if (seen?.kind === "api-key") seen.after = after?.apiKey;
-        else window.folded.set(id, { kind: "api-key", before: before?.apiKey, after: after?.apiKey });
-      } else if (c.kind === "flag") {
-        const latest = answered(c.after, after?.config.metadata);
-        if (seen?.kind === "flag") seen.after = latest;
-        else window.folded.set(id, { kind: "flag", key: c.key, before: answered(c.before, before?.config.metadata), after: latest });
-      } else if (seen?.kind === "segment") seen.after = c.after;
-      else window.folded.set(id, { kind: "segment", key: c.key, before: c.before, after: c.after });
-    }
+    fold(window.folded, change);
   };
 
   const flush = (env: string): void => {
@@ -117,42 +100,10 @@ export function createNotifier(options: NotifierOptions): Notifier {
     windows.delete(env);
     clearTimeout(window.timer);
     try {
-      const changes = [...window.folded.values()].map(netChange).filter((c) => c !== undefined).sort(byKind);
-      if (changes.length === 0) return;
-      const summaries = changes.map(describeChange);
-      const timestamp = now();
-      for (const target of window.targets) {
-        const request = buildRequest(target, env, summaries, timestamp, randomUUID());
-        if (request) send(`${env}: ${target.type} notification to ${redactUrl(target.url)}`, target, request);
-      }
+      for (const { label, target, request } of messagesOf(env, window, now())) deliveries.send(label, target, request);
     } catch (error) {
       logger.error(`${env}: notification not sent: ${(error as Error).message}`);
     }
-  };
-
-  /** Queues one message behind the ones already going to the same target. */
-  const send = (label: string, target: NotificationTarget, request: NotificationRequest): void => {
-    const id = `${target.type} ${target.url}`;
-    const queue = queues.get(id) ?? { tail: Promise.resolve(), length: 0 };
-    if (queue.length >= maxQueued) {
-      logger.error(`${label} dropped: ${queue.length} messages already waiting for this receiver`);
-      return;
-    }
-    queue.length++;
-    queues.set(id, queue);
-    const run = queue.tail.then(async () => {
-      if (!shutdown.signal.aborted) {
-        await deliver(request, { ...options.delivery, logger, label, fetch: options.fetch, signal: shutdown.signal });
-      }
-    });
-    const done = run
-      .catch((error: Error) => logger.error(`${label} failed: ${error.message}`))
-      .finally(() => {
-        inFlight.delete(done);
-        if (--queue.length === 0 && queues.get(id) === queue) queues.delete(id);
-      });
-    queue.tail = done;
-    inFlight.add(done);
   };
 
   return {
@@ -168,19 +119,95 @@ export function createNotifier(options: NotifierOptions): Notifier {
       if (closed) return;
       closed = true;
       for (const env of [...windows.keys()]) flush(env);
-      if (inFlight.size === 0) return;
-      let timer: NodeJS.Timeout | undefined;
-      const settled = Promise.all(inFlight);
-      const timedOut = await Promise.race([
-        settled.then(() => false),
-        new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(true), closeTimeoutMs))),
-      ]);
-      clearTimeout(timer);
-      if (timedOut) {
-        logger.warn(`notifications: ${inFlight.size} message(s) not delivered within ${closeTimeoutMs} ms of shutdown, dropped`);
-        shutdown.abort();
-        await settled;
-      }
+      await deliveries.close(options.closeTimeoutMs ?? 2000);
     },
   };
+}
+
+/** Folds one applied change into the window's state per flag, segment and key (first before, latest after). */
+function fold(folded: Map<string, Folded>, { before, after, changes }: EnvironmentChange): void {
+  for (const c of changes) {
+    const id = c.kind === "api-key" ? "api-key" : `${c.kind}:${c.key}`;
+    const seen = folded.get(id);
+    if (c.kind === "api-key") {
+      if (seen?.kind === "api-key") seen.after = after?.apiKey;
+      else folded.set(id, { kind: "api-key", before: before?.apiKey, after: after?.apiKey });
+    } else if (c.kind === "flag") {
+      const latest = answered(c.after, after?.config.metadata);
+      if (seen?.kind === "flag") seen.after = latest;
+      else folded.set(id, { kind: "flag", key: c.key, before: answered(c.before, before?.config.metadata), after: latest });
+    } else if (seen?.kind === "segment") seen.after = c.after;
+    else folded.set(id, { kind: "segment", key: c.key, before: c.before, after: c.after });
+  }
+}
+
+interface Message {
+  label: string;
+  target: NotificationTarget;
+  request: NotificationRequest;
+}
+
+/** The window's messages, one per target that wants some of its net changes; none when nothing changed on balance. */
+function* messagesOf(env: string, window: Window, timestamp: Date): Generator<Message> {
+  const changes = [...window.folded.values()].map(netChange).filter((c) => c !== undefined).sort(byKind);
+  if (changes.length === 0) return;
+  const summaries = changes.map(describeChange);
+  for (const target of window.targets) {
+    const request = buildRequest(target, env, summaries, timestamp, randomUUID());
+    if (request) yield { label: `${env}: ${target.type} notification to ${redactUrl(target.url)}`, target, request };
+  }
+}
+
+/** Messages on their way: one at a time per target, in order, at most `maxQueued` waiting; aborted when closing takes too long. */
+class Deliveries {
+  readonly #queues = new Map<string, { tail: Promise<void>; length: number }>();
+  readonly #inFlight = new Set<Promise<void>>();
+  readonly #shutdown = new AbortController();
+  readonly #maxQueued: number;
+
+  constructor(private readonly options: NotifierOptions) {
+    this.#maxQueued = options.maxQueued ?? 20;
+  }
+
+  /** Queues one message behind the ones already going to the same target. */
+  send(label: string, target: NotificationTarget, request: NotificationRequest): void {
+    const { logger } = this.options;
+    const id = `${target.type} ${target.url}`;
+    const queue = this.#queues.get(id) ?? { tail: Promise.resolve(), length: 0 };
+    if (queue.length >= this.#maxQueued) {
+      logger.error(`${label} dropped: ${queue.length} messages already waiting for this receiver`);
+      return;
+    }
+    queue.length++;
+    this.#queues.set(id, queue);
+    const signal = this.#shutdown.signal;
+    const run = queue.tail.then(async () => {
+      if (!signal.aborted) await deliver(request, { ...this.options.delivery, logger, label, fetch: this.options.fetch, signal });
+    });
+    const done = run
+      .catch((error: Error) => logger.error(`${label} failed: ${error.message}`))
+      .finally(() => {
+        this.#inFlight.delete(done);
+        if (--queue.length === 0 && this.#queues.get(id) === queue) this.#queues.delete(id);
+      });
+    queue.tail = done;
+    this.#inFlight.add(done);
+  }
+
+  /** Waits up to `timeoutMs` for everything queued to arrive; then aborts the rest (logged as dropped). */
+  async close(timeoutMs: number): Promise<void> {
+    if (this.#inFlight.size === 0) return;
+    let timer: NodeJS.Timeout | undefined;
+    const settled = Promise.all(this.#inFlight);
+    const timedOut = await Promise.race([
+      settled.then(() => false),
+      new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(true), timeoutMs))),
+    ]);
+    clearTimeout(timer);
+    if (timedOut) {
+      this.options.logger.warn(`notifications: ${this.#inFlight.size} message(s) not delivered within ${timeoutMs} ms of shutdown, dropped`);
+      this.#shutdown.abort();
+      await settled;
+    }
+  }
 }

@@ -6,7 +6,7 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { loadSources, type ConfigLoad } from "../config/index.js";
 import { formatProblem, type Problem } from "../model/types.js";
-import { createAdmin, type OverrideService } from "../admin/index.js";
+import { createAdmin, type Admin, type OverrideService } from "../admin/index.js";
 export { OverridesFileError } from "../admin/overrides.js";
 import { applyLoad, type EnvironmentChange, type ReloadContext } from "../changes/reload.js";
 import { createReloader, type Reloader } from "../changes/reloader.js";
@@ -21,7 +21,7 @@ import { DEFAULT_MAX_BODY_BYTES } from "../http/body.js";
 import { Metrics } from "../http/metrics.js";
 import { listenApp } from "../http/listen.js";
 import type { Logger } from "../log/logger.js";
-import { createNotifier } from "../notify/notifier.js";
+import { createNotifier, type Notifier } from "../notify/notifier.js";
 import { DEFAULT_KEY_GRACE_SECONDS, stateFilePath } from "../store/keys.js";
 import { defaultStateDirOf } from "../store/state-dir.js";
 import { FlagStore } from "../store/store.js";
@@ -78,13 +78,9 @@ export interface ServerOptions {
 
 export interface RunningServer {
   url: string;
-  port: number;
   store: FlagStore;
-  hub: EventHub;
   /** Environment name -> API key. */
   keys(): Record<string, string>;
-  /** Re-reads the sources now (watching does this by itself; a URL hands over its latest poll). */
-  reload(): Promise<EnvironmentChange[]>;
   /** Overrides over the file definitions (the same operations as the admin API). */
   overrides: OverrideService;
   /** The admin token; undefined with the admin API off. */
@@ -195,16 +191,88 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const initialFaults = validateFaultRules(options.faults ?? []);
 
   const initialInputs = new InputSet();
-  const initial = await read(initialInputs).catch(async (error: unknown) => {
+  const initial = await readInitial(read, initialInputs, sources, options.allowInvalid ?? false);
+  const parts = await createParts(options, stateDir, initialFaults);
+  const { store, hub, metrics, faults, sessions, admin } = parts;
+  const reloadContext = changesContext(options, stateDir, parts);
+  admin.bind((load) => applyLoad(load, reloadContext, { partial: true, keepProblems: true }));
+  await applyLoad(initial, { ...reloadContext, logger: { ...logger, info() {} }, onChanges: undefined });
+
+  const reloader = await followSources({ sources, watching, read, initialInputs, reloadContext, metrics });
+  const stopping = { parts, reloader, sources };
+
+  const { app } = createApp({
+    store,
+    hub,
+    logger,
+    metrics,
+    corsOrigin: options.corsOrigin,
+    maxBodyBytes: options.maxBodyBytes,
+    clientIpHeader: options.clientIpHeader,
+    maxStreamsPerIp: options.maxStreamsPerIp,
+    enrich,
+    faults,
+    sessions,
+    admin,
+  });
+  let listening;
+  try {
+    listening = await listenApp(app, { port: options.port, host: options.host, https: options.https, public: options.public });
+  } catch (error) {
+    await stopAll(stopping);
+    throw error;
+  }
+
+  let closing: Promise<void> | undefined;
+  return {
+    url: listening.url,
+    store,
+    keys: () => Object.fromEntries([...store.environments.values()].map((s) => [s.name, s.apiKey])),
+    update: (env, config) => updateEnvironment(env, config, reloadContext),
+    faults,
+    sessions,
+    overrides: admin.overrides,
+    adminToken: admin.token,
+    close: () =>
+      (closing ??= (async () => {
+        await stopAll(stopping);
+        await listening.close();
+      })()),
+  };
+}
+
+/** The first load; with problems, the server does not start unless `allowInvalid` and something is left to serve. */
+async function readInitial(
+  read: (inputs?: InputSet) => Promise<ConfigLoad>,
+  inputs: InputSet,
+  sources: readonly ConfigSource[],
+  allowInvalid: boolean,
+): Promise<ConfigLoad> {
+  const initial = await read(inputs).catch(async (error: unknown) => {
     await closeAll(sources);
     throw error;
   });
   const problems = allProblems(initial);
-  if (problems.length > 0 && (!options.allowInvalid || initial.environments.size === 0)) {
+  if (problems.length > 0 && (!allowInvalid || initial.environments.size === 0)) {
     await closeAll(sources);
     throw new InvalidConfigError(problems);
   }
+  return initial;
+}
 
+/** What serves and what listens to changes, before any configuration is applied. */
+interface Parts {
+  store: FlagStore;
+  metrics: Metrics;
+  hub: EventHub;
+  faults: FaultInjector;
+  sessions: SessionStore;
+  notifier: Notifier;
+  admin: Admin;
+}
+
+async function createParts(options: ServerOptions, stateDir: string, initialFaults: FaultRule[]): Promise<Parts> {
+  const { logger } = options;
   const store = new FlagStore();
   const metrics = new Metrics();
   const hub = new EventHub({ eventSet: options.eventSet, heartbeatSeconds: options.heartbeatSeconds });
@@ -230,74 +298,41 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     faults,
     sessions,
   });
+  return { store, metrics, hub, faults, sessions, notifier, admin };
+}
+
+/** Where applied changes go: the store and the streams (applyLoad), then the notifier, the admin feed and the caller. */
+function changesContext(options: ServerOptions, stateDir: string, { store, hub, notifier, admin }: Parts): ReloadContext {
   const onChanges = (changes: EnvironmentChange[]) => {
     notifier.onChanges(changes);
     admin.onChanges(changes);
     options.onChanges?.(changes);
   };
-  const reloadContext: ReloadContext = { store, hub, logger, stateDir, keyGraceSeconds: options.keyGraceSeconds ?? DEFAULT_KEY_GRACE_SECONDS, onChanges, layer: admin.layer };
-  admin.bind((load) => applyLoad(load, reloadContext, { partial: true, keepProblems: true }));
-  await applyLoad(initial, { ...reloadContext, logger: { ...logger, info() {} }, onChanges: undefined });
+  const keyGraceSeconds = options.keyGraceSeconds ?? DEFAULT_KEY_GRACE_SECONDS;
+  return { store, hub, logger: options.logger, stateDir, keyGraceSeconds, onChanges, layer: admin.layer };
+}
 
-  const reloader = await followSources({ sources, watching, read, initialInputs, reloadContext, metrics });
-  const reload = reloader.reload;
+/** One environment replaced, through the same validation, diff and events as a file edit. */
+async function updateEnvironment(env: string, config: unknown, reloadContext: ReloadContext): Promise<EnvironmentChange[]> {
+  const load = await loadSources([new InlineSource({ [env]: config })]);
+  const found = allProblems(load);
+  if (found.length > 0) throw new InvalidConfigError(found);
+  return applyLoad(load, reloadContext, { partial: true });
+}
 
-  const { app } = createApp({
-    store,
-    hub,
-    logger,
-    metrics,
-    corsOrigin: options.corsOrigin,
-    maxBodyBytes: options.maxBodyBytes,
-    clientIpHeader: options.clientIpHeader,
-    maxStreamsPerIp: options.maxStreamsPerIp,
-    enrich,
-    faults,
-    sessions,
-    admin,
-  });
-  let listening;
-  try {
-    listening = await listenApp(app, { port: options.port, host: options.host, https: options.https, public: options.public });
-  } catch (error) {
-    hub.close();
-    reloader.close();
-    admin.close();
-    await closeAll(sources);
-    await notifier.close();
-    throw error;
-  }
+interface Stopping {
+  parts: Parts;
+  reloader: Reloader<EnvironmentChange>;
+  sources: readonly ConfigSource[];
+}
 
-  const update = async (env: string, config: unknown): Promise<EnvironmentChange[]> => {
-    const load = await loadSources([new InlineSource({ [env]: config })]);
-    const found = allProblems(load);
-    if (found.length > 0) throw new InvalidConfigError(found);
-    return applyLoad(load, reloadContext, { partial: true });
-  };
-
-  let closing: Promise<void> | undefined;
-  return {
-    url: listening.url,
-    port: listening.port,
-    store,
-    hub,
-    keys: () => Object.fromEntries([...store.environments.values()].map((s) => [s.name, s.apiKey])),
-    reload,
-    update,
-    faults,
-    sessions,
-    overrides: admin.overrides,
-    adminToken: admin.token,
-    close: () =>
-      (closing ??= (async () => {
-        hub.close(); // end the streams first, or closing the listener waits on them
-        reloader.close();
-        admin.close();
-        await closeAll(sources);
-        await notifier.close(); // pending messages get a short deadline, then are dropped
-        await listening.close();
-      })()),
-  };
+/** Everything but the listener, in order. */
+async function stopAll({ parts, reloader, sources }: Stopping): Promise<void> {
+  parts.hub.close(); // end the streams first, or closing the listener waits on them
+  reloader.close();
+  parts.admin.close();
+  await closeAll(sources);
+  await parts.notifier.close(); // pending messages get a short deadline, then are dropped
 }
 
 const closeAll = async (sources: readonly ConfigSource[]): Promise<void> => {

@@ -11,6 +11,7 @@ import { basename, extname } from "node:path";
 import type { Logger } from "../log/logger.js";
 import { MAX_FILE_BYTES, sizeText } from "./files.js";
 import type { Input, InputSet } from "./inputs.js";
+import { networkReason } from "./network-reason.js";
 import type { ConfigSource, SourceDocument, SourceListener, SourceLoad } from "./source.js";
 
 /** flagd's HTTP sync default. */
@@ -157,12 +158,6 @@ async function readCapped(response: Response, maxBytes: number): Promise<string 
     chunks.push(chunk);
   }
   return Buffer.concat(chunks).toString("utf8");
-}
-
-/** `ECONNREFUSED`, `ENOTFOUND`...: what undici puts in `cause`, else the message. */
-function networkReason(error: unknown): string {
-  const cause = (error as { cause?: { code?: string; message?: string } }).cause;
-  return cause?.code ?? cause?.message ?? (error as Error).message ?? String(error);
 }
 
 /** A URL as read: changed when the source's latest poll changed what a read hands over. */

@@ -69,7 +69,6 @@ afterAll(async () => {
   await browser?.close();
   await OpenFeature.close();
   await fixture?.close();
-  await dir?.remove();
 });
 
 describe.skipIf(!available)("the dashboard in Chromium", () => {

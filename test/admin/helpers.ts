@@ -59,7 +59,6 @@ export async function startAdminFixture(options: Partial<FlagServerOptions> = {}
       }),
     async close() {
       await server.close();
-      if (!dir) await files.remove();
     },
   };
 }

@@ -191,7 +191,6 @@ describe("overrides and file reloads", () => {
       expect(warnings.join("\n")).toMatch(/override of new-checkout dropped: the flag is no longer defined/);
     } finally {
       await server.close();
-      await dir.remove();
     }
   });
 
@@ -217,7 +216,6 @@ describe("overrides and file reloads", () => {
       await vi.waitFor(async () => expect((await admin("/environments")).problems).toEqual([expect.stringMatching(/qa\.yaml:\d+:\d+ /)]), { timeout: 5000, interval: 20 });
     } finally {
       await server.close();
-      await dir.remove();
     }
   });
 });
@@ -250,7 +248,6 @@ describe("an override on a flag whose edit is broken", () => {
       expect((await view()).problem).toBeUndefined();
     } finally {
       await server.close();
-      await dir.remove();
     }
   });
 });
@@ -261,25 +258,21 @@ describe("--overrides FILE and the programmatic API", () => {
     await dir.write("flags/dev.yaml", DEV_YAML);
     const overridesFile = dir.file("overrides.yaml");
     const start = () => createFlagServer({ config: dir.file("flags"), adminToken: ADMIN_TOKEN, stateDir: dir.file("state"), overridesFile });
-    try {
-      const first = await start();
-      await first.overrides.set("dev", "banner", { variant: "green" });
-      await first.overrides.set("dev", "new-checkout", { state: "DISABLED" });
-      await first.overrides.clear("dev", "new-checkout");
-      await first.close();
-      await vi.waitFor(async () => expect(await readFile(overridesFile, "utf8")).not.toContain("new-checkout"), { timeout: 2000 });
-      expect(await readFile(overridesFile, "utf8")).toMatch(/environments:\n {2}dev:\n {4}banner:\n {6}variant: green\n/);
+    const first = await start();
+    await first.overrides.set("dev", "banner", { variant: "green" });
+    await first.overrides.set("dev", "new-checkout", { state: "DISABLED" });
+    await first.overrides.clear("dev", "new-checkout");
+    await first.close();
+    await vi.waitFor(async () => expect(await readFile(overridesFile, "utf8")).not.toContain("new-checkout"), { timeout: 2000 });
+    expect(await readFile(overridesFile, "utf8")).toMatch(/environments:\n {2}dev:\n {4}banner:\n {6}variant: green\n/);
 
-      const second = await start();
-      try {
-        expect(second.overrides.list()).toEqual({ dev: { banner: { variant: "green" } } });
-        const answer = await fetch(`${second.url}/ofrep/v1/evaluate/flags/banner`, { method: "POST", headers: { "x-api-key": DEV_KEY } }).then((r) => r.json());
-        expect(answer).toMatchObject({ value: "green" });
-      } finally {
-        await second.close();
-      }
+    const second = await start();
+    try {
+      expect(second.overrides.list()).toEqual({ dev: { banner: { variant: "green" } } });
+      const answer = await fetch(`${second.url}/ofrep/v1/evaluate/flags/banner`, { method: "POST", headers: { "x-api-key": DEV_KEY } }).then((r) => r.json());
+      expect(answer).toMatchObject({ value: "green" });
     } finally {
-      await dir.remove();
+      await second.close();
     }
   });
 
@@ -332,7 +325,6 @@ describe("the admin token", () => {
     } finally {
       if (saved === undefined) delete process.env.FLAGSERVE_ADMIN_TOKEN;
       else process.env.FLAGSERVE_ADMIN_TOKEN = saved;
-      await dir.remove();
     }
   });
 });

@@ -132,7 +132,6 @@ describe("save to file for an environment read from a URL", () => {
     } finally {
       await server.close();
       await http.stop();
-      await state.remove();
     }
   });
 });
@@ -159,7 +158,6 @@ describe("save to file in a multi-environment file", () => {
       expect(lines[1]).toMatch(/^\+\s+state: ENABLED/);
     } finally {
       await server.close();
-      await dir.remove();
     }
   });
 });

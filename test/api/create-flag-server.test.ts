@@ -111,21 +111,17 @@ describe("createFlagServer", () => {
 
   it("serves a path and follows edits to it", async () => {
     const dir = await tempDir();
-    try {
-      const file = await dir.write("flags/ci.yaml", `apiKey: ci-key-0123456789\nflags:\n  f:\n    variants: { a: 1, b: 2 }\n    defaultVariant: a\n`);
-      const server = await start({ config: dir.file("flags"), stateDir: dir.file("state") });
-      const evaluate = async () =>
-        (await (await fetch(`${server.url}/ofrep/v1/evaluate/flags/f`, { method: "POST", headers: { "x-api-key": server.keys.ci! } })).json()).value;
-      expect(await evaluate()).toBe(1);
-      await writeFile(file, `apiKey: ci-key-0123456789\nflags:\n  f:\n    variants: { a: 1, b: 2 }\n    defaultVariant: b\n`);
-      let value = 1;
-      for (let i = 0; i < 100 && value !== 2; i++) {
-        await new Promise((r) => setTimeout(r, 30));
-        value = await evaluate();
-      }
-      expect(value).toBe(2);
-    } finally {
-      await dir.remove();
+    const file = await dir.write("flags/ci.yaml", `apiKey: ci-key-0123456789\nflags:\n  f:\n    variants: { a: 1, b: 2 }\n    defaultVariant: a\n`);
+    const server = await start({ config: dir.file("flags"), stateDir: dir.file("state") });
+    const evaluate = async () =>
+      (await (await fetch(`${server.url}/ofrep/v1/evaluate/flags/f`, { method: "POST", headers: { "x-api-key": server.keys.ci! } })).json()).value;
+    expect(await evaluate()).toBe(1);
+    await writeFile(file, `apiKey: ci-key-0123456789\nflags:\n  f:\n    variants: { a: 1, b: 2 }\n    defaultVariant: b\n`);
+    let value = 1;
+    for (let i = 0; i < 100 && value !== 2; i++) {
+      await new Promise((r) => setTimeout(r, 30));
+      value = await evaluate();
     }
+    expect(value).toBe(2);
   });
 });

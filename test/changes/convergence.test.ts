@@ -24,7 +24,6 @@ afterEach(async () => {
 
 async function serve(files: Record<string, string>, log?: ChangeLog): Promise<{ dir: TempDir; server: RunningServer }> {
   const dir = await tempDir("flagserve-converge-");
-  cleanups.push(() => dir.remove());
   for (const [name, text] of Object.entries(files)) await dir.write(name, text);
   const server = await startServer({ source: { path: dir.file("flags") }, port: 0, host: "127.0.0.1", stateDir: dir.file("state"), logger: silentLogger, onChanges: log?.record });
   cleanups.push(() => server.close());
@@ -95,7 +94,6 @@ async function runSequence(seq: Sequence, seed: number): Promise<void> {
   for (const env of seq.envs) noteWritten(written, env, versions[env]!);
 
   const dir = await tempDir("flagserve-converge-");
-  cleanups.push(() => dir.remove());
   const root = dir.file("flags");
   mkdirSync(root);
   if (seq.layout) seq.layout(root, versions);
@@ -196,7 +194,6 @@ describe("a half-written file never loads", () => {
 describe("files that are not flag files cost a problem, not the server", () => {
   it("a FIFO, a symlink to /dev/zero and a file over the size cap: problems for their environments; the rest reloads and the server closes", async () => {
     const dir = await tempDir("flagserve-converge-");
-    cleanups.push(() => dir.remove());
     const root = dir.file("flags");
     mkdirSync(root);
     writeFileSync(join(root, "dev.yaml"), flagFile(keyOf("dev"), { a: 1 }));
@@ -235,7 +232,6 @@ const SETPRIV = ["/usr/bin/setpriv", "/bin/setpriv"].find((p) => existsSync(p));
 describe("a config directory unreadable for a while", () => {
   it.skipIf(asRoot && !SETPRIV)("chmod 000 for two seconds, edited meanwhile: served once readable again, and later edits too", async () => {
     const dir = await tempDir("flagserve-converge-");
-    cleanups.push(() => dir.remove());
     const root = dir.file("flags");
     const file = join(root, "dev.yaml");
     mkdirSync(root);
@@ -271,7 +267,6 @@ describe("a config directory unreadable for a while", () => {
 describe("the key state file", () => {
   it.each(Object.keys(writeMethods))("rewritten rapidly (%s): the last key written is the one that works", async (name) => {
     const dir = await tempDir("flagserve-converge-");
-    cleanups.push(() => dir.remove());
     const root = dir.file("flags");
     const keysFile = dir.file("state/keys.json");
     mkdirSync(dir.file("state"));

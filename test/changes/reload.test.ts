@@ -36,7 +36,6 @@ beforeEach(async () => {
 
 afterEach(async () => {
   ctx.hub.close();
-  await dir.remove();
 });
 
 describe("applyLoad", () => {

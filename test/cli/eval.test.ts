@@ -16,7 +16,6 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await server?.cli.stop("SIGKILL");
-  await dir?.remove();
 });
 
 /** The HTTP answer: status and the body's exact text. */
@@ -111,21 +110,17 @@ describe("flagserve eval", () => {
 
   it("an environment with problems: its problems and exit 1; other environments still evaluate, with a note", async () => {
     const bad = await tempDir("flagserve-eval-");
-    try {
-      await bad.write("flags/dev.yaml", "flags:\n  f:\n    variants: { a: 1 }\n    defaultVariant: b\n");
-      const { code, stderr } = await run(["eval", "f", "-e", "dev", bad.file("flags")]);
-      expect(code).toBe(1);
-      expect(stderr).toContain(`${bad.file("flags/dev.yaml")}:4:21 `);
-      expect(stderr).toContain("environment 'dev' has problems");
+    await bad.write("flags/dev.yaml", "flags:\n  f:\n    variants: { a: 1 }\n    defaultVariant: b\n");
+    const { code, stderr } = await run(["eval", "f", "-e", "dev", bad.file("flags")]);
+    expect(code).toBe(1);
+    expect(stderr).toContain(`${bad.file("flags/dev.yaml")}:4:21 `);
+    expect(stderr).toContain("environment 'dev' has problems");
 
-      // A valid environment still evaluates; stderr says the server would refuse the set.
-      await bad.write("flags/ok.yaml", "flags:\n  f:\n    variants: { a: 1 }\n    defaultVariant: a\n");
-      const ok = await run(["eval", "f", "-e", "ok", bad.file("flags")]);
-      expect(ok.code).toBe(0);
-      expect(JSON.parse(ok.stdout)).toMatchObject({ key: "f", value: 1 });
-      expect(ok.stderr).toContain("problems in dev");
-    } finally {
-      await bad.remove();
-    }
+    // A valid environment still evaluates; stderr says the server would refuse the set.
+    await bad.write("flags/ok.yaml", "flags:\n  f:\n    variants: { a: 1 }\n    defaultVariant: a\n");
+    const ok = await run(["eval", "f", "-e", "ok", bad.file("flags")]);
+    expect(ok.code).toBe(0);
+    expect(JSON.parse(ok.stdout)).toMatchObject({ key: "f", value: 1 });
+    expect(ok.stderr).toContain("problems in dev");
   });
 });

@@ -31,7 +31,6 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await server?.stop();
-  await dir?.remove();
 });
 
 /** Runs `flagserve override ...` to completion. */

@@ -31,7 +31,6 @@ export function cleanupAfterEach() {
     /** A temporary directory holding `files`, removed after the test. */
     async dir(files: Record<string, string> = {}): Promise<TempDir> {
       const dir = await tempDir("flagserve-cli-");
-      cleanups.push(() => dir.remove());
       for (const [name, content] of Object.entries(files)) await dir.write(name, content);
       return dir;
     },

@@ -1,45 +1,13 @@
-/** Real files in a fresh temp directory per test, removed afterwards. */
-import { mkdir, mkdtemp, realpath, rm, symlink, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
-import { afterEach, beforeEach } from "vitest";
+/** Helpers of the configuration tests. */
+import { beforeEach } from "vitest";
 import { formatProblem, type ConfigLoad } from "../../src/config/index.js";
+import { tempDir, type TempDir } from "../helpers/files.js";
 
-export interface TempDir {
-  /** Absolute, symlinks resolved (macOS's /var -> /private/var would otherwise differ). */
-  path: string;
-  /** Writes `text` at `rel` (creating directories); returns the absolute path. */
-  write(rel: string, text: string): Promise<string>;
-  link(rel: string, target: string): Promise<string>;
-  mkdir(rel: string): Promise<string>;
-}
-
-/** Registers before/after hooks; the returned object is filled in before each test. */
+/** A fresh temporary directory for each test (see tempDir); the returned object is filled in before each test. */
 export function useTempDir(): TempDir {
   const t = {} as TempDir;
   beforeEach(async () => {
-    const path = await realpath(await mkdtemp(join(tmpdir(), "flagserve-config-")));
-    t.path = path;
-    t.write = async (rel, text) => {
-      const file = join(path, rel);
-      await mkdir(dirname(file), { recursive: true });
-      await writeFile(file, text);
-      return file;
-    };
-    t.link = async (rel, target) => {
-      const file = join(path, rel);
-      await mkdir(dirname(file), { recursive: true });
-      await symlink(target, file);
-      return file;
-    };
-    t.mkdir = async (rel) => {
-      const d = join(path, rel);
-      await mkdir(d, { recursive: true });
-      return d;
-    };
-  });
-  afterEach(async () => {
-    await rm(t.path, { recursive: true, force: true });
+    Object.assign(t, await tempDir("flagserve-config-"));
   });
   return t;
 }

@@ -33,7 +33,6 @@ describe("a flag file of about a megabyte", () => {
   it("is served, reloaded, and its problems located at file:line:col", { timeout: 120_000 }, async () => {
     const n = 5000;
     const dir = await tempDir();
-    cleanups.push(() => dir.remove());
     const file = await dir.write("flags/dev.yaml", bigFile(n, "on"));
     expect(bigFile(n, "on").length).toBeGreaterThan(512 * 1024); // parsed off the main thread
 

@@ -77,7 +77,6 @@ describe("flagserve serve --context-value / --context-from-header", () => {
   });
   afterAll(async () => {
     await cli?.stop();
-    await dir?.remove();
   });
 
   it("adds the static values as strings, over the request's own context", async () => {

@@ -16,7 +16,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await cli?.stop();
-  await dir?.remove();
 });
 
 const preflight = (origin: string) =>

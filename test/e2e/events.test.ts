@@ -26,7 +26,6 @@ const flagsFile = (flags: Record<string, string>, segments = "", apiKey = KEY) =
 
 async function serve(files: Record<string, string>, extraArgs: string[] = []) {
   const dir = await tempDir();
-  cleanups.push(() => dir.remove());
   for (const [name, content] of Object.entries(files)) await dir.write(name, content);
   const { cli, url } = await startCli([dir.file("flags"), "--state-dir", dir.file("state"), ...extraArgs]);
   cleanups.push(() => cli.stop("SIGKILL"));
@@ -246,7 +245,6 @@ describe("a burst of edits", () => {
 describe("a Kubernetes ConfigMap volume", () => {
   it("turns an atomic ..data symlink swap into the right events", async () => {
     const dir = await tempDir();
-    cleanups.push(() => dir.remove());
     const mount = dir.file("flags");
     const version = async (name: string, content: string) => {
       await mkdir(`${mount}/${name}`, { recursive: true });

@@ -181,22 +181,18 @@ describe("setFaults and --fault", () => {
 
   it("applies --fault rules for the whole run, and refuses bad ones as a usage error", async () => {
     const dir = await tempDir();
+    await writeFile(dir.file("ci.yaml"), "apiKey: faults-cli-key-0123456789\nflags:\n  checkout:\n    variants: { on: true }\n    defaultVariant: on\n");
+    const { cli, url } = await startCli([dir.file("ci.yaml"), "--state-dir", dir.file("state"), "-q", "--fault", '{"route":"evaluate","ratio":1,"status":503}']);
     try {
-      await writeFile(dir.file("ci.yaml"), "apiKey: faults-cli-key-0123456789\nflags:\n  checkout:\n    variants: { on: true }\n    defaultVariant: on\n");
-      const { cli, url } = await startCli([dir.file("ci.yaml"), "--state-dir", dir.file("state"), "-q", "--fault", '{"route":"evaluate","ratio":1,"status":503}']);
-      try {
-        OpenFeature.setProvider("cli", new OFREPProvider({ baseUrl: url, headers: [["X-API-Key", "faults-cli-key-0123456789"]] }));
-        expect(await OpenFeature.getClient("cli").getBooleanDetails("checkout", false)).toMatchObject({ value: false, reason: "ERROR" });
-        const bulk = await fetch(`${url}/ofrep/v1/evaluate/flags`, { method: "POST", headers: { "x-api-key": "faults-cli-key-0123456789" } });
-        expect(bulk.status).toBe(200);
-      } finally {
-        await cli.stop();
-      }
-      const bad = runCli([dir.file("ci.yaml"), "--port", "0", "--fault", '{"route":"events","ratio":1,"latencyMs":5,"drop":true}']);
-      expect((await bad.exited).code).toBe(2);
-      expect(bad.stderr()).toContain("needs exactly one effect, 'status', 'latencyMs' or 'drop' (found latencyMs, drop)");
+      OpenFeature.setProvider("cli", new OFREPProvider({ baseUrl: url, headers: [["X-API-Key", "faults-cli-key-0123456789"]] }));
+      expect(await OpenFeature.getClient("cli").getBooleanDetails("checkout", false)).toMatchObject({ value: false, reason: "ERROR" });
+      const bulk = await fetch(`${url}/ofrep/v1/evaluate/flags`, { method: "POST", headers: { "x-api-key": "faults-cli-key-0123456789" } });
+      expect(bulk.status).toBe(200);
     } finally {
-      await dir.remove();
+      await cli.stop();
     }
+    const bad = runCli([dir.file("ci.yaml"), "--port", "0", "--fault", '{"route":"events","ratio":1,"latencyMs":5,"drop":true}']);
+    expect((await bad.exited).code).toBe(2);
+    expect(bad.stderr()).toContain("needs exactly one effect, 'status', 'latencyMs' or 'drop' (found latencyMs, drop)");
   });
 });

@@ -88,7 +88,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await cli?.stop();
-  await dir?.remove();
 });
 
 interface Answer {

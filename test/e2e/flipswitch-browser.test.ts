@@ -97,7 +97,6 @@ afterAll(async () => {
   await browser?.close();
   await new Promise((resolve) => (pages ? pages.close(resolve) : resolve(undefined)));
   await cli?.stop();
-  await dir?.remove();
 });
 
 describe.skipIf(!available)("the Flipswitch web SDK in Chromium, from another origin", () => {

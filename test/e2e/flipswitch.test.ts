@@ -48,7 +48,6 @@ afterEach(async () => {
 afterAll(async () => {
   await OpenFeature.close();
   await cli?.stop();
-  await dir?.remove();
 });
 
 /** Polls `check` (bounded) until it returns something truthy. */

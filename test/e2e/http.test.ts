@@ -19,7 +19,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await cli?.stop();
-  await dir?.remove();
 });
 
 const post = (path: string, body: string | undefined, headers: Record<string, string> = { "x-api-key": TEST_KEY }) =>

@@ -20,7 +20,6 @@ const file = (flags: Record<string, string>) =>
 
 async function serve(text: string, args: string[] = []) {
   const dir = await tempDir();
-  cleanups.push(() => dir.remove());
   await dir.write("flags/dev.yaml", text);
   const { cli, url } = await startCli([dir.file("flags"), "--state-dir", dir.file("state"), ...args]);
   cleanups.push(() => cli.stop("SIGKILL"));
@@ -92,7 +91,6 @@ describe("a flag broken by an edit", () => {
   it("at start-up needs --allow-invalid; then the broken flag answers PARSE_ERROR and the rest is served", async () => {
     const text = file({ good: boolFlag("on"), broken: boolFlag("on", ", targeting: { nope: [] }") });
     const dir = await tempDir();
-    cleanups.push(() => dir.remove());
     await dir.write("flags/dev.yaml", text);
 
     const refused = runCli([dir.file("flags"), "--port", "0", "--state-dir", dir.file("state")]);

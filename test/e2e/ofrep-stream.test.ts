@@ -40,7 +40,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await OpenFeature.close();
   await cli?.stop();
-  await dir?.remove();
 });
 
 const bulk = (query = "", headers: Record<string, string> = {}) =>

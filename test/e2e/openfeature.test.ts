@@ -22,7 +22,6 @@ afterAll(async () => {
   await ServerOpenFeature.close();
   await WebOpenFeature.close();
   await cli?.stop();
-  await dir?.remove();
 });
 
 describe("@openfeature/server-sdk + @openfeature/ofrep-provider", () => {

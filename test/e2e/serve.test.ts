@@ -13,7 +13,6 @@ afterEach(async () => {
 
 async function dirWith(files: Record<string, string>): Promise<TempDir> {
   const dir = await tempDir();
-  cleanups.push(() => dir.remove());
   for (const [name, content] of Object.entries(files)) await dir.write(name, content);
   return dir;
 }

@@ -41,7 +41,6 @@ async function configServer(): Promise<ConfigServer> {
 
 async function temp(): Promise<TempDir> {
   const dir = await tempDir("flagserve-url-");
-  cleanups.push(() => dir.remove());
   return dir;
 }
 

@@ -22,7 +22,6 @@ afterEach(async () => {
 
 async function temp(): Promise<TempDir> {
   const dir = await tempDir("flagserve-watch-");
-  cleanups.push(() => dir.remove());
   return dir;
 }
 

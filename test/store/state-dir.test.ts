@@ -2,7 +2,7 @@
 import { mkdir, symlink } from "node:fs/promises";
 import { homedir } from "node:os";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import { defaultStateDir, userStateDir } from "../../src/store/state-dir.js";
 import { tempDir, type TempDir } from "../helpers/files.js";
 
@@ -12,7 +12,6 @@ beforeEach(async () => {
   await dir.write("pkg/flags.example.yaml", "flags: {}\n");
   await dir.write("project/flags/dev.yaml", "flags: {}\n");
 });
-afterEach(() => dir.remove());
 
 describe("defaultStateDir", () => {
   const env = () => ({ XDG_STATE_HOME: dir.file("xdg") });
