@@ -52,20 +52,19 @@ export class EventHub {
   }
 
   /**
-   * Counts one open stream against a client address until the returned function is called.
-   * Held for as long as the connection lives, not the subscription: a stream dropped for
-   * falling behind still occupies a socket until that socket has closed.
+   * Counts one open stream against a client address, until `releaseAddress`. Held for as long as
+   * the connection lives, not the subscription: a stream dropped for falling behind still
+   * occupies a socket until that socket has closed.
    */
-  holdAddress(ip: string): () => void {
+  holdAddress(ip: string): void {
     this.#streamsPerIp.set(ip, (this.#streamsPerIp.get(ip) ?? 0) + 1);
-    let released = false;
-    return () => {
-      if (released) return;
-      released = true;
-      const left = (this.#streamsPerIp.get(ip) ?? 1) - 1;
-      if (left > 0) this.#streamsPerIp.set(ip, left);
-      else this.#streamsPerIp.delete(ip);
-    };
+  }
+
+  /** Counts one stream fewer against the address (once per `holdAddress`: the caller sees to it). */
+  releaseAddress(ip: string): void {
+    const left = (this.#streamsPerIp.get(ip) ?? 1) - 1;
+    if (left > 0) this.#streamsPerIp.set(ip, left);
+    else this.#streamsPerIp.delete(ip);
   }
 
   streamsFrom(ip: string): number {

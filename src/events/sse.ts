@@ -1,10 +1,10 @@
 /**
- * A Server-Sent Events stream. Under Node it is written straight to the response (writeNodeSse):
+ * A Server-Sent Events stream. Under Node it is written straight to the response (NodeSseStream):
  * the encoded text of each event goes to the socket as is, with no web stream, reader or copy per
  * client, which is what keeps a stream cheap to open and hold by the ten thousand. Elsewhere it is
  * a web ReadableStream (createSseResponse). Either way the unsent data is the client's backlog:
  * when it grows past `maxBufferedBytes` the client is cut off rather than buffered for without
- * limit.
+ * limit. One `SseStream` per client is all a stream keeps: it is the channel's subscriber.
  */
 import type { ServerResponse } from "node:http";
 import type { Subscriber } from "./channel.js";
@@ -12,18 +12,19 @@ import type { Subscriber } from "./channel.js";
 export type SseCloseReason = "client" | "server" | "slow";
 
 export interface SseStreamOptions {
-  contentType: string;
-  keyDigest: string;
-  ip: string;
-  maxBufferedBytes: number;
+  readonly contentType: string;
+  readonly keyDigest: string;
+  readonly ip: string;
+  readonly maxBufferedBytes: number;
   /** Called once the response exists; returns the function that detaches the subscriber. */
   attach(subscriber: Subscriber): () => void;
   /**
-   * Ends the connection at once, dropping what is queued for it (here and in the kernel). Called
-   * for a client that fell too far behind: closing the stream alone would leave its socket open
-   * with the whole backlog still waiting to be written.
+   * Ends the connection at once, dropping what is queued for it (here and in the kernel); false
+   * when it cannot, and the stream is ended as usual. Called for a client that fell too far
+   * behind: closing the stream alone would leave its socket open with the whole backlog still
+   * waiting to be written.
    */
-  cutOff?(): void;
+  cutOff?(): boolean;
   onClose?(reason: SseCloseReason): void;
 }
 
@@ -32,99 +33,162 @@ const encoder = new TextEncoder();
 /** The first bytes: they flush the headers at once and tell EventSource how soon to reconnect. */
 const RETRY = "retry: 2000\n\n";
 
-const sseHeaders = (contentType: string): [string, string][] => [
+export const sseHeaders = (contentType: string): [string, string][] => [
   ["content-type", contentType],
   ["cache-control", "no-cache"],
   ["x-accel-buffering", "no"],
 ];
+
+/** One client's stream: what the channel writes to, and how it ends, whatever carries the bytes. */
+abstract class SseStream implements Subscriber {
+  #closed = false;
+  #detach: (() => void) | undefined;
+
+  constructor(protected readonly options: SseStreamOptions) {}
+
+  get keyDigest(): string {
+    return this.options.keyDigest;
+  }
+
+  get ip(): string {
+    return this.options.ip;
+  }
+
+  /** Bytes written and not yet taken by the client. */
+  protected abstract backlog(): number;
+  protected abstract write(text: string): void;
+  protected abstract end(): void;
+
+  /** Writes the retry hint and joins the channel. */
+  start(): void {
+    this.write(RETRY);
+    this.#detach = this.options.attach(this);
+  }
+
+  send(text: string): void {
+    if (this.#closed) return;
+    if (this.backlog() > this.options.maxBufferedBytes) return this.finish("slow");
+    this.write(text);
+  }
+
+  close(): void {
+    this.finish("server");
+  }
+
+  finish(reason: SseCloseReason): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#detach?.();
+    this.options.onClose?.(reason);
+    if (reason === "client") return;
+    if (reason === "slow" && this.options.cutOff?.()) return;
+    this.end();
+  }
+}
+
+class NodeSseStream extends SseStream {
+  constructor(
+    private readonly res: ServerResponse,
+    options: SseStreamOptions,
+  ) {
+    super(options);
+  }
+
+  protected backlog(): number {
+    return this.res.writableLength; // in the response and its socket
+  }
+
+  protected write(text: string): void {
+    this.res.write(text);
+  }
+
+  protected end(): void {
+    this.res.end();
+  }
+}
+
+/**
+ * Starts the stream on a Node response, after `headers` and the SSE headers unless a head was
+ * sent already; false when the client left before (it is then never attached: nothing would
+ * detach it).
+ */
+function startNodeSse(res: ServerResponse, headers: Iterable<[string, string]>, options: SseStreamOptions): boolean {
+  const stream = new NodeSseStream(res, options);
+  if (res.destroyed) {
+    stream.finish("client");
+    return false;
+  }
+  // `on`, not `once` (which wraps every listener in two more objects): "close" comes once.
+  res.on("close", () => stream.finish("client"));
+  if (!res.headersSent) res.writeHead(200, [...headers, ...sseHeaders(options.contentType)].flat());
+  stream.start();
+  flattenHead(res);
+  return true;
+}
+
+/**
+ * Node keeps the head it sent (`_header`) for the response's life, as the string it was
+ * concatenated into: some thirty string pieces, about 1 KiB per open stream. Reading a character
+ * has V8 flatten it into one string in place, which frees the pieces; nothing else changes.
+ */
+function flattenHead(res: ServerResponse): void {
+  const head = (res as { _header?: unknown })._header;
+  if (typeof head === "string") head.charCodeAt(0);
+}
 
 /**
  * The stream on a Node response, after `headers` (those already set for this response, e.g.
  * CORS) and the SSE headers. Resolves once the response has closed, whoever closed it.
  */
 export function writeNodeSse(res: ServerResponse, headers: Iterable<[string, string]>, options: SseStreamOptions): Promise<void> {
-  let detach: (() => void) | undefined;
-  let closed = false;
-  const finish = (reason: SseCloseReason) => {
-    if (closed) return;
-    closed = true;
-    detach?.();
-    options.onClose?.(reason);
-    if (reason === "client") return;
-    if (reason === "slow" && options.cutOff) return options.cutOff();
-    res.end();
-  };
-  const subscriber: Subscriber = {
-    keyDigest: options.keyDigest,
-    ip: options.ip,
-    send(text) {
-      if (closed) return;
-      // Bytes not yet handed to the kernel, in the response and its socket.
-      if (res.writableLength > options.maxBufferedBytes) return finish("slow");
-      res.write(text);
-    },
-    close: () => finish("server"),
-  };
-  const done = new Promise<void>((resolve) => {
-    res.once("close", () => {
-      finish("client");
-      resolve();
-    });
+  return new Promise((resolve) => {
+    if (startNodeSse(res, headers, options)) res.once("close", () => resolve());
+    else resolve();
   });
-  if (res.destroyed) {
-    // The client left before the stream started: never attach (nothing would detach it).
-    closed = true;
-    options.onClose?.("client");
-    return Promise.resolve();
-  }
-  res.writeHead(200, [...headers, ...sseHeaders(options.contentType)].flat());
-  res.write(RETRY);
-  detach = options.attach(subscriber);
-  return done;
 }
 
-export function createSseResponse(options: SseStreamOptions): Response {
-  let controller!: ReadableStreamDefaultController<Uint8Array>;
-  let detach: (() => void) | undefined;
-  let closed = false;
+/**
+ * The stream as a response body that h3 hands to srvx like a Node stream: srvx writes the head
+ * (status 200 and the headers set on the event, which must include `sseHeaders`), then calls
+ * `pipe` with the Node response. The request handler is done at once, so nothing of the request
+ * (event, web Request, promises) is kept for as long as the stream is open.
+ */
+export const nodeSseBody = (options: SseStreamOptions): { pipe(res: ServerResponse): void } => ({
+  pipe: (res) => void startNodeSse(res, [], options),
+});
 
-  const finish = (reason: SseCloseReason) => {
-    if (closed) return;
-    closed = true;
-    detach?.();
-    options.onClose?.(reason);
-    if (reason === "client") return;
-    if (reason === "slow" && options.cutOff) return options.cutOff();
-    try {
-      controller.close();
-    } catch {
-      // already closed by the runtime
-    }
-  };
+class WebSseStream extends SseStream {
+  #controller!: ReadableStreamDefaultController<Uint8Array>;
 
-  const subscriber: Subscriber = {
-    keyDigest: options.keyDigest,
-    ip: options.ip,
-    send(text) {
-      if (closed) return;
-      // desiredSize = highWaterMark (0) - queued bytes: how far behind the client is.
-      if ((controller.desiredSize ?? 0) < -options.maxBufferedBytes) return finish("slow");
-      controller.enqueue(encoder.encode(text));
-    },
-    close: () => finish("server"),
-  };
-
-  const body = new ReadableStream<Uint8Array>(
+  readonly body = new ReadableStream<Uint8Array>(
     {
-      start(c) {
-        controller = c;
-        c.enqueue(encoder.encode(RETRY));
-        detach = options.attach(subscriber);
+      start: (controller) => {
+        this.#controller = controller;
+        this.start();
       },
-      cancel: () => finish("client"),
+      cancel: () => this.finish("client"),
     },
     new ByteLengthQueuingStrategy({ highWaterMark: 0 }),
   );
 
-  return new Response(body, { headers: sseHeaders(options.contentType) });
+  protected backlog(): number {
+    // desiredSize = highWaterMark (0) - queued bytes.
+    return -(this.#controller.desiredSize ?? 0);
+  }
+
+  protected write(text: string): void {
+    this.#controller.enqueue(encoder.encode(text));
+  }
+
+  protected end(): void {
+    try {
+      this.#controller.close();
+    } catch {
+      // already closed by the runtime
+    }
+  }
+}
+
+export function createSseResponse(options: SseStreamOptions): Response {
+  return new Response(new WebSseStream(options).body, { headers: sseHeaders(options.contentType) });
 }

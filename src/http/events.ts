@@ -2,9 +2,10 @@
 import { ServerResponse } from "node:http";
 import type { Socket } from "node:net";
 import type { H3, H3Event } from "h3";
+import type { Subscriber } from "../events/channel.js";
 import type { EventHub, StreamKind } from "../events/hub.js";
 import type { FaultInjector } from "../fixture/faults.js";
-import { createSseResponse, writeNodeSse, type SseStreamOptions } from "../events/sse.js";
+import { createSseResponse, nodeSseBody, sseHeaders, type SseCloseReason, type SseStreamOptions } from "../events/sse.js";
 import type { Logger } from "../log/logger.js";
 import { keyDigest } from "../store/keys.js";
 import type { FlagStore } from "../store/store.js";
@@ -55,8 +56,71 @@ function lastEventId(event: H3Event): number | undefined {
   return Number(raw.trim());
 }
 
+/**
+ * What one open stream needs from the routes, in one object: nothing of the request is kept
+ * (under Node the request is done once the stream starts), so the open stream costs this, the
+ * SSE stream and the connection.
+ */
+class RouteStream implements SseStreamOptions {
+  #released = false;
+
+  constructor(
+    private readonly routes: { hub: EventHub; logger: Logger },
+    private readonly env: string,
+    private readonly kind: StreamKind,
+    readonly contentType: string,
+    readonly keyDigest: string,
+    readonly ip: string,
+    readonly maxBufferedBytes: number,
+    private readonly lastEventId: number | undefined,
+    /** Under Node: the connection, reset to cut off a client too far behind. */
+    private readonly socket: Socket | undefined,
+  ) {}
+
+  attach(subscriber: Subscriber): () => void {
+    return this.routes.hub.subscribe(this.env, this.kind, subscriber, this.lastEventId);
+  }
+
+  /** A reset, not a graceful close: the kernel drops the unsent backlog instead of keeping it. */
+  cutOff(): boolean {
+    if (this.socket) resetConnection(this.socket);
+    return this.socket !== undefined;
+  }
+
+  onClose(reason: SseCloseReason): void {
+    // Under Node the address stays counted until the connection is gone (`release`).
+    if (!this.socket) this.release();
+    const { logger } = this.routes;
+    if (reason === "slow") logger.warn(`stream dropped: ${this.kind} ${this.env} from ${this.ip} fell too far behind; connection reset`);
+    else logger.info(`stream closed by ${reason}: ${this.kind} ${this.env} from ${this.ip}`);
+  }
+
+  /** The address no longer counts this stream (once only). */
+  release = (): void => {
+    if (this.#released) return;
+    this.#released = true;
+    this.routes.hub.releaseAddress(this.ip);
+  };
+}
+
+/** A key's digest, computed once per key rather than once per stream (the keys are few). */
+function digestCache(): (key: string) => string {
+  const digests = new Map<string, string>();
+  return (key) => {
+    let digest = digests.get(key);
+    if (digest === undefined) {
+      if (digests.size >= 1000) digests.clear(); // keys come and go with rotations: stay bounded
+      digests.set(key, (digest = keyDigest(key)));
+    }
+    return digest;
+  };
+}
+
 export function registerEventRoutes(app: H3, options: EventRoutesOptions): void {
   const { store, hub, logger } = options;
+  const maxBufferedBytes = options.maxBufferedBytes ?? DEFAULT_MAX_BUFFERED_BYTES;
+  const routes = { hub, logger };
+  const digestOf = digestCache();
 
   const open = (event: H3Event, snapshot: EnvironmentSnapshot, kind: StreamKind, key: string, contentType: string) => {
     const ip = clientIp(event, options.clientIpHeader);
@@ -66,29 +130,17 @@ export function registerEventRoutes(app: H3, options: EventRoutesOptions): void 
       });
     }
     logger.info(`stream opened: ${kind} ${snapshot.name} from ${ip}`);
-    const node = event.runtime?.node;
-    const releaseAddress = hub.holdAddress(ip);
-    // The address stays counted until the connection is gone (under Node: the response closed).
-    node?.res?.once("close", releaseAddress);
-    const stream: SseStreamOptions = {
-      contentType,
-      keyDigest: keyDigest(key),
-      ip,
-      maxBufferedBytes: options.maxBufferedBytes ?? DEFAULT_MAX_BUFFERED_BYTES,
-      attach: (subscriber) => hub.subscribe(snapshot.name, kind, subscriber, lastEventId(event)),
-      // A reset, not a graceful close: the kernel drops the unsent backlog instead of keeping
-      // it (and the socket) until a client that reads nothing finally goes away.
-      cutOff: node ? () => resetConnection(node.req.socket) : undefined,
-      onClose: (reason) => {
-        if (!node?.res) releaseAddress();
-        if (reason === "slow") logger.warn(`stream dropped: ${kind} ${snapshot.name} from ${ip} fell too far behind; connection reset`);
-        else logger.info(`stream closed by ${reason}: ${kind} ${snapshot.name} from ${ip}`);
-      },
-    };
-    // Under Node the stream is written to the response directly, with the headers set so far
-    // (CORS); the handler settles when the response has closed, and h3 then has nothing to send.
-    if (node?.res instanceof ServerResponse) return writeNodeSse(node.res, event.res.headers, stream).then(() => null);
-    return createSseResponse(stream);
+    const res = event.runtime?.node?.res;
+    const node = res instanceof ServerResponse ? res : undefined;
+    const stream = new RouteStream(routes, snapshot.name, kind, contentType, digestOf(key), ip, maxBufferedBytes, lastEventId(event), node?.socket ?? undefined);
+    hub.holdAddress(ip);
+    if (!node) return createSseResponse(stream);
+    // The address stays counted until the connection is gone, however the stream ended.
+    node.on("close", stream.release);
+    // Under Node the stream is written to the response directly: srvx writes the head with the
+    // headers set on the event (CORS, and these), then hands the response to the body's `pipe`.
+    for (const [name, value] of sseHeaders(contentType)) event.res.headers.set(name, value);
+    return nodeSseBody(stream);
   };
 
   app.get(EVENTS_PATH, async (event) => {

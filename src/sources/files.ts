@@ -3,8 +3,8 @@
  * - only regular files (after following symlinks) are read, up to a size cap and within a time
  *   limit, so a FIFO, a device (`/dev/zero`) or a stuck mount costs a problem, not the server;
  * - a file is accepted once it was read whole with the same signature before and after, and
- *   that signature has been stable for `SETTLE_MS` (by its timestamps, or as seen by us), so a
- *   half-written file is read again rather than loaded;
+ *   that signature has been stable for a settle window (`settleLeft`), so a half-written file is
+ *   read again rather than loaded;
  * - every path read, listed or looked at is recorded in an `InputSet` with its signature
  *   (type, inode, size, mtime, ctime, and a content hash), which `changed()` re-checks with a stat.
  */
@@ -18,13 +18,22 @@ import type { Input, InputSet } from "./inputs.js";
 export const MAX_FILE_BYTES = 10 * 1024 * 1024;
 /** A read that takes longer (a stuck network or FUSE mount) is a problem; the rest keeps working. */
 export const READ_TIMEOUT_MS = 5_000;
-/** A file is taken once its signature has not changed for this long. */
-export const SETTLE_MS = 40;
+/**
+ * A file is taken once its signature has not changed for this long. Writers that write a file in
+ * one go (editors, `cp`, `writeFile`, git) are done within a millisecond; this is the margin for
+ * one that pauses between writes.
+ */
+export const SETTLE_MS = 20;
+/**
+ * A file seen changing while it was being read (a writer at work, writing it piece by piece)
+ * must then stay unchanged this long: such a writer has shown it pauses.
+ */
+export const WRITER_SETTLE_MS = 40;
 /**
  * An empty file is nearly always one being rewritten (truncated, not yet written): it must stay
  * empty this long to be taken as such, so a writer held up between the two is not reported.
  */
-const EMPTY_SETTLE_MS = 500;
+export const EMPTY_SETTLE_MS = 500;
 /** A file still changing after this long is reported as such; the next check reads it again. */
 const SETTLE_DEADLINE_MS = 2_000;
 /**
@@ -65,7 +74,12 @@ interface RawRead {
   before: string;
   /** Of the path after reading. */
   after: string;
+  /** When the stat for `after` was asked for: the file is known unchanged until then. */
+  checkedAt?: number;
+  /** The file's last change (ms since the epoch): the later of mtime and ctime. */
   changedAt: number;
+  /** ctime after mtime: the last change to the inode was not to its data (see `settleLeft`). */
+  metadataLast?: boolean;
 }
 
 /**
@@ -95,7 +109,8 @@ async function readOnce(path: string, maxBytes: number, timeoutMs: number): Prom
     const result = await withTimeout(readAtMost(handle, maxBytes + 1), timeoutMs);
     if (result === undefined) return { error: `reading the file took longer than ${timeoutMs / 1000} s`, before, after: before, changedAt };
     if (result.length > maxBytes) return { error: `file is larger than ${sizeText(maxBytes)}`, before, after: before, changedAt };
-    return { bytes: result, before, after: await signatureOf(path), changedAt };
+    const checkedAt = Date.now();
+    return { bytes: result, before, after: await signatureOf(path), checkedAt, changedAt, metadataLast: s.ctimeMs > s.mtimeMs };
   } finally {
     // Not awaited: close waits for a pending read, and a read that timed out may never end.
     void handle.close().catch(() => {});
@@ -132,36 +147,69 @@ export interface ReadOptions {
   timeoutMs?: number;
 }
 
+/** What is known of a file read whole, unchanged across the read, for `settleLeft`. */
+export interface SettleState {
+  size: number;
+  /** The later of its mtime and ctime (ms since the epoch). */
+  changedAt: number;
+  /** Its ctime is after its mtime. */
+  metadataLast: boolean;
+  /** When this reader first saw its current signature. */
+  seenAt: number;
+  /** This reader saw it with another signature before (or changing during a read). */
+  seenChanging: boolean;
+}
+
 /**
- * The text of a regular file once it is stable (see the module comment), or why it cannot be
- * had. Either way the path is recorded, so a later check sees it change (or appear).
+ * How much longer (ms) a file read whole must stay as it is before it is taken; 0: take it now.
+ * `checkedAt` is when it was last seen unchanged (not when we got to look at the answer: a
+ * server held up in between has not seen the file any longer).
+ * - ctime after mtime means the inode's last change was not a write: renamed into place (an
+ *   atomic write: the new inode appears complete), or back-dated by `cp -p`, rsync or tar after
+ *   its content was written. Every write sets both, so a writer still writing cannot show it.
+ * - Otherwise it must have been quiet for the settle window, counted from its own timestamps or
+ *   from when we first saw it, whichever is longer (a clock ahead of ours cannot stall us);
+ *   longer for an empty file or one seen changing.
+ */
+export function settleLeft(file: SettleState, checkedAt: number): number {
+  if (file.size > 0 && file.metadataLast && !file.seenChanging) return 0;
+  const settle = file.size === 0 ? EMPTY_SETTLE_MS : file.seenChanging ? WRITER_SETTLE_MS : SETTLE_MS;
+  const quiet = Math.max(checkedAt - file.changedAt, checkedAt - file.seenAt);
+  return Math.max(0, settle - quiet);
+}
+
+/**
+ * The text of a regular file once it is stable (see `settleLeft`), or why it cannot be had.
+ * Either way the path is recorded, so a later check sees it change (or appear).
  */
 export async function readStableFile(path: string, options: ReadOptions = {}): Promise<FileRead> {
   const { inputs, maxBytes = MAX_FILE_BYTES, timeoutMs = READ_TIMEOUT_MS } = options;
   const deadline = Date.now() + SETTLE_DEADLINE_MS;
   let seen: { signature: string; at: number } | undefined;
+  let seenChanging = false;
   for (;;) {
     const read = await readOnce(path, maxBytes, timeoutMs);
     if (read.error !== undefined || read.bytes === undefined) {
       inputs?.add(new FileInput(path, read.before));
       return { error: read.error ?? "cannot read file" };
     }
+    const now = Date.now();
     if (read.before === read.after) {
-      const now = Date.now();
+      if (seen !== undefined && seen.signature !== read.after) seenChanging = true;
       if (seen?.signature !== read.after) seen = { signature: read.after, at: now };
-      // Stable by its own timestamps, or by what we saw (a clock ahead of ours cannot stall us).
-      const quiet = Math.max(now - read.changedAt, now - seen.at);
-      const settle = read.bytes.length === 0 ? EMPTY_SETTLE_MS : SETTLE_MS;
-      if (quiet >= settle) {
+      const state = { size: read.bytes.length, changedAt: read.changedAt, metadataLast: read.metadataLast ?? false, seenAt: seen.at, seenChanging };
+      const left = settleLeft(state, read.checkedAt ?? now);
+      if (left === 0) {
         inputs?.add(new FileInput(path, read.after, hashOf(read.bytes), read.changedAt));
         return { text: Buffer.from(read.bytes).toString("utf8") };
       }
       if (now >= deadline) break;
-      await sleep(Math.min(settle - quiet, SETTLE_MS));
+      await sleep(Math.min(left, WRITER_SETTLE_MS));
       continue;
     }
-    if (Date.now() >= deadline) break;
-    await sleep(SETTLE_MS / 4); // written to while we read: read it again shortly
+    seenChanging = true; // written to while we read: read it again shortly
+    if (now >= deadline) break;
+    await sleep(SETTLE_MS / 4);
   }
   inputs?.add(new FileInput(path, ""));
   return { error: `file kept changing for ${SETTLE_DEADLINE_MS / 1000} s while being read` };

@@ -33,7 +33,10 @@ export interface WatchOptions {
   path: string;
   /** Called (debounced) after anything relevant changed, with the absolute paths involved. */
   onChange: (paths: string[]) => void;
-  /** Debounce window in ms (default 25); it restarts with each event, for 10 windows at most. */
+  /**
+   * Debounce window in ms (default 5); it restarts with each event, for 10 windows at most. Short:
+   * it only folds one write's events into one call; waiting for a file to settle is the reader's.
+   */
   debounceMs?: number;
   /** chokidar errors, and errors thrown by `onChange` (rethrown when there is no `onError`). */
   onError?: (error: Error) => void;
@@ -95,6 +98,11 @@ function roleOf(t: Target, p: string, type: "dir" | "file" | undefined): Role | 
   return undefined;
 }
 
+const isWatchedFile = (t: Target, p: string): boolean => {
+  const role = roleOf(t, p, "file");
+  return role === "file" || (role === "self" && t.kind === "file");
+};
+
 /** PATH as watched: a directory unless it is (or, missing, is named like) a config file. */
 function targetOf(pathArg: string): Target {
   const path = resolve(pathArg);
@@ -111,7 +119,7 @@ interface Debouncer {
 
 function debouncer(options: WatchOptions): Debouncer {
   const { onChange, onError } = options;
-  const debounceMs = options.debounceMs ?? 25;
+  const debounceMs = options.debounceMs ?? 5;
   const pending = new Set<string>();
   let timer: NodeJS.Timeout | undefined;
   let firstAt = 0;
@@ -241,8 +249,13 @@ async function startChokidar(target: Target, { report, links, live, onError, isC
     }
     report(p);
   });
-  watcher.on("raw", () => {
-    if (links.size > 0 && !isClosed()) void links.recheck();
+  watcher.on("raw", (event, _name, details) => {
+    if (isClosed()) return;
+    if (links.size > 0) void links.recheck();
+    // chokidar passes on one change of a file per 50 ms and drops the others; a config file's
+    // own raw change event reports it anyway (the debounce folds it with chokidar's).
+    const watched = (details as { watchedPath?: string } | undefined)?.watchedPath;
+    if (ready && event === "change" && watched !== undefined && isWatchedFile(target, resolve(watched))) report(resolve(watched));
   });
   watcher.on("error", (error) => {
     if (!isClosed()) onError?.(toError(error));

@@ -3,8 +3,7 @@
  * the files, and the events sent are those of the net change. Real server, real HTTP, real files.
  */
 import { execFileSync, spawn } from "node:child_process";
-import { open } from "node:fs/promises";
-import { chmodSync, chownSync, copyFileSync, existsSync, mkdirSync, readFileSync, symlinkSync, truncateSync, writeFileSync } from "node:fs";
+import { chmodSync, chownSync, closeSync, copyFileSync, existsSync, mkdirSync, openSync, readFileSync, symlinkSync, truncateSync, writeFileSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterEach, describe, expect, it } from "vitest";
@@ -174,20 +173,48 @@ describe("a half-written file never loads", () => {
     for (const v of [2, 3]) {
       const text = flagFile(keyOf("dev"), flags(v));
       const chunks = text.split(/(?=\n  f)/); // every prefix parses as a smaller, valid flag set
-      const fh = await open(dir.file("flags/dev.yaml"), "w");
+      const fd = openSync(dir.file("flags/dev.yaml"), "w");
+      // Each chunk written synchronously from a timer 10 ms after the last: the gaps are 10 ms
+      // whatever else this process does (the server, here, and the polling below).
+      const written = new Promise<void>((resolve) => {
+        const writeNext = (i: number) => {
+          writeSync(fd, chunks[i]!);
+          if (i + 1 < chunks.length) setTimeout(() => writeNext(i + 1), 10);
+          else resolve(closeSync(fd));
+        };
+        writeNext(0);
+      });
       const seen: number[] = [];
-      for (const chunk of chunks) {
-        await fh.write(chunk);
-        await sleep(10);
-        const served = await servedFlags(server.url, keyOf("dev"));
-        seen.push(Object.keys(served ?? {}).length);
-      }
-      await fh.close();
+      let writing = true;
+      void written.then(() => (writing = false));
+      while (writing) seen.push(Object.keys((await servedFlags(server.url, keyOf("dev"))) ?? {}).length);
       expect(await waitServed(server.url, { dev: flags(v) })).toEqual({ dev: flags(v) });
       expect(seen.every((n) => n === 12), `flags served while writing: ${seen}`).toBe(true);
     }
     expect([...log.byFlag.values()].flat()).not.toContain(undefined); // no deletion announced
     expect(log.byFlag.get("dev/f0")).toEqual([2, 3]);
+  });
+
+  it("written in two halves 10 ms apart, the first half a valid file without the last flag: only whole versions are served and announced", async () => {
+    const log = new ChangeLog();
+    const flags = (v: number) => ({ a: v, b: v, c: v, last: v });
+    const { dir, server } = await serve({ "flags/dev.yaml": flagFile(keyOf("dev"), flags(1)) }, log);
+    const sse = await openSse(`${server.url}/api/v1/flags/events`, { "x-api-key": keyOf("dev"), accept: "text/event-stream" });
+    cleanups.push(() => sse.close());
+    const file = dir.file("flags/dev.yaml");
+    for (let v = 2; v <= 11; v++) {
+      const text = flagFile(keyOf("dev"), flags(v));
+      const half = text.slice(0, text.indexOf("  last:")); // parses: a, b and c at v, `last` gone
+      const fd = openSync(file, "w");
+      writeSync(fd, half);
+      // Synchronous, from a timer due before the reader's: the order does not depend on load.
+      await new Promise<void>((resolve) => setTimeout(() => (writeSync(fd, text.slice(half.length)), closeSync(fd), resolve()), 10));
+      expect(await waitServed(server.url, { dev: flags(v) })).toEqual({ dev: flags(v) });
+    }
+    expect(log.byFlag.get("dev/last")).toEqual([2, 3, 4, 5, 6, 7, 8, 9, 10, 11]); // never announced deleted
+    const announced = () => sse.events().filter((b) => b.event === "flag-updated").length;
+    for (let t = 0; t < 100 && announced() < log.count; t++) await sleep(20);
+    expect(announced()).toBe(log.count);
   });
 });
 

@@ -52,7 +52,7 @@ describe("createSseResponse", () => {
       ip: "127.0.0.1",
       maxBufferedBytes: 1_000,
       attach: (s) => ((subscriber = s), () => {}),
-      cutOff: () => cut++,
+      cutOff: () => (cut++, true),
       onClose: (reason) => closes.push(reason),
     });
     for (let i = 0; i < 50; i++) subscriber.send(`data: ${"x".repeat(100)}\n\n`);

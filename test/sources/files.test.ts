@@ -1,0 +1,82 @@
+/**
+ * The settle rule of the file reader: when a file read whole is taken, and that a file written in
+ * two halves is never taken half-written. Real files; the second half is written synchronously from
+ * a timer due well before the reader's own (file timestamps are coarse: a few ms), so the order
+ * does not depend on the machine's load.
+ */
+import { closeSync, openSync, renameSync, utimesSync, writeFileSync, writeSync } from "node:fs";
+import { afterEach, describe, expect, it } from "vitest";
+import { EMPTY_SETTLE_MS, readStableFile, SETTLE_MS, settleLeft, WRITER_SETTLE_MS, type SettleState } from "../../src/sources/files.js";
+import { InputSet } from "../../src/sources/inputs.js";
+import { tempDir, type TempDir } from "../helpers/files.js";
+
+let dir: TempDir;
+afterEach(() => dir?.remove());
+
+const NOW = 1_800_000_000_000;
+const file = (state: Partial<SettleState>): SettleState => ({ size: 100, changedAt: NOW, metadataLast: false, seenAt: NOW, seenChanging: false, ...state });
+
+describe("settleLeft", () => {
+  it("a file just written waits the settle window, counted from its timestamps or from when it was first seen", () => {
+    expect(settleLeft(file({}), NOW)).toBe(SETTLE_MS);
+    expect(settleLeft(file({ changedAt: NOW - 5 }), NOW)).toBe(SETTLE_MS - 5);
+    expect(settleLeft(file({ changedAt: NOW - SETTLE_MS }), NOW)).toBe(0);
+    // A timestamp ahead of our clock (another machine's) cannot stall it: what we saw counts.
+    expect(settleLeft(file({ changedAt: NOW + 60_000, seenAt: NOW - SETTLE_MS }), NOW)).toBe(0);
+  });
+
+  it("an empty file, and one seen changing (a writer that pauses), wait longer", () => {
+    expect(settleLeft(file({ size: 0, changedAt: NOW - SETTLE_MS }), NOW)).toBe(EMPTY_SETTLE_MS - SETTLE_MS);
+    expect(settleLeft(file({ seenChanging: true, changedAt: NOW - SETTLE_MS }), NOW)).toBe(WRITER_SETTLE_MS - SETTLE_MS);
+    expect(settleLeft(file({ seenChanging: true, changedAt: NOW - WRITER_SETTLE_MS }), NOW)).toBe(0);
+  });
+
+  it("ctime after mtime (renamed into place, or back-dated after writing) is taken at once, unless empty or seen changing", () => {
+    expect(settleLeft(file({ metadataLast: true }), NOW)).toBe(0);
+    expect(settleLeft(file({ metadataLast: true, size: 0 }), NOW)).toBe(EMPTY_SETTLE_MS);
+    expect(settleLeft(file({ metadataLast: true, seenChanging: true }), NOW)).toBe(WRITER_SETTLE_MS);
+  });
+});
+
+const FULL = "apiKey: k\nflags:\n  a:\n    variants: { v: 1 }\n    defaultVariant: v\n  b:\n    variants: { v: 2 }\n    defaultVariant: v\n";
+const HALF = FULL.slice(0, FULL.indexOf("  b:")); // valid YAML too: flag b missing
+
+describe("readStableFile", () => {
+  it.each([1, SETTLE_MS / 2])("a file written in two halves %i ms apart is read whole, never as its first half", async (gap) => {
+    dir = await tempDir("flagserve-files-");
+    const path = await dir.write("dev.yaml", "old: true\n");
+    for (let round = 0; round < 5; round++) {
+      const fd = openSync(path, "w");
+      writeSync(fd, HALF);
+      const second = new Promise<void>((resolve) =>
+        setTimeout(() => {
+          writeSync(fd, FULL.slice(HALF.length));
+          closeSync(fd);
+          resolve();
+        }, gap),
+      );
+      const read = readStableFile(path);
+      await second;
+      expect(await read).toEqual({ text: FULL });
+    }
+  });
+
+  it("a file renamed into place is read whole, and recorded so that a later change shows", async () => {
+    dir = await tempDir("flagserve-files-");
+    const path = await dir.write("dev.yaml", "old: true\n");
+    writeFileSync(`${path}.tmp`, FULL);
+    renameSync(`${path}.tmp`, path);
+    const inputs = new InputSet();
+    expect(await readStableFile(path, { inputs })).toEqual({ text: FULL });
+    expect(await inputs.changed()).toBeUndefined();
+    writeFileSync(path, HALF);
+    expect(await inputs.changed()).toBe(path);
+  });
+
+  it("a file back-dated after writing (cp -p, rsync, tar) is read as written", async () => {
+    dir = await tempDir("flagserve-files-");
+    const path = await dir.write("dev.yaml", FULL);
+    utimesSync(path, new Date(), new Date(Date.now() - 3_600_000));
+    expect(await readStableFile(path)).toEqual({ text: FULL });
+  });
+});
