@@ -11,7 +11,7 @@ import type { CompiledFlag, Evaluation } from "../engine/types.js";
 import type { EnvironmentSnapshot } from "../store/snapshot.js";
 import { AnswerCache } from "./answer-cache.js";
 import { bulkEtag } from "./etag.js";
-import { bulkItemJson } from "./shape.js";
+import { bulkItemJson } from "../evaluation/shape.js";
 
 export interface BulkAnswer {
   /** JSON text: h3 hands a string to the Node response as is, with its Content-Length. */

@@ -8,7 +8,7 @@ import type { EnvironmentSnapshot } from "../store/snapshot.js";
 import { authenticate } from "./auth.js";
 import { parseJsonBody, readBodyText } from "./body.js";
 import { createBulkAnswers } from "./bulk.js";
-import { contextFromBody } from "./context.js";
+import { contextFromBody } from "../evaluation/context.js";
 import { JSON_CONTENT_TYPE, apiError } from "./errors.js";
 import type { EvaluationCounts } from "./evaluation-counts.js";
 import { ifNoneMatchHits, sameConfigEtag } from "./etag.js";
