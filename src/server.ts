@@ -240,7 +240,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const reloader = await followSources({ sources, watching, read, initialInputs, reloadContext, metrics });
   const reload = reloader.reload;
 
-  const { app } = createApp({
+  const { app, fastPath } = createApp({
     store,
     hub,
     logger,
@@ -256,7 +256,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   });
   let listening;
   try {
-    listening = await listenApp(app, { port: options.port, host: options.host, https: options.https, public: options.public });
+    listening = await listenApp(app, { port: options.port, host: options.host, https: options.https, public: options.public, fastPath });
   } catch (error) {
     hub.close();
     reloader.close();

@@ -11,7 +11,7 @@ import type { EnvironmentSnapshot } from "../store/snapshot.js";
 import { AnswerCache } from "./answer-cache.js";
 import { parseJsonBody } from "./body.js";
 import { contextFromBody } from "../evaluation/context.js";
-import { apiError } from "./errors.js";
+import { apiError } from "../evaluation/problem.js";
 import { singleResponse } from "../evaluation/shape.js";
 
 export interface SingleAnswer {
