@@ -3,6 +3,7 @@ import type { H3Event } from "h3";
 import type { FlagStore } from "../store/store.js";
 import type { EnvironmentSnapshot } from "../store/snapshot.js";
 import { apiError } from "../evaluation/problem.js";
+import { toHttpError } from "./errors.js";
 
 /** What the rules here read of a request: its headers by (lower-case) name, web or Node alike. */
 export type RequestHeaders = Pick<Headers, "get">;
@@ -32,4 +33,11 @@ export function environmentFor(store: FlagStore, headers: RequestHeaders): Envir
 
 export const presentedKey = (event: H3Event): string | undefined => keyFromHeaders(event.req.headers);
 
-export const authenticate = (event: H3Event, store: FlagStore): EnvironmentSnapshot => environmentFor(store, event.req.headers);
+/** `environmentFor` in an h3 handler. */
+export function authenticate(event: H3Event, store: FlagStore): EnvironmentSnapshot {
+  try {
+    return environmentFor(store, event.req.headers);
+  } catch (error) {
+    throw toHttpError(error);
+  }
+}

@@ -2,6 +2,7 @@
 import type { Readable } from "node:stream";
 import type { H3Event } from "h3";
 import { apiError } from "../evaluation/problem.js";
+import { withHttpErrors } from "./errors.js";
 
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
 
@@ -71,7 +72,9 @@ export async function readNodeBodyText(req: Readable, declaredLength: string | n
  * `readNodeBodyText` for an h3 event. Under Node the raw request is read directly, which avoids
  * building a web stream for every request; without one (`app.request()`), the web stream.
  */
-export async function readBodyText(event: H3Event, limit: number): Promise<string> {
+export const readBodyText = (event: H3Event, limit: number): Promise<string> => withHttpErrors(() => readEventBody(event, limit));
+
+async function readEventBody(event: H3Event, limit: number): Promise<string> {
   const declared = event.req.headers.get("content-length");
   const nodeReq = event.runtime?.node?.req;
   if (nodeReq) return readNodeBodyText(nodeReq, declared, limit);
@@ -92,5 +95,7 @@ export function parseJsonBody(text: string, key?: string): unknown {
 }
 
 /** `readBodyText` then `parseJsonBody`. */
-export const readJsonBody = async (event: H3Event, limit: number, key?: string): Promise<unknown> =>
-  parseJsonBody(await readBodyText(event, limit), key);
+export const readJsonBody = async (event: H3Event, limit: number, key?: string): Promise<unknown> => {
+  const text = await readBodyText(event, limit);
+  return withHttpErrors(() => parseJsonBody(text, key));
+};

@@ -1,6 +1,6 @@
 /** Every error leaves as JSON `{errorCode, errorDetails}` (plus `key` on the single-flag route). */
-import type { H3Event, HTTPError } from "h3";
-import type { ApiError, ErrorBody } from "../evaluation/problem.js";
+import { HTTPError, type H3Event } from "h3";
+import { ApiError, apiError as plainApiError, type ErrorBody } from "../evaluation/problem.js";
 
 /** The one Content-Type of every JSON response (JSON is UTF-8 by definition: no charset). */
 export const JSON_CONTENT_TYPE = "application/json";
@@ -11,8 +11,26 @@ export function json(event: H3Event, value: unknown): string {
   return JSON.stringify(value);
 }
 
-// The error answers themselves are plain data (evaluation/problem.ts); h3 handlers throw them too.
-export { ApiError, apiError, type ErrorBody, type ErrorCode } from "../evaluation/problem.js";
+export { ApiError, type ErrorBody, type ErrorCode } from "../evaluation/problem.js";
+
+/**
+ * A plain error answer (evaluation/problem.ts) as h3's own error type: h3 logs any other error
+ * it is thrown as unhandled, before our error hook answers it.
+ */
+export const toHttpError = (error: unknown): unknown =>
+  error instanceof ApiError ? new HTTPError({ status: error.status, message: error.message, data: error.data, headers: error.headers }) : error;
+
+/** `apiError` for h3 handlers. */
+export const apiError = (...args: Parameters<typeof plainApiError>): HTTPError => toHttpError(plainApiError(...args)) as HTTPError;
+
+/** Runs `fn` for an h3 handler, rethrowing plain error answers as h3's. */
+export async function withHttpErrors<T>(fn: () => T | Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (error) {
+    throw toHttpError(error);
+  }
+}
 
 const isErrorBody = (data: unknown): data is ErrorBody =>
   typeof data === "object" && data !== null && typeof (data as ErrorBody).errorCode === "string";

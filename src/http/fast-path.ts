@@ -79,9 +79,10 @@ function headersOf(req: IncomingMessage): RequestHeaders {
 function send(res: ServerResponse, reply: OfrepReply): void {
   const head = CORS_HEADERS.slice();
   for (const name in reply.headers) head.push(name, reply.headers[name]!);
-  if (reply.body !== undefined) head.push("content-length", String(Buffer.byteLength(reply.body)));
+  const body = reply.bytes ?? reply.body;
+  if (body !== undefined) head.push("content-length", String(typeof body === "string" ? Buffer.byteLength(body) : body.length));
   res.writeHead(reply.status, head);
-  res.end(reply.body);
+  res.end(body);
 }
 
 export function createFastPath(options: FastPathOptions): NodeFastPath {

@@ -27,6 +27,8 @@ export interface OfrepReply {
   status: number;
   headers: Record<string, string>;
   body?: string;
+  /** The body as bytes, when they are kept with a cached answer (fast-path.ts sends these). */
+  bytes?: Buffer;
 }
 
 export interface OfrepAnswerOptions {
@@ -73,7 +75,7 @@ export function createOfrepAnswers(options: OfrepAnswerOptions): OfrepAnswers {
     // With headers copied into the context, the answer depends on them too: they join the cache key.
     const requestKey = enrich ? enrich.cacheKey(headers) + text : text;
     const context = () => (enrich ? enrich(contextFromBody(parseJsonBody(text)), headers) : contextFromBody(parseJsonBody(text)));
-    const { body, etag, outcomes } = bulkAnswer(snapshot, requestKey, context);
+    const { body, bytes, etag, outcomes } = bulkAnswer(snapshot, requestKey, context);
     evaluations?.environment(snapshot.name).countAll(snapshot.flagKeys, outcomes);
     if (session) session.recordAll(snapshot.flagKeys, outcomes, receivedContext(text), now());
     // A re-fetch triggered by a change event names the configuration it was told about; when
@@ -82,7 +84,7 @@ export function createOfrepAnswers(options: OfrepAnswerOptions): OfrepAnswers {
     if (!staleTrigger && ifNoneMatchHits(headers.get("if-none-match"), etag)) {
       return { status: 304, headers: { "cache-control": "private, no-cache", etag } };
     }
-    return { status: 200, headers: { "cache-control": "private, no-cache", "content-type": JSON_CONTENT_TYPE, etag }, body };
+    return { status: 200, headers: { "cache-control": "private, no-cache", "content-type": JSON_CONTENT_TYPE, etag }, body, bytes };
   }
 
   function flag(snapshot: EnvironmentSnapshot, key: string, text: string, headers: RequestHeaders): OfrepReply {

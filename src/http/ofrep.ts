@@ -4,7 +4,7 @@ import type { FaultInjector } from "../fixture/faults.js";
 import type { FlagStore } from "../store/store.js";
 import { authenticate } from "./auth.js";
 import { readBodyText } from "./body.js";
-import { apiError } from "./errors.js";
+import { apiError, withHttpErrors } from "./errors.js";
 import { ALL_ROUTE, FLAG_ROUTE, type OfrepAnswers, type OfrepReply } from "./ofrep-answers.js";
 
 export interface OfrepOptions {
@@ -52,7 +52,7 @@ export function registerOfrepRoutes(app: H3, options: OfrepOptions): void {
     const fault = faults?.apply(event, "evaluate-all", snapshot.name);
     if (fault) await fault;
     const text = await readBodyText(event, maxBodyBytes);
-    return send(event, answers.all(snapshot, text, event.req.headers, event.url.searchParams.get("flagConfigEtag")));
+    return send(event, await withHttpErrors(() => answers.all(snapshot, text, event.req.headers, event.url.searchParams.get("flagConfigEtag"))));
   });
 
   app.post(FLAG_ROUTE, async (event) => {
@@ -61,7 +61,7 @@ export function registerOfrepRoutes(app: H3, options: OfrepOptions): void {
     const fault = faults?.apply(event, "evaluate", snapshot.name, key);
     if (fault) await fault;
     const text = await readBodyText(event, maxBodyBytes);
-    return send(event, answers.flag(snapshot, key, text, event.req.headers));
+    return send(event, await withHttpErrors(() => answers.flag(snapshot, key, text, event.req.headers)));
   });
 
   for (const route of [ALL_ROUTE, FLAG_ROUTE]) {
