@@ -1,6 +1,7 @@
 /** `flagserve eval FLAG --env ENV [--context JSON] [PATH]`: the single-flag API, without a server. */
 import { readFile } from "node:fs/promises";
 import { Command } from "commander";
+import type { ErrorBody } from "../evaluation/problem.js";
 import { PATH_ARGUMENT_HELP, displayPath, err, out, resolveConfigPath } from "./paths.js";
 import { loadOnce } from "./sources.js";
 
@@ -19,6 +20,16 @@ async function contextText(value: string): Promise<string> {
     return Buffer.concat(chunks).toString("utf8");
   }
   return readFile(file, "utf8");
+}
+
+/** The request body the HTTP route would get: `{context}` from `--context`, or the error a bad one is. */
+function requestBody(key: string, contextJson: string | undefined): { body: unknown } | ErrorBody {
+  if (contextJson === undefined) return { body: undefined };
+  try {
+    return { body: { context: JSON.parse(contextJson) as unknown } };
+  } catch (error) {
+    return { key, errorCode: "INVALID_CONTEXT", errorDetails: `--context is not valid JSON: ${(error as Error).message}` };
+  }
 }
 
 export function evalCommand(): Command {
@@ -51,12 +62,7 @@ Examples:
       } catch (error) {
         command.error(`error: option '-c, --context <json>' cannot read ${flags.context}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
       }
-      const [{ formatProblem }, { evaluateSingle }, { apiError, toErrorResponse }, { HTTPError }] = await Promise.all([
-        import("../config/index.js"),
-        import("../http/shape.js"),
-        import("../http/errors.js"),
-        import("h3"),
-      ]);
+      const [{ formatProblem }, { evaluateFlag }] = await Promise.all([import("../config/index.js"), import("../evaluation/shape.js")]);
       const { path } = resolveConfigPath(pathArg);
       const load = await loadOnce([path]);
       // An environment with any problem is reported, not evaluated (even if the server would serve the rest of it).
@@ -76,22 +82,8 @@ Examples:
       const elsewhere = [...load.problems.keys()].map((env) => env || "(not tied to an environment)");
       if (elsewhere.length > 0) err(`note: the server would not start without --allow-invalid: problems in ${elsewhere.join(", ")} (see flagserve validate)`);
 
-      let status: number;
-      let body: unknown;
-      try {
-        let request: unknown;
-        if (contextJson !== undefined) {
-          try {
-            request = { context: JSON.parse(contextJson) as unknown };
-          } catch (error) {
-            throw apiError(400, "INVALID_CONTEXT", `--context is not valid JSON: ${(error as Error).message}`, { key });
-          }
-        }
-        ({ status, body } = evaluateSingle(environment.flags, key, request));
-      } catch (error) {
-        if (!(error instanceof HTTPError)) throw error;
-        ({ status, body } = toErrorResponse(error));
-      }
+      const request = requestBody(key, contextJson);
+      const { status, body } = "errorCode" in request ? { status: 400, body: request } : evaluateFlag(environment.flags, key, request.body);
       out(JSON.stringify(body));
       if (status !== 200) process.exitCode = 1;
     });

@@ -12,7 +12,9 @@ import { EvaluationCounts } from "./evaluation-counts.js";
 import { EVENTS_PATH, ofrepStreamPath, registerEventRoutes } from "./events.js";
 import { registerHealthRoutes } from "./health.js";
 import { formatSample, Metrics } from "./metrics.js";
+import { createFastPath, type NodeFastPath } from "./fast-path.js";
 import { registerOfrepRoutes } from "./ofrep.js";
+import { createOfrepAnswers } from "./ofrep-answers.js";
 
 export interface AppOptions {
   store: FlagStore;
@@ -65,7 +67,7 @@ function streamLines(hub: EventHub): string[] {
   ];
 }
 
-export function createApp(options: AppOptions): { app: H3 } {
+export function createApp(options: AppOptions): { app: H3; fastPath?: NodeFastPath } {
   const { store, logger } = options;
   const metrics = options.metrics ?? new Metrics();
   const origin = options.corsOrigin ?? "*";
@@ -104,15 +106,11 @@ export function createApp(options: AppOptions): { app: H3 } {
   const { hub, enrich, faults, sessions } = options;
   const evaluations = new EvaluationCounts();
   metrics.collect(() => evaluations.render());
-  registerOfrepRoutes(app, {
-    store,
-    maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
-    eventStreamPath: hub ? ofrepStreamPath : undefined,
-    evaluations,
-    enrich,
-    faults,
-    sessions,
-  });
+  const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  const answers = createOfrepAnswers({ eventStreamPath: hub ? ofrepStreamPath : undefined, evaluations, enrich, sessions });
+  registerOfrepRoutes(app, { store, answers, maxBodyBytes, faults });
+  // Any origin allowed: the plain evaluation requests skip h3 (fast-path.ts); a configured origin keeps h3's CORS rules.
+  const fastPath = origin === "*" ? createFastPath({ store, answers, metrics, logger, maxBodyBytes, faults }) : undefined;
   if (hub) {
     registerEventRoutes(app, {
       store,
@@ -130,5 +128,5 @@ export function createApp(options: AppOptions): { app: H3 } {
   options.admin?.register(app);
   metrics.gauge("flagserve_environments", "Environments being served", () => store.environments.size);
 
-  return { app };
+  return { app, fastPath };
 }

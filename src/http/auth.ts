@@ -2,18 +2,23 @@
 import type { H3Event } from "h3";
 import type { FlagStore } from "../store/store.js";
 import type { EnvironmentSnapshot } from "../store/snapshot.js";
-import { apiError } from "./errors.js";
+import { apiError } from "../evaluation/problem.js";
+import { toHttpError } from "./errors.js";
 
-export function presentedKey(event: H3Event): string | undefined {
-  const apiKey = event.req.headers.get("x-api-key");
+/** What the rules here read of a request: its headers by (lower-case) name, web or Node alike. */
+export type RequestHeaders = Pick<Headers, "get">;
+
+export function keyFromHeaders(headers: RequestHeaders): string | undefined {
+  const apiKey = headers.get("x-api-key");
   if (apiKey) return apiKey.trim();
-  const authorization = event.req.headers.get("authorization");
+  const authorization = headers.get("authorization");
   const bearer = authorization?.match(/^Bearer\s+(\S+)\s*$/i);
   return bearer?.[1];
 }
 
-export function authenticate(event: H3Event, store: FlagStore): EnvironmentSnapshot {
-  const key = presentedKey(event);
+/** The environment the request's key selects, else 401 (the rule both the h3 routes and the fast path apply). */
+export function environmentFor(store: FlagStore, headers: RequestHeaders): EnvironmentSnapshot {
+  const key = keyFromHeaders(headers);
   if (key === undefined) {
     throw apiError(401, "UNAUTHORIZED", "missing API key: send X-API-Key or Authorization: Bearer", {
       headers: { "www-authenticate": 'Bearer realm="flagserve"' },
@@ -24,4 +29,15 @@ export function authenticate(event: H3Event, store: FlagStore): EnvironmentSnaps
     throw apiError(401, "UNAUTHORIZED", "unknown API key", { headers: { "www-authenticate": 'Bearer realm="flagserve"' } });
   }
   return snapshot;
+}
+
+export const presentedKey = (event: H3Event): string | undefined => keyFromHeaders(event.req.headers);
+
+/** `environmentFor` in an h3 handler. */
+export function authenticate(event: H3Event, store: FlagStore): EnvironmentSnapshot {
+  try {
+    return environmentFor(store, event.req.headers);
+  } catch (error) {
+    throw toHttpError(error);
+  }
 }

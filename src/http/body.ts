@@ -1,7 +1,8 @@
 /** Request bodies: JSON whatever the Content-Type (curl users forget it), with a byte limit. */
 import type { Readable } from "node:stream";
 import type { H3Event } from "h3";
-import { apiError } from "./errors.js";
+import { apiError } from "../evaluation/problem.js";
+import { withHttpErrors } from "./errors.js";
 
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
 
@@ -50,20 +51,36 @@ async function readWebBody(body: ReadableStream<Uint8Array>, limit: number): Pro
   }
 }
 
+/** The 413 answer; the connection closes after it, so the unread rest of the body goes with it. */
+const tooLarge = (limit: number) =>
+  apiError(413, "PAYLOAD_TOO_LARGE", `request body exceeds ${limit} bytes`, { headers: { connection: "close" } });
+
 /**
- * Reads the body as text, rejecting more than `limit` bytes with 413. On overflow it stops
- * reading but never cancels or destroys the request: a destroyed socket crashes listhen's
- * connection tracking (h3's own bodyLimit() does that). Under Node the raw request is read
- * directly, which avoids building a web stream for every request.
+ * A Node request's body as text, rejecting more than `limit` bytes with 413 (a declared
+ * Content-Length over it before reading anything). On overflow it stops reading but never
+ * cancels or destroys the request: a destroyed socket crashes listhen's connection tracking
+ * (h3's own bodyLimit() does that). The h3 routes and the fast path both read bodies here.
  */
-export async function readBodyText(event: H3Event, limit: number): Promise<string> {
-  const tooLarge = () =>
-    apiError(413, "PAYLOAD_TOO_LARGE", `request body exceeds ${limit} bytes`, { headers: { connection: "close" } });
+export async function readNodeBodyText(req: Readable, declaredLength: string | null | undefined, limit: number): Promise<string> {
+  if (declaredLength != null && Number(declaredLength) > limit) throw tooLarge(limit);
+  const bytes = await readNodeBody(req, limit);
+  if (bytes === "too-large") throw tooLarge(limit);
+  return bytes.toString("utf8");
+}
+
+/**
+ * `readNodeBodyText` for an h3 event. Under Node the raw request is read directly, which avoids
+ * building a web stream for every request; without one (`app.request()`), the web stream.
+ */
+export const readBodyText = (event: H3Event, limit: number): Promise<string> => withHttpErrors(() => readEventBody(event, limit));
+
+async function readEventBody(event: H3Event, limit: number): Promise<string> {
   const declared = event.req.headers.get("content-length");
-  if (declared !== null && Number(declared) > limit) throw tooLarge();
   const nodeReq = event.runtime?.node?.req;
-  const bytes = nodeReq ? await readNodeBody(nodeReq, limit) : event.req.body ? await readWebBody(event.req.body, limit) : Buffer.alloc(0);
-  if (bytes === "too-large") throw tooLarge();
+  if (nodeReq) return readNodeBodyText(nodeReq, declared, limit);
+  if (declared !== null && Number(declared) > limit) throw tooLarge(limit);
+  const bytes = event.req.body ? await readWebBody(event.req.body, limit) : Buffer.alloc(0);
+  if (bytes === "too-large") throw tooLarge(limit);
   return bytes.toString("utf8");
 }
 
@@ -78,5 +95,7 @@ export function parseJsonBody(text: string, key?: string): unknown {
 }
 
 /** `readBodyText` then `parseJsonBody`. */
-export const readJsonBody = async (event: H3Event, limit: number, key?: string): Promise<unknown> =>
-  parseJsonBody(await readBodyText(event, limit), key);
+export const readJsonBody = async (event: H3Event, limit: number, key?: string): Promise<unknown> => {
+  const text = await readBodyText(event, limit);
+  return withHttpErrors(() => parseJsonBody(text, key));
+};

@@ -11,11 +11,13 @@ import type { CompiledFlag, Evaluation } from "../engine/types.js";
 import type { EnvironmentSnapshot } from "../store/snapshot.js";
 import { AnswerCache } from "./answer-cache.js";
 import { bulkEtag } from "./etag.js";
-import { bulkItemJson } from "./shape.js";
+import { bulkItemJson } from "../evaluation/shape.js";
 
 export interface BulkAnswer {
   /** JSON text: h3 hands a string to the Node response as is, with its Content-Length. */
   body: string;
+  /** The same as UTF-8 bytes, for the Node fast path: encoded once, not once per response. */
+  bytes: Buffer;
   etag: string;
   /** Each flag's evaluation, in key order: counted for /metrics and recorded in sessions, cache hits included. */
   outcomes: readonly Evaluation[];
@@ -59,8 +61,8 @@ function planFor(snapshot: EnvironmentSnapshot, options: BulkOptions): Plan {
     : undefined;
   const tail = `],"metadata":${JSON.stringify(snapshot.config.metadata)}${eventStreams ? `,"eventStreams":${JSON.stringify(eventStreams)}` : ""}}`;
   const readsClock = items.some((item) => typeof item !== "string" && !item.clockFree);
-  // An outcome held by an answer counts as about 64 bytes beside its text.
-  const cache = new AnswerCache<BulkAnswer>(options.cacheBytes ?? DEFAULT_BULK_CACHE_BYTES, (answer) => answer.body.length + 64 * answer.outcomes.length);
+  // Text and bytes, and an outcome held by an answer counts as about 64 bytes beside them.
+  const cache = new AnswerCache<BulkAnswer>(options.cacheBytes ?? DEFAULT_BULK_CACHE_BYTES, (answer) => answer.body.length + answer.bytes.length + 64 * answer.outcomes.length);
   return { items, fixed, tail, readsClock, cache };
 }
 
@@ -80,7 +82,7 @@ function compute(snapshot: EnvironmentSnapshot, plan: Plan, context: Record<stri
     }
   }
   json += plan.tail;
-  return { body: json, etag: bulkEtag(snapshot.configEtag, json), outcomes };
+  return { body: json, bytes: Buffer.from(json), etag: bulkEtag(snapshot.configEtag, json), outcomes };
 }
 
 /**

@@ -1,5 +1,6 @@
 /** Every error leaves as JSON `{errorCode, errorDetails}` (plus `key` on the single-flag route). */
 import { HTTPError, type H3Event } from "h3";
+import { ApiError, apiError as plainApiError, type ErrorBody } from "../evaluation/problem.js";
 
 /** The one Content-Type of every JSON response (JSON is UTF-8 by definition: no charset). */
 export const JSON_CONTENT_TYPE = "application/json";
@@ -10,42 +11,36 @@ export function json(event: H3Event, value: unknown): string {
   return JSON.stringify(value);
 }
 
-export type ErrorCode =
-  | "UNAUTHORIZED"
-  | "INVALID_CONTEXT"
-  | "INVALID_SESSION"
-  | "PAYLOAD_TOO_LARGE"
-  | "METHOD_NOT_ALLOWED"
-  | "NOT_FOUND"
-  | "FLAG_NOT_FOUND"
-  | "RATE_LIMITED"
-  | "INTERNAL";
+export { ApiError, type ErrorBody, type ErrorCode } from "../evaluation/problem.js";
 
-export interface ErrorBody {
-  key?: string;
-  errorCode: string;
-  errorDetails: string;
-}
+/**
+ * A plain error answer (evaluation/problem.ts) as h3's own error type: h3 logs any other error
+ * it is thrown as unhandled, before our error hook answers it.
+ */
+export const toHttpError = (error: unknown): unknown =>
+  error instanceof ApiError ? new HTTPError({ status: error.status, message: error.message, data: error.data, headers: error.headers }) : error;
 
-export function apiError(
-  status: number,
-  errorCode: ErrorCode,
-  errorDetails: string,
-  options: { key?: string; headers?: Record<string, string> } = {},
-): HTTPError {
-  const data: ErrorBody = options.key === undefined ? { errorCode, errorDetails } : { key: options.key, errorCode, errorDetails };
-  return new HTTPError({ status, message: errorDetails, data, headers: options.headers });
+/** `apiError` for h3 handlers. */
+export const apiError = (...args: Parameters<typeof plainApiError>): HTTPError => toHttpError(plainApiError(...args)) as HTTPError;
+
+/** Runs `fn` for an h3 handler, rethrowing plain error answers as h3's. */
+export async function withHttpErrors<T>(fn: () => T | Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (error) {
+    throw toHttpError(error);
+  }
 }
 
 const isErrorBody = (data: unknown): data is ErrorBody =>
   typeof data === "object" && data !== null && typeof (data as ErrorBody).errorCode === "string";
 
 /** Maps any error that reached h3's error hook to a status and a JSON body from DESIGN §5's table. */
-export function toErrorResponse(error: HTTPError): { status: number; body: ErrorBody } {
+export function toErrorResponse(error: HTTPError | ApiError): { status: number; body: ErrorBody } {
   if (isErrorBody(error.data)) return { status: error.status, body: error.data };
   if (error.status === 404) return { status: 404, body: { errorCode: "NOT_FOUND", errorDetails: "no such route" } };
   // h3's bare 400 is a path that is not valid percent-encoding: it names no route.
-  if (error.status === 400 && !error.unhandled) {
+  if (error.status === 400 && !(error as HTTPError).unhandled) {
     return { status: 404, body: { errorCode: "NOT_FOUND", errorDetails: "no such route: the path is not valid percent-encoding" } };
   }
   if (error.status === 405) return { status: 405, body: { errorCode: "METHOD_NOT_ALLOWED", errorDetails: error.message } };

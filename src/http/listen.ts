@@ -7,6 +7,7 @@ import type { Duplex } from "node:stream";
 import { toNodeHandler, type H3 } from "h3";
 import { listen } from "listhen";
 import { HEADERS_TOO_LARGE_RESPONSE } from "./errors.js";
+import type { NodeFastPath } from "./fast-path.js";
 
 export interface ListenOptions {
   port: number;
@@ -14,6 +15,8 @@ export interface ListenOptions {
   https?: boolean;
   /** Listen on all interfaces and show the network URL (and a QR code) for other devices. */
   public?: boolean;
+  /** Tried before h3 for every request (fast-path.ts). */
+  fastPath?: NodeFastPath;
 }
 
 export interface Listening {
@@ -42,6 +45,9 @@ function withReasonPhrases(handler: NodeHandler): NodeHandler {
   };
 }
 
+const withFastPath = (handler: NodeHandler, fastPath: NodeFastPath | undefined): NodeHandler =>
+  fastPath ? (req, res) => fastPath(req, res) || handler(req, res) : handler;
+
 const writeHead = ServerResponse.prototype.writeHead as (...args: unknown[]) => ServerResponse;
 function writeHeadWithReason(this: ServerResponse, status: number, ...rest: unknown[]): ServerResponse {
   if (rest[0] === "") rest[0] = STATUS_CODES[status] ?? "";
@@ -66,7 +72,7 @@ export async function listenApp(app: H3, options: ListenOptions): Promise<Listen
   const { port, host } = options;
   let listener;
   try {
-    listener = await listen(withReasonPhrases(toNodeHandler(app)), {
+    listener = await listen(withFastPath(withReasonPhrases(toNodeHandler(app)), options.fastPath), {
       // Strict: listhen would otherwise move to another port without a word.
       port: port === 0 ? 0 : { port, random: false, alternativePortRange: [] as unknown as [number, number] },
       hostname: host,

@@ -10,9 +10,9 @@ import type { Evaluation } from "../engine/types.js";
 import type { EnvironmentSnapshot } from "../store/snapshot.js";
 import { AnswerCache } from "./answer-cache.js";
 import { parseJsonBody } from "./body.js";
-import { contextFromBody } from "./context.js";
-import { apiError } from "./errors.js";
-import { singleResponse } from "./shape.js";
+import { contextFromBody } from "../evaluation/context.js";
+import { apiError } from "../evaluation/problem.js";
+import { singleResponse } from "../evaluation/shape.js";
 
 export interface SingleAnswer {
   status: 200 | 400;

@@ -201,7 +201,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const reloader = await followSources({ sources, watching, read, initialInputs, reloadContext, metrics });
   const stopping = { parts, reloader, sources };
 
-  const { app } = createApp({
+  const { app, fastPath } = createApp({
     store,
     hub,
     logger,
@@ -217,7 +217,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   });
   let listening;
   try {
-    listening = await listenApp(app, { port: options.port, host: options.host, https: options.https, public: options.public });
+    listening = await listenApp(app, { port: options.port, host: options.host, https: options.https, public: options.public, fastPath });
   } catch (error) {
     await stopAll(stopping);
     throw error;

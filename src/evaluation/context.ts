@@ -1,7 +1,7 @@
 /** From an OFREP request body to the attributes targeting sees (DESIGN §4). */
 import { isRecord } from "../model/json.js";
 import { contextAttributes } from "../engine/index.js";
-import { apiError } from "./errors.js";
+import { apiError } from "./problem.js";
 
 /** Validates `{context}` and returns its attributes. A missing body or `{}` is an empty context. */
 export function contextFromBody(body: unknown, key?: string): Record<string, unknown> {

@@ -6,7 +6,7 @@ import type { Metadata } from "../model/types.js";
 import { evaluate } from "../engine/index.js";
 import { isEvaluationError, type CompiledFlag, type Evaluation } from "../engine/types.js";
 import { contextFromBody } from "./context.js";
-import { apiError } from "./errors.js";
+import { ApiError, apiError, type ErrorBody } from "./problem.js";
 
 type Success = Exclude<Evaluation, { errorCode: string }>;
 type Failure = Extract<Evaluation, { errorCode: string }>;
@@ -56,20 +56,25 @@ export type SingleBody = ReturnType<typeof successItem> | ReturnType<typeof erro
 
 /**
  * `POST /ofrep/v1/evaluate/flags/{key}` once the environment is known: the request body (parsed
- * JSON, or undefined when empty) -> status and body. Throws the API errors the route gives
- * (400 INVALID_CONTEXT, 404 FLAG_NOT_FOUND, both with `key`) as h3 HTTPErrors; `toErrorResponse`
- * turns them into status and body.
+ * JSON, or undefined when empty) -> the status and body the route answers, errors included
+ * (400 INVALID_CONTEXT, 404 FLAG_NOT_FOUND, both with `key`). Plain data: `flagserve eval`
+ * prints it, http/ sends it.
  */
-export function evaluateSingle(
+export function evaluateFlag(
   flags: ReadonlyMap<string, CompiledFlag>,
   key: string,
   body: unknown,
   nowMs: number = Date.now(),
-): { status: 200 | 400; body: SingleBody } {
-  const context = contextFromBody(body, key);
-  const flag = flags.get(key);
-  if (!flag) throw apiError(404, "FLAG_NOT_FOUND", `flag '${key}' was not found`, { key });
-  return singleResponse(evaluate(flag, context, nowMs));
+): { status: number; body: SingleBody | ErrorBody } {
+  try {
+    const context = contextFromBody(body, key);
+    const flag = flags.get(key);
+    if (!flag) throw apiError(404, "FLAG_NOT_FOUND", `flag '${key}' was not found`, { key });
+    return singleResponse(evaluate(flag, context, nowMs));
+  } catch (error) {
+    if (!(error instanceof ApiError)) throw error;
+    return { status: error.status, body: error.data };
+  }
 }
 
 /** One evaluation -> the single-flag route's status and body. */

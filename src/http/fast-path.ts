@@ -1,0 +1,121 @@
+/**
+ * The OFREP evaluation routes straight on node:http, in front of h3: a routed h3 request costs
+ * about twice a bare Node one, most of an evaluation served from the answer cache. It answers
+ * only the plain case, `POST` to `/ofrep/v1/evaluate/flags` or `.../flags/{key}` with any CORS
+ * origin allowed and no fault rules active, through the very rules the h3 routes apply
+ * (auth.ts, body.ts, ofrep-answers.ts); everything else (preflights, other methods, configured
+ * origins, injected faults, unusual paths or Host headers) goes on to h3 untouched.
+ */
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { FaultInjector } from "../fixture/faults.js";
+import type { Logger } from "../log/logger.js";
+import type { FlagStore } from "../store/store.js";
+import { environmentFor, type RequestHeaders } from "./auth.js";
+import { readNodeBodyText } from "./body.js";
+import { ApiError } from "./errors.js";
+import type { Metrics } from "./metrics.js";
+import { ALL_ROUTE, errorReply, FLAG_ROUTE, type OfrepAnswers, type OfrepReply } from "./ofrep-answers.js";
+
+/** Answers the request and returns true, or returns false having touched nothing. */
+export type NodeFastPath = (req: IncomingMessage, res: ServerResponse) => boolean;
+
+export interface FastPathOptions {
+  store: FlagStore;
+  answers: OfrepAnswers;
+  metrics: Metrics;
+  logger: Logger;
+  maxBodyBytes: number;
+  faults?: FaultInjector;
+}
+
+const FLAG_PREFIX = `${ALL_ROUTE}/`;
+/** A key segment the h3 router reads the same way: unreserved, sub-delims, `:@` and escapes. */
+const PLAIN_SEGMENT = /^[\w\-.~!$&'()*+,;=:@%]+$/;
+/** A Host header `new URL()` (h3) cannot refuse. */
+const PLAIN_HOST = /^[\w\-.]+(?::\d{1,5})?$|^\[[\da-fA-F:.]+\](?::\d{1,5})?$/;
+/** What h3's CORS handling sets when any origin is allowed (app.ts). */
+const CORS_HEADERS = ["access-control-allow-origin", "*", "access-control-expose-headers", "etag"];
+
+interface Target {
+  route: typeof ALL_ROUTE | typeof FLAG_ROUTE;
+  /** The decoded flag key on the single-flag route. */
+  key?: string;
+  flagConfigEtag: string | null;
+}
+
+/** The route of a plain request target, or undefined for anything h3 should look at. */
+function targetOf(url: string): Target | undefined {
+  const q = url.indexOf("?");
+  const path = q === -1 ? url : url.slice(0, q);
+  if (path === ALL_ROUTE) {
+    const flagConfigEtag = q === -1 ? null : new URLSearchParams(url.slice(q + 1)).get("flagConfigEtag");
+    return { route: ALL_ROUTE, flagConfigEtag };
+  }
+  if (!path.startsWith(FLAG_PREFIX)) return undefined;
+  const raw = path.slice(FLAG_PREFIX.length);
+  if (!PLAIN_SEGMENT.test(raw)) return undefined;
+  let key: string;
+  try {
+    key = decodeURIComponent(raw);
+  } catch {
+    return undefined;
+  }
+  // Dot segments (`..`, `%2e`) are resolved away by URL parsing: not this route.
+  if (key === "." || key === "..") return undefined;
+  return { route: FLAG_ROUTE, key, flagConfigEtag: null };
+}
+
+/** A Node request's headers as the shared rules read them (Node joins repeated ones with ", "). */
+function headersOf(req: IncomingMessage): RequestHeaders {
+  const { headers } = req;
+  return {
+    get(name: string): string | null {
+      const value = headers[name];
+      return value === undefined ? null : Array.isArray(value) ? value.join(", ") : value;
+    },
+  };
+}
+
+function send(res: ServerResponse, reply: OfrepReply): void {
+  const head = CORS_HEADERS.slice();
+  for (const name in reply.headers) head.push(name, reply.headers[name]!);
+  const body = reply.bytes ?? reply.body;
+  if (body !== undefined) head.push("content-length", String(typeof body === "string" ? Buffer.byteLength(body) : body.length));
+  res.writeHead(reply.status, head);
+  res.end(body);
+}
+
+export function createFastPath(options: FastPathOptions): NodeFastPath {
+  const { store, answers, metrics, logger, maxBodyBytes, faults } = options;
+
+  /** An error as h3's onError hook answers it (app.ts): logged when internal, counted by code. */
+  const failed = (req: IncomingMessage, error: unknown): OfrepReply => {
+    if (!(error instanceof ApiError)) logger.error(`${req.method} ${req.url?.split("?")[0]} failed: ${String(error)}`);
+    const reply = error instanceof ApiError ? errorReply(error.status, error.data, error.headers) : errorReply(500, { errorCode: "INTERNAL", errorDetails: "internal server error" });
+    metrics.count("flagserve_http_errors_total", "Error responses by code", { code: error instanceof ApiError ? error.data.errorCode : "INTERNAL" });
+    return reply;
+  };
+
+  async function serve(req: IncomingMessage, res: ServerResponse, target: Target): Promise<void> {
+    const headers = headersOf(req);
+    metrics.countClient(headers);
+    let reply: OfrepReply;
+    try {
+      const snapshot = environmentFor(store, headers);
+      const text = await readNodeBodyText(req, req.headers["content-length"], maxBodyBytes);
+      reply = target.key === undefined ? answers.all(snapshot, text, headers, target.flagConfigEtag) : answers.flag(snapshot, target.key, text, headers);
+    } catch (error) {
+      reply = failed(req, error);
+    }
+    metrics.count("flagserve_http_responses_total", "Responses by route and status", { route: target.route, status: String(reply.status) });
+    send(res, reply);
+  }
+
+  return (req, res) => {
+    if (req.method !== "POST" || !req.url) return false;
+    const target = targetOf(req.url);
+    if (!target || !PLAIN_HOST.test(req.headers.host ?? "") || (faults && faults.rules().length > 0)) return false;
+    serve(req, res, target).catch((error: unknown) => logger.error(`${req.method} ${target.route} failed: ${String(error)}`));
+    return true;
+  };
+}

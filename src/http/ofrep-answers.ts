@@ -1,0 +1,119 @@
+/**
+ * The OFREP evaluation routes once the request is read, as plain data: the environment, the body
+ * text and the request's headers in; status, headers and body out. Both ways in share it, the h3
+ * routes (ofrep.ts) and the Node fast path (fast-path.ts), so every rule (sessions, context
+ * enrichment, caching, counting, ETag revalidation) is written once; each of them only reads the
+ * request and writes the answer.
+ */
+import type { Enricher } from "../fixture/enrich.js";
+import { isSessionId, SESSION_HEADER, type SessionLog, type SessionStore } from "../fixture/sessions.js";
+import { contextFromBody } from "../evaluation/context.js";
+import { ApiError, apiError } from "../evaluation/problem.js";
+import type { EnvironmentSnapshot } from "../store/snapshot.js";
+import type { RequestHeaders } from "./auth.js";
+import { parseJsonBody } from "./body.js";
+import { createBulkAnswers } from "./bulk.js";
+import { JSON_CONTENT_TYPE } from "./errors.js";
+import type { EvaluationCounts } from "./evaluation-counts.js";
+import { ifNoneMatchHits, sameConfigEtag } from "./etag.js";
+import { createSingleAnswers, type SingleAnswer } from "./single.js";
+
+/** The route names /metrics counts responses under (h3's route patterns). */
+export const ALL_ROUTE = "/ofrep/v1/evaluate/flags";
+export const FLAG_ROUTE = "/ofrep/v1/evaluate/flags/:key";
+
+/** An answer to send: headers beyond CORS and Content-Length, in name order; no body for a 304. */
+export interface OfrepReply {
+  status: number;
+  headers: Record<string, string>;
+  body?: string;
+  /** The body as bytes, when they are kept with a cached answer (fast-path.ts sends these). */
+  bytes?: Buffer;
+}
+
+export interface OfrepAnswerOptions {
+  /** The path (and query) of the OFREP event stream advertised by evaluate-all, when there is one. */
+  eventStreamPath?: (snapshot: EnvironmentSnapshot) => string;
+  /** Bytes of evaluate-all answers kept per environment (see bulk.ts); 0 turns the cache off. */
+  bulkCacheBytes?: number;
+  /** The same for single-flag answers (see single.ts). */
+  singleCacheBytes?: number;
+  /** Per-flag counts for /metrics. */
+  evaluations?: EvaluationCounts;
+  /** Test-fixture hooks (src/fixture/); each one absent costs nothing. */
+  enrich?: Enricher;
+  sessions?: SessionStore;
+}
+
+export interface OfrepAnswers {
+  /** `POST /ofrep/v1/evaluate/flags`; `flagConfigEtag` is the query parameter of an event-triggered re-fetch. */
+  all(snapshot: EnvironmentSnapshot, text: string, headers: RequestHeaders, flagConfigEtag: string | null): OfrepReply;
+  /** `POST /ofrep/v1/evaluate/flags/{key}`; throws the 400 and 404 ApiErrors. */
+  flag(snapshot: EnvironmentSnapshot, key: string, text: string, headers: RequestHeaders): OfrepReply;
+}
+
+/** The session named by `X-Flagserve-Session`, when the request carries one. */
+function sessionOf(headers: RequestHeaders, sessions: SessionStore | undefined): SessionLog | undefined {
+  const id = sessions && headers.get(SESSION_HEADER);
+  if (!id) return undefined;
+  if (!isSessionId(id)) throw apiError(400, "INVALID_SESSION", `${SESSION_HEADER} must be 1 to 128 visible ASCII characters without spaces`);
+  return sessions.open(id);
+}
+
+/** The request's context as received, for the recorder (parsed again: only requests with a session pay). */
+const receivedContext = (text: string): unknown => (parseJsonBody(text) as { context?: unknown } | undefined)?.context ?? {};
+
+const now = () => new Date().toISOString();
+
+export function createOfrepAnswers(options: OfrepAnswerOptions): OfrepAnswers {
+  const { enrich, sessions, evaluations } = options;
+  const bulkAnswer = createBulkAnswers({ eventStreamPath: options.eventStreamPath, cacheBytes: options.bulkCacheBytes });
+  const singleAnswer = createSingleAnswers(options.singleCacheBytes);
+
+  function all(snapshot: EnvironmentSnapshot, text: string, headers: RequestHeaders, flagConfigEtag: string | null): OfrepReply {
+    const session = sessionOf(headers, sessions);
+    // With headers copied into the context, the answer depends on them too: they join the cache key.
+    const requestKey = enrich ? enrich.cacheKey(headers) + text : text;
+    const context = () => (enrich ? enrich(contextFromBody(parseJsonBody(text)), headers) : contextFromBody(parseJsonBody(text)));
+    const { body, bytes, etag, outcomes } = bulkAnswer(snapshot, requestKey, context);
+    evaluations?.environment(snapshot.name).countAll(snapshot.flagKeys, outcomes);
+    if (session) session.recordAll(snapshot.flagKeys, outcomes, receivedContext(text), now());
+    // A re-fetch triggered by a change event names the configuration it was told about; when
+    // that is not the current one the client must get a full answer, never a 304 (OFREP ADR-0008).
+    const staleTrigger = flagConfigEtag !== null && !sameConfigEtag(flagConfigEtag, snapshot.configEtag);
+    if (!staleTrigger && ifNoneMatchHits(headers.get("if-none-match"), etag)) {
+      return { status: 304, headers: { "cache-control": "private, no-cache", etag } };
+    }
+    return { status: 200, headers: { "cache-control": "private, no-cache", "content-type": JSON_CONTENT_TYPE, etag }, body, bytes };
+  }
+
+  function flag(snapshot: EnvironmentSnapshot, key: string, text: string, headers: RequestHeaders): OfrepReply {
+    const session = sessionOf(headers, sessions);
+    const counts = evaluations?.environment(snapshot.name);
+    let answer: SingleAnswer;
+    try {
+      answer = enrich
+        ? singleAnswer(snapshot, key, text, Date.now(), { enrich: (attributes) => enrich(attributes, headers), cacheKey: enrich.cacheKey(headers) })
+        : singleAnswer(snapshot, key, text);
+    } catch (error) {
+      if (error instanceof ApiError && error.status === 404) {
+        counts?.countUnknown();
+        session?.record(key, { errorCode: "FLAG_NOT_FOUND" }, receivedContext(text), now());
+      }
+      throw error;
+    }
+    const { status, json, result } = answer;
+    counts?.count(key, result);
+    session?.record(key, result, receivedContext(text), now());
+    return { status, headers: { "content-type": JSON_CONTENT_TYPE }, body: json };
+  }
+
+  return { all, flag };
+}
+
+/** An error as a reply: its status, the JSON body and its headers (all in name order, as h3 sends them). */
+export function errorReply(status: number, body: object, headers: Readonly<Record<string, string>> = {}): OfrepReply {
+  const all: Record<string, string> = {};
+  for (const name of [...Object.keys(headers), "content-type"].sort()) all[name] = name === "content-type" ? JSON_CONTENT_TYPE : headers[name]!;
+  return { status, headers: all, body: JSON.stringify(body) };
+}

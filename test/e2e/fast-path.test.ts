@@ -1,0 +1,133 @@
+/**
+ * The evaluation routes answer alike through the Node fast path and through h3: the same status,
+ * headers and body for every kind of request, the same counts in /metrics and the same session
+ * entries. With any fault rule active (here one for an environment that does not exist, so it
+ * never applies) every request goes through h3, which gives the comparison. Oversized bodies
+ * (413, declared and chunked) are covered by http.test.ts, which runs on the fast path.
+ */
+import { request as httpRequest } from "node:http";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createFlagServer, type FlagServer } from "../../src/index.js";
+
+const KEY = "fast-path-key-0123456789";
+let server: FlagServer;
+
+beforeAll(async () => {
+  server = await createFlagServer({
+    config: {
+      environments: {
+        ci: {
+          apiKey: KEY,
+          flags: {
+            checkout: {
+              variants: { on: true, off: false },
+              defaultVariant: "off",
+              targeting: { if: [{ "==": [{ var: "plan" }, "premium"] }, "on", null] },
+            },
+            "team/banner": { variants: { red: "red", blue: "blue" }, defaultVariant: "blue", targeting: { if: [{ "==": [{ var: "team" }, "a"] }, "red", null] } },
+            split: { variants: { on: true, off: false }, defaultVariant: "off", targeting: { fractional: [["on", 50], ["off", 50]] } },
+          },
+        },
+      },
+    },
+    contextFromHeaders: { "x-team": "team" },
+  });
+});
+afterAll(async () => {
+  await server?.close();
+});
+
+interface Answer {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: string;
+}
+
+/** One raw HTTP request (no client adds or drops headers); the Date header left out. */
+function send(method: string, path: string, headers: Record<string, string>, body?: string): Promise<Answer> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(`${server.url}${path}`, { method, headers }, (res) => {
+      let text = "";
+      res.setEncoding("utf8").on("data", (chunk: string) => (text += chunk));
+      res.on("end", () => {
+        const { date: _date, ...rest } = res.headers;
+        resolve({ status: res.statusCode!, headers: rest, body: text });
+      });
+    });
+    req.on("error", reject);
+    req.end(body);
+  });
+}
+
+const ALL = "/ofrep/v1/evaluate/flags";
+const auth = { "x-api-key": KEY };
+const premium = JSON.stringify({ context: { targetingKey: "u-1", plan: "premium" } });
+
+/** Every kind of request the two routes get, as [method, path, headers, body]. */
+const cases: [string, string, Record<string, string>, string?][] = [
+  ["POST", ALL, auth, premium],
+  ["POST", `${ALL}?flagConfigEtag=stale`, auth, premium],
+  ["POST", ALL, { authorization: `Bearer ${KEY}`, "x-team": "a" }, ""],
+  ["POST", `${ALL}/checkout`, auth, premium],
+  ["POST", `${ALL}/checkout`, { ...auth, "content-type": "text/plain" }, "{}"],
+  ["POST", `${ALL}/team%2Fbanner`, { ...auth, "x-team": "a" }, "{}"],
+  ["POST", `${ALL}/split`, auth, "{}"], // no targeting key: an evaluation error
+  ["POST", `${ALL}/nope`, auth, "{}"],
+  ["POST", `${ALL}/checkout`, auth, "{not json"],
+  ["POST", `${ALL}/checkout`, auth, JSON.stringify({ context: { targetingKey: 42 } })],
+  ["POST", ALL, auth, JSON.stringify({ context: "no" })],
+  ["POST", ALL, {}, premium],
+  ["POST", `${ALL}/checkout`, { "x-api-key": "wrong-key-0123456789" }, premium],
+  ["POST", ALL, { ...auth, "x-flagserve-session": "bad session" }, premium],
+  ["POST", ALL, { ...auth, "x-flagserve-session": "compare" }, premium],
+  ["POST", `${ALL}/checkout`, { ...auth, "x-flagserve-session": "compare" }, premium],
+  ["GET", ALL, auth],
+  ["OPTIONS", ALL, { origin: "http://app.example", "access-control-request-method": "POST" }],
+];
+
+/** Answers to every case, plus a revalidation with the ETag the first one got. */
+async function answers(): Promise<Answer[]> {
+  const all: Answer[] = [];
+  for (const [method, path, headers, body] of cases) all.push(await send(method, path, headers, body));
+  const etag = all[0]!.headers.etag as string;
+  all.push(await send("POST", ALL, { ...auth, "if-none-match": etag }, premium));
+  all.push(await send("POST", ALL, { ...auth, "if-none-match": `W/${etag}, "other"` }, premium));
+  return all;
+}
+
+const metricLines = async (): Promise<Map<string, number>> => {
+  const text = await (await fetch(`${server.url}/metrics`)).text();
+  const lines = text.split("\n").filter((line) => /^flagserve_(http|evaluations|client)/.test(line));
+  return new Map(lines.map((line) => [line.slice(0, line.lastIndexOf(" ")), Number(line.slice(line.lastIndexOf(" ") + 1))]));
+};
+
+const delta = (before: Map<string, number>, after: Map<string, number>) =>
+  Object.fromEntries([...after].map(([series, n]) => [series, n - (before.get(series) ?? 0)]).filter(([, n]) => n !== 0));
+
+describe("the Node fast path", () => {
+  it("answers every kind of request as h3 does, with the same counts and session entries", async () => {
+    const m0 = await metricLines();
+    const fast = await answers();
+    const m1 = await metricLines();
+    const fastSession = server.session("compare").evaluations.map(({ at: _at, ...entry }) => entry);
+    server.clearSession("compare");
+
+    server.setFaults([{ route: "evaluate", environment: "nowhere", ratio: 1, status: 500 }]);
+    try {
+      const viaH3 = await answers();
+      const m2 = await metricLines();
+      expect(fast).toEqual(viaH3);
+      expect(delta(m0, m1)).toEqual(delta(m1, m2));
+      expect(server.session("compare").evaluations.map(({ at: _at, ...entry }) => entry)).toEqual(fastSession);
+    } finally {
+      server.setFaults([]);
+    }
+    // The answers are what they should be, not merely alike.
+    expect(fast.map((a) => a.status)).toEqual([200, 200, 200, 200, 200, 200, 400, 404, 400, 400, 400, 401, 401, 400, 200, 200, 405, 204, 304, 304]);
+    expect(JSON.parse(fast[5]!.body)).toMatchObject({ key: "team/banner", value: "red" });
+    expect(fast[0]!.headers).toMatchObject({ "access-control-allow-origin": "*", "access-control-expose-headers": "etag", "cache-control": "private, no-cache", "content-type": "application/json" });
+    expect(fastSession).toHaveLength(4); // three flags of the evaluate-all, then the single flag
+    expect(JSON.parse(fast[6]!.body)).toMatchObject({ key: "split", errorCode: "TARGETING_KEY_MISSING" });
+  });
+
+});
