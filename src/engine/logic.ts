@@ -1,5 +1,5 @@
 import { LogicEngine } from "json-logic-engine";
-import { fractional } from "./fractional.js";
+import { compileFractional, fractional } from "./fractional.js";
 import { installOwnLookups } from "./lookup.js";
 import { semVer } from "./semver.js";
 import { endsWith, startsWith } from "./strings.js";
@@ -14,7 +14,7 @@ export function createLogicEngine(): LogicEngine {
   const engine = new LogicEngine();
   installOwnLookups(engine);
   // Not deterministic: depends on the context, must never be folded at compile time.
-  engine.addMethod("fractional", fractional);
+  engine.addMethod("fractional", { method: fractional, compile: compileFractional } as never);
   // Pure functions of their arguments: constant calls may be folded when the rule is built.
   engine.addMethod("sem_ver", semVer, { deterministic: true });
   engine.addMethod("starts_with", startsWith, { deterministic: true });
