@@ -1,6 +1,7 @@
 import type { EnvironmentConfig, FlagDefinition, JsonValue, Metadata } from "../config/types.js";
 import { runSteps, type Steps } from "../config/util.js";
 import { attachAnswers } from "./answers.js";
+import { direct, type BuildState } from "./codegen.js";
 import { readsClock } from "./clock.js";
 import { describeThrown, TargetingParseError } from "./errors.js";
 import type { LogicEngine } from "json-logic-engine";
@@ -61,7 +62,7 @@ function segmentCompiler(engine: LogicEngine, segmentClock: SegmentClock): NonNu
     const operator = `$segment#${count++}`;
     // Segments used by this one were compiled first, so their entries are there already.
     segmentClock.set(operator, readsClock(resolved, (op) => segmentClock.get(op)));
-    engine.addMethod(operator, (_args: unknown, context: unknown) => {
+    const segment = (context: unknown): unknown => {
       if (!hasScratch(context)) return rule(context as Record<string, unknown>);
       const scratch = context[SCRATCH];
       const memos = (scratch.segments ??= new Map());
@@ -74,7 +75,10 @@ function segmentCompiler(engine: LogicEngine, segmentClock: SegmentClock): NonNu
         memo.value = value;
       }
       return value;
-    });
+    };
+    // Called directly by the rules that use it (no argument array built per call).
+    const compile = (_args: unknown, build: BuildState) => build.compile`${direct(segment)}(context)`;
+    engine.addMethod(operator, { method: (_args: unknown, context: unknown) => segment(context), compile } as never);
     return { reference: { [operator]: [] } };
   };
 }
