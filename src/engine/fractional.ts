@@ -32,8 +32,8 @@ export const bucketingHash = (value: string): number => murmur3Utf8(value, 0);
  * BigInt form `Number((BigInt(hash) * BigInt(total)) >> 32n)`, without allocating BigInts.)
  */
 export function bucketOf(hash: number, total: number): number {
-  const hi = Math.floor(hash / 0x10000);
-  const lo = hash % 0x10000;
+  const hi = hash >>> 16;
+  const lo = hash & 0xffff;
   return Math.floor((hi * total + Math.floor((lo * total) / 0x10000)) / 0x10000);
 }
 
@@ -145,6 +145,12 @@ export function compileFractional(args: unknown, build: BuildState): Compiled | 
   }
   if (!rest.every(isConstant)) return false;
   const dist = parseDistribution(rest);
+  const parts = catParts(first);
+  if (parts !== undefined) {
+    const byParts = (values: unknown[], context: unknown, above: unknown): FractionalVariant =>
+      recorded(findEvaluationData(context, above), dist && pickVariant(hashOfParts(values), dist));
+    return build.compile`${direct(byParts)}(${parts}, context, above)`;
+  }
   const byValue = (value: unknown, context: unknown, above: unknown): FractionalVariant => {
     const root = findEvaluationData(context, above);
     const data = dataOf(root, context);
@@ -152,4 +158,26 @@ export function compileFractional(args: unknown, build: BuildState): Compiled | 
     return recorded(root, Array.isArray(value) ? fractionalValue([value, ...rest], data) : variantFor(true, value, dist, data));
   };
   return build.compile`${direct(byValue)}(${first}, context, above)`;
+}
+
+/**
+ * The parts of a `{"cat": [...]}` bucketing value (flagd's documented form is a `cat` of
+ * `$flagd.flagKey` and an attribute). Its value is always a string, `'' + part + part...` as
+ * json-logic-engine compiles it, so the parts can be hashed in place: joining them builds a
+ * string that is copied again on its first read.
+ */
+function catParts(value: unknown): unknown[] | undefined {
+  if (value === null || typeof value !== "object" || Array.isArray(value)) return undefined;
+  const keys = Object.keys(value);
+  const parts = (value as Record<string, unknown>)["cat"];
+  return keys.length === 1 && Array.isArray(parts) ? parts : undefined;
+}
+
+/** `'' + value`: what the compiled `cat` makes of a part (a template literal converts objects differently). */
+const catText = (value: unknown): string => "" + (value as string);
+
+/** The bucketing hash of `'' + values[0] + values[1] + ...`. */
+function hashOfParts(values: unknown[]): number {
+  if (values.length === 2) return murmur3Utf8Concat(catText(values[0]), catText(values[1]));
+  return bucketingHash(values.map(catText).join(""));
 }

@@ -366,18 +366,28 @@ describe("fractional inside rules", () => {
       byNull: { fractional: [null, ...entries] },
       unparsable: { fractional: [["a", 1.5], ["b", 1]] },
       unparsableByValue: { fractional: [{ var: "bucket" }, ["a", "x"]] },
+      // flagd's documented form, and cats of other lengths and parts (numbers, null, objects).
+      byCat: { fractional: [{ cat: [{ var: "$flagd.flagKey" }, { var: "bucket" }] }, ...entries] },
+      byCatOfOne: { fractional: [{ cat: [{ var: "bucket" }] }, ...entries] },
+      byCatOfThree: { fractional: [{ cat: [{ var: "bucket" }, "-", { var: "targetingKey" }] }, ...entries] },
     };
     const variants = { a: "a", b: "b", c: "c", d: "d", fallback: "fallback" };
     const contexts: Record<string, unknown>[] = [{}, { targetingKey: "" }, { targetingKey: 7 }, { bucket: 42 }, { bucket: null, targetingKey: "k" }];
     for (let i = 0; i < 200; i++) contexts.push({ targetingKey: `user-${i}`, ...(i % 3 === 0 && { bucket: `b${i}` }) });
     // A bucketing expression that evaluates to an array is one more entry, not a bucketing value.
-    contexts.push({ bucket: ["a", 1], targetingKey: "u" }, { bucket: ["a", 1] });
+    contexts.push({ bucket: ["a", 1], targetingKey: "u" }, { bucket: ["a", 1] }, { bucket: { x: 1 }, targetingKey: "u" }, { bucket: "usér-7" });
+    // The test's own reading of an argument: `var` (a path), and `cat` as compiled: '' + a + b...
+    const valueOf = (arg: unknown, data: Record<string, unknown>): unknown => {
+      if (arg === null || typeof arg !== "object" || Array.isArray(arg)) return arg;
+      if ("var" in arg) return String(arg.var).split(".").reduce<unknown>((node, key) => (node as Record<string, unknown> | undefined)?.[key], data) ?? null;
+      return (arg as { cat: unknown[] }).cat.reduce<string>((text, part) => text + (valueOf(part, data) as string), "");
+    };
     for (const [key, targeting] of Object.entries(rules)) {
       const flag = compileFlag(key, { variants, defaultVariant: "fallback", targeting });
       const [op] = Object.values(targeting) as unknown[][];
       for (const context of contexts) {
         const data = { ...context, $flagd: { flagKey: key, timestamp: 0 } };
-        const args = op!.map((arg) => (arg !== null && typeof arg === "object" && !Array.isArray(arg) ? (data as Record<string, unknown>)["bucket"] ?? null : arg));
+        const args = op!.map((arg) => valueOf(arg, data));
         let expected: string;
         try {
           const value = fractionalValue(args, data);
