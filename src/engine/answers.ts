@@ -1,4 +1,3 @@
-import type { JsonValue } from "../config/types.js";
 import type { CompiledFlag, Evaluation, EvaluationErrorCode, Reason } from "./types.js";
 
 /**
@@ -28,7 +27,7 @@ export const failure = (flag: CompiledFlag, errorCode: EvaluationErrorCode, erro
 
 const resolved = (flag: CompiledFlag, reason: Reason, variant: string): Evaluation =>
   Object.hasOwn(flag.variants, variant)
-    ? { key: flag.key, reason, variant, value: flag.variants[variant] as JsonValue, metadata: flag.metadata }
+    ? { key: flag.key, reason, variant, value: flag.variants[variant]!, metadata: flag.metadata }
     : failure(flag, "GENERAL", `variant "${variant}" is not defined in flag "${flag.key}"`);
 
 /** The defaultVariant with `reason`, or DEFAULT without a value when the flag has none (code default). */
