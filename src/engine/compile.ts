@@ -1,5 +1,7 @@
 import type { EnvironmentConfig, FlagDefinition, JsonValue, Metadata } from "../model/types.js";
 import { runSteps, type Steps } from "../model/steps.js";
+import { attachAnswers } from "./answers.js";
+import { direct, type BuildState } from "./codegen.js";
 import { readsClock } from "./clock.js";
 import { describeThrown, TargetingParseError } from "./errors.js";
 import type { LogicEngine } from "json-logic-engine";
@@ -44,8 +46,9 @@ function build(engine: LogicEngine, logic: unknown): CompiledRule {
  * Each segment is compiled once into its own function and registered as an operator of the
  * environment's engine (under a name no file can write: operators are checked against the
  * shared engine). A rule calls it where it wrote `$ref`. Within one evaluation a segment called
- * on the evaluation data is computed once (memo in the scratch record), so evaluation stays
- * linear too; inside an iterator it runs on the current item, as inlined text would.
+ * on the evaluation data is computed once (memo in the scratch record, kept for the pass and
+ * valid for the evaluation whose serial it holds), so evaluation stays linear too; inside an
+ * iterator it runs on the current item, as inlined text would.
  */
 function segmentCompiler(engine: LogicEngine, segmentClock: SegmentClock): NonNullable<Resolver["compileSegment"]> {
   let count = 0;
@@ -60,12 +63,23 @@ function segmentCompiler(engine: LogicEngine, segmentClock: SegmentClock): NonNu
     const operator = `$segment#${count++}`;
     // Segments used by this one were compiled first, so their entries are there already.
     segmentClock.set(operator, readsClock(resolved, (op) => segmentClock.get(op)));
-    engine.addMethod(operator, (_args: unknown, context: unknown) => {
+    const segment = (context: unknown): unknown => {
       if (!hasScratch(context)) return rule(context as Record<string, unknown>);
-      const memo = (context[SCRATCH].segments ??= new Map());
-      if (!memo.has(name)) memo.set(name, rule(context));
-      return memo.get(name);
-    });
+      const scratch = context[SCRATCH];
+      const memos = (scratch.segments ??= new Map());
+      const memo = memos.get(name);
+      if (memo !== undefined && memo.serial === scratch.serial) return memo.value;
+      const value = rule(context);
+      if (memo === undefined) memos.set(name, { serial: scratch.serial, value });
+      else {
+        memo.serial = scratch.serial;
+        memo.value = value;
+      }
+      return value;
+    };
+    // Called directly by the rules that use it (no argument array built per call).
+    const compile = (_args: unknown, build: BuildState) => build.compile`${direct(segment)}(context)`;
+    engine.addMethod(operator, { method: (_args: unknown, context: unknown) => segment(context), compile } as never);
     return { reference: { [operator]: [] } };
   };
 }
@@ -152,6 +166,7 @@ function compileFlag(
   if (problem !== undefined) return { flag: unusableFlag(key, problem, flag.metadata), problem };
   if (rule) flag.rule = rule;
   if (clockFree) flag.clockFree = true;
+  attachAnswers(flag);
   return { flag: Object.freeze(flag) };
 }
 

@@ -1,7 +1,7 @@
-import type { JsonValue } from "../model/types.js";
+import { answersOf, failure, type Answers } from "./answers.js";
 import { describeThrown, TargetingKeyMissingError, TargetingParseError } from "./errors.js";
-import { evaluationData, newScratch, rebind, type EvaluationData, type Scratch } from "./scratch.js";
-import type { CompiledFlag, CompiledRule, Evaluation, EvaluationErrorCode, Reason } from "./types.js";
+import { bind, evaluationPass, type EvaluationData, type EvaluationPass, type Scratch } from "./scratch.js";
+import type { CompiledFlag, CompiledRule, Evaluation } from "./types.js";
 
 /**
  * The variant key a rule's result names, as flagd does: strings as is, booleans and numbers by
@@ -24,24 +24,6 @@ function describeResult(result: unknown): string {
   return typeof result;
 }
 
-const failure = (flag: CompiledFlag, errorCode: EvaluationErrorCode, errorDetails: string): Evaluation => ({
-  key: flag.key,
-  errorCode,
-  errorDetails,
-  metadata: flag.metadata,
-});
-
-const resolved = (flag: CompiledFlag, reason: Reason, variant: string): Evaluation =>
-  Object.hasOwn(flag.variants, variant)
-    ? { key: flag.key, reason, variant, value: flag.variants[variant] as JsonValue, metadata: flag.metadata }
-    : failure(flag, "GENERAL", `variant "${variant}" is not defined in flag "${flag.key}"`);
-
-/** The defaultVariant with `reason`, or DEFAULT without a value when the flag has none (code default). */
-const fallback = (flag: CompiledFlag, reason: Reason): Evaluation =>
-  flag.defaultVariant === null
-    ? { key: flag.key, reason: "DEFAULT", metadata: flag.metadata }
-    : resolved(flag, reason, flag.defaultVariant);
-
 /**
  * Evaluate one flag for one context (design §4). Pure: the result depends only on the arguments.
  * `context` holds the attributes (see contextAttributes); `nowMs` feeds `$flagd.timestamp`.
@@ -55,22 +37,22 @@ export const evaluate = (flag: CompiledFlag, context: Record<string, unknown>, n
 
 /**
  * `evaluate` for any number of flags and one context: the evaluation data (a copy of the
- * context) is built on the first targeted flag and reused by the next ones, with their own
- * `$flagd.flagKey` and scratch record. Safe because evaluation is synchronous and no operator
- * writes to the data or keeps it.
+ * context) is built on the first targeted flag and reused by the next ones, each with its own
+ * `$flagd.flagKey` and a clean scratch record (see bind).
  */
 export function evaluatorFor(context: Record<string, unknown>, nowMs: number = Date.now()): (flag: CompiledFlag) => Evaluation {
-  let data: EvaluationData | undefined;
+  let pass: EvaluationPass | undefined;
   return (flag) => {
-    if (flag.state === "DISABLED") return { key: flag.key, reason: "DISABLED", metadata: flag.metadata };
-    if (!flag.rule) return fallback(flag, "STATIC");
-    const scratch = newScratch();
-    data = data ? rebind(data, flag.key, scratch) : evaluationData(context, flag.key, nowMs, scratch);
-    return outcome(flag, flag.rule, data, scratch);
+    const answers = answersOf(flag);
+    if (flag.state === "DISABLED") return answers.disabled;
+    const rule = flag.rule;
+    if (rule === undefined) return answers.static;
+    pass ??= evaluationPass(context, nowMs);
+    return outcome(flag, answers, rule, pass.data, bind(pass, flag.key));
   };
 }
 
-function outcome(flag: CompiledFlag, rule: CompiledRule, data: EvaluationData, scratch: Scratch): Evaluation {
+function outcome(flag: CompiledFlag, answers: Answers, rule: CompiledRule, data: EvaluationData, scratch: Scratch): Evaluation {
   let result: unknown;
   try {
     result = rule(data);
@@ -80,11 +62,9 @@ function outcome(flag: CompiledFlag, rule: CompiledRule, data: EvaluationData, s
     return failure(flag, "GENERAL", `targeting failed: ${describeThrown(err)}`);
   }
 
-  if (result === null || result === undefined) return fallback(flag, "DEFAULT");
+  if (result === null || result === undefined) return answers.default;
   const variant = variantKeyOf(result);
-  if (variant === undefined || !Object.hasOwn(flag.variants, variant)) {
-    return failure(flag, "GENERAL", `targeting returned ${describeResult(result)}, which is not a variant of flag "${flag.key}"`);
-  }
   const split = scratch.fractionalCalled && result === scratch.lastFractional;
-  return resolved(flag, split ? "SPLIT" : "TARGETING_MATCH", variant);
+  const answer = variant === undefined ? undefined : (split ? answers.split : answers.match).get(variant);
+  return answer ?? failure(flag, "GENERAL", `targeting returned ${describeResult(result)}, which is not a variant of flag "${flag.key}"`);
 }

@@ -1,6 +1,7 @@
+import { direct, isConstant, type BuildState, type Compiled } from "./codegen.js";
 import { TargetingKeyMissingError } from "./errors.js";
-import { murmur3Utf8 } from "./murmur.js";
-import { findEvaluationData, SCRATCH } from "./scratch.js";
+import { murmur3Utf8, murmur3Utf8Concat } from "./murmur.js";
+import { findEvaluationData, SCRATCH, type EvaluationData } from "./scratch.js";
 
 /**
  * flagd's `fractional` operator, "v2" bucketing (flagd >= #1909, the testbed's @fractional-v2):
@@ -31,8 +32,8 @@ export const bucketingHash = (value: string): number => murmur3Utf8(value, 0);
  * BigInt form `Number((BigInt(hash) * BigInt(total)) >> 32n)`, without allocating BigInts.)
  */
 export function bucketOf(hash: number, total: number): number {
-  const hi = Math.floor(hash / 0x10000);
-  const lo = hash % 0x10000;
+  const hi = hash >>> 16;
+  const lo = hash & 0xffff;
   return Math.floor((hi * total + Math.floor((lo * total) / 0x10000)) / 0x10000);
 }
 
@@ -87,36 +88,96 @@ export function fractionalValue(args: readonly unknown[], data: Record<string, u
   if (args.length === 0) return null;
   const first = args[0];
   const explicit = !Array.isArray(first);
-  const entries = explicit ? args.slice(1) : args;
-  let bucketBy: string;
-  if (typeof first === "string") bucketBy = first;
-  else if (explicit && first !== null && first !== undefined) return null; // flagd: a number or object is not a bucketing value
-  else {
-    const targetingKey = data["targetingKey"];
-    if (typeof targetingKey !== "string" || targetingKey === "") {
-      if (explicit) return null;
-      throw new TargetingKeyMissingError("fractional needs a bucketing value or a non-empty string targetingKey in the context");
-    }
-    const flagd = data["$flagd"] as { flagKey?: unknown } | undefined;
-    const flagKey = typeof flagd?.flagKey === "string" ? flagd.flagKey : "";
-    bucketBy = flagKey + targetingKey;
-  }
-  const dist = parseDistribution(entries);
-  return dist ? pickVariant(bucketingHash(bucketBy), dist) : null;
+  return variantFor(explicit, first, parseDistribution(explicit ? args.slice(1) : args), data);
 }
 
-/**
- * The json-logic-engine method. Records its result in the evaluation's scratch record so
- * `evaluate` can tell SPLIT from TARGETING_MATCH.
- */
-export function fractional(args: unknown, context: unknown, above: unknown): FractionalVariant {
-  const root = findEvaluationData(context, above);
-  const data = root ?? (context !== null && typeof context === "object" ? (context as Record<string, unknown>) : {});
-  const result = fractionalValue(Array.isArray(args) ? args : [args], data);
+/** fractionalValue once the form is known and the distribution parsed (null: flagd's null). */
+function variantFor(explicit: boolean, first: unknown, dist: Distribution | null, data: Record<string, unknown>): FractionalVariant {
+  if (typeof first === "string") return dist && pickVariant(bucketingHash(first), dist);
+  if (explicit && first !== null && first !== undefined) return null; // flagd: a number or object is not a bucketing value
+  const targetingKey = data["targetingKey"];
+  if (typeof targetingKey !== "string" || targetingKey === "") {
+    if (explicit) return null;
+    throw new TargetingKeyMissingError("fractional needs a bucketing value or a non-empty string targetingKey in the context");
+  }
+  const flagd = data["$flagd"] as { flagKey?: unknown } | undefined;
+  const flagKey = typeof flagd?.flagKey === "string" ? flagd.flagKey : "";
+  return dist && pickVariant(murmur3Utf8Concat(flagKey, targetingKey), dist);
+}
+
+/** The root evaluation data, or failing that the operator's own context (outside an evaluation). */
+function dataOf(root: EvaluationData | undefined, context: unknown): Record<string, unknown> {
+  return root ?? (context !== null && typeof context === "object" ? (context as Record<string, unknown>) : {});
+}
+
+/** Records `result` in the evaluation's scratch record, so `evaluate` can tell SPLIT from TARGETING_MATCH. */
+function recorded(root: EvaluationData | undefined, result: FractionalVariant): FractionalVariant {
   const scratch = root?.[SCRATCH];
   if (scratch) {
     scratch.fractionalCalled = true;
     scratch.lastFractional = result;
   }
   return result;
+}
+
+/** The json-logic-engine method, for the forms `compileFractional` leaves to it. */
+export function fractional(args: unknown, context: unknown, above: unknown): FractionalVariant {
+  const root = findEvaluationData(context, above);
+  return recorded(root, fractionalValue(Array.isArray(args) ? args : [args], dataOf(root, context)));
+}
+
+/**
+ * The usual forms, specialised when the rule is built: when every `[variant, weight]` entry is
+ * written out as constants, the distribution is parsed once, and the compiled rule calls a
+ * function of the bucketing value alone (no argument arrays built on every evaluation).
+ */
+export function compileFractional(args: unknown, build: BuildState): Compiled | false {
+  if (!Array.isArray(args) || args.length === 0) return false;
+  const [first, ...rest] = args as unknown[];
+  if (Array.isArray(first)) {
+    if (!args.every(isConstant)) return false;
+    const dist = parseDistribution(args);
+    const byTargetingKey = (context: unknown, above: unknown): FractionalVariant => {
+      const root = findEvaluationData(context, above);
+      return recorded(root, variantFor(false, undefined, dist, dataOf(root, context)));
+    };
+    return build.compile`${direct(byTargetingKey)}(context, above)`;
+  }
+  if (!rest.every(isConstant)) return false;
+  const dist = parseDistribution(rest);
+  const parts = catParts(first);
+  if (parts !== undefined) {
+    const byParts = (values: unknown[], context: unknown, above: unknown): FractionalVariant =>
+      recorded(findEvaluationData(context, above), dist && pickVariant(hashOfParts(values), dist));
+    return build.compile`${direct(byParts)}(${parts}, context, above)`;
+  }
+  const byValue = (value: unknown, context: unknown, above: unknown): FractionalVariant => {
+    const root = findEvaluationData(context, above);
+    const data = dataOf(root, context);
+    // An expression that evaluates to an array is an entry, not a bucketing value.
+    return recorded(root, Array.isArray(value) ? fractionalValue([value, ...rest], data) : variantFor(true, value, dist, data));
+  };
+  return build.compile`${direct(byValue)}(${first}, context, above)`;
+}
+
+/**
+ * The parts of a `{"cat": [...]}` bucketing value (flagd's documented form is a `cat` of
+ * `$flagd.flagKey` and an attribute). Its value is always a string, `'' + part + part...` as
+ * json-logic-engine compiles it, so the parts can be hashed in place: joining them builds a
+ * string that is copied again on its first read.
+ */
+function catParts(value: unknown): unknown[] | undefined {
+  if (value === null || typeof value !== "object" || Array.isArray(value)) return undefined;
+  const keys = Object.keys(value);
+  const parts = (value as Record<string, unknown>)["cat"];
+  return keys.length === 1 && Array.isArray(parts) ? parts : undefined;
+}
+
+/** `'' + value`: what the compiled `cat` makes of a part (a template literal converts objects differently). */
+const catText = (value: unknown): string => "" + (value as string);
+
+/** The bucketing hash of `'' + values[0] + values[1] + ...`. */
+function hashOfParts(values: unknown[]): number {
+  if (values.length === 2) return murmur3Utf8Concat(catText(values[0]), catText(values[1]));
+  return bucketingHash(values.map(catText).join(""));
 }

@@ -5,6 +5,7 @@
  * Null-prototype objects are not an option: the engine itself reads `value.constructor.name`.
  */
 import { splitPathMemoized, type LogicEngine } from "json-logic-engine";
+import { direct, type BuildState, type Compiled } from "./codegen.js";
 
 /** `node[key]` when `node` is an object or array that owns `key`; otherwise undefined. */
 export const ownValue = (node: unknown, key: string | number): unknown =>
@@ -92,11 +93,19 @@ function getMethod(args: unknown): unknown {
   return ownPath(data, splitPathMemoized(String(key)), fallback === undefined ? null : fallback);
 }
 
+/** A reader of one own property, for a `var` with a one-piece path. */
+const ownKeyReader =
+  (key: string | number, notFound: unknown) =>
+  (node: unknown): unknown => {
+    const value = ownValue(node, key);
+    return value === undefined ? notFound : value;
+  };
+
 /**
- * Compiled `var` for the common case (a fixed key, no scope climb, a literal default): a call to
- * ownPath with the path split once at build time. Anything else runs the method.
+ * Compiled `var` for the common case (a fixed key, no scope climb, a literal default): a direct
+ * call of a reader made when the rule is built, the path split once. Anything else runs the method.
  */
-function compileVar(data: unknown): string | false {
+function compileVar(data: unknown, build: BuildState): Compiled | false {
   let key = data;
   let fallback: unknown = null;
   if (Array.isArray(data)) {
@@ -108,13 +117,15 @@ function compileVar(data: unknown): string | false {
   if (typeof key !== "string" && typeof key !== "number") return false;
   const text = String(key);
   if (text.includes("../")) return false;
-  return `engine.methods.var.ownPath(context, ${JSON.stringify(splitPathMemoized(text))}, ${JSON.stringify(fallback)})`;
+  const pieces: (string | number)[] = [...splitPathMemoized(text)];
+  const read = pieces.length === 1 ? ownKeyReader(pieces[0]!, fallback) : (node: unknown) => ownPath(node, pieces, fallback);
+  return build.compile`${direct(read)}(context)`;
 }
 
 /** Replaces the engine's context-reading operators with own-property versions. */
 export function installOwnLookups(engine: LogicEngine): void {
   const deterministic = false;
-  engine.addMethod("var", { method: varMethod, compile: compileVar, ownPath, optimizeUnary: true } as never, { deterministic });
+  engine.addMethod("var", { method: varMethod, compile: compileVar, optimizeUnary: true } as never, { deterministic });
   engine.addMethod("val", { method: (args: unknown, ctx: unknown, above: unknown[]) => valPath(args, ctx, above).value } as never, { deterministic });
   engine.addMethod("exists", { method: (args: unknown, ctx: unknown, above: unknown[]) => valPath(args, ctx, above).found } as never, { deterministic });
   engine.addMethod("get", getMethod, { deterministic: true });

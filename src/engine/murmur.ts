@@ -23,7 +23,53 @@ function utf8At(text: string, i: number, c: number): [bytes: number, count: numb
   return [(0xe0 | (c >> 12)) | ((0x80 | ((c >> 6) & 63)) << 8) | ((0x80 | (c & 63)) << 16), 3, 1];
 }
 
-export function murmur3Utf8(text: string, seed = 0): number {
+/** The hash of `text`'s UTF-8 bytes. */
+export const murmur3Utf8 = (text: string, seed = 0): number => murmur3Utf8Concat("", text, seed);
+
+/** The code unit at `i` of `a + b`, without building that string. */
+const unitAt = (a: string, b: string, i: number): number => (i < a.length ? a.charCodeAt(i) : b.charCodeAt(i - a.length));
+
+/**
+ * The hash of `a + b` (flagd buckets by flag key + targeting key), without building that string
+ * (a concatenation is flattened, i.e. copied, on first read). ASCII text, the usual case, is one
+ * byte per code unit and is hashed a 4-byte block at a time; anything else takes the general way.
+ */
+export function murmur3Utf8Concat(a: string, b: string, seed = 0): number {
+  const length = a.length + b.length;
+  let h = seed | 0;
+  let i = 0;
+  for (; i + 4 <= length; i += 4) {
+    const c0 = unitAt(a, b, i);
+    const c1 = unitAt(a, b, i + 1);
+    const c2 = unitAt(a, b, i + 2);
+    const c3 = unitAt(a, b, i + 3);
+    if ((c0 | c1 | c2 | c3) >= 0x80) return murmur3Text(a + b, seed);
+    h = round(h, c0 | (c1 << 8) | (c2 << 16) | (c3 << 24));
+  }
+  if (i < length) {
+    let block = 0;
+    for (let j = 0; i + j < length; j++) {
+      const c = unitAt(a, b, i + j);
+      if (c >= 0x80) return murmur3Text(a + b, seed);
+      block |= c << (8 * j);
+    }
+    h ^= mixed(block);
+  }
+  return finish(h, length);
+}
+
+function finish(hash: number, length: number): number {
+  let h = hash ^ length;
+  h ^= h >>> 16;
+  h = Math.imul(h, 0x85ebca6b);
+  h ^= h >>> 13;
+  h = Math.imul(h, 0xc2b2ae35);
+  h ^= h >>> 16;
+  return h >>> 0;
+}
+
+/** Any text, one UTF-8 byte at a time. */
+function murmur3Text(text: string, seed: number): number {
   let h = seed | 0;
   let block = 0;
   let filled = 0; // bits of `block`
@@ -53,11 +99,5 @@ export function murmur3Utf8(text: string, seed = 0): number {
     }
   }
   if (filled > 0) h ^= mixed(block);
-  h ^= length;
-  h ^= h >>> 16;
-  h = Math.imul(h, 0x85ebca6b);
-  h ^= h >>> 13;
-  h = Math.imul(h, 0xc2b2ae35);
-  h ^= h >>> 16;
-  return h >>> 0;
+  return finish(h, length);
 }

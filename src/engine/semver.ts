@@ -1,4 +1,5 @@
 import semver from "semver";
+import { direct, isConstant, type BuildState, type Compiled } from "./codegen.js";
 
 /**
  * flagd's `sem_ver`: `[version, op, version]`. flagd validates with Go's golang.org/x/mod/semver,
@@ -28,21 +29,33 @@ const MAX_VERSION_LENGTH = 256;
  * The result is shared between calls: never modify it.
  */
 export function parseVersion(input: unknown): semver.SemVer | null {
-  let s: string;
-  if (typeof input === "string") s = input;
-  else if (typeof input === "number" && Number.isFinite(input) && Math.abs(input) < 1e6) s = String(input);
-  else return null;
-  if (s.length > MAX_VERSION_LENGTH + 1) return null;
+  const s = versionText(input);
+  if (s === undefined) return null;
   let version = parsed.get(s);
   if (version === undefined) {
-    version = parseText(s);
+    version = parseGoSemver(s);
     if (parsed.size >= MAX_PARSED) parsed.clear();
     parsed.set(s, version);
   }
   return version;
 }
 
-function parseText(text: string): semver.SemVer | null {
+/** The text of a version operand, or undefined when it cannot be one. */
+function versionText(input: unknown): string | undefined {
+  let s: string;
+  if (typeof input === "string") s = input;
+  else if (typeof input === "number" && Number.isFinite(input) && Math.abs(input) < 1e6) s = String(input);
+  else return undefined;
+  return s.length > MAX_VERSION_LENGTH + 1 ? undefined : s;
+}
+
+/** parseVersion without the shared cache: for a rule's constant operand, kept by its compiled rule. */
+function parseText(input: unknown): semver.SemVer | null {
+  const s = versionText(input);
+  return s === undefined ? null : parseGoSemver(s);
+}
+
+function parseGoSemver(text: string): semver.SemVer | null {
   let s = text;
   if (s.startsWith("v") || s.startsWith("V")) s = s.slice(1);
   const m = GO_SEMVER.exec(s);
@@ -77,4 +90,33 @@ export function semVer(args: unknown): boolean | null {
   const a = parseVersion(left);
   const b = parseVersion(right);
   return a && b ? compare(a, b) : null;
+}
+
+/**
+ * The usual form, `[<expression>, "op", "constant version"]` (or the constant on the left),
+ * compiled to a direct call of the other operand with the operator looked up and the constant
+ * parsed when the rule is built. Other forms take the generic call.
+ */
+export function compileSemVer(args: unknown, build: BuildState): Compiled | false {
+  if (!Array.isArray(args) || args.length !== 3) return false;
+  const [left, op, right] = args as unknown[];
+  const compare = typeof op === "string" && Object.hasOwn(OPERATORS, op) ? OPERATORS[op] : undefined;
+  if (compare === undefined) return false;
+  if (isConstant(right)) {
+    const b = parseText(right);
+    const againstRight = (a: unknown): boolean | null => {
+      const version = parseVersion(a);
+      return version && b ? compare(version, b) : null;
+    };
+    return build.compile`${direct(againstRight)}(${left})`;
+  }
+  if (isConstant(left)) {
+    const a = parseText(left);
+    const fromLeft = (b: unknown): boolean | null => {
+      const version = parseVersion(b);
+      return a && version ? compare(a, version) : null;
+    };
+    return build.compile`${direct(fromLeft)}(${right})`;
+  }
+  return false;
 }

@@ -264,7 +264,11 @@ describe("evaluatorFor", () => {
     const onOffFlag = { variants: onOff, defaultVariant: "off" };
     const { flags } = compileEnvironment(
       env({
-        segments: { beta: { ends_with: [{ var: "email" }, "@example.com"] } },
+        segments: {
+          beta: { ends_with: [{ var: "email" }, "@example.com"] },
+          // Its result differs from one flag to the next within a pass: no memo may carry over.
+          keyed: { "==": [{ var: "$flagd.flagKey" }, "keyedA"] },
+        },
         flags: {
           split: { ...onOffFlag, targeting: { fractional: [["on", 50], ["off", 50]] } },
           split2: { ...onOffFlag, targeting: { fractional: [["on", 50], ["off", 50]] } },
@@ -274,6 +278,8 @@ describe("evaluatorFor", () => {
           bad: { ...onOffFlag, targeting: { cat: ["x", "y"] } },
           off: { ...onOffFlag, state: "DISABLED" },
           fixed: onOffFlag,
+          keyedA: { ...onOffFlag, targeting: { if: [{ $ref: "keyed" }, "on", "off"] } },
+          keyedB: { ...onOffFlag, targeting: { if: [{ $ref: "keyed" }, "on", "off"] } },
         },
       }),
     );
@@ -283,5 +289,7 @@ describe("evaluatorFor", () => {
       const pass = evaluatorFor(context, now);
       for (const flag of flags.values()) expect(pass(flag)).toEqual(evaluate(flag, context, now));
     }
+    const pass = evaluatorFor({}, 0);
+    expect([pass(flags.get("keyedA")!), pass(flags.get("keyedB")!), pass(flags.get("keyedA")!)].map((e) => "variant" in e && e.variant)).toEqual(["on", "off", "on"]);
   });
 });

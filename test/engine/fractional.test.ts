@@ -7,6 +7,7 @@ import {
   parseDistribution,
 } from "../../src/engine/fractional.js";
 import { TargetingKeyMissingError } from "../../src/engine/errors.js";
+import { murmur3Utf8Concat } from "../../src/engine/murmur.js";
 import { compileFlag, errorOf, reasonOf, run, variantOf } from "./helpers.js";
 
 const suits = { clubs: "clubs", diamonds: "diamonds", hearts: "hearts", spades: "spades" };
@@ -28,6 +29,15 @@ describe("bucketing hash (MurmurHash3 x86_32, seed 0, UTF-8)", () => {
     for (const value of [...fixed, ...Array.from({ length: 2000 }, units)]) {
       expect(bucketingHash(value), JSON.stringify(value)).toBe(murmurhash.v3(Buffer.from(value, "utf8"), 0));
     }
+  });
+
+  it("hashes a flag key and a targeting key as one string, without joining them", () => {
+    const parts = ["", "a", "ab", "abc", "abcd", "flag-007", "usér-96", "日本", "👍🏽", "\ud800", "x\udc00"];
+    for (const a of parts) {
+      for (const b of parts) expect(murmur3Utf8Concat(a, b), JSON.stringify([a, b])).toBe(murmurhash.v3(Buffer.from(a + b, "utf8"), 0));
+    }
+    // A surrogate pair split between the two halves is still one character.
+    expect(murmur3Utf8Concat("\ud83d", "\udc4d")).toBe(bucketingHash("👍"));
   });
 
   it("reproduces the testbed's hash-edge keys", () => {
@@ -345,6 +355,50 @@ describe("fractional inside rules", () => {
     });
     expect(run(flag, { targetingKey: "u" })).toMatchObject({ variant: "b", reason: "TARGETING_MATCH" });
     expect(errorOf(run(flag, {}))).toBe("TARGETING_KEY_MISSING");
+  });
+
+  it("answers as the generic operator when its entries are constants (compiled once)", () => {
+    const entries = [["a", 30], ["b", 0], ["c", null], ["d", 69]];
+    const rules: Record<string, object> = {
+      shorthand: { fractional: entries },
+      byValue: { fractional: [{ var: "bucket" }, ...entries] },
+      byLiteral: { fractional: ["fixed", ...entries] },
+      byNull: { fractional: [null, ...entries] },
+      unparsable: { fractional: [["a", 1.5], ["b", 1]] },
+      unparsableByValue: { fractional: [{ var: "bucket" }, ["a", "x"]] },
+      // flagd's documented form, and cats of other lengths and parts (numbers, null, objects).
+      byCat: { fractional: [{ cat: [{ var: "$flagd.flagKey" }, { var: "bucket" }] }, ...entries] },
+      byCatOfOne: { fractional: [{ cat: [{ var: "bucket" }] }, ...entries] },
+      byCatOfThree: { fractional: [{ cat: [{ var: "bucket" }, "-", { var: "targetingKey" }] }, ...entries] },
+    };
+    const variants = { a: "a", b: "b", c: "c", d: "d", fallback: "fallback" };
+    const contexts: Record<string, unknown>[] = [{}, { targetingKey: "" }, { targetingKey: 7 }, { bucket: 42 }, { bucket: null, targetingKey: "k" }];
+    for (let i = 0; i < 200; i++) contexts.push({ targetingKey: `user-${i}`, ...(i % 3 === 0 && { bucket: `b${i}` }) });
+    // A bucketing expression that evaluates to an array is one more entry, not a bucketing value.
+    contexts.push({ bucket: ["a", 1], targetingKey: "u" }, { bucket: ["a", 1] }, { bucket: { x: 1 }, targetingKey: "u" }, { bucket: "usér-7" });
+    // The test's own reading of an argument: `var` (a path), and `cat` as compiled: '' + a + b...
+    const valueOf = (arg: unknown, data: Record<string, unknown>): unknown => {
+      if (arg === null || typeof arg !== "object" || Array.isArray(arg)) return arg;
+      if ("var" in arg) return String(arg.var).split(".").reduce<unknown>((node, key) => (node as Record<string, unknown> | undefined)?.[key], data) ?? null;
+      return (arg as { cat: unknown[] }).cat.reduce<string>((text, part) => text + (valueOf(part, data) as string), "");
+    };
+    for (const [key, targeting] of Object.entries(rules)) {
+      const flag = compileFlag(key, { variants, defaultVariant: "fallback", targeting });
+      const [op] = Object.values(targeting) as unknown[][];
+      for (const context of contexts) {
+        const data = { ...context, $flagd: { flagKey: key, timestamp: 0 } };
+        const args = op!.map((arg) => valueOf(arg, data));
+        let expected: string;
+        try {
+          const value = fractionalValue(args, data);
+          expected = value === null ? "DEFAULT fallback" : `SPLIT ${String(value)}`;
+        } catch (err) {
+          expected = err instanceof TargetingKeyMissingError ? "TARGETING_KEY_MISSING" : "?";
+        }
+        const e = run(flag, context);
+        expect(errorOf(e) ?? `${reasonOf(e)} ${variantOf(e)}`, `${key} ${JSON.stringify(context)}`).toBe(expected);
+      }
+    }
   });
 
   it("keeps concurrent-looking evaluations independent", () => {

@@ -1,0 +1,74 @@
+import type { CompiledFlag, Evaluation, EvaluationErrorCode, Reason } from "./types.js";
+
+/**
+ * Every answer a flag can give without an error of its rule, built once per compiled flag. A
+ * flag's successes differ only in reason and variant, so an evaluation hands out one of these
+ * shared, frozen objects instead of allocating its own (an evaluation pass used to allocate one
+ * per flag).
+ */
+export interface Answers {
+  disabled: Evaluation;
+  /** The defaultVariant as STATIC: the answer of a flag without targeting. */
+  static: Evaluation;
+  /** The defaultVariant as DEFAULT: the rule returned null (or nothing). */
+  default: Evaluation;
+  /** By variant key: the rule named the variant... */
+  match: ReadonlyMap<string, Evaluation>;
+  /** ...by way of the last `fractional` it ran. */
+  split: ReadonlyMap<string, Evaluation>;
+}
+
+export const failure = (flag: CompiledFlag, errorCode: EvaluationErrorCode, errorDetails: string): Evaluation => ({
+  key: flag.key,
+  errorCode,
+  errorDetails,
+  metadata: flag.metadata,
+});
+
+const resolved = (flag: CompiledFlag, reason: Reason, variant: string): Evaluation =>
+  Object.hasOwn(flag.variants, variant)
+    ? { key: flag.key, reason, variant, value: flag.variants[variant]!, metadata: flag.metadata }
+    : failure(flag, "GENERAL", `variant "${variant}" is not defined in flag "${flag.key}"`);
+
+/** The defaultVariant with `reason`, or DEFAULT without a value when the flag has none (code default). */
+const fallback = (flag: CompiledFlag, reason: Reason): Evaluation =>
+  flag.defaultVariant === null
+    ? { key: flag.key, reason: "DEFAULT", metadata: flag.metadata }
+    : resolved(flag, reason, flag.defaultVariant);
+
+const byVariant = (flag: CompiledFlag, reason: Reason): ReadonlyMap<string, Evaluation> =>
+  new Map(Object.keys(flag.variants).map((variant) => [variant, Object.freeze(resolved(flag, reason, variant))]));
+
+export function buildAnswers(flag: CompiledFlag): Answers {
+  return Object.freeze({
+    disabled: Object.freeze({ key: flag.key, reason: "DISABLED", metadata: flag.metadata }),
+    static: Object.freeze(fallback(flag, "STATIC")),
+    default: Object.freeze(fallback(flag, "DEFAULT")),
+    match: byVariant(flag, "TARGETING_MATCH"),
+    split: byVariant(flag, "SPLIT"),
+  });
+}
+
+/**
+ * Where a compiled flag keeps its answers: a non-enumerable symbol key, so copies made by
+ * spreading the flag (an override's flag, with another defaultVariant) do not carry answers
+ * built for another flag, and JSON and deep equality never see it.
+ */
+const ANSWERS: unique symbol = Symbol("flagserve.answers");
+
+/** Builds `flag`'s answers and attaches them; the flag must not change afterwards (freeze it next). */
+export function attachAnswers(flag: CompiledFlag): void {
+  Object.defineProperty(flag, ANSWERS, { value: buildAnswers(flag) });
+}
+
+/** Answers of frozen flags built elsewhere (copies, hand-made flags), built on first use. */
+const lateAnswers = new WeakMap<CompiledFlag, Answers>();
+
+export function answersOf(flag: CompiledFlag): Answers {
+  const own = (flag as { [ANSWERS]?: Answers })[ANSWERS];
+  if (own !== undefined) return own;
+  if (!Object.isFrozen(flag)) return buildAnswers(flag); // it may still change: nothing to keep
+  let answers = lateAnswers.get(flag);
+  if (answers === undefined) lateAnswers.set(flag, (answers = buildAnswers(flag)));
+  return answers;
+}
