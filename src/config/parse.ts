@@ -37,6 +37,10 @@ function parseFast(file: string, text: string): ParsedFile | undefined {
 // Editors show columns without the BOM; so must we.
 const withoutBom = (text: string): string => (text.startsWith("\uFEFF") ? text.slice(1) : text);
 
+/** parseYaml that lets the event loop run between the `yaml` path's steps. */
+export const parseYamlYielding = async (file: string, text: string): Promise<ParsedFile> =>
+  parseFast(file, text) ?? runStepsYielding(parseYamlSteps(file, text));
+
 /** Files at least this big are parsed in a worker thread. */
 const OFF_THREAD_BYTES = 512 * 1024;
 
@@ -50,8 +54,9 @@ export async function parseYamlOffThread(file: string, text: string): Promise<Pa
   if (text.length >= OFF_THREAD_BYTES) {
     const parsed = await inWorker(file, text).catch(() => undefined);
     if (parsed && parsed.problems.length === 0) return { source: lazySource(file, text), value: parsed.value, problems: [] };
+    if (parsed) return runStepsYielding(parseYamlSteps(file, text)); // the fast path has declined it already
   }
-  return parseFast(file, text) ?? runStepsYielding(parseYamlSteps(file, text));
+  return parseYamlYielding(file, text);
 }
 
 function inWorker(file: string, text: string): Promise<{ value: unknown; problems: Problem[] }> {
