@@ -25,8 +25,11 @@ export interface ParsedFile {
 const MAX_ALIAS_COUNT = 100;
 
 export function parseYaml(file: string, text: string): ParsedFile {
-  return parseFast(file, text) ?? runSteps(parseYamlSteps(file, text));
+  return parseFast(file, text) ?? parseWithPositions(file, text);
 }
+
+/** The `yaml` path alone: the Document, with every node's position, then its value. */
+export const parseWithPositions = (file: string, text: string): ParsedFile => runSteps(parseYamlSteps(file, text));
 
 /** The fast path's value, with a source that builds the Document on the first position asked. */
 function parseFast(file: string, text: string): ParsedFile | undefined {
@@ -77,7 +80,7 @@ function lazySource(file: string, text: string): Source {
   return {
     file,
     positional: true,
-    locate: (path, anchor) => (parsed ??= runSteps(parseYamlSteps(file, text)).source ?? inlineSource(file)).locate(path, anchor),
+    locate: (path, anchor) => (parsed ??= parseWithPositions(file, text).source ?? inlineSource(file)).locate(path, anchor),
   };
 }
 

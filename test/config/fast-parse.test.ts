@@ -5,12 +5,11 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { fastParse } from "../../src/config/fast-parse.js";
-import { parseYaml, parseYamlSteps } from "../../src/config/parse.js";
-import { runSteps } from "../../src/config/util.js";
+import { parseWithPositions, parseYaml } from "../../src/config/parse.js";
 import { lines } from "./helpers.js";
 
 /** What the `yaml` path alone reads (the Document, then toJS). */
-const slowValue = (text: string): unknown => runSteps(parseYamlSteps("/f.yaml", text)).value;
+const slowValue = (text: string): unknown => parseWithPositions("/f.yaml", text).value;
 
 /** Order of keys, -0, NaN, ±Infinity and own `__proto__` keys all count. */
 const exact = (value: unknown): string =>
@@ -127,7 +126,7 @@ describe("what the fast path leaves to the yaml path", () => {
   it("parseYaml still reads them as before, problems and positions included", () => {
     for (const text of Object.values(LEFT)) {
       const parsed = parseYaml("/f.yaml", text);
-      const slow = runSteps(parseYamlSteps("/f.yaml", text));
+      const slow = parseWithPositions("/f.yaml", text);
       expect(exact(parsed.value)).toBe(exact(slow.value));
       expect(parsed.problems).toEqual(slow.problems);
     }
