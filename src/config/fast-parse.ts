@@ -12,28 +12,35 @@ import { FAILSAFE_SCHEMA, load, Type } from "js-yaml";
 
 /**
  * One implicit scalar type: `yaml`'s tests for the tag, the first that matches resolving (js-yaml
- * keeps one type per tag, so the int forms and the float forms are one type each).
+ * keeps one type per tag, so the int forms and the float forms are one type each). `first` turns
+ * most scalars (words) away before any form is tried: every plain scalar of a file meets it.
  */
-function scalar(tag: string, forms: [RegExp, (text: string) => unknown][]): Type {
-  const formOf = (text: string | null) => (text === null ? undefined : forms.find(([test]) => test.test(text)));
+function scalar(tag: string, first: RegExp, forms: [RegExp, (text: string) => unknown][]): Type {
+  let matched: { text: string; construct: (text: string) => unknown } | undefined;
+  const formOf = (text: string) => forms.find(([test]) => test.test(text))?.[1];
   return new Type(`tag:yaml.org,2002:${tag}`, {
     kind: "scalar",
-    resolve: (text: string | null) => formOf(text) !== undefined,
-    construct: (text: string) => formOf(text)![1](text),
+    resolve: (text: string | null) => {
+      const construct = text === null || !first.test(text) ? undefined : formOf(text);
+      matched = construct && text !== null ? { text, construct } : undefined;
+      return matched !== undefined;
+    },
+    // js-yaml constructs right after resolving the same text: the form found is reused.
+    construct: (text: string) => (matched?.text === text ? matched.construct : formOf(text)!)(text),
   });
 }
 
 /** `yaml`'s core schema (yaml/dist/schema/core and common/null), in the order it tries them. */
 const CORE = FAILSAFE_SCHEMA.extend({
   implicit: [
-    scalar("null", [[/^(?:~|[Nn]ull|NULL)?$/, () => null]]),
-    scalar("bool", [[/^(?:[Tt]rue|TRUE|[Ff]alse|FALSE)$/, (text) => text[0] === "t" || text[0] === "T"]]),
-    scalar("int", [
+    scalar("null", /^(?:$|[~nN])/, [[/^(?:~|[Nn]ull|NULL)?$/, () => null]]),
+    scalar("bool", /^[tTfF]/, [[/^(?:[Tt]rue|TRUE|[Ff]alse|FALSE)$/, (text) => text[0] === "t" || text[0] === "T"]]),
+    scalar("int", /^[-+0-9]/, [
       [/^0o[0-7]+$/, (text) => parseInt(text.substring(2), 8)],
       [/^[-+]?[0-9]+$/, (text) => parseInt(text, 10)],
       [/^0x[0-9a-fA-F]+$/, (text) => parseInt(text.substring(2), 16)],
     ]),
-    scalar("float", [
+    scalar("float", /^[-+.0-9]/, [
       [/^(?:[-+]?\.(?:inf|Inf|INF)|\.nan|\.NaN|\.NAN)$/, (text) => (text.slice(-3).toLowerCase() === "nan" ? NaN : text[0] === "-" ? -Infinity : Infinity)],
       [/^[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)[eE][-+]?[0-9]+$/, parseFloat],
       [/^[-+]?(?:\.[0-9]+|[0-9]+\.[0-9]*)$/, parseFloat],
