@@ -12,7 +12,7 @@ import type { InputSet } from "../sources/inputs.js";
 import type { ConfigSource, SourceDocument, SourceLoad } from "../sources/source.js";
 import { expandNotifications, type EnvVars } from "./expand.js";
 import { mergeDocuments, originText, type MergedEnvironment } from "./merge.js";
-import { parseYamlOffThread, type ParsedFile } from "./parse.js";
+import { parseYamlOffThread, parseYamlYielding, type ParsedFile } from "./parse.js";
 import { ENVIRONMENT_NAME_RULE, isEnvironmentName } from "./schema.js";
 import { docProblem, inlineSource, problemAt, type EnvDocument } from "./positions.js";
 import type { EnvironmentConfig, Problem } from "../model/types.js";
@@ -37,6 +37,12 @@ export interface LoadOptions {
   env?: EnvVars;
   /** Where every file and directory read is recorded, to tell later whether the load is stale. */
   inputs?: InputSet;
+  /**
+   * Parse big files in a worker thread, so that a running server keeps answering meanwhile
+   * (reloads). Off by default: at start-up and for `validate` nothing is being served, and the
+   * worker would only add its own start-up and the copy of the value back.
+   */
+  offThread?: boolean;
 }
 
 /** What one environment is made of, before validation. */
@@ -71,16 +77,18 @@ export async function loadSources(sources: readonly ConfigSource[], options: Loa
 export async function loadSourceReads(reads: readonly SourceLoad[], options: LoadOptions = {}): Promise<ConfigLoad> {
   const problems = new ProblemMap();
   const found: FoundEnvironment[] = [];
-  for (const read of reads) found.push(...(await fromSource(read, problems)));
+  for (const read of reads) found.push(...(await fromSource(read, problems, options.offThread ?? false)));
   return runStepsYielding(finish(withoutDuplicates(found, problems), problems, options));
 }
 
-const parseDocument = async (document: SourceDocument): Promise<ParsedFile> =>
+const parseDocument = async (document: SourceDocument, offThread: boolean): Promise<ParsedFile> =>
   "error" in document
     ? { problems: [{ file: document.file, line: 0, col: 0, message: document.error }] }
     : "value" in document
       ? copyData(document.file, document.value)
-      : parseYamlOffThread(document.file, document.text);
+      : offThread
+        ? parseYamlOffThread(document.file, document.text)
+        : parseYamlYielding(document.file, document.text);
 
 /** Data given as values: a private, JSON-only copy, so later changes to the caller's object cannot reach a snapshot. */
 function copyData(file: string, value: unknown): ParsedFile {
@@ -93,10 +101,10 @@ function copyData(file: string, value: unknown): ParsedFile {
 }
 
 /** One source's documents, parsed, as environments (named by the layout, or by each document's content). */
-async function fromSource(read: SourceLoad, problems: ProblemMap): Promise<FoundEnvironment[]> {
+async function fromSource(read: SourceLoad, problems: ProblemMap, offThread: boolean): Promise<FoundEnvironment[]> {
   for (const p of read.problems) problems.add(p.env, { file: p.file, line: 0, col: 0, message: p.message });
   const found: FoundEnvironment[] = [];
-  const singles = await Promise.all(read.documents.map(({ document }) => parseDocument(document)));
+  const singles = await Promise.all(read.documents.map(({ document }) => parseDocument(document, offThread)));
   read.documents.forEach(({ stem, document }, i) => found.push(...fromSingleFile(document.file, stem, singles[i]!, problems)));
   const named = read.environments.filter((env) => {
     if (isEnvironmentName(env.name)) return true;
@@ -104,7 +112,7 @@ async function fromSource(read: SourceLoad, problems: ProblemMap): Promise<Found
     problems.add("", { file, line: 0, col: 0, message: `'${env.name}' is not a valid environment name: ${ENVIRONMENT_NAME_RULE}` });
     return false;
   });
-  const parsed = await Promise.all(named.map((env) => Promise.all(env.documents.map(parseDocument))));
+  const parsed = await Promise.all(named.map((env) => Promise.all(env.documents.map((d) => parseDocument(d, offThread)))));
   named.forEach((env, i) => {
     const docs: EnvDocument[] = [];
     for (const file of parsed[i] ?? []) {

@@ -1,9 +1,12 @@
 /**
- * Text -> plain value, keeping positions. JSON is parsed as YAML (it is YAML 1.2), so both
- * formats get the same line:col errors.
+ * Text -> plain value, with positions found when a problem needs one. A plain, well-formed file
+ * is read by the fast path (fast-parse.ts) and its positions come from a Document built only
+ * when one is asked for; everything else is read by the `yaml` package, with positions. JSON is
+ * read as YAML (it is YAML 1.2), so both formats get the same line:col errors.
  */
 import { LineCounter, isMap, isPair, isSeq, isScalar, parseDocument, visit, type Document, type Node, type Scalar, type YAMLError } from "yaml";
 import { Worker } from "node:worker_threads";
+import { fastParse } from "./fast-parse.js";
 import { inlineSource, yamlSource, type Source } from "./positions.js";
 import { runSteps, runStepsYielding, type Steps } from "../model/steps.js";
 import type { Problem } from "../model/types.js";
@@ -21,7 +24,25 @@ export interface ParsedFile {
 /** yaml's own default; counts alias expansions, so "billion laughs" files fail fast. */
 const MAX_ALIAS_COUNT = 100;
 
-export const parseYaml = (file: string, text: string): ParsedFile => runSteps(parseYamlSteps(file, text));
+export function parseYaml(file: string, text: string): ParsedFile {
+  return parseFast(file, text) ?? parseWithPositions(file, text);
+}
+
+/** The `yaml` path alone: the Document, with every node's position, then its value. */
+export const parseWithPositions = (file: string, text: string): ParsedFile => runSteps(parseYamlSteps(file, text));
+
+/** The fast path's value, with a source that builds the Document on the first position asked. */
+function parseFast(file: string, text: string): ParsedFile | undefined {
+  const value = fastParse(withoutBom(text));
+  return value === undefined ? undefined : { source: lazySource(file, text), value, problems: [] };
+}
+
+// Editors show columns without the BOM; so must we.
+const withoutBom = (text: string): string => (text.startsWith("\uFEFF") ? text.slice(1) : text);
+
+/** parseYaml that lets the event loop run between the `yaml` path's steps. */
+export const parseYamlYielding = async (file: string, text: string): Promise<ParsedFile> =>
+  parseFast(file, text) ?? runStepsYielding(parseYamlSteps(file, text));
 
 /** Files at least this big are parsed in a worker thread. */
 const OFF_THREAD_BYTES = 512 * 1024;
@@ -36,8 +57,9 @@ export async function parseYamlOffThread(file: string, text: string): Promise<Pa
   if (text.length >= OFF_THREAD_BYTES) {
     const parsed = await inWorker(file, text).catch(() => undefined);
     if (parsed && parsed.problems.length === 0) return { source: lazySource(file, text), value: parsed.value, problems: [] };
+    if (parsed) return runStepsYielding(parseYamlSteps(file, text)); // the fast path has declined it already
   }
-  return runStepsYielding(parseYamlSteps(file, text));
+  return parseYamlYielding(file, text);
 }
 
 function inWorker(file: string, text: string): Promise<{ value: unknown; problems: Problem[] }> {
@@ -52,20 +74,19 @@ function inWorker(file: string, text: string): Promise<{ value: unknown; problem
   });
 }
 
-/** A source that parses its text (on this thread) the first time a position is asked for. */
+/** A source that parses its text with positions (on this thread) the first time one is asked for. */
 function lazySource(file: string, text: string): Source {
   let parsed: Source | undefined;
   return {
     file,
     positional: true,
-    locate: (path, anchor) => (parsed ??= parseYaml(file, text).source ?? inlineSource(file)).locate(path, anchor),
+    locate: (path, anchor) => (parsed ??= parseWithPositions(file, text).source ?? inlineSource(file)).locate(path, anchor),
   };
 }
 
 /** parseYaml in steps (parse, check, convert), for a big file read while serving. */
 export function* parseYamlSteps(file: string, text: string): Steps<ParsedFile> {
-  // Editors show columns without the BOM; so must we.
-  const src = text.startsWith("\uFEFF") ? text.slice(1) : text;
+  const src = withoutBom(text);
   const lineCounter = new LineCounter();
   const doc = parseDocument(src, {
     lineCounter,

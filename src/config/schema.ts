@@ -17,6 +17,9 @@ const ajv = new Ajv({
   strictRequired: false, // the root `if` tests for `environments` without declaring it
   allowUnionTypes: true, // metadata values: string | number | boolean
   verbose: true, // errors carry their schema, for `patternErrorMessage` and allowed property names
+  // Checking the schema against draft-07's meta-schema compiles that too, on every start; the
+  // schema is a file of this package, checked against it by its tests (test/config/schema.test.ts).
+  validateSchema: false,
 });
 // Editor-only annotation (VS Code / yaml-language-server): known to ajv so strict mode accepts it.
 ajv.addVocabulary(["patternErrorMessage"]);

@@ -40,7 +40,7 @@ export function validateDocument(doc: EnvDocument): DocumentCheck {
     for (const { path, problem } of schemaProblems(doc, validateEnvironmentSchema.errors ?? [])) add(path, problem);
   }
   if (isRecord(doc.value)) for (const { path, problem } of semanticProblems(doc, doc.value)) add(path, problem);
-  for (const { path, problem } of nonFiniteNumbers(doc, doc.value, [])) add(path, problem);
+  for (const { path, problem } of nonFiniteNumbers(doc, doc.value)) add(path, problem);
   return check;
 }
 
@@ -240,17 +240,32 @@ function checkVariants(path: JsonPath, variants: Record<string, unknown>): [Json
 }
 
 /** YAML's `.inf` and `.nan` are numbers JSON cannot carry: they would reach clients as null. */
-function nonFiniteNumbers(doc: EnvDocument, value: unknown, path: JsonPath): Located[] {
-  if (typeof value === "number") {
-    if (Number.isFinite(value)) return [];
-    return [{ path, problem: docProblem(doc, path, `${formatPath(path)}: must be a finite number (.inf and .nan have no JSON form)`) }];
-  }
-  const children: [string | number, unknown][] = Array.isArray(value)
-    ? value.map((v, i) => [i, v])
-    : isRecord(value)
-      ? Object.entries(value)
-      : [];
-  return children.flatMap(([k, v]) => nonFiniteNumbers(doc, v, [...path, k]));
+function nonFiniteNumbers(doc: EnvDocument, value: unknown): Located[] {
+  const found: Located[] = [];
+  // One path, grown and shrunk as the walk goes (every value of a big file is visited), copied
+  // only for a problem.
+  const path: (string | number)[] = [];
+  const walk = (node: unknown): void => {
+    if (typeof node === "number") {
+      if (Number.isFinite(node)) return;
+      const at = [...path];
+      found.push({ path: at, problem: docProblem(doc, at, `${formatPath(at)}: must be a finite number (.inf and .nan have no JSON form)`) });
+    } else if (Array.isArray(node)) {
+      for (let i = 0; i < node.length; i++) {
+        path.push(i);
+        walk(node[i]);
+        path.pop();
+      }
+    } else if (isRecord(node)) {
+      for (const key of Object.keys(node)) {
+        path.push(key);
+        walk(node[key]);
+        path.pop();
+      }
+    }
+  };
+  walk(value);
+  return found;
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -127,8 +127,8 @@ const sourcesOf = (config: ServerConfig): readonly ConfigSource[] =>
 
 /** Reads the configuration. Everything a load depends on is recorded in `inputs`; the key state file before it is read. */
 function reader(sources: readonly ConfigSource[], keysFile: string) {
-  return async (inputs?: InputSet): Promise<ConfigLoad> => {
-    const load = await loadSources(sources, { inputs });
+  return async (inputs?: InputSet, offThread = false): Promise<ConfigLoad> => {
+    const load = await loadSources(sources, { inputs, offThread });
     if (inputs) await recordFile(keysFile, inputs);
     return load;
   };
@@ -137,7 +137,8 @@ function reader(sources: readonly ConfigSource[], keysFile: string) {
 interface Following {
   sources: readonly ConfigSource[];
   watching: boolean;
-  read(inputs?: InputSet): Promise<ConfigLoad>;
+  /** offThread: big files are parsed in a worker thread (while serving, see LoadOptions). */
+  read(inputs?: InputSet, offThread?: boolean): Promise<ConfigLoad>;
   /** What the load already applied (at start-up) read. */
   initialInputs: InputSet;
   reloadContext: ReloadContext;
@@ -156,12 +157,12 @@ async function followSources({ sources, watching, read, initialInputs, reloadCon
     checkMs: watching ? CHECK_INTERVAL_MS : 0,
     onError: (error) => logger.error(`reload failed: ${error.message}`),
     async run(inputs) {
-      let load = await read(inputs);
+      let load = await read(inputs, true);
       // A removal counts once the files stayed gone for REMOVAL_SETTLE_MS (chokidar's `atomic` rule).
       for (let waited = 0; waited < REMOVAL_SETTLE_MS && removesEnvironments(load, store); waited += 10) {
         await sleep(10);
         inputs.clear();
-        load = await read(inputs);
+        load = await read(inputs, true);
       }
       const changes = await applyLoad(load, reloadContext);
       const result = load.problems.size > 0 ? "invalid" : changes.length > 0 ? "changed" : "unchanged";

@@ -1,0 +1,63 @@
+/**
+ * Big files read while serving are parsed in a worker thread (LoadOptions.offThread); at
+ * start-up and for `validate` on this thread. Both must give the same environments and the same
+ * problems at the same line:col. The worker runs from the build (dist/), as the CLI does.
+ */
+import { describe, expect, it } from "vitest";
+import type * as Config from "../../src/config/index.js";
+import { problemLines, useTempDir } from "./helpers.js";
+
+const { loadConfig } = (await import(new URL("../../dist/config/index.js", import.meta.url).href)) as typeof Config;
+
+/** About 700 KiB: over the 512 KiB from which a file is parsed off the thread. */
+function bigFile(flags: number, extra: (i: number) => string = () => ""): string {
+  const out = ["flags:"];
+  for (let i = 0; i < flags; i++) {
+    out.push(`  flag-${i}:`, "    variants: { on: true, off: false }", "    defaultVariant: 'off'", `    metadata: { owner: team-${i % 10} }${extra(i)}`);
+  }
+  return `${out.join("\n")}\n`;
+}
+
+describe("big files, on and off the thread", { timeout: 60_000 }, () => {
+  const tmp = useTempDir();
+
+  const bothWays = async (text: string) => {
+    const file = await tmp.write("dev.yaml", text);
+    expect(Buffer.byteLength(text)).toBeGreaterThan(512 * 1024);
+    const [here, worker] = [await loadConfig(file), await loadConfig(file, { offThread: true })];
+    return { here, worker };
+  };
+
+  it("a valid file loads the same", async () => {
+    const { here, worker } = await bothWays(bigFile(5000));
+    expect(here.problems.size).toBe(0);
+    expect(worker.problems.size).toBe(0);
+    expect(worker.environments.get("dev")!.flags.size).toBe(5000);
+    expect(worker.environments.get("dev")!.config).toEqual(here.environments.get("dev")!.config);
+  });
+
+  it("a schema problem is located the same (positions found on demand)", async () => {
+    const { here, worker } = await bothWays(bigFile(5000, (i) => (i === 4321 ? "\n    state: MAYBE" : "")));
+    const lines = problemLines(here, tmp.path);
+    expect(lines).toEqual([expect.stringMatching(/^<dir>\/dev\.yaml:17290:12 flags\.flag-4321\.state: /)]);
+    expect(problemLines(worker, tmp.path)).toEqual(lines);
+  });
+
+  it("a duplicate key, which the fast path leaves to the yaml path, is located the same", async () => {
+    const { here, worker } = await bothWays(`${bigFile(5000)}  flag-17:\n    variants: { on: true }\n`);
+    const lines = problemLines(here, tmp.path);
+    expect(lines).toEqual(["<dir>/dev.yaml:20002:3 duplicate key 'flag-17'"]);
+    expect(problemLines(worker, tmp.path)).toEqual(lines);
+  });
+
+  it("a file with an alias (read by the yaml path) loads the same", async () => {
+    const text = bigFile(5000)
+      .replace("variants: { on: true, off: false }", "variants: &onoff { on: true, off: false }")
+      .replace("  flag-1:\n    variants: { on: true, off: false }", "  flag-1:\n    variants: *onoff");
+    expect(text).toContain("variants: *onoff");
+    const { here, worker } = await bothWays(text);
+    expect(here.problems.size).toBe(0);
+    expect(worker.problems.size).toBe(0);
+    expect(worker.environments.get("dev")!.config.flags["flag-1"]).toEqual(here.environments.get("dev")!.config.flags["flag-1"]);
+  });
+});
