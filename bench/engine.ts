@@ -39,8 +39,8 @@ const nonAscii = (ctx: Context) => /[^\x00-\x7f]/.test(String(ctx.targetingKey))
 
 // ---- the two engines --------------------------------------------------------------------------
 
-function ourEngine(): { keys: string[]; flags: ReadonlyMap<string, CompiledFlag> } {
-  const load = loadInlineConfig({ bench: doc });
+async function ourEngine(): Promise<{ keys: string[]; flags: ReadonlyMap<string, CompiledFlag> }> {
+  const load = await loadInlineConfig({ bench: doc });
   const env = load.environments.get("bench");
   if (!env) throw new Error(`the fixture does not load: ${JSON.stringify([...load.problems.values()])}`);
   const { flags, errors } = compileEnvironment(env.config);
@@ -83,7 +83,7 @@ const oursAsAnswer = (e: Evaluation): Answer =>
 const same = (a: Answer, b: Answer | undefined) =>
   b !== undefined && a.reason === b.reason && a.variant === b.variant && JSON.stringify(a.value) === JSON.stringify(b.value);
 
-function compareAnswers(ours: ReturnType<typeof ourEngine>, theirs: FlagdCore): Map<string, number> {
+function compareAnswers(ours: Awaited<ReturnType<typeof ourEngine>>, theirs: FlagdCore): Map<string, number> {
   const explained = new Map<string, number>();
   const unexplained: string[] = [];
   const now = Date.now();
@@ -114,7 +114,7 @@ function compareAnswers(ours: ReturnType<typeof ourEngine>, theirs: FlagdCore): 
 
 let sink = 0;
 const passes = {
-  flagserve: (ours: ReturnType<typeof ourEngine>) => {
+  flagserve: (ours: Awaited<ReturnType<typeof ourEngine>>) => {
     const inKeyOrder = ours.keys.map((key) => ours.flags.get(key)!); // as the route's plan holds them
     return (ctx: Context) => {
       const evaluateFor = evaluatorFor(contextAttributes(ctx), Date.now());
@@ -135,7 +135,7 @@ function time(pass: (ctx: Context) => void, secs: number): number {
   return ((performance.now() - start) * 1000) / n;
 }
 
-const ours = ourEngine();
+const ours = await ourEngine();
 const theirs = theirEngine();
 const explained = compareAnswers(ours, theirs);
 const pairs = ours.keys.length * contexts.length;

@@ -59,7 +59,7 @@ async function load(url: string, row: Row, seconds = duration) {
         : { ...request, setupRequest: (req: object) => ({ ...req, body: row.bodies[next++ % row.bodies.length] }) },
     ],
   });
-  const codes = Object.keys(result.statusCodeStats).map(Number);
+  const codes = Object.keys(result.statusCodeStats ?? {}).map(Number);
   if (codes.some((code) => code !== row.status)) throw new Error(`${row.name}: expected only ${row.status}, got ${JSON.stringify(result.statusCodeStats)}`);
   if (result.errors + result.timeouts > 0) throw new Error(`${row.name}: ${result.errors} errors, ${result.timeouts} timeouts`);
   return { rps: result.requests.average, p99: result.latency.p99 };
