@@ -7,8 +7,8 @@
  */
 import { readFile } from "node:fs/promises";
 import writeFileAtomic from "write-file-atomic";
-import { parse, stringify } from "yaml";
 import type { LoadedEnvironment } from "../config/index.js";
+import { yaml } from "../config/yaml-package.js";
 import type { FlagDefinition, FlagState } from "../model/types.js";
 import type { CompiledFlag } from "../engine/types.js";
 import type { Logger } from "../log/logger.js";
@@ -65,7 +65,7 @@ export class OverrideLayer {
     if (!file) return;
     let parsed: unknown;
     try {
-      parsed = parse(await readFile(file, "utf8")) ?? {};
+      parsed = yaml().parse(await readFile(file, "utf8")) ?? {};
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === "ENOENT") return;
       throw new OverridesFileError(`--overrides ${file}: ${(error as Error).message.split("\n")[0]}`);
@@ -174,7 +174,7 @@ export class OverrideLayer {
     const { file, logger } = this.options;
     if (!file) return Promise.resolve();
     this.#writing = this.#writing.then(async () => {
-      const text = `# flagserve overrides (--overrides): rewritten by the server on every change\n${stringify({ environments: this.list() })}`;
+      const text = `# flagserve overrides (--overrides): rewritten by the server on every change\n${yaml().stringify({ environments: this.list() })}`;
       await writeFileAtomic(file, text).catch((error: Error) => logger.error(`cannot write the overrides file ${file}: ${error.message}`));
     });
     return this.#writing;

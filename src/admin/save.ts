@@ -7,8 +7,8 @@
 import { access, constants, readFile } from "node:fs/promises";
 import writeFileAtomic from "write-file-atomic";
 import { isUrl } from "../sources/source.js";
-import { isMap, LineCounter, parseDocument } from "yaml";
 import type { EnvironmentConfig, FlagDefinition } from "../model/types.js";
+import { yaml } from "../config/yaml-package.js";
 import { replaceStringInSource, scalarSource } from "../store/yaml-edit.js";
 import { AdminError } from "./errors.js";
 
@@ -50,6 +50,7 @@ export function setScalarInSource(source: string, flagPath: string[], field: str
     throw new AdminError(409, "CONFLICT", (error as Error).message);
   }
   if (text !== undefined) return text;
+  const { isMap, parseDocument } = yaml();
   const flag = parseDocument(source).getIn(flagPath, true);
   const first = isMap(flag) && !flag.flow ? flag.items[0] : undefined;
   const keyStart = first && (first.key as { range?: [number, number] } | null)?.range?.[0];
@@ -71,6 +72,7 @@ async function definingFile(config: EnvironmentConfig, flagKey: string): Promise
   for (const file of config.files) {
     if (isUrl(file)) continue; // read over HTTP: nothing to write back
     const source = await readFile(file, "utf8");
+    const { isMap, parseDocument } = yaml();
     const doc = parseDocument(source);
     const environments = doc.get("environments", true);
     const path = isMap(environments) ? ["environments", config.name, "flags", flagKey] : ["flags", flagKey];
@@ -86,6 +88,7 @@ async function definingFile(config: EnvironmentConfig, flagKey: string): Promise
 }
 
 function position(source: string, path: string[]): { line: number; col: number } {
+  const { LineCounter, parseDocument } = yaml();
   const lineCounter = new LineCounter();
   const node = parseDocument(source, { lineCounter }).getIn(path, true) as { range?: [number, number] } | undefined;
   return node?.range ? lineCounter.linePos(node.range[0]) : { line: 0, col: 0 };
@@ -112,7 +115,7 @@ export async function saveFlag(config: EnvironmentConfig, flagKey: string, def: 
   for (const field of ["state", "defaultVariant"] as const) {
     const value = patch[field];
     const current = field === "state" ? def.state : def.defaultVariant;
-    const written = parseDocument(text).getIn([...path, field]);
+    const written = yaml().parseDocument(text).getIn([...path, field]);
     if (value === undefined || (value === current && written !== undefined)) continue;
     if (field === "state" && value === "ENABLED" && written === undefined) continue; // ENABLED is the default
     text = setScalarInSource(text, path, field, value, file);

@@ -3,7 +3,6 @@
  * is entirely valid, plus every problem found, all at once. An environment with any problem is
  * left out and the others still load: one bad file never takes the rest down.
  */
-import { isMap } from "yaml";
 import { unusableFlag } from "../engine/compile.js";
 import type { CompiledFlag } from "../engine/types.js";
 import { InlineSource } from "../sources/inline-source.js";
@@ -19,6 +18,7 @@ import type { EnvironmentConfig, Problem } from "../model/types.js";
 import { compare, isRecord, setOwn } from "../model/json.js";
 import { runStepsYielding, type Steps } from "../model/steps.js";
 import { addTo, compileAndLocate, validateDocument, type LocatedCompilation } from "./validate.js";
+import { yaml } from "./yaml-package.js";
 
 export interface LoadedEnvironment {
   config: EnvironmentConfig;
@@ -155,7 +155,7 @@ export async function loadInlineConfig(environments: Record<string, unknown>, op
 /** PATH is one file: an `environments:` map of environments, or one environment named by its stem. */
 function fromSingleFile(file: string, stem: string, parsed: ParsedFile, problems: ProblemMap): FoundEnvironment[] {
   const value = parsed.value;
-  const multi = isRecord(value) ? "environments" in value : isMap(parsed.doc?.contents) && parsed.doc.contents.has("environments");
+  const multi = isRecord(value) ? "environments" in value : parsed.doc !== undefined && yaml().isMap(parsed.doc.contents) && parsed.doc.contents.has("environments");
   const single = !multi && isEnvironmentName(stem);
   if (!multi && !single) {
     problems.add("", { file, line: 0, col: 0, message: `'${stem}' is not a valid environment name: ${ENVIRONMENT_NAME_RULE}` });

@@ -58,10 +58,10 @@ interface FlagInput {
 }
 
 // Type guards from the published schema: a part that passes is what its type says.
-const isFlag = schemaPart<FlagInput>("#/definitions/flag");
-const isFlagWithKey = schemaPart<FlagInput & { key: string }>("#/definitions/flagWithKey");
-const isMetadataValue = schemaPart<Metadata[string]>("#/definitions/metadata/additionalProperties");
-const isNotification = schemaPart<NotificationTarget>("#/definitions/notification");
+const isFlag = schemaPart<FlagInput>("flag");
+const isFlagWithKey = schemaPart<FlagInput & { key: string }>("flagWithKey");
+const isMetadataValue = schemaPart<Metadata[string]>("metadataValue");
+const isNotification = schemaPart<NotificationTarget>("notification");
 
 /** One environment being merged from its documents, in order. */
 class Merging {

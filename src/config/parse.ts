@@ -4,9 +4,10 @@
  * when one is asked for; everything else is read by the `yaml` package, with positions. JSON is
  * read as YAML (it is YAML 1.2), so both formats get the same line:col errors.
  */
-import { LineCounter, isMap, isPair, isSeq, isScalar, parseDocument, visit, type Document, type Node, type Scalar, type YAMLError } from "yaml";
+import type { Document, Node, Scalar, YAMLError } from "yaml";
 import { Worker } from "node:worker_threads";
 import { fastParse } from "./fast-parse.js";
+import { yaml } from "./yaml-package.js";
 import { inlineSource, yamlSource, type Source } from "./positions.js";
 import { runSteps, runStepsYielding, type Steps } from "../model/steps.js";
 import type { Problem } from "../model/types.js";
@@ -87,6 +88,7 @@ function lazySource(file: string, text: string): Source {
 /** parseYaml in steps (parse, check, convert), for a big file read while serving. */
 export function* parseYamlSteps(file: string, text: string): Steps<ParsedFile> {
   const src = withoutBom(text);
+  const { LineCounter, isScalar, parseDocument } = yaml();
   const lineCounter = new LineCounter();
   const doc = parseDocument(src, {
     lineCounter,
@@ -128,6 +130,7 @@ function describeYamlError(error: YAMLError): string {
 /** The second and later occurrences of a scalar key in the same mapping (YAML forbids them). */
 function duplicateKeys(doc: Document): Scalar[] {
   const found: Scalar[] = [];
+  const { isMap, isScalar, isSeq } = yaml();
   // A plain walk: yaml's `visit` builds a path for every node, which costs more than the check.
   const walk = (node: unknown): void => {
     if (isMap(node)) {
@@ -148,6 +151,7 @@ function duplicateKeys(doc: Document): Scalar[] {
 /** `a: &x [*x]` would give a cyclic value, which no later stage (or JSON) can handle. */
 function recursiveAlias(doc: Document): Node | undefined {
   let found: Node | undefined;
+  const { isPair, visit } = yaml();
   visit(doc, {
     Alias(_, alias, path) {
       const target = alias.resolve(doc);

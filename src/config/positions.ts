@@ -2,7 +2,8 @@
  * Where things are: a Source turns a JSON path (from the root of what was parsed) into a
  * line:col, so every later stage can report `file:line:col` without knowing about YAML.
  */
-import { isAlias, isMap, isPair, isScalar, isSeq, type Document, type LineCounter, type Node, type Pair, type YAMLMap } from "yaml";
+import type { Document, LineCounter, Node, Pair, YAMLMap } from "yaml";
+import { yaml } from "./yaml-package.js";
 import type { JsonPath, Problem } from "../model/types.js";
 
 export type { JsonPath } from "../model/types.js";
@@ -58,7 +59,7 @@ export const inlineSource = (file: string): Source => ({
 });
 
 const keyText = (key: unknown): string | undefined =>
-  isScalar(key) ? String(key.value) : key === null || key === undefined ? undefined : String(key);
+  yaml().isScalar(key) ? String(key.value) : key === null || key === undefined ? undefined : String(key);
 
 /**
  * Key text -> first pair, built once per mapping: locating every problem of a 100 000-flag file
@@ -69,6 +70,7 @@ function pairsOf(map: YAMLMap): Map<string, Pair> {
   let index = pairIndex.get(map);
   if (!index) {
     index = new Map();
+    const { isPair } = yaml();
     for (const p of map.items) {
       const text = isPair(p) ? keyText(p.key) : undefined;
       if (text !== undefined && !index.has(text)) index.set(text, p);
@@ -80,6 +82,7 @@ function pairsOf(map: YAMLMap): Map<string, Pair> {
 
 /** A source backed by a parsed YAML document. */
 export function yamlSource(file: string, doc: Document, lineCounter: LineCounter): Source {
+  const { isAlias, isMap, isSeq } = yaml();
   const pos = (node: Node | null | undefined) => {
     const offset = node?.range?.[0];
     return offset === undefined ? undefined : lineCounter.linePos(offset);

@@ -8,6 +8,7 @@ import type { LogicEngine } from "json-logic-engine";
 import { createLogicEngine, isOperator, logicEngine } from "./logic.js";
 import { hasScratch, SCRATCH } from "./scratch.js";
 import { BROKEN, isEmptyObject, resolveRule, resolveSegment, type CompileError, type Resolver, type WalkState } from "./resolve.js";
+import { ruleKey } from "./rule-key.js";
 import type { CompiledFlag, CompiledRule } from "./types.js";
 
 export type { CompileError } from "./resolve.js";
@@ -87,6 +88,28 @@ function segmentCompiler(engine: LogicEngine, segmentClock: SegmentClock): NonNu
 /** Whether each segment operator's rule can read the clock (see clock.ts). */
 type SegmentClock = Map<string, boolean>;
 
+/** A flag's targeting once compiled: no rule when there is none, a problem when it cannot be used. */
+interface CompiledTargeting {
+  rule?: CompiledRule;
+  problem?: string;
+  clockFree?: boolean;
+}
+
+/** What compiling one environment's flags works with. */
+interface Compiling {
+  resolver: Resolver;
+  engine: LogicEngine;
+  segmentClock: SegmentClock;
+  /**
+   * Each distinct rule (by its text as written, see rule-key.ts) compiled once: files repeat the
+   * same targeting over many flags. Sharing is safe: a compiled rule is a pure function of the
+   * evaluation data, which carries the flag's key (`$flagd.flagKey`) and its scratch record, and
+   * once the segments are resolved, resolving a rule depends on the rule alone. Only rules
+   * without problems are kept, so each flag's problems are still reported at its own path.
+   */
+  rules: Map<string, CompiledTargeting>;
+}
+
 const failingRule = (message: string): CompiledRule => () => {
   throw new TargetingParseError(message);
 };
@@ -134,11 +157,12 @@ export function* compileEnvironmentSteps(config: EnvironmentConfig, options: Com
   // even when no flag uses the segment.
   for (const name of Object.keys(config.segments)) resolveSegment(resolver, name, []);
 
+  const compiling: Compiling = { resolver, engine, segmentClock, rules: new Map() };
   const flags = new Map<string, CompiledFlag>();
   const broken = new Map<string, string>();
   let count = 0;
   for (const [key, def] of Object.entries(config.flags)) {
-    const { flag, problem } = compileFlag(key, def, config.metadata, resolver, engine, segmentClock);
+    const { flag, problem } = compileFlag(key, def, config.metadata, compiling);
     flags.set(key, flag);
     if (problem !== undefined) broken.set(key, problem);
     if (++count % FLAGS_PER_STEP === 0) yield;
@@ -146,14 +170,7 @@ export function* compileEnvironmentSteps(config: EnvironmentConfig, options: Com
   return { flags, errors: resolver.errors, broken };
 }
 
-function compileFlag(
-  key: string,
-  def: FlagDefinition,
-  setMetadata: Metadata,
-  resolver: Resolver,
-  engine: LogicEngine,
-  segmentClock: SegmentClock,
-): { flag: CompiledFlag; problem?: string } {
+function compileFlag(key: string, def: FlagDefinition, setMetadata: Metadata, compiling: Compiling): { flag: CompiledFlag; problem?: string } {
   const flag: CompiledFlag = {
     key,
     state: def.state,
@@ -162,7 +179,7 @@ function compileFlag(
     // flagd's patchMetadata: the flag's own keys win over the flag set's.
     metadata: Object.freeze({ ...setMetadata, ...def.metadata }),
   };
-  const { rule, problem, clockFree } = compileTargeting(key, def.targeting, resolver, engine, segmentClock);
+  const { rule, problem, clockFree } = compileTargeting(key, def.targeting, compiling);
   if (problem !== undefined) return { flag: unusableFlag(key, problem, flag.metadata), problem };
   if (rule) flag.rule = rule;
   if (clockFree) flag.clockFree = true;
@@ -174,14 +191,17 @@ function compileFlag(
  * No rule when there is none (absent or `{}`, also after resolution); a problem when it cannot
  * be used; `clockFree` when the rule cannot read `$flagd.timestamp`, nor any segment it uses.
  */
-function compileTargeting(
-  key: string,
-  targeting: unknown,
-  resolver: Resolver,
-  engine: LogicEngine,
-  segmentClock: SegmentClock,
-): { rule?: CompiledRule; problem?: string; clockFree?: boolean } {
+function compileTargeting(key: string, targeting: unknown, compiling: Compiling): CompiledTargeting {
   if (targeting === undefined || isEmptyObject(targeting)) return { clockFree: true };
+  const text = ruleKey(targeting);
+  const known = text === undefined ? undefined : compiling.rules.get(text);
+  if (known !== undefined) return known;
+  const compiled = compileRule(key, targeting, compiling);
+  if (text !== undefined && compiled.problem === undefined) compiling.rules.set(text, compiled);
+  return compiled;
+}
+
+function compileRule(key: string, targeting: unknown, { resolver, engine, segmentClock }: Compiling): CompiledTargeting {
   const path = ["flags", key, "targeting"];
   const state: WalkState = { problems: [] };
   const resolved = resolveRule(resolver, targeting, path, [], state);

@@ -6,10 +6,10 @@
  */
 import { readFile } from "node:fs/promises";
 import writeFileAtomic from "write-file-atomic";
-import { isMap, parseDocument } from "yaml";
 import type { EnvironmentConfig } from "../model/types.js";
 import { generateKey, readKeyState, stateFilePath, writeKeyState } from "./keys.js";
 import { replaceStringInSource } from "./yaml-edit.js";
+import { yaml } from "../config/yaml-package.js";
 
 export interface Rotation {
   env: string;
@@ -22,6 +22,7 @@ export interface Rotation {
 async function rotateInFile(config: EnvironmentConfig, key: string): Promise<string | undefined> {
   for (const file of config.files) {
     const source = await readFile(file, "utf8");
+    const { isMap, parseDocument } = yaml();
     const environments = parseDocument(source).get("environments", true);
     const path = isMap(environments) && environments.has(config.name) ? ["environments", config.name, "apiKey"] : ["apiKey"];
     const text = replaceStringInSource(source, path, key, file);

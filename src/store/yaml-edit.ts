@@ -4,10 +4,12 @@
  * Used by `keys rotate` (the API key) and by the dashboard's save to file (a flag's state or
  * default variant).
  */
-import { isScalar, parseDocument, Scalar } from "yaml";
+import type { Scalar } from "yaml";
+import { yaml } from "../config/yaml-package.js";
 
 /** `value` as YAML source in the style the old value was written in (plain when it reads back the same). */
 export function scalarSource(old: Scalar | undefined, value: string): string {
+  const { parseDocument, Scalar } = yaml();
   if (old?.type === Scalar.QUOTE_SINGLE) return `'${value.replaceAll("'", "''")}'`;
   const plainAllowed = old === undefined || old.type === Scalar.PLAIN;
   // `true`, `null`, `12` are not strings when plain.
@@ -20,6 +22,7 @@ export function scalarSource(old: Scalar | undefined, value: string): string {
  * A splice on the value's source range, checked by parsing the result.
  */
 export function replaceStringInSource(source: string, path: string[], value: string, file: string): string | undefined {
+  const { isScalar, parseDocument } = yaml();
   const doc = parseDocument(source);
   const node = doc.getIn(path, true);
   if (node === undefined) return undefined;

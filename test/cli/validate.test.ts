@@ -1,5 +1,7 @@
 /** `flagserve validate`: the pre-commit / CI lint. */
+import { execFile } from "node:child_process";
 import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
 import { OFREP_FIXTURE } from "../helpers/fixtures.js";
 import { cleanupAfterEach, run } from "./run.js";
@@ -108,5 +110,34 @@ describe("flagserve validate", () => {
     expect(code).toBe(1);
     expect(stderr).toMatch(/^flags\/a\.yaml:6:\d+ .*nope/m);
     expect(stderr).toMatch(/^flags\/b\.yaml:1:1 apiKey is also used by environment 'a'/m);
+  });
+});
+
+/** The CommonJS files of packages a real `flagserve validate FILE` run loaded, as paths under node_modules. */
+async function packagesLoadedBy(file: string): Promise<{ stdout: string; loaded: string[] }> {
+  const main = new URL("../../dist/cli/main.js", import.meta.url).href;
+  const script = `import { createRequire } from "node:module";
+    const { main } = await import(${JSON.stringify(main)});
+    await main(["node", "flagserve", "validate", process.argv[1]]);
+    process.stderr.write("LOADED " + JSON.stringify(Object.keys(createRequire(import.meta.url).cache)));`;
+  const { stdout, stderr } = await promisify(execFile)(process.execPath, ["--input-type=module", "-e", script, file]).catch((e: { stdout: string; stderr: string }) => e);
+  const loaded = JSON.parse(/LOADED (.*)$/m.exec(stderr)![1]!) as string[];
+  return { stdout, loaded: loaded.map((path) => /node_modules\/(.*)$/.exec(path)?.[1] ?? path) };
+}
+
+describe("flagserve validate loads what it uses", () => {
+  it("a plain file: neither the yaml package nor ajv's schema compiler", async () => {
+    const dir = await t.dir({ "flags.yaml": OFREP_FIXTURE });
+    const { stdout, loaded } = await packagesLoadedBy(dir.file("flags.yaml"));
+    expect(stdout).toContain("1 valid environment");
+    expect(loaded).toContain("commander/index.js"); // the analysis sees CommonJS packages
+    // ajv's runtime helpers for the validators compiled ahead of time, nothing else of it.
+    expect(loaded.filter((p) => p.startsWith("yaml/") || (p.startsWith("ajv/") && !p.startsWith("ajv/dist/runtime/")))).toEqual([]);
+  });
+
+  it("a file with a problem: the yaml package, to locate it", async () => {
+    const dir = await t.dir({ "flags.yaml": BAD });
+    const { loaded } = await packagesLoadedBy(dir.file("flags.yaml"));
+    expect(loaded).toContain("yaml/dist/index.js");
   });
 });

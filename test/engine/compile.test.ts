@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { JsonValue } from "../../src/model/types.js";
 import { compileEnvironment } from "../../src/engine/compile.js";
+import { ruleKey } from "../../src/engine/rule-key.js";
 import { env, errorOf, run } from "./helpers.js";
 
 const isBallmer = { "==": ["ballmer@macrosoft.com", { var: ["email"] }] };
@@ -258,6 +259,72 @@ describe("compiled flags", () => {
     run(flag, { x: true });
     run(flag, { x: false });
     expect(flag.rule).toBe(rule);
+  });
+});
+
+describe("rules written more than once", () => {
+  const shared = {
+    segments: { beta: { ends_with: [{ var: "email" }, "@example.com"] } },
+    flags: {
+      one: { variants: { a: "a", b: "b" }, defaultVariant: "b", targeting: { if: [{ $ref: "beta" }, { fractional: [["a", 50], ["b", 50]] }, "b"] } },
+      two: { variants: { a: "a", b: "b" }, defaultVariant: "b", targeting: { if: [{ $ref: "beta" }, { fractional: [["a", 50], ["b", 50]] }, "b"] } },
+    },
+  };
+  const contexts = Array.from({ length: 64 }, (_, i) => ({ targetingKey: `user-${i}`, email: i % 4 === 0 ? `u${i}@corp.test` : `u${i}@example.com` }));
+
+  it("compile to one function that still buckets by each flag's own key", () => {
+    const { flags, errors } = compileEnvironment(env(shared));
+    expect(errors).toEqual([]);
+    const [one, two] = [flags.get("one")!, flags.get("two")!];
+    expect(one.rule).toBe(two.rule);
+    // Each flag answers as it does when compiled alone.
+    for (const key of ["one", "two"] as const) {
+      const alone = compileEnvironment(env({ ...shared, flags: { [key]: shared.flags[key] } })).flags.get(key)!;
+      expect(alone.rule).not.toBe(one.rule);
+      for (const context of contexts) expect(run(flags.get(key)!, context)).toEqual(run(alone, context));
+    }
+    // `$flagd.flagKey` differs, so the buckets do.
+    expect(contexts.some((c) => run(one, c).value !== run(two, c).value)).toBe(true);
+    expect(contexts.map((c) => run(one, c).reason)).toContain("SPLIT");
+  });
+
+  it("report each flag's problem at its own path", () => {
+    const broken = { variants: { a: 1 }, targeting: { if: [{ nope: [1] }, "a", null] } };
+    const { errors, broken: unusable } = compileEnvironment(env({ flags: { x: broken, y: broken } }));
+    expect(errors.map((e) => e.path)).toEqual([
+      ["flags", "x", "targeting", "if", 0, "nope"],
+      ["flags", "y", "targeting", "if", 0, "nope"],
+    ]);
+    expect([...unusable.keys()]).toEqual(["x", "y"]);
+  });
+
+  it("share whether they read the clock", () => {
+    const clock = { variants: { a: 1, b: 2 }, targeting: { if: [{ ">": [{ var: "$flagd.timestamp" }, 0] }, "a", "b"] } };
+    const { flags } = compileEnvironment(env({ flags: { x: clock, y: clock, z: { variants: { a: 1, b: 2 }, targeting: { if: [{ var: "$flagd.flagKey" }, "a", "b"] } } } }));
+    expect([flags.get("x")!.clockFree, flags.get("y")!.clockFree, flags.get("z")!.clockFree]).toEqual([undefined, undefined, true]);
+  });
+
+  it("are told apart when JSON would not tell them apart (.inf, -0)", () => {
+    const flag = (value: number | null) => ({ variants: { a: 1, b: 2 }, targeting: { if: [{ "==": [{ var: "n" }, value] }, "a", "b"] } });
+    const { flags } = compileEnvironment(env({ flags: { inf: flag(Infinity), nul: flag(null), neg: flag(-Infinity) } }));
+    expect(run(flags.get("inf")!, { n: null }).value).toBe(2);
+    expect(run(flags.get("nul")!, { n: null }).value).toBe(1);
+    expect(new Set(["inf", "nul", "neg"].map((k) => flags.get(k)!.rule)).size).toBe(3);
+  });
+});
+
+describe("ruleKey", () => {
+  it("gives equal texts for equal rules only", () => {
+    expect(ruleKey({ if: [{ var: "x" }, "a", null] })).toBe(ruleKey({ if: [{ var: "x" }, "a", null] }));
+    const distinct = [null, Infinity, -Infinity, NaN, 0, -0, 1, "1", true, "true", [1], { a: 1, b: 2 }, { b: 2, a: 1 }, { "a,b": 1 }, { a: 1 }];
+    expect(new Set(distinct.map((v) => ruleKey({ "==": [{ var: "n" }, v] }))).size).toBe(distinct.length);
+  });
+
+  it("is undefined for what is not plain data", () => {
+    expect(ruleKey({ "==": [{ var: "d" }, new Date(0)] })).toBeUndefined();
+    expect(ruleKey({ "==": [{ var: "d" }, undefined] })).toBeUndefined();
+    // eslint-disable-next-line no-sparse-arrays
+    expect(ruleKey({ in: [1, [1, , 2]] })).toBeUndefined();
   });
 });
 
