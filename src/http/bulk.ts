@@ -55,7 +55,7 @@ function planFor(snapshot: EnvironmentSnapshot, options: BulkOptions): Plan {
     // Disabled flags and flags without targeting answer the same whatever the context and time.
     if (flag.state !== "DISABLED" && flag.rule) return flag;
     const outcome = (fixed[i] = evaluate(flag, {}, 0));
-    return bulkItemJson(flag, outcome);
+    return bulkItemJson(outcome);
   });
   // An `endpoint` without `origin`: the client resolves it against the origin it called, so
   // nothing here depends on the request's Host header (which any client can set).
@@ -82,7 +82,7 @@ function compute(snapshot: EnvironmentSnapshot, plan: Plan, context: Record<stri
       outcomes[i] = plan.fixed[i]!;
     } else {
       const outcome = (outcomes[i] = evaluate(item));
-      json += bulkItemJson(item, outcome);
+      json += bulkItemJson(outcome);
     }
   }
   json += plan.tail;
