@@ -13,12 +13,16 @@
  * for `--contexts` rotating contexts, a different body per request (the baseline reads each body
  * and answers with flagserve's bytes for the first context: HTTP cost only, no evaluation); and
  * evaluate-all revalidated with If-None-Match (304).
+ *
+ * Beside req/s, each server's CPU time per request (user + system, from /proc): the load
+ * generator shares the machine's cores, so req/s moves with whatever else runs, while the CPU a
+ * server spends on one request says more steadily what the request costs.
  */
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import autocannon from "autocannon";
-import { benchContexts, benchFile, benchYaml, header, KEY, median, printRatios, printTable, ratio, startFlagserve, startNode, stop, withTempDir } from "./lib.js";
+import { benchContexts, benchFile, benchYaml, cpuMicrosOf, header, KEY, median, printRatios, printTable, ratio, startFlagserve, startNode, stop, withTempDir } from "./lib.js";
 
 const { values } = parseArgs({
   options: {
@@ -46,11 +50,24 @@ interface Row {
 
 const ALL = "/ofrep/v1/evaluate/flags";
 
-async function load(url: string, row: Row, seconds = duration) {
+interface Server {
+  url: string;
+  pid: number;
+}
+
+interface Measured {
+  rps: number;
+  p99: number;
+  /** The server's CPU time per request, µs. */
+  cpu: number;
+}
+
+async function load(server: Server, row: Row, seconds = duration): Promise<Measured> {
   let next = 0;
   const request = { method: "POST" as const, path: row.path, headers: { "content-type": "application/json", "x-api-key": KEY, ...row.headers } };
+  const cpuBefore = cpuMicrosOf(server.pid);
   const result = await autocannon({
-    url,
+    url: server.url,
     connections,
     duration: seconds,
     requests: [
@@ -62,7 +79,8 @@ async function load(url: string, row: Row, seconds = duration) {
   const codes = Object.keys(result.statusCodeStats ?? {}).map(Number);
   if (codes.some((code) => code !== row.status)) throw new Error(`${row.name}: expected only ${row.status}, got ${JSON.stringify(result.statusCodeStats)}`);
   if (result.errors + result.timeouts > 0) throw new Error(`${row.name}: ${result.errors} errors, ${result.timeouts} timeouts`);
-  return { rps: result.requests.average, p99: result.latency.p99 };
+  const cpu = (cpuMicrosOf(server.pid) - cpuBefore) / result.requests.total;
+  return { rps: result.requests.average, p99: result.latency.p99, cpu };
 }
 
 /** flagserve's exact answer to the row's first request, for the baseline to repeat. */
@@ -74,27 +92,30 @@ async function capture(url: string, row: Row): Promise<string> {
   return JSON.stringify({ status: res.status, headers, body: await res.text() });
 }
 
-async function measure(flagserveUrl: string, row: Row) {
-  const baseline = await startNode(benchFile("baseline-server.mjs"), [await capture(flagserveUrl, row)]);
-  const ours: { rps: number; p99: number }[] = [];
-  const theirs: { rps: number; p99: number }[] = [];
+async function measure(flagserve: Server, row: Row) {
+  const started = await startNode(benchFile("baseline-server.mjs"), [await capture(flagserve.url, row)]);
+  const baseline = { url: started.url, pid: started.child.pid! };
+  const ours: Measured[] = [];
+  const theirs: Measured[] = [];
   try {
-    if (warmup > 0) await Promise.all([load(flagserveUrl, row, warmup), load(baseline.url, row, warmup)]);
+    if (warmup > 0) await Promise.all([load(flagserve, row, warmup), load(baseline, row, warmup)]);
     for (let run = 0; run < runs; run++) {
-      ours.push(await load(flagserveUrl, row));
-      theirs.push(await load(baseline.url, row));
+      ours.push(await load(flagserve, row));
+      theirs.push(await load(baseline, row));
     }
   } finally {
-    await stop(baseline.child);
+    await stop(started.child);
   }
-  const rps = [median(ours.map((r) => r.rps)), median(theirs.map((r) => r.rps))] as const;
-  return { rps, p99: [median(ours.map((r) => r.p99)), median(theirs.map((r) => r.p99))] as const, ratio: ratio(rps[0], rps[1]) };
+  const both = (field: keyof Measured) => [median(ours.map((r) => r[field])), median(theirs.map((r) => r[field]))] as const;
+  const rps = both("rps");
+  return { rps, p99: both("p99"), cpu: both("cpu"), ratio: ratio(rps[0], rps[1]) };
 }
 
 await withTempDir(async (dir) => {
   const file = join(dir, "bench.yaml");
   await writeFile(file, benchYaml(100));
-  const flagserve = await startFlagserve(file, join(dir, "state"));
+  const started = await startFlagserve(file, join(dir, "state"));
+  const flagserve = { url: started.url, pid: started.child.pid! };
   try {
     const contexts = benchContexts(Number(values.contexts)).map((context) => JSON.stringify({ context }));
     const one = [JSON.stringify({ context: { targetingKey: "user-42", email: "ada@example.com", country: "DE", plan: "pro", version: "3.1.4" } })];
@@ -110,13 +131,13 @@ await withTempDir(async (dir) => {
     const table: (string | number)[][] = [];
     const ratios: [string, string][] = [];
     for (const row of rows) {
-      const m = await measure(flagserve.url, row);
-      table.push([row.name, Math.round(m.rps[0]), Math.round(m.rps[1]), m.ratio, m.p99[0], m.p99[1]]);
+      const m = await measure(flagserve, row);
+      table.push([row.name, Math.round(m.rps[0]), Math.round(m.rps[1]), m.ratio, m.p99[0], m.p99[1], Math.round(m.cpu[0]), Math.round(m.cpu[1])]);
       ratios.push([row.label, m.ratio]);
     }
-    printTable(["scenario", "flagserve req/s", "baseline req/s", "ratio", "flagserve p99 ms", "baseline p99 ms"], table);
+    printTable(["scenario", "flagserve req/s", "baseline req/s", "ratio", "flagserve p99 ms", "baseline p99 ms", "flagserve CPU µs/req", "baseline CPU µs/req"], table);
     printRatios("bench (req/s, flagserve / bare node:http)", ratios);
   } finally {
-    await stop(flagserve.child);
+    await stop(started.child);
   }
 });

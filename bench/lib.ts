@@ -153,6 +153,31 @@ export function memoryOf(pid: number): { rss: number; peak: number } {
   return { rss: kib("VmRSS"), peak: kib("VmHWM") };
 }
 
+/**
+ * CPU time (user + system) a process has used so far, in µs, from /proc/PID/stat (NaN without
+ * /proc). Clock ticks are 10 ms on most Linux systems: measure over seconds, not requests.
+ */
+export function cpuMicrosOf(pid: number): number {
+  let stat = "";
+  try {
+    stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+  } catch {
+    return NaN;
+  }
+  // Fields after the parenthesised command name (which may hold spaces): utime is the 12th, stime the 13th.
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return ((Number(fields[11]) + Number(fields[12])) * 1e6) / CLOCK_TICKS;
+}
+
+/** Clock ticks per second (`getconf CLK_TCK`), 100 where it cannot be read. */
+const CLOCK_TICKS = (() => {
+  try {
+    return Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).trim()) || 100;
+  } catch {
+    return 100;
+  }
+})();
+
 /** The soft limit on open files that child processes inherit. */
 export const openFileLimit = (): number => Number(execFileSync("sh", ["-c", "ulimit -n"], { encoding: "utf8" }).trim());
 

@@ -34,21 +34,19 @@ export function bulkItem(e: Evaluation) {
   return { key, errorCode, errorDetails, result: { key, errorCode, errorDetails }, metadata: e.metadata };
 }
 
-// Serialized success items per flag, by outcome. A flag's successes differ only in reason and
-// variant (the value and metadata follow from the flag), so each distinct outcome is
-// stringified once per loaded flag instead of once per flag per request. Compiled flags are
-// immutable and replaced whole on reload, so the cache goes with them.
-const itemJsonCache = new WeakMap<CompiledFlag, Map<string, Map<string | undefined, string>>>();
+// Serialized items by outcome. An evaluation hands out one of its flag's shared, frozen success
+// answers (engine/answers.ts), so each distinct outcome is stringified once per loaded flag
+// instead of once per flag per request; they go away with the compiled flags on reload. Errors
+// and answers that are not frozen (hand-made flags) are stringified every time.
+const itemJsonCache = new WeakMap<Evaluation, string>();
 
-/** `JSON.stringify(bulkItem(e))`, memoized for successes (by reason, then variant). */
-export function bulkItemJson(flag: CompiledFlag, e: Evaluation): string {
-  if (isEvaluationError(e)) return JSON.stringify(bulkItem(e));
-  let byReason = itemJsonCache.get(flag);
-  if (!byReason) itemJsonCache.set(flag, (byReason = new Map()));
-  let byVariant = byReason.get(e.reason);
-  if (!byVariant) byReason.set(e.reason, (byVariant = new Map()));
-  let json = byVariant.get(e.variant);
-  if (json === undefined) byVariant.set(e.variant, (json = JSON.stringify(successItem(e))));
+/** `JSON.stringify(bulkItem(e))`, memoized for frozen (shared) outcomes. */
+export function bulkItemJson(e: Evaluation): string {
+  let json = itemJsonCache.get(e);
+  if (json === undefined) {
+    json = JSON.stringify(bulkItem(e));
+    if (Object.isFrozen(e)) itemJsonCache.set(e, json);
+  }
   return json;
 }
 

@@ -16,8 +16,11 @@ import { bulkItemJson } from "../evaluation/shape.js";
 export interface BulkAnswer {
   /** JSON text: h3 hands a string to the Node response as is, with its Content-Length. */
   body: string;
-  /** The same as UTF-8 bytes, for the Node fast path: encoded once, not once per response. */
-  bytes: Buffer;
+  /**
+   * The same as UTF-8 bytes, for the Node fast path: encoded once an answer is served a second
+   * time, then kept (a first answer goes out as text: most are never asked for again).
+   */
+  bytes?: Buffer;
   etag: string;
   /** Each flag's evaluation, in key order: counted for /metrics and recorded in sessions, cache hits included. */
   outcomes: readonly Evaluation[];
@@ -52,7 +55,7 @@ function planFor(snapshot: EnvironmentSnapshot, options: BulkOptions): Plan {
     // Disabled flags and flags without targeting answer the same whatever the context and time.
     if (flag.state !== "DISABLED" && flag.rule) return flag;
     const outcome = (fixed[i] = evaluate(flag, {}, 0));
-    return bulkItemJson(flag, outcome);
+    return bulkItemJson(outcome);
   });
   // An `endpoint` without `origin`: the client resolves it against the origin it called, so
   // nothing here depends on the request's Host header (which any client can set).
@@ -61,8 +64,9 @@ function planFor(snapshot: EnvironmentSnapshot, options: BulkOptions): Plan {
     : undefined;
   const tail = `],"metadata":${JSON.stringify(snapshot.config.metadata)}${eventStreams ? `,"eventStreams":${JSON.stringify(eventStreams)}` : ""}}`;
   const readsClock = items.some((item) => typeof item !== "string" && !item.clockFree);
-  // Text and bytes, and an outcome held by an answer counts as about 64 bytes beside them.
-  const cache = new AnswerCache<BulkAnswer>(options.cacheBytes ?? DEFAULT_BULK_CACHE_BYTES, (answer) => answer.body.length + answer.bytes.length + 64 * answer.outcomes.length);
+  // Text and bytes (about as long, counted before they exist), and an outcome held by an answer
+  // counts as about 64 bytes beside them.
+  const cache = new AnswerCache<BulkAnswer>(options.cacheBytes ?? DEFAULT_BULK_CACHE_BYTES, (answer) => 2 * answer.body.length + 64 * answer.outcomes.length);
   return { items, fixed, tail, readsClock, cache };
 }
 
@@ -78,11 +82,11 @@ function compute(snapshot: EnvironmentSnapshot, plan: Plan, context: Record<stri
       outcomes[i] = plan.fixed[i]!;
     } else {
       const outcome = (outcomes[i] = evaluate(item));
-      json += bulkItemJson(item, outcome);
+      json += bulkItemJson(outcome);
     }
   }
   json += plan.tail;
-  return { body: json, bytes: Buffer.from(json), etag: bulkEtag(snapshot.configEtag, json), outcomes };
+  return { body: json, etag: bulkEtag(snapshot.configEtag, json), outcomes };
 }
 
 /**
@@ -96,6 +100,9 @@ export function createBulkAnswers(options: BulkOptions = {}) {
     let plan = plans.get(snapshot);
     if (!plan) plans.set(snapshot, (plan = planFor(snapshot, options)));
     const second = plan.readsClock ? Math.floor(nowMs / 1000) : 0;
-    return plan.cache.answer(request, second, () => compute(snapshot, plan, context(), nowMs));
+    let computed = false;
+    const answer = plan.cache.answer(request, second, () => ((computed = true), compute(snapshot, plan, context(), nowMs)));
+    if (!computed) answer.bytes ??= Buffer.from(answer.body);
+    return answer;
   };
 }

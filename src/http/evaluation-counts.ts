@@ -32,9 +32,22 @@ export class EnvironmentCounts {
   readonly flags = new Map<string, FlagCounts>();
   /** By a cached answer's outcomes: null once seen, its tally from the second time on. */
   #tallies = new WeakMap<readonly Evaluation[], Tally | null>();
+  /**
+   * By outcome: a flag's successes are shared, frozen objects (engine/answers.ts), so one lookup
+   * finds where an evaluation is counted; they go away with the compiled flags on reload.
+   */
+  #byAnswer = new WeakMap<Evaluation, { slot: ReasonCounts; reason: number }>();
 
   count(flagKey: string, e: Evaluation): void {
-    this.slot(flagKey, e)[reasonOf(e)]!++;
+    const known = this.#byAnswer.get(e);
+    if (known !== undefined && e.key === flagKey) {
+      known.slot[known.reason]!++;
+      return;
+    }
+    const slot = this.slot(flagKey, e);
+    const reason = reasonOf(e);
+    if (Object.isFrozen(e) && e.key === flagKey) this.#byAnswer.set(e, { slot, reason });
+    slot[reason]!++;
   }
 
   /**

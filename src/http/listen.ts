@@ -1,6 +1,9 @@
 /**
  * The listener: listhen, held to the contract of a CLI server — exactly this host and port or
  * an error naming them, our own signal handling, and a close() that never waits on open streams.
+ * listhen binds the server (port checks, the self-signed certificate for `--https`, the URL);
+ * its connection tracking for a graceful shutdown (http-shutdown: two listeners added to every
+ * request) is taken off again, since close() here does that job with Node's own calls.
  */
 import { STATUS_CODES, ServerResponse, type IncomingMessage, type Server } from "node:http";
 import type { Duplex } from "node:stream";
@@ -70,9 +73,10 @@ function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
 
 export async function listenApp(app: H3, options: ListenOptions): Promise<Listening> {
   const { port, host } = options;
+  const handler = withFastPath(withReasonPhrases(toNodeHandler(app)), options.fastPath);
   let listener;
   try {
-    listener = await listen(withFastPath(withReasonPhrases(toNodeHandler(app)), options.fastPath), {
+    listener = await listen(handler, {
       // Strict: listhen would otherwise move to another port without a word.
       port: port === 0 ? 0 : { port, random: false, alternativePortRange: [] as unknown as [number, number] },
       hostname: host,
@@ -98,6 +102,7 @@ export async function listenApp(app: H3, options: ListenOptions): Promise<Listen
     throw new PortInUseError(host, port);
   }
   const server = listener.server as unknown as Server;
+  for (const other of server.listeners("request")) if (other !== handler) server.off("request", other as NodeHandler);
   server.on("clientError", answerClientError);
   // Node's default would end idle keep-alive sockets after 5 s; clients polling OFREP reuse them.
   server.keepAliveTimeout = 65_000;
@@ -105,11 +110,22 @@ export async function listenApp(app: H3, options: ListenOptions): Promise<Listen
     url: listener.url.replace(/\/$/, ""),
     port: bound,
     server,
-    async close() {
-      const force = setTimeout(() => server.closeAllConnections(), 1_000);
-      server.closeIdleConnections();
-      await listener.close();
-      clearTimeout(force);
-    },
+    close: () => closeServer(server),
   };
+}
+
+/**
+ * Stops accepting connections and ends the idle ones at once; a response still being written
+ * gets a second to finish, then every connection left (event streams above all) is cut.
+ */
+function closeServer(server: Server): Promise<void> {
+  if (!server.listening) return Promise.resolve();
+  return new Promise((resolve) => {
+    const force = setTimeout(() => server.closeAllConnections(), 1_000);
+    server.close(() => {
+      clearTimeout(force);
+      resolve();
+    });
+    server.closeIdleConnections();
+  });
 }

@@ -16,6 +16,11 @@ export class FlagStore {
   /** Replaced keys still accepted until their grace period ends (`--key-grace`), by digest. */
   #retired = new Map<string, { env: string; until: number }>();
   #listeners = new Set<() => void>();
+  /**
+   * Current keys as presented, once accepted: saves the digest on every request. At most one
+   * entry per environment (only the exact key has its digest); emptied by every `replace`.
+   */
+  #accepted = new Map<string, EnvironmentSnapshot>();
 
   get environments(): ReadonlyMap<string, EnvironmentSnapshot> {
     return this.#environments;
@@ -43,6 +48,7 @@ export class FlagStore {
     this.#environments = next;
     this.#byKey = byKey;
     this.#byStreamToken = byStreamToken;
+    this.#accepted = new Map();
     this.#problems = new Map(problems);
     for (const listener of this.#listeners) listener();
   }
@@ -55,12 +61,19 @@ export class FlagStore {
 
   /**
    * The environment a key belongs to. Keys are looked up by their SHA-256 digest, so response
-   * time says nothing about how close a guess was.
+   * time says nothing about how close a guess was. (The map of accepted keys compares string
+   * hashes before any characters, so it tells no more: a guess's hash matches by chance alone.)
    */
   authenticate(key: string): EnvironmentSnapshot | undefined {
+    const accepted = this.#accepted.get(key);
+    if (accepted) return accepted;
     const digest = keyDigest(key);
     const current = this.#byKey.get(digest);
-    if (current !== undefined) return this.#environments.get(current);
+    if (current !== undefined) {
+      const snapshot = this.#environments.get(current)!;
+      this.#accepted.set(key, snapshot);
+      return snapshot;
+    }
     const retired = this.#retired.get(digest);
     if (!retired) return undefined;
     if (Date.now() >= retired.until) {

@@ -88,6 +88,21 @@ describe("createFlagServer", () => {
     }
   });
 
+  it("close() resolves with an event stream and an idle keep-alive connection open, ending both", async () => {
+    const server = await createFlagServer({ config: { environments: { test: checkout(false) } } });
+    const sse = await openSse(`${server.url}/api/v1/flags/events`, { "x-api-key": server.keys.test!, accept: "text/event-stream" });
+    try {
+      const res = await fetch(`${server.url}/ofrep/v1/evaluate/flags`, { method: "POST", headers: { "x-api-key": server.keys.test! }, body: "{}" });
+      expect(res.status).toBe(200);
+      await res.text(); // the connection goes back to the client's pool, open and idle
+      await server.close();
+      await sse.ended;
+      await expect(fetch(`${server.url}/healthz`)).rejects.toThrow();
+    } finally {
+      sse.close();
+    }
+  });
+
   it("rejects an invalid update with the loader's messages and keeps serving the last good one", async () => {
     const server = await start({ config: { environments: { test: checkout(false) } } });
     const bad = checkout(true);

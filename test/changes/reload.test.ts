@@ -165,6 +165,15 @@ describe("key rotation", () => {
     expect(onK1.closed).toBe(false);
   });
 
+  it("refuses a key it has been accepting as soon as a reload replaces it (no grace)", async () => {
+    expect(accepts(K1)).toBe(true);
+    expect(ctx.store.authenticate(K1)).toBe(ctx.store.get("dev")); // the second time from the accepted keys
+    await rotateTo("reload-key-2-0123456789");
+    expect(accepts(K1)).toBe(false);
+    expect(ctx.store.authenticate("reload-key-2-0123456789")).toBe(ctx.store.get("dev"));
+    expect(accepts(" reload-key-2-0123456789")).toBe(false);
+  });
+
   it("ignores a recorded grace that was for another key", async () => {
     ctx.keyGraceSeconds = 3600;
     await recordRotation(ctx.stateDir, "dev", "some-other-key-0123456789", 0);
