@@ -67,12 +67,9 @@ function streamLines(hub: EventHub): string[] {
   ];
 }
 
-export function createApp(options: AppOptions): { app: H3; fastPath?: NodeFastPath } {
-  const { store, logger } = options;
-  const metrics = options.metrics ?? new Metrics();
-  const origin = options.corsOrigin ?? "*";
-
-  const app = new H3({
+/** The h3 app with flagserve's response counting and JSON error answers. */
+function createH3(metrics: Metrics, logger: Logger): H3 {
+  return new H3({
     onResponse(response, event) {
       const route = event.context.matchedRoute?.route ?? "unmatched";
       metrics.count("flagserve_http_responses_total", "Responses by route and status", { route, status: String(response.status) });
@@ -86,7 +83,10 @@ export function createApp(options: AppOptions): { app: H3; fastPath?: NodeFastPa
       return json(event, body);
     },
   });
+}
 
+/** Counts each request's client, and answers CORS on the public routes (never on admin ones). */
+function useCors(app: H3, metrics: Metrics, origin: string | string[]): void {
   const cors: Parameters<typeof handleCors>[1] = {
     origin: origin === "*" ? "*" : Array.isArray(origin) ? origin : [origin],
     methods: ["GET", "POST", "OPTIONS"],
@@ -102,6 +102,15 @@ export function createApp(options: AppOptions): { app: H3; fastPath?: NodeFastPa
     const preflight = handleCors(event, cors);
     if (preflight !== false) return preflight;
   });
+}
+
+export function createApp(options: AppOptions): { app: H3; fastPath?: NodeFastPath } {
+  const { store, logger } = options;
+  const metrics = options.metrics ?? new Metrics();
+  const origin = options.corsOrigin ?? "*";
+
+  const app = createH3(metrics, logger);
+  useCors(app, metrics, origin);
 
   const { hub, enrich, faults, sessions } = options;
   const evaluations = new EvaluationCounts();

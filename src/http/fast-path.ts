@@ -114,7 +114,7 @@ export function createFastPath(options: FastPathOptions): NodeFastPath {
   return (req, res) => {
     if (req.method !== "POST" || !req.url) return false;
     const target = targetOf(req.url);
-    if (!target || !PLAIN_HOST.test(req.headers.host ?? "") || (faults && faults.rules().length > 0)) return false;
+    if (!target || !PLAIN_HOST.test(req.headers.host ?? "") || faults?.active) return false;
     serve(req, res, target).catch((error: unknown) => logger.error(`${req.method} ${target.route} failed: ${String(error)}`));
     return true;
   };
