@@ -4,8 +4,8 @@
  * in the same run, on loopback. Each row runs both servers one after the other under the same
  * load, `--runs` times; the figures are medians and the ratio is flagserve / baseline.
  *
- *   npm run bench                                  # 10 s per measurement, 3 runs, 50 connections
- *   npm run bench -- --duration 2 --runs 1 --warmup 1   # a quick check
+ *   npm run bench:http                             # 10 s per measurement, 3 runs, 50 connections
+ *   npm run bench:http -- --duration 2 --runs 1 --warmup 1   # a quick check
  *
  * Before each row both servers get `--warmup` seconds of the same load (not counted).
  *
@@ -136,7 +136,7 @@ await withTempDir(async (dir) => {
       ratios.push([row.label, m.ratio]);
     }
     printTable(["scenario", "flagserve req/s", "baseline req/s", "ratio", "flagserve p99 ms", "baseline p99 ms", "flagserve CPU µs/req", "baseline CPU µs/req"], table);
-    printRatios("bench (req/s, flagserve / bare node:http)", ratios);
+    printRatios("bench:http (req/s, flagserve / bare node:http)", ratios);
   } finally {
     await stop(started.child);
   }
