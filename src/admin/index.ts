@@ -3,6 +3,7 @@
  * dashboard page. The server wires it in: `layer` goes into every load, `onChanges` feeds the
  * page's stream, `register` adds the routes, `bind` gives the layer a way to re-apply.
  */
+import type { OfrepAnswers } from "../http/ofrep-answers.js";
 import type { H3 } from "h3";
 import type { EnvironmentChange } from "../changes/reload.js";
 import type { ConfigLoad } from "../config/index.js";
@@ -54,7 +55,8 @@ export interface Admin {
    * load of the environment's last file definition (built once earlier applies are done).
    */
   bind(apply: (load: () => ConfigLoad) => Promise<unknown>): void;
-  register(app: H3): void;
+  /** `answers`: the OFREP evaluate-all rules, which the playground calls as a client would be answered. */
+  register(app: H3, answers: OfrepAnswers): void;
   close(): void;
 }
 
@@ -93,7 +95,7 @@ export async function createAdmin(options: AdminOptions): Promise<Admin> {
           return { environments: new Map(base && store.get(env) ? [[env, base]] : []), problems: new Map() };
         });
     },
-    register(app) {
+    register(app, answers) {
       if (!feed || token === undefined) return;
       registerAdminGuard(app, { token, isAllowedHost: allowedHosts(options.listenHost, options.hosts) });
       registerPage(app);
@@ -108,6 +110,7 @@ export async function createAdmin(options: AdminOptions): Promise<Admin> {
         isAllowedHost: allowedHosts(options.listenHost, options.hosts),
         maxBodyBytes: options.maxBodyBytes,
         logger,
+        answers,
       });
     },
     close: () => feed?.close(),

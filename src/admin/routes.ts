@@ -4,8 +4,9 @@
  */
 import type { H3 } from "h3";
 import { createSseResponse } from "../events/sse.js";
-import { JSON_CONTENT_TYPE } from "../http/errors.js";
-import { INTERNAL_REQUEST, type FaultInjector } from "../fixture/faults.js";
+import { JSON_CONTENT_TYPE, withHttpErrors } from "../http/errors.js";
+import type { FaultInjector } from "../fixture/faults.js";
+import type { OfrepAnswers } from "../http/ofrep-answers.js";
 import type { SessionStore } from "../fixture/sessions.js";
 import { clientIp } from "../http/events.js";
 import type { Logger } from "../log/logger.js";
@@ -31,6 +32,8 @@ export interface AdminRoutesOptions {
   isAllowedHost: (name: string) => boolean;
   maxBodyBytes: number;
   logger: Logger;
+  /** The OFREP evaluation rules (http/ofrep-answers.ts), called directly by the playground. */
+  answers: OfrepAnswers;
 }
 
 /** Host, origin and token checks for the page and the API, before any handler. */
@@ -135,23 +138,21 @@ function registerSaveRoute(app: H3, { store, layer, maxBodyBytes, logger }: Admi
 }
 
 /**
- * The playground: the OFREP bulk endpoint itself, with the environment's key, so the page shows
- * exactly what a client gets (and never needs the key). Fault rules leave it alone: it is an
- * admin route.
+ * The playground: the OFREP evaluate-all rules themselves, called with the environment's snapshot,
+ * so the page shows exactly what a client gets (and never needs the key). Being no request to the
+ * OFREP route, it is never touched by fault rules.
  */
-function registerPlaygroundRoute(app: H3, { store, maxBodyBytes }: AdminRoutesOptions): void {
+function registerPlaygroundRoute(app: H3, { store, maxBodyBytes, answers }: AdminRoutesOptions): void {
   app.post(
     `${BASE}/evaluate`,
     handle(async (event) => {
       const snapshot = snapshotOf(store, param(event, "env"));
       const context = await body(event, maxBodyBytes);
-      const request = {
-        method: "POST",
-        headers: { "x-api-key": snapshot.apiKey, "content-type": "application/json", host: event.req.headers.get("host") ?? "localhost" },
-        body: JSON.stringify({ context: context === undefined ? {} : context }),
-      };
-      const response = await app.request("/ofrep/v1/evaluate/flags", request, { [INTERNAL_REQUEST]: true });
-      return new Response(response.body, { status: response.status, headers: { "content-type": JSON_CONTENT_TYPE } });
+      // The headers a client of this environment would send (context enrichment may read them).
+      const headers = new Headers({ "x-api-key": snapshot.apiKey, "content-type": "application/json", host: event.req.headers.get("host") ?? "localhost" });
+      const text = JSON.stringify({ context: context === undefined ? {} : context });
+      const reply = await withHttpErrors(() => answers.all(snapshot, text, headers, null));
+      return new Response(reply.body, { status: reply.status, headers: { "content-type": JSON_CONTENT_TYPE } });
     }),
   );
 }

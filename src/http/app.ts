@@ -14,7 +14,7 @@ import { registerHealthRoutes } from "./health.js";
 import { formatSample, Metrics } from "./metrics.js";
 import { createFastPath, type NodeFastPath } from "./fast-path.js";
 import { registerOfrepRoutes } from "./ofrep.js";
-import { createOfrepAnswers } from "./ofrep-answers.js";
+import { createOfrepAnswers, type OfrepAnswers } from "./ofrep-answers.js";
 
 export interface AppOptions {
   store: FlagStore;
@@ -34,7 +34,7 @@ export interface AppOptions {
   faults?: FaultInjector;
   sessions?: SessionStore;
   /** The admin API and dashboard page (src/admin): their own guard, never CORS (not a CORS route). */
-  admin?: { register(app: H3): void };
+  admin?: { register(app: H3, answers: OfrepAnswers): void };
 }
 
 /**
@@ -134,7 +134,7 @@ export function createApp(options: AppOptions): { app: H3; fastPath?: NodeFastPa
     metrics.collect(() => streamLines(hub));
   }
   registerHealthRoutes(app, store, metrics);
-  options.admin?.register(app);
+  options.admin?.register(app, answers);
   metrics.gauge("flagserve_environments", "Environments being served", () => store.environments.size);
 
   return { app, fastPath };
