@@ -3,7 +3,7 @@ import { existsSync } from "node:fs";
 import { Command, Option } from "commander";
 import type { Problem } from "../model/types.js";
 import { createLogger, flushLog, formatRecord, type LogFormat, type Logger } from "../log/logger.js";
-import { DEFAULT_KEY_GRACE_SECONDS } from "../store/keys.js";
+import { DEFAULT_KEY_GRACE_SECONDS } from "../store/key-grace.js";
 import { npmLaunchers, watchProcesses } from "./launcher.js";
 import { networkUrls, localUrl, qrCode } from "./network.js";
 import { parseByteSize, parseContextPairs, parseFaults, parseNonNegativeNumber, parsePort, parsePositiveInteger, parsePositiveNumber } from "./options.js";
