@@ -1,4 +1,5 @@
 import type { EnvironmentConfig, FlagDefinition, JsonValue, Metadata } from "../model/types.js";
+import { setOwn } from "../model/json.js";
 import { runSteps, type Steps } from "../model/steps.js";
 import { attachAnswers } from "./answers.js";
 import { direct, type BuildState } from "./codegen.js";
@@ -28,6 +29,11 @@ export interface CompiledEnvironment {
 export interface CompileOptions {
   /** Segments already known to be unusable (their problem was reported elsewhere). */
   brokenSegments?: Iterable<string>;
+  /**
+   * false: the flags are only checked (`validate`), so each flag's answers (answers.ts) are not
+   * built ahead; an evaluation would still build them on first use. Default true.
+   */
+  answers?: boolean;
 }
 
 function deepFreeze<T>(value: T): T {
@@ -36,6 +42,20 @@ function deepFreeze<T>(value: T): T {
     for (const v of Object.values(value)) deepFreeze(v);
   }
   return value;
+}
+
+/**
+ * A frozen deep copy: structuredClone then deepFreeze in one pass for plain data (what files
+ * hold), a few times cheaper per flag; anything else is cloned by structuredClone.
+ */
+function frozenCopy(value: unknown): unknown {
+  if (typeof value !== "object" || value === null) return value;
+  if (Array.isArray(value)) return Object.freeze(value.map(frozenCopy));
+  const proto = Object.getPrototypeOf(value);
+  if (proto !== Object.prototype && proto !== null) return deepFreeze(structuredClone(value));
+  const copy: Record<string, unknown> = {};
+  for (const key of Object.keys(value)) setOwn(copy, key, frozenCopy((value as Record<string, unknown>)[key]));
+  return Object.freeze(copy);
 }
 
 /** json-logic-engine compiles to a JS function once; evaluation never re-parses the rule. */
@@ -108,6 +128,8 @@ interface Compiling {
    * without problems are kept, so each flag's problems are still reported at its own path.
    */
   rules: Map<string, CompiledTargeting>;
+  /** Build each flag's answers ahead (CompileOptions.answers). */
+  answers: boolean;
 }
 
 const failingRule = (message: string): CompiledRule => () => {
@@ -157,7 +179,7 @@ export function* compileEnvironmentSteps(config: EnvironmentConfig, options: Com
   // even when no flag uses the segment.
   for (const name of Object.keys(config.segments)) resolveSegment(resolver, name, []);
 
-  const compiling: Compiling = { resolver, engine, segmentClock, rules: new Map() };
+  const compiling: Compiling = { resolver, engine, segmentClock, rules: new Map(), answers: options.answers ?? true };
   const flags = new Map<string, CompiledFlag>();
   const broken = new Map<string, string>();
   let count = 0;
@@ -174,7 +196,7 @@ function compileFlag(key: string, def: FlagDefinition, setMetadata: Metadata, co
   const flag: CompiledFlag = {
     key,
     state: def.state,
-    variants: deepFreeze(structuredClone(def.variants)) as Record<string, JsonValue>,
+    variants: frozenCopy(def.variants) as Record<string, JsonValue>,
     defaultVariant: def.defaultVariant,
     // flagd's patchMetadata: the flag's own keys win over the flag set's.
     metadata: Object.freeze({ ...setMetadata, ...def.metadata }),
@@ -183,7 +205,7 @@ function compileFlag(key: string, def: FlagDefinition, setMetadata: Metadata, co
   if (problem !== undefined) return { flag: unusableFlag(key, problem, flag.metadata), problem };
   if (rule) flag.rule = rule;
   if (clockFree) flag.clockFree = true;
-  attachAnswers(flag);
+  if (compiling.answers) attachAnswers(flag);
   return { flag: Object.freeze(flag) };
 }
 
