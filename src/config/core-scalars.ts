@@ -39,9 +39,16 @@ export const CORE_SCALARS: readonly CoreScalar[] = [
 const isWordStart = (c: number): boolean =>
   (c >= 97 && c <= 122 && c !== 102 && c !== 110 && c !== 116) || (c >= 65 && c <= 90 && c !== 70 && c !== 78 && c !== 84);
 
-/** The value of a plain scalar: the first type with a matching form, else the text itself. */
+/**
+ * The value of a plain scalar: the first type with a matching form, else the text itself.
+ * Words are settled by their first character (n: only null can match, t and f: only bool).
+ */
 export function plainScalarValue(text: string): unknown {
-  if (isWordStart(text.charCodeAt(0))) return text;
+  const c = text.charCodeAt(0);
+  if (isWordStart(c)) return text;
+  if (c === 110 || c === 78) return text === "null" || text === "Null" || text === "NULL" ? null : text; // n N
+  if (c === 116 || c === 84) return text === "true" || text === "True" || text === "TRUE" ? true : text; // t T
+  if (c === 102 || c === 70) return text === "false" || text === "False" || text === "FALSE" ? false : text; // f F
   for (const { first, forms } of CORE_SCALARS) {
     if (!first.test(text)) continue;
     for (const [test, construct] of forms) if (test.test(text)) return construct(text);

@@ -230,9 +230,11 @@ function* build(input: FoundEnvironment, env: EnvVars, problems: ProblemMap, ans
   const { name, docs } = input;
   const flagProblems = new Map<string, Problem[]>();
   const segmentProblems = new Map<string, Problem[]>();
+  const schemaValid = new Set<EnvDocument>();
   for (const doc of docs) {
     problems.add(name, ...expandNotifications(doc, env));
     const check = validateDocument(doc);
+    if (check.schemaValid) schemaValid.add(doc);
     problems.add(name, ...check.problems);
     for (const [key, list] of check.flagProblems) addTo(flagProblems, key, ...list);
     for (const [key, list] of check.segmentProblems) addTo(segmentProblems, key, ...list);
@@ -253,7 +255,7 @@ function* build(input: FoundEnvironment, env: EnvVars, problems: ProblemMap, ans
     );
   }
 
-  const merged = mergeDocuments(name, docs, input.files, new Set(flagProblems.keys()));
+  const merged = mergeDocuments(name, docs, input.files, new Set(flagProblems.keys()), schemaValid);
   yield;
   problems.add(name, ...merged.problems);
   for (const [key, list] of merged.flagProblems) addTo(flagProblems, key, ...list);

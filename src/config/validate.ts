@@ -26,10 +26,12 @@ export interface DocumentCheck {
   flagProblems: Map<string, Problem[]>;
   /** Problems confined to one segment, by name: the flags that use it are not served. */
   segmentProblems: Map<string, Problem[]>;
+  /** The document passed the published schema as a whole (merging need not check its parts again). */
+  schemaValid: boolean;
 }
 
 export function validateDocument(doc: EnvDocument): DocumentCheck {
-  const check: DocumentCheck = { problems: [], flagProblems: new Map(), segmentProblems: new Map() };
+  const check: DocumentCheck = { problems: [], flagProblems: new Map(), segmentProblems: new Map(), schemaValid: true };
   const add = (path: JsonPath, problem: Problem) => {
     const scope = scopeOf(doc.value, path);
     if (scope === "environment") check.problems.push(problem);
@@ -37,6 +39,7 @@ export function validateDocument(doc: EnvDocument): DocumentCheck {
     else addTo(check.segmentProblems, scope.segment, problem);
   };
   if (!validateEnvironmentSchema(doc.value)) {
+    check.schemaValid = false;
     for (const { path, problem } of schemaProblems(doc, validateEnvironmentSchema.errors ?? [])) add(path, problem);
   }
   if (isRecord(doc.value)) for (const { path, problem } of semanticProblems(doc, doc.value)) add(path, problem);
