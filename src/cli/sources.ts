@@ -18,13 +18,10 @@ export function resolveSources(args: readonly string[]): { specs: string[]; bund
 /** The paths among `specs` that do not exist (URLs are checked by fetching them). */
 export const missingPaths = (specs: readonly string[]): string[] => specs.filter((s) => !isUrl(s) && !existsSync(s));
 
-/**
- * Every source read once (a URL: one GET) and loaded together, as the server would at start-up.
- * `answers: false` when the flags will not be evaluated (see LoadOptions.answers).
- */
-export async function loadOnce(specs: readonly string[], options: UrlSourceOptions & { answers?: boolean } = {}): Promise<ConfigLoad> {
+/** Every source read once (a URL: one GET) and loaded together, as the server would at start-up. */
+export async function loadOnce(specs: readonly string[], options: UrlSourceOptions = {}): Promise<ConfigLoad> {
   const [{ loadSourceReads }, { readOnce }] = await Promise.all([import("../config/index.js"), import("../sources/read-once.js")]);
-  return loadSourceReads(await Promise.all(specs.map((spec) => readOnce(spec, options))), { answers: options.answers ?? true });
+  return loadSourceReads(await Promise.all(specs.map((spec) => readOnce(spec, options))));
 }
 
 /** `a, b and c`, for messages naming the sources. */

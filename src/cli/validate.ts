@@ -75,7 +75,7 @@ function reportMissing(specs: string[], missing: string[], format: ValidateFlags
 /** Loads the sources once, as the server would, and says what is valid. */
 async function check(specs: string[], flags: ValidateFlags): Promise<ValidateReport> {
   const path = listText(specs);
-  const load = await loadOnce(specs, { timeoutMs: flags.fetchTimeout * 1000, answers: false });
+  const load = await loadOnce(specs, { timeoutMs: flags.fetchTimeout * 1000 });
   const problems = [...load.problems.values()].flat();
   // The server would start and serve nothing: for a lint that is a wrong PATH, not a success.
   if (problems.length === 0 && load.environments.size === 0) {

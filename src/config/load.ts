@@ -43,11 +43,6 @@ export interface LoadOptions {
    * worker would only add its own start-up and the copy of the value back.
    */
   offThread?: boolean;
-  /**
-   * false when the flags are only checked, never served (`validate`): their answers are not
-   * built ahead (see CompileOptions.answers). Default true.
-   */
-  answers?: boolean;
 }
 
 /** What one environment is made of, before validation. */
@@ -208,7 +203,7 @@ interface Built {
 function* finish(inputs: FoundEnvironment[], problems: ProblemMap, options: LoadOptions): Steps<ConfigLoad> {
   const env = options.env ?? process.env;
   const built: Built[] = [];
-  for (const input of inputs) built.push(yield* build(input, env, problems, options.answers ?? true));
+  for (const input of inputs) built.push(yield* build(input, env, problems));
   for (const name of checkApiKeysAreUnique(built, problems)) for (const b of built) if (b.name === name) b.fatal = true;
 
   const environments = new Map<string, LoadedEnvironment>();
@@ -226,7 +221,7 @@ function* finish(inputs: FoundEnvironment[], problems: ProblemMap, options: Load
  * out only for problems outside flags and segments, which the checks still run past so that
  * every problem is reported in one run.
  */
-function* build(input: FoundEnvironment, env: EnvVars, problems: ProblemMap, answers: boolean): Steps<Built> {
+function* build(input: FoundEnvironment, env: EnvVars, problems: ProblemMap): Steps<Built> {
   const { name, docs } = input;
   const flagProblems = new Map<string, Problem[]>();
   const segmentProblems = new Map<string, Problem[]>();
@@ -263,7 +258,7 @@ function* build(input: FoundEnvironment, env: EnvVars, problems: ProblemMap, ans
   const fatal = problems.has(name);
   for (const list of [...flagProblems.values(), ...segmentProblems.values()]) problems.add(name, ...list);
 
-  const compiled = yield* compileAndLocate(merged, segmentProblems.keys(), answers);
+  const compiled = yield* compileAndLocate(merged, segmentProblems.keys());
   problems.add(name, ...compiled.problems);
   if (compiled.failed) return { name, fatal: true };
   const flags = withUnusableFlags(merged, compiled, flagProblems);

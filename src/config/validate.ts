@@ -285,10 +285,10 @@ export interface LocatedCompilation {
 }
 
 /** Compiles targeting; each engine error is located in the file that wrote the flag or segment. */
-export function* compileAndLocate(merged: MergedEnvironment, brokenSegments: Iterable<string> = [], answers = true): Steps<LocatedCompilation> {
+export function* compileAndLocate(merged: MergedEnvironment, brokenSegments: Iterable<string> = []): Steps<LocatedCompilation> {
   let result: CompiledEnvironment;
   try {
-    result = yield* compileEnvironmentSteps(merged.config, { brokenSegments, answers });
+    result = yield* compileEnvironmentSteps(merged.config, { brokenSegments });
   } catch (error) {
     // An engine bug must not take the other environments down with it.
     const first = merged.docs[0];

@@ -29,11 +29,6 @@ export interface CompiledEnvironment {
 export interface CompileOptions {
   /** Segments already known to be unusable (their problem was reported elsewhere). */
   brokenSegments?: Iterable<string>;
-  /**
-   * false: the flags are only checked (`validate`), so each flag's answers (answers.ts) are not
-   * built ahead; an evaluation would still build them on first use. Default true.
-   */
-  answers?: boolean;
 }
 
 function deepFreeze<T>(value: T): T {
@@ -128,8 +123,6 @@ interface Compiling {
    * without problems are kept, so each flag's problems are still reported at its own path.
    */
   rules: Map<string, CompiledTargeting>;
-  /** Build each flag's answers ahead (CompileOptions.answers). */
-  answers: boolean;
 }
 
 const failingRule = (message: string): CompiledRule => () => {
@@ -179,7 +172,7 @@ export function* compileEnvironmentSteps(config: EnvironmentConfig, options: Com
   // even when no flag uses the segment.
   for (const name of Object.keys(config.segments)) resolveSegment(resolver, name, []);
 
-  const compiling: Compiling = { resolver, engine, segmentClock, rules: new Map(), answers: options.answers ?? true };
+  const compiling: Compiling = { resolver, engine, segmentClock, rules: new Map() };
   const flags = new Map<string, CompiledFlag>();
   const broken = new Map<string, string>();
   let count = 0;
@@ -205,7 +198,7 @@ function compileFlag(key: string, def: FlagDefinition, setMetadata: Metadata, co
   if (problem !== undefined) return { flag: unusableFlag(key, problem, flag.metadata), problem };
   if (rule) flag.rule = rule;
   if (clockFree) flag.clockFree = true;
-  if (compiling.answers) attachAnswers(flag);
+  attachAnswers(flag);
   return { flag: Object.freeze(flag) };
 }
 

@@ -326,7 +326,7 @@ describe("compiled flags", () => {
     expect((copy.a as { list: unknown[] }).list).toHaveLength(2);
   });
 
-  it("answer the same when their answers are not built ahead (answers: false, for validate)", () => {
+  it("build their answers on their first evaluation, then hand out the same objects", () => {
     const config = env({
       flags: {
         t: { variants: { on: true, off: false }, defaultVariant: "off", targeting: { if: [{ "==": [{ var: "plan" }, "pro"] }, "on", null] } },
@@ -334,10 +334,15 @@ describe("compiled flags", () => {
         d: { state: "DISABLED", variants: { on: true }, defaultVariant: "on" },
       },
     });
-    const ahead = compileEnvironment(config).flags;
-    const checked = compileEnvironment(config, { answers: false }).flags;
-    for (const key of ["t", "s", "d"]) {
-      for (const context of [{ plan: "pro" }, { plan: "free" }]) expect(run(checked.get(key)!, context)).toEqual(run(ahead.get(key)!, context));
+    const { flags } = compileEnvironment(config);
+    expect(run(flags.get("t")!, { plan: "pro" })).toEqual({ key: "t", reason: "TARGETING_MATCH", variant: "on", value: true, metadata: {} });
+    expect(run(flags.get("t")!, { plan: "free" })).toEqual({ key: "t", reason: "DEFAULT", variant: "off", value: false, metadata: {} });
+    expect(run(flags.get("s")!)).toEqual({ key: "s", reason: "STATIC", variant: "b", value: "b", metadata: {} });
+    expect(run(flags.get("d")!)).toEqual({ key: "d", reason: "DISABLED", metadata: {} });
+    for (const [key, context] of [["t", { plan: "pro" }], ["t", { plan: "free" }], ["s", {}], ["d", {}]] as const) {
+      const first = run(flags.get(key)!, context);
+      expect(run(flags.get(key)!, context)).toBe(first);
+      expect(Object.isFrozen(first)).toBe(true);
     }
   });
 });
