@@ -3,9 +3,10 @@
  * write it (indented mappings and `- ` lists, one scalar per line), read line by line, several
  * times faster than js-yaml. It reads only what it is certain the `yaml` package reads the same
  * way: block mappings and lists, plain scalars (resolved by core-scalars.ts), quoted scalars on
- * one line, `[]` and `{}`, comments. Anything else (a flow collection, a block scalar, a scalar
- * over lines, an anchor, alias or tag, a tab, a carriage return, a duplicate key, a document
- * marker, unexpected indentation) declines the whole text, and the next reader takes it.
+ * one line, flow collections closed on their line, comments. Anything else (a block scalar, a
+ * scalar over lines, an anchor, alias or tag, a tab, a carriage return, a duplicate key, a
+ * document marker, unexpected indentation, a number that is not finite) declines the whole text,
+ * and the next reader takes it.
  */
 import { plainScalarValue } from "./core-scalars.js";
 
@@ -48,6 +49,14 @@ export function parseBlockYaml(text: string): unknown {
 
 function decline(): never {
   throw DECLINE;
+}
+
+/**
+ * A value with no infinity or NaN (`.inf`, `.nan`, `1e999`): those are problems, reported by
+ * the other readers' path, so that every number this reader gives is finite (see readFast).
+ */
+function finite(value: unknown): unknown {
+  return typeof value === "number" && !Number.isFinite(value) ? decline() : value;
 }
 
 /**
@@ -222,7 +231,7 @@ class BlockReader {
     }
     while (text.charCodeAt(stop - 1) === SPACE) stop--;
     if (startsSpecial(text, at, stop)) decline();
-    return plainScalarValue(text.slice(at, stop));
+    return finite(plainScalarValue(text.slice(at, stop)));
   }
 
   /** A quoted scalar on one line, followed by `:` if it is a key, then only spaces or a comment. */
@@ -295,7 +304,7 @@ class BlockReader {
       const close = this.closingQuote(this.pos);
       value = this.quotedText(this.pos, close);
       this.pos = close + 1;
-    } else value = plainScalarValue(this.flowPlain());
+    } else value = finite(plainScalarValue(this.flowPlain()));
     // `[a: 1]` (a pair in a list), `{a: b: c}`: left to the others.
     if (this.flowSpaces() === COLON) decline();
     return value;

@@ -56,7 +56,20 @@ const NULL_KEY = /(?:^[ \t]*(?:- +)*|[[{,][ \t]*)(?:~|null|Null|NULL)?[ \t]*:(?:
  * JSON, else block-style YAML (block-yaml.ts, the cheapest), else YAML js-yaml can read.
  */
 export function fastParse(text: string): unknown {
-  return parseJson(text) ?? parseBlockYaml(text) ?? parsePlainYaml(text);
+  return readFast(text)?.value;
+}
+
+/**
+ * fastParse, also saying whether every number in the value is known to be finite: true when the
+ * block-style reader read it (it declines the others), so no later check need look for them.
+ */
+export function readFast(text: string): { value: unknown; finite: boolean } | undefined {
+  const json = parseJson(text);
+  if (json !== undefined) return { value: json, finite: false }; // `1e999` is Infinity to JSON.parse
+  const block = parseBlockYaml(text);
+  if (block !== undefined) return { value: block, finite: true };
+  const plain = parsePlainYaml(text);
+  return plain === undefined ? undefined : { value: plain, finite: false };
 }
 
 /**

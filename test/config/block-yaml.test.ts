@@ -84,6 +84,8 @@ const DECLINED: Record<string, string> = {
   "only comments": "# nothing\n",
   "a key too long": `k${"x".repeat(1100)}: 1\n`,
   "an astral character": "a: 😀\n",
+  "a number that is not finite": "a: .inf\n",
+  "a number too big to be finite, in a flow list": "a: [1, 1e999]\n",
 };
 
 describe("the block reader", () => {
@@ -105,7 +107,7 @@ describe("the block reader", () => {
     }
     // Many whole documents are read (some hold a scalar the reader declines), and some broken
     // ones still are: both branches were exercised.
-    expect(read).toBeGreaterThan(500);
+    expect(read).toBeGreaterThan(300);
     expect(brokenRead).toBeGreaterThan(100);
   });
 });
