@@ -190,8 +190,10 @@ class BlockReader {
       while (text.charCodeAt(from) === SPACE) from++;
       return text.charCodeAt(from) === COLON && (from + 1 >= end || text.charCodeAt(from + 1) === SPACE) ? from : -1;
     }
-    for (let i = text.indexOf(":", from); i !== -1 && i < end; i = text.indexOf(":", i + 1)) {
-      if (i + 1 >= end || text.charCodeAt(i + 1) === SPACE) return i;
+    // Within the line only: indexOf would run on to the next line with a `:` (in a long list of
+    // plain items, to the end of the file for each of them).
+    for (let i = from; i < end; i++) {
+      if (text.charCodeAt(i) === COLON && (i + 1 >= end || text.charCodeAt(i + 1) === SPACE)) return i;
     }
     return -1;
   }
