@@ -41,7 +41,8 @@ const isWordStart = (c: number): boolean =>
 
 /**
  * The value of a plain scalar: the first type with a matching form, else the text itself.
- * Words are settled by their first character (n: only null can match, t and f: only bool).
+ * Most are settled by their first character (n and ~: only null can match, t and f: only bool,
+ * and only a digit, a sign or a dot can start a number).
  */
 export function plainScalarValue(text: string): unknown {
   const c = text.charCodeAt(0);
@@ -49,6 +50,9 @@ export function plainScalarValue(text: string): unknown {
   if (c === 110 || c === 78) return text === "null" || text === "Null" || text === "NULL" ? null : text; // n N
   if (c === 116 || c === 84) return text === "true" || text === "True" || text === "TRUE" ? true : text; // t T
   if (c === 102 || c === 70) return text === "false" || text === "False" || text === "FALSE" ? false : text; // f F
+  if (c === 126) return text === "~" ? null : text;
+  // Only int and float start with a digit, a sign or a dot; anything else is a string ("" is null).
+  if (!((c >= 48 && c <= 57) || c === 43 || c === 45 || c === 46)) return text === "" ? null : text;
   for (const { first, forms } of CORE_SCALARS) {
     if (!first.test(text)) continue;
     for (const [test, construct] of forms) if (test.test(text)) return construct(text);

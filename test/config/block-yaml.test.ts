@@ -7,6 +7,7 @@ import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { stringify } from "yaml";
 import { parseBlockYaml } from "../../src/config/block-yaml.js";
+import { CORE_SCALARS, plainScalarValue } from "../../src/config/core-scalars.js";
 import { parseWithPositions } from "../../src/config/parse.js";
 import { benchEnvironment } from "../../bench/lib.js";
 import { lines } from "./helpers.js";
@@ -109,6 +110,23 @@ describe("the block reader", () => {
     // ones still are: both branches were exercised.
     expect(read).toBeGreaterThan(300);
     expect(brokenRead).toBeGreaterThan(100);
+  });
+});
+
+describe("plain scalars", () => {
+  /** The table alone, in order: what plainScalarValue's first-character shortcuts must agree with. */
+  const byTable = (text: string): unknown => {
+    for (const { first, forms } of CORE_SCALARS) {
+      if (!first.test(text)) continue;
+      for (const [test, construct] of forms) if (test.test(text)) return construct(text);
+    }
+    return text;
+  };
+
+  it("are read by their first character as the core schema's table reads them", () => {
+    const ascii = Array.from({ length: 95 }, (_, i) => String.fromCharCode(32 + i));
+    const texts = ["", ...ascii, ...ascii.map((c) => `${c}1`), ...ascii.map((c) => `${c}rue`), ...SCALARS, "nULL", "tRUE", "fALSE", "~~", "+.inf", "-0x1"];
+    for (const text of texts) expect(exact(plainScalarValue(text)), text).toBe(exact(byTable(text)));
   });
 });
 
