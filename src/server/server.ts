@@ -188,8 +188,8 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const initialFaults = validateFaultRules(options.faults ?? []);
 
   // What serves (HTTP, admin, streams) loads while the configuration is read: its modules' files
-  // are read in the turns the load leaves between its steps. Awaited below, or not at all when
-  // the configuration is refused (hence the handler, so that a failure there goes unreported).
+  // are read in the turns the load leaves between its steps. Awaited below; when the
+  // configuration is refused it is not, and the handler keeps a failure from going unhandled.
   const serving = import("./parts.js");
   serving.catch(() => undefined);
   const initialInputs = new InputSet();
