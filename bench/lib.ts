@@ -78,16 +78,16 @@ export function benchContexts(count: number): Record<string, string>[] {
 
 /**
  * The floor of reading a flag file, as the arguments of a bare `node` process: read FILE and
- * parse it as flagserve's fast path does at best (`JSON.parse` for a JSON text, js-yaml with
- * YAML's core schema otherwise), with no checks at all. The baseline of the validate rows.
+ * parse it with flagserve's own fast path alone (`fastParse` from dist/: `JSON.parse` for a JSON
+ * text, else the block-style reader, else js-yaml with YAML's core schema), with no checks at
+ * all. The baseline of the validate rows; it fails if the fast path declines the file.
  */
-const JS_YAML = new URL("../node_modules/js-yaml/dist/js-yaml.mjs", import.meta.url).href;
+const FAST_PARSE = new URL("../dist/config/fast-parse.js", import.meta.url).href;
 export const readFloorArgs = (file: string): string[] => [
   "--input-type=module",
   "-e",
-  `import { readFileSync } from "node:fs"; import { load, CORE_SCHEMA } from ${JSON.stringify(JS_YAML)};
-   const text = readFileSync(process.argv[1], "utf8");
-   if (/^\\s*[{[]/.test(text)) JSON.parse(text); else load(text, { schema: CORE_SCHEMA });`,
+  `import { readFileSync } from "node:fs"; import { fastParse } from ${JSON.stringify(FAST_PARSE)};
+   if (fastParse(readFileSync(process.argv[1], "utf8")) === undefined) throw new Error("the fast path declined the file");`,
   file,
 ];
 

@@ -6,8 +6,8 @@
  *            and the server's RSS then (and its peak), beside a bare node:http server
  *            (bench/baseline-server.mjs) spawned and asked the same way
  *   validate wall time of `flagserve validate FILE`, beside the floor of reading the file: a bare
- *            node process that reads it and parses it as the fast path does at best (JSON.parse
- *            or js-yaml, no checks; see readFloorArgs)
+ *            node process that reads it and parses it with flagserve's fast path alone (no
+ *            checks; see readFloorArgs)
  *
  * Medians of --runs runs.
  *
@@ -87,7 +87,7 @@ await withTempDir(async (dir) => {
     [`start to first answer, ${count} flags, ms`, "start", m(ours, "ms"), m(bare, "ms"), (x) => x.toFixed(0)],
     ["RSS at the first answer, MB", "RSS", m(ours, "rss"), m(bare, "rss"), mb],
     ["peak RSS until then, MB", "peak RSS", m(ours, "peak"), m(bare, "peak"), mb],
-    [`validate, ${count} flags, ms (bare: reading the file, JSON.parse or js-yaml)`, "validate", median(validate), median(floor), (x) => x.toFixed(0)],
+    [`validate, ${count} flags, ms (bare: reading the file, the fast path's parse alone)`, "validate", median(validate), median(floor), (x) => x.toFixed(0)],
   ];
   printTable(["row", "flagserve", "bare", "ratio"], rows.map(([label, , a, b, f]) => [label, f(a), f(b), ratio(a, b)]));
   printRatios("bench:startup (flagserve / bare)", rows.map(([, short, a, b]) => [short, ratio(a, b)]));

@@ -3,7 +3,7 @@ import { existsSync } from "node:fs";
 import { Command, Option } from "commander";
 import type { Problem } from "../model/types.js";
 import { createLogger, flushLog, formatRecord, type LogFormat, type Logger } from "../log/logger.js";
-import { DEFAULT_KEY_GRACE_SECONDS } from "../store/keys.js";
+import { DEFAULT_KEY_GRACE_SECONDS } from "../store/key-grace.js";
 import { npmLaunchers, watchProcesses } from "./launcher.js";
 import { networkUrls, localUrl, qrCode } from "./network.js";
 import { parseByteSize, parseContextPairs, parseFaults, parseNonNegativeNumber, parsePort, parsePositiveInteger, parsePositiveNumber } from "./options.js";
@@ -279,10 +279,10 @@ type Started = Awaited<ReturnType<typeof import("../server/server.js").startServ
 async function start(specs: string[], flags: ServeFlags, logger: Logger): Promise<Started | undefined> {
   const corsOrigin = flags.corsOrigin === "*" ? "*" : flags.corsOrigin.split(",").map((o) => o.trim());
   // Loaded here, not at the top: `validate`, `init` and `eval` start faster without the server.
-  const [{ InvalidConfigError, OverridesFileError, startServer }, { formatProblem }, { PortInUseError }, { createSource }] = await Promise.all([
+  // The HTTP side is not awaited here: startServer loads it while it reads the configuration.
+  const [{ InvalidConfigError, startServer }, { formatProblem }, { createSource }] = await Promise.all([
     import("../server/server.js"),
     import("../model/types.js"),
-    import("../http/listen.js"),
     import("../sources/index.js"),
   ]);
   const urlOptions = { pollIntervalMs: flags.pollInterval * 1000, timeoutMs: flags.fetchTimeout * 1000, logger };
@@ -313,6 +313,8 @@ async function start(specs: string[], flags: ServeFlags, logger: Logger): Promis
       faults: flags.fault,
     });
   } catch (error) {
+    // Already loaded (or loading) by startServer: these errors are the listener's and the admin API's.
+    const [{ PortInUseError }, { OverridesFileError }] = await Promise.all([import("../http/listen.js"), import("../admin/overrides.js")]);
     if (error instanceof InvalidConfigError) {
       for (const problem of error.problems) logger.error(formatProblem(problem), { ...problem });
       const where = listText(specs);

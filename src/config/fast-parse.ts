@@ -1,7 +1,8 @@
 /**
- * The fast path of parsing. JSON.parse reads a JSON file, and js-yaml a plain, well-formed YAML
- * file, five to fifty times faster than the `yaml` package builds its Document (which keeps every
- * node's position and the CST); most files are one or the other. The fast path answers only when
+ * The fast path of parsing. JSON.parse reads a JSON file, block-yaml.ts a block-style YAML file,
+ * and js-yaml other plain, well-formed YAML, five to a hundred times faster than the `yaml`
+ * package builds its Document (which keeps every node's position and the CST); most files are
+ * one of these. The fast path answers only when
  * its value is certainly the one the `yaml` path gives: the same YAML 1.2 core schema (the
  * resolvers below mirror `yaml`'s, in its order) and nothing the readers treat each their own
  * way. Anything else (a tag, an alias, a merge key, a directive, a construct spanning lines, a
@@ -9,13 +10,15 @@
  * file and reports what is wrong with its position.
  */
 import { FAILSAFE_SCHEMA, load, Type } from "js-yaml";
+import { parseBlockYaml } from "./block-yaml.js";
+import { CORE_SCALARS, type CoreScalar } from "./core-scalars.js";
 
 /**
  * One implicit scalar type: `yaml`'s tests for the tag, the first that matches resolving (js-yaml
  * keeps one type per tag, so the int forms and the float forms are one type each). `first` turns
  * most scalars (words) away before any form is tried: every plain scalar of a file meets it.
  */
-function scalar(tag: string, first: RegExp, forms: [RegExp, (text: string) => unknown][]): Type {
+function scalar(tag: string, first: RegExp, forms: CoreScalar["forms"]): Type {
   let matched: { text: string; construct: (text: string) => unknown } | undefined;
   const formOf = (text: string) => forms.find(([test]) => test.test(text))?.[1];
   return new Type(`tag:yaml.org,2002:${tag}`, {
@@ -30,23 +33,8 @@ function scalar(tag: string, first: RegExp, forms: [RegExp, (text: string) => un
   });
 }
 
-/** `yaml`'s core schema (yaml/dist/schema/core and common/null), in the order it tries them. */
-const CORE = FAILSAFE_SCHEMA.extend({
-  implicit: [
-    scalar("null", /^(?:$|[~nN])/, [[/^(?:~|[Nn]ull|NULL)?$/, () => null]]),
-    scalar("bool", /^[tTfF]/, [[/^(?:[Tt]rue|TRUE|[Ff]alse|FALSE)$/, (text) => text[0] === "t" || text[0] === "T"]]),
-    scalar("int", /^[-+0-9]/, [
-      [/^0o[0-7]+$/, (text) => parseInt(text.substring(2), 8)],
-      [/^[-+]?[0-9]+$/, (text) => parseInt(text, 10)],
-      [/^0x[0-9a-fA-F]+$/, (text) => parseInt(text.substring(2), 16)],
-    ]),
-    scalar("float", /^[-+.0-9]/, [
-      [/^(?:[-+]?\.(?:inf|Inf|INF)|\.nan|\.NaN|\.NAN)$/, (text) => (text.slice(-3).toLowerCase() === "nan" ? NaN : text[0] === "-" ? -Infinity : Infinity)],
-      [/^[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)[eE][-+]?[0-9]+$/, parseFloat],
-      [/^[-+]?(?:\.[0-9]+|[0-9]+\.[0-9]*)$/, parseFloat],
-    ]),
-  ],
-});
+/** `yaml`'s core schema, in the order it tries the types (core-scalars.ts). */
+const CORE = FAILSAFE_SCHEMA.extend({ implicit: CORE_SCALARS.map(({ tag, first, forms }) => scalar(tag, first, forms)) });
 
 /**
  * Text either reader treats its own way: a tag (`!`), an alias (`*`: `yaml` bounds how often
@@ -63,9 +51,25 @@ const SPECIAL = /(?:^|[\s[\]{},:?-])[!*]|<<|^%|(?:^|[\s[\]{},])\?(?:\s|$)|[\]}][
  */
 const NULL_KEY = /(?:^[ \t]*(?:- +)*|[[{,][ \t]*)(?:~|null|Null|NULL)?[ \t]*:(?:[\s,\]}]|$)/m;
 
-/** The plain value of `text` (without a BOM), or undefined when the `yaml` path must read it. */
+/**
+ * The plain value of `text` (without a BOM), or undefined when the `yaml` path must read it:
+ * JSON, else block-style YAML (block-yaml.ts, the cheapest), else YAML js-yaml can read.
+ */
 export function fastParse(text: string): unknown {
-  return parseJson(text) ?? parsePlainYaml(text);
+  return readFast(text)?.value;
+}
+
+/**
+ * fastParse, also saying whether every number in the value is known to be finite: true when the
+ * block-style reader read it (it declines the others), so no later check need look for them.
+ */
+export function readFast(text: string): { value: unknown; finite: boolean } | undefined {
+  const json = parseJson(text);
+  if (json !== undefined) return { value: json, finite: false }; // `1e999` is Infinity to JSON.parse
+  const block = parseBlockYaml(text);
+  if (block !== undefined) return { value: block, finite: true };
+  const plain = parsePlainYaml(text);
+  return plain === undefined ? undefined : { value: plain, finite: false };
 }
 
 /**

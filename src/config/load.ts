@@ -117,7 +117,7 @@ async function fromSource(read: SourceLoad, problems: ProblemMap, offThread: boo
     const docs: EnvDocument[] = [];
     for (const file of parsed[i] ?? []) {
       problems.add(env.name, ...file.problems);
-      if (file.source && file.problems.length === 0) docs.push({ source: file.source, prefix: [], value: file.value });
+      if (file.source && file.problems.length === 0) docs.push({ source: file.source, prefix: [], value: file.value, finite: file.finite });
     }
     // Data given as values was read from no file.
     const files = env.documents.filter((d) => !("value" in d)).map((d) => d.file);
@@ -165,9 +165,9 @@ function fromSingleFile(file: string, stem: string, parsed: ParsedFile, problems
     problems.add(single ? stem : "", ...parsed.problems);
     return [];
   }
-  const source = parsed.source;
+  const { source, finite } = parsed;
   if (!source) return [];
-  if (single) return [{ name: stem, docs: [{ source, prefix: [], value }], files: [file], origin: file }];
+  if (single) return [{ name: stem, docs: [{ source, prefix: [], value, finite }], files: [file], origin: file }];
   if (!multi || !isRecord(value)) return [];
 
   // The wrapper: `environments:` (and `$schema`), nothing else.
@@ -186,7 +186,7 @@ function fromSingleFile(file: string, stem: string, parsed: ParsedFile, problems
     if (!isEnvironmentName(name)) {
       problems.add("", problemAt(source, ["environments", name], `'${name}' is not a valid environment name: ${ENVIRONMENT_NAME_RULE}`, "key"));
     } else {
-      inputs.push({ name, docs: [{ source, prefix: ["environments", name], value: doc }], files: [file], origin: file });
+      inputs.push({ name, docs: [{ source, prefix: ["environments", name], value: doc, finite }], files: [file], origin: file });
     }
   }
   return inputs;
@@ -225,9 +225,11 @@ function* build(input: FoundEnvironment, env: EnvVars, problems: ProblemMap): St
   const { name, docs } = input;
   const flagProblems = new Map<string, Problem[]>();
   const segmentProblems = new Map<string, Problem[]>();
+  const schemaValid = new Set<EnvDocument>();
   for (const doc of docs) {
     problems.add(name, ...expandNotifications(doc, env));
     const check = validateDocument(doc);
+    if (check.schemaValid) schemaValid.add(doc);
     problems.add(name, ...check.problems);
     for (const [key, list] of check.flagProblems) addTo(flagProblems, key, ...list);
     for (const [key, list] of check.segmentProblems) addTo(segmentProblems, key, ...list);
@@ -248,7 +250,7 @@ function* build(input: FoundEnvironment, env: EnvVars, problems: ProblemMap): St
     );
   }
 
-  const merged = mergeDocuments(name, docs, input.files, new Set(flagProblems.keys()));
+  const merged = mergeDocuments(name, docs, input.files, new Set(flagProblems.keys()), schemaValid);
   yield;
   problems.add(name, ...merged.problems);
   for (const [key, list] of merged.flagProblems) addTo(flagProblems, key, ...list);

@@ -34,16 +34,18 @@ export const originText = (o: Origin): string => {
 /**
  * Merges documents into one environment. Flags in `brokenFlags` (their own problems were
  * reported) are left out of the configuration, but still count as defined for duplicate checks.
- * Parts whose shape is wrong are skipped: the schema has reported them.
+ * Parts whose shape is wrong are skipped: the schema has reported them. The parts of documents in
+ * `schemaValid` (which passed the schema as a whole) are not checked again, one by one.
  */
 export function mergeDocuments(
   name: string,
   docs: readonly EnvDocument[],
   files: readonly string[],
   brokenFlags: ReadonlySet<string> = new Set(),
+  schemaValid: ReadonlySet<EnvDocument> = new Set(),
 ): MergedEnvironment {
   const merging = new Merging(name, files, brokenFlags);
-  for (const doc of docs) if (isRecord(doc.value)) merging.addDocument(doc, doc.value);
+  for (const doc of docs) if (isRecord(doc.value)) merging.addDocument(doc, doc.value, schemaValid.has(doc));
   const { config, origins, problems, flagProblems } = merging;
   return { config, docs, origins, problems, flagProblems };
 }
@@ -79,10 +81,12 @@ class Merging {
     this.config = { name, metadata: {}, segments: {}, flags: {}, notifications: [], files: [...files] };
   }
 
-  addDocument(doc: EnvDocument, d: Record<string, unknown>): void {
+  addDocument(doc: EnvDocument, d: Record<string, unknown>, schemaValid: boolean): void {
+    // A part of a document that passed the schema as a whole has the shape its guard checks.
+    const is = <T>(guard: (v: unknown) => v is T, v: unknown): v is T => schemaValid || guard(v);
     if (typeof d.apiKey === "string") this.#addApiKey(doc, d.apiKey);
     for (const [key, value] of entries(d.metadata)) {
-      const checked = () => (isMetadataValue(value) ? value : undefined);
+      const checked = () => (is(isMetadataValue, value) ? value : undefined);
       this.#add("metadata", this.config.metadata, this.#metadataOrigins, key, checked, { doc, path: ["metadata", key] });
     }
     // flagd's `$evaluators` and our `segments` are one namespace: `$ref` cannot tell them apart.
@@ -91,8 +95,8 @@ class Merging {
         this.#add("segment", this.config.segments, this.origins.segments, key, () => value, { doc, path: [section, key] });
       }
     }
-    this.#addFlags(doc, d.flags);
-    if (Array.isArray(d.notifications)) this.config.notifications.push(...d.notifications.filter((n: unknown) => isNotification(n)));
+    this.#addFlags(doc, d.flags, is);
+    if (Array.isArray(d.notifications)) this.config.notifications.push(...d.notifications.filter((n: unknown) => is(isNotification, n)));
   }
 
   #addApiKey(doc: EnvDocument, apiKey: string): void {
@@ -104,19 +108,19 @@ class Merging {
     this.config.apiKey = apiKey;
   }
 
-  #addFlags(doc: EnvDocument, flags: unknown): void {
+  #addFlags(doc: EnvDocument, flags: unknown, is: <T>(guard: (v: unknown) => v is T, v: unknown) => v is T): void {
     const { config, origins } = this;
     if (Array.isArray(flags)) {
       // flagd's daemon form: a list of flags, each naming itself with `key`.
       flags.forEach((raw: unknown, i) => {
         if (!isRecord(raw) || typeof raw.key !== "string") return; // the schema has said so
-        const value = () => (isFlagWithKey(raw) ? toFlag(raw) : undefined);
+        const value = () => (is(isFlagWithKey, raw) ? toFlag(raw) : undefined);
         this.#add("flag", config.flags, origins.flags, raw.key, value, { doc, path: ["flags", i] }, ["flags", i, "key"]);
       });
       return;
     }
     for (const [key, raw] of entries(flags)) {
-      this.#add("flag", config.flags, origins.flags, key, () => (isFlag(raw) ? toFlag(raw) : undefined), { doc, path: ["flags", key] });
+      this.#add("flag", config.flags, origins.flags, key, () => (is(isFlag, raw) ? toFlag(raw) : undefined), { doc, path: ["flags", key] });
     }
   }
 

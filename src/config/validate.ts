@@ -26,10 +26,12 @@ export interface DocumentCheck {
   flagProblems: Map<string, Problem[]>;
   /** Problems confined to one segment, by name: the flags that use it are not served. */
   segmentProblems: Map<string, Problem[]>;
+  /** The document passed the published schema as a whole (merging need not check its parts again). */
+  schemaValid: boolean;
 }
 
 export function validateDocument(doc: EnvDocument): DocumentCheck {
-  const check: DocumentCheck = { problems: [], flagProblems: new Map(), segmentProblems: new Map() };
+  const check: DocumentCheck = { problems: [], flagProblems: new Map(), segmentProblems: new Map(), schemaValid: true };
   const add = (path: JsonPath, problem: Problem) => {
     const scope = scopeOf(doc.value, path);
     if (scope === "environment") check.problems.push(problem);
@@ -37,10 +39,11 @@ export function validateDocument(doc: EnvDocument): DocumentCheck {
     else addTo(check.segmentProblems, scope.segment, problem);
   };
   if (!validateEnvironmentSchema(doc.value)) {
+    check.schemaValid = false;
     for (const { path, problem } of schemaProblems(doc, validateEnvironmentSchema.errors ?? [])) add(path, problem);
   }
   if (isRecord(doc.value)) for (const { path, problem } of semanticProblems(doc, doc.value)) add(path, problem);
-  for (const { path, problem } of nonFiniteNumbers(doc, doc.value)) add(path, problem);
+  if (!doc.finite) for (const { path, problem } of nonFiniteNumbers(doc, doc.value)) add(path, problem);
   return check;
 }
 
@@ -174,20 +177,18 @@ function toJsonPath(value: unknown, pointer: string): JsonPath {
 function semanticProblems(doc: EnvDocument, value: Record<string, unknown>): Located[] {
   const problems: Located[] = [];
   const report = (path: JsonPath, message: string) => problems.push({ path, problem: docProblem(doc, path, message) });
-  const flags: [JsonPath, unknown][] = Array.isArray(value.flags)
-    ? value.flags.map((f, i) => [["flags", i], f])
-    : isRecord(value.flags)
-      ? Object.entries(value.flags).map(([k, f]) => [["flags", k], f])
-      : [];
-  for (const [path, flag] of flags) {
-    if (!isRecord(flag) || !isRecord(flag.variants)) continue;
-    for (const [at, message] of checkVariants([...path, "variants"], flag.variants)) report(at, message);
+  // Paths are made only for a problem: this runs over every flag of a file.
+  const checkFlag = (id: string | number, flag: unknown) => {
+    if (!isRecord(flag) || !isRecord(flag.variants)) return;
+    for (const [at, message] of checkVariants(flag.variants)) report(["flags", id, "variants", ...at], message);
     const dv = flag.defaultVariant;
     if (typeof dv === "string" && !Object.prototype.hasOwnProperty.call(flag.variants, dv)) {
       const names = Object.keys(flag.variants).map((n) => `'${n}'`).join(", ");
-      report([...path, "defaultVariant"], `defaultVariant '${dv}' is not one of the variants (${names})`);
+      report(["flags", id, "defaultVariant"], `defaultVariant '${dv}' is not one of the variants (${names})`);
     }
-  }
+  };
+  if (Array.isArray(value.flags)) value.flags.forEach((flag, i) => checkFlag(i, flag));
+  else if (isRecord(value.flags)) for (const key of Object.keys(value.flags)) checkFlag(key, value.flags[key]);
   if (Array.isArray(value.notifications)) {
     value.notifications.forEach((n, i) => {
       // Skipped while a `${NAME}` is left unexpanded: the unset variable is the problem reported.
@@ -218,20 +219,21 @@ const variantType = (v: unknown): VariantType | undefined => {
   return isRecord(v) ? "object" : undefined;
 };
 
-/** flagd's typed flags: all variants boolean, all string, all number, or all object. */
-function checkVariants(path: JsonPath, variants: Record<string, unknown>): [JsonPath, string][] {
+/** flagd's typed flags: all variants boolean, all string, all number, or all object. Paths are inside `variants`. */
+function checkVariants(variants: Record<string, unknown>): [JsonPath, string][] {
   const problems: [JsonPath, string][] = [];
   let first: [string, VariantType] | undefined;
-  for (const [name, value] of Object.entries(variants)) {
+  for (const name of Object.keys(variants)) {
+    const value = variants[name];
     const type = variantType(value);
     if (type === undefined) {
       const what = value === null ? "null" : Array.isArray(value) ? "a list" : typeof value;
-      problems.push([[...path, name], `variant '${name}' is ${what}: variants must be booleans, strings, numbers or objects`]);
+      problems.push([[name], `variant '${name}' is ${what}: variants must be booleans, strings, numbers or objects`]);
     } else if (!first) {
       first = [name, type];
     } else if (type !== first[1]) {
       problems.push([
-        [...path, name],
+        [name],
         `variant '${name}' is ${typeList(type)} but variant '${first[0]}' is ${typeList(first[1])}: all variants of a flag must have the same type`,
       ]);
     }

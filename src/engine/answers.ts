@@ -1,10 +1,10 @@
 import type { CompiledFlag, Evaluation, EvaluationErrorCode, Reason } from "./types.js";
 
 /**
- * Every answer a flag can give without an error of its rule, built once per compiled flag. A
- * flag's successes differ only in reason and variant, so an evaluation hands out one of these
- * shared, frozen objects instead of allocating its own (an evaluation pass used to allocate one
- * per flag).
+ * Every answer a flag can give without an error of its rule, built once per compiled flag, on
+ * its first evaluation. A flag's successes differ only in reason and variant, so an evaluation
+ * hands out one of these shared, frozen objects instead of allocating its own (an evaluation
+ * pass used to allocate one per flag).
  */
 export interface Answers {
   disabled: Evaluation;
@@ -52,21 +52,27 @@ export function buildAnswers(flag: CompiledFlag): Answers {
 /**
  * Where a compiled flag keeps its answers: a non-enumerable symbol key, so copies made by
  * spreading the flag (an override's flag, with another defaultVariant) do not carry answers
- * built for another flag, and JSON and deep equality never see it.
+ * built for another flag, and JSON and deep equality never see it. It holds a slot, filled on the
+ * flag's first evaluation: building every flag's answers when a file is loaded cost about as
+ * much as compiling its rules, before the first answer, for flags perhaps never asked.
  */
 const ANSWERS: unique symbol = Symbol("flagserve.answers");
 
-/** Builds `flag`'s answers and attaches them; the flag must not change afterwards (freeze it next). */
+interface AnswersSlot {
+  answers?: Answers;
+}
+
+/** Gives `flag` a slot for its answers; the flag must not change afterwards (freeze it next). */
 export function attachAnswers(flag: CompiledFlag): void {
-  Object.defineProperty(flag, ANSWERS, { value: buildAnswers(flag) });
+  Object.defineProperty(flag, ANSWERS, { value: {} satisfies AnswersSlot });
 }
 
 /** Answers of frozen flags built elsewhere (copies, hand-made flags), built on first use. */
 const lateAnswers = new WeakMap<CompiledFlag, Answers>();
 
 export function answersOf(flag: CompiledFlag): Answers {
-  const own = (flag as { [ANSWERS]?: Answers })[ANSWERS];
-  if (own !== undefined) return own;
+  const own = (flag as { [ANSWERS]?: AnswersSlot })[ANSWERS];
+  if (own !== undefined) return (own.answers ??= buildAnswers(flag));
   if (!Object.isFrozen(flag)) return buildAnswers(flag); // it may still change: nothing to keep
   let answers = lateAnswers.get(flag);
   if (answers === undefined) lateAnswers.set(flag, (answers = buildAnswers(flag)));

@@ -1,4 +1,5 @@
 import type { EnvironmentConfig, FlagDefinition, JsonValue, Metadata } from "../model/types.js";
+import { setOwn } from "../model/json.js";
 import { runSteps, type Steps } from "../model/steps.js";
 import { attachAnswers } from "./answers.js";
 import { direct, type BuildState } from "./codegen.js";
@@ -36,6 +37,20 @@ function deepFreeze<T>(value: T): T {
     for (const v of Object.values(value)) deepFreeze(v);
   }
   return value;
+}
+
+/**
+ * A frozen deep copy: structuredClone then deepFreeze in one pass for plain data (what files
+ * hold), a few times cheaper per flag; anything else is cloned by structuredClone.
+ */
+function frozenCopy(value: unknown): unknown {
+  if (typeof value !== "object" || value === null) return value;
+  if (Array.isArray(value)) return Object.freeze(value.map(frozenCopy));
+  const proto = Object.getPrototypeOf(value);
+  if (proto !== Object.prototype && proto !== null) return deepFreeze(structuredClone(value));
+  const copy: Record<string, unknown> = {};
+  for (const key of Object.keys(value)) setOwn(copy, key, frozenCopy((value as Record<string, unknown>)[key]));
+  return Object.freeze(copy);
 }
 
 /** json-logic-engine compiles to a JS function once; evaluation never re-parses the rule. */
@@ -174,7 +189,7 @@ function compileFlag(key: string, def: FlagDefinition, setMetadata: Metadata, co
   const flag: CompiledFlag = {
     key,
     state: def.state,
-    variants: deepFreeze(structuredClone(def.variants)) as Record<string, JsonValue>,
+    variants: frozenCopy(def.variants) as Record<string, JsonValue>,
     defaultVariant: def.defaultVariant,
     // flagd's patchMetadata: the flag's own keys win over the flag set's.
     metadata: Object.freeze({ ...setMetadata, ...def.metadata }),

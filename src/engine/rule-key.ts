@@ -5,8 +5,35 @@
  * own text. undefined for anything that is not plain data: such a rule is compiled on its own.
  */
 export function ruleKey(rule: unknown): string | undefined {
+  // JSON's own text where JSON tells every value apart (the writer below gives the same text
+  // there, one part at a time): most rules, at a fraction of the cost.
+  if (isJsonExact(rule)) return JSON.stringify(rule);
   const parts: string[] = [];
   return write(rule, parts) ? parts.join("") : undefined;
+}
+
+/** Plain data whose JSON text is its own: no -0, NaN or ±Infinity, no holes, plain objects. */
+function isJsonExact(value: unknown): boolean {
+  switch (typeof value) {
+    case "string":
+    case "boolean":
+      return true;
+    case "number":
+      return value === 0 ? !Object.is(value, -0) : Number.isFinite(value);
+    case "object": {
+      if (value === null) return true;
+      if (Array.isArray(value)) {
+        for (let i = 0; i < value.length; i++) if (!(i in value) || !isJsonExact(value[i])) return false;
+        return true;
+      }
+      const proto = Object.getPrototypeOf(value);
+      if (proto !== Object.prototype && proto !== null) return false;
+      for (const key of Object.keys(value)) if (!isJsonExact((value as Record<string, unknown>)[key])) return false;
+      return true;
+    }
+    default:
+      return false;
+  }
 }
 
 function write(value: unknown, parts: string[]): boolean {

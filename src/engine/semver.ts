@@ -1,4 +1,7 @@
-import semver from "semver";
+// The parse function alone (with the SemVer class it returns), not the package's index, which
+// loads every function and range class of the package: half the modules at start-up.
+import parseSemver from "semver/functions/parse.js";
+import type SemVer from "semver/classes/semver.js";
 import { direct, isConstant, type BuildState, type Compiled } from "./codegen.js";
 
 /**
@@ -18,7 +21,7 @@ const GO_SEMVER =
  * (read by every sem_ver flag) are parsed once, not on every evaluation. Bounded: emptied when
  * full, and texts longer than any valid version (semver's 256) are not kept.
  */
-const parsed = new Map<string, semver.SemVer | null>();
+const parsed = new Map<string, SemVer | null>();
 const MAX_PARSED = 10_000;
 const MAX_VERSION_LENGTH = 256;
 
@@ -28,7 +31,7 @@ const MAX_VERSION_LENGTH = 256;
  * ("1e+06") from 1e6 on, which is never a valid version, so those are rejected too.
  * The result is shared between calls: never modify it.
  */
-export function parseVersion(input: unknown): semver.SemVer | null {
+export function parseVersion(input: unknown): SemVer | null {
   const s = versionText(input);
   if (s === undefined) return null;
   let version = parsed.get(s);
@@ -50,12 +53,12 @@ function versionText(input: unknown): string | undefined {
 }
 
 /** parseVersion without the shared cache: for a rule's constant operand, kept by its compiled rule. */
-function parseText(input: unknown): semver.SemVer | null {
+function parseText(input: unknown): SemVer | null {
   const s = versionText(input);
   return s === undefined ? null : parseGoSemver(s);
 }
 
-function parseGoSemver(text: string): semver.SemVer | null {
+function parseGoSemver(text: string): SemVer | null {
   let s = text;
   if (s.startsWith("v") || s.startsWith("V")) s = s.slice(1);
   const m = GO_SEMVER.exec(s);
@@ -63,10 +66,10 @@ function parseGoSemver(text: string): semver.SemVer | null {
   const [, major, minor = "0", patch = "0", pre = "", build = ""] = m;
   // The semver package also enforces SemVer's rules on prerelease identifiers (no leading zeros
   // in numeric ones) as x/mod/semver does; it additionally caps numbers at 2^53-1.
-  return semver.parse(`${major}.${minor}.${patch}${pre}${build}`);
+  return parseSemver(`${major}.${minor}.${patch}${pre}${build}`);
 }
 
-type Comparison = (a: semver.SemVer, b: semver.SemVer) => boolean;
+type Comparison = (a: SemVer, b: SemVer) => boolean;
 
 // `~` and `^` are flagd's, not npm's: equal major.minor, and equal major.
 // `a.compare(b)` is what semver.compare(a, b) does once both are SemVer objects.

@@ -5,7 +5,9 @@ export const isRecord = (v: unknown): v is Record<string, unknown> =>
 
 /** `record[key] = value` that also works for the key `__proto__` (a legal flag or segment name). */
 export function setOwn<T>(record: Record<string, T>, key: string, value: T): void {
-  Object.defineProperty(record, key, { value, enumerable: true, writable: true, configurable: true });
+  // Plain assignment for every other key: the same own property, without a descriptor per call.
+  if (key !== "__proto__") record[key] = value;
+  else Object.defineProperty(record, key, { value, enumerable: true, writable: true, configurable: true });
 }
 
 /** Code-point order: the same on every machine, whatever its locale. */

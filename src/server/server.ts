@@ -6,30 +6,26 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { loadSources, type ConfigLoad } from "../config/index.js";
 import { formatProblem, type Problem } from "../model/types.js";
-import { createAdmin, type Admin, type OverrideService } from "../admin/index.js";
-export { OverridesFileError } from "../admin/overrides.js";
+import type { OverrideService } from "../admin/index.js";
 import { applyLoad, type EnvironmentChange, type ReloadContext } from "../changes/reload.js";
 import { createReloader, type Reloader } from "../changes/reloader.js";
 import type { EventSet } from "../events/encode.js";
-import { EventHub } from "../events/hub.js";
 import { createEnricher } from "../fixture/enrich.js";
 import { validateFaultRules, type FaultRule } from "../fixture/fault-rules.js";
-import { FaultInjector } from "../fixture/faults.js";
-import { SessionStore } from "../fixture/sessions.js";
-import { createApp } from "../http/app.js";
-import { DEFAULT_MAX_BODY_BYTES } from "../http/body.js";
-import { Metrics } from "../http/metrics.js";
-import { listenApp } from "../http/listen.js";
+import type { FaultInjector } from "../fixture/faults.js";
+import type { SessionStore } from "../fixture/sessions.js";
+import type { Metrics } from "../http/metrics.js";
 import type { Logger } from "../log/logger.js";
-import { createNotifier, type Notifier } from "../notify/notifier.js";
-import { DEFAULT_KEY_GRACE_SECONDS, stateFilePath } from "../store/keys.js";
+import { DEFAULT_KEY_GRACE_SECONDS } from "../store/key-grace.js";
+import { stateFilePath } from "../store/keys.js";
 import { defaultStateDirOf } from "../store/state-dir.js";
-import { FlagStore } from "../store/store.js";
+import type { FlagStore } from "../store/store.js";
 import { recordFile } from "../sources/files.js";
 import { FileSource } from "../sources/files-source.js";
 import { InlineSource } from "../sources/inline-source.js";
 import { InputSet } from "../sources/inputs.js";
 import type { ConfigSource } from "../sources/source.js";
+import type { Parts } from "./parts.js";
 
 /** Where the configuration comes from: one path, sources (files, directories, URLs), or environments inline. */
 export type ServerConfig = { path: string } | { sources: readonly ConfigSource[] } | { environments: Record<string, unknown> };
@@ -191,34 +187,25 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const enrich = createEnricher({ values: options.contextValues, fromHeaders: options.contextFromHeaders });
   const initialFaults = validateFaultRules(options.faults ?? []);
 
+  // What serves (HTTP, admin, streams) loads while the configuration is read: its modules' files
+  // are read in the turns the load leaves between its steps. Awaited below; when the
+  // configuration is refused it is not, and the handler keeps a failure from going unhandled.
+  const serving = import("./parts.js");
+  serving.catch(() => undefined);
   const initialInputs = new InputSet();
   const initial = await readInitial(read, initialInputs, sources, options.allowInvalid ?? false);
+  const { createParts, listen } = await serving;
   const parts = await createParts(options, stateDir, initialFaults);
-  const { store, hub, metrics, faults, sessions, admin } = parts;
+  const { store, faults, sessions, admin } = parts;
   const reloadContext = changesContext(options, stateDir, parts);
   admin.bind((load) => applyLoad(load, reloadContext, { partial: true, keepProblems: true }));
   await applyLoad(initial, { ...reloadContext, logger: { ...logger, info() {} }, onChanges: undefined });
 
-  const reloader = await followSources({ sources, watching, read, initialInputs, reloadContext, metrics });
+  const reloader = await followSources({ sources, watching, read, initialInputs, reloadContext, metrics: parts.metrics });
   const stopping = { parts, reloader, sources };
-
-  const { app, fastPath } = createApp({
-    store,
-    hub,
-    logger,
-    metrics,
-    corsOrigin: options.corsOrigin,
-    maxBodyBytes: options.maxBodyBytes,
-    clientIpHeader: options.clientIpHeader,
-    maxStreamsPerIp: options.maxStreamsPerIp,
-    enrich,
-    faults,
-    sessions,
-    admin,
-  });
   let listening;
   try {
-    listening = await listenApp(app, { port: options.port, host: options.host, https: options.https, public: options.public, fastPath });
+    listening = await listen(parts, options, enrich);
   } catch (error) {
     await stopAll(stopping);
     throw error;
@@ -259,47 +246,6 @@ async function readInitial(
     throw new InvalidConfigError(problems);
   }
   return initial;
-}
-
-/** What serves and what listens to changes, before any configuration is applied. */
-interface Parts {
-  store: FlagStore;
-  metrics: Metrics;
-  hub: EventHub;
-  faults: FaultInjector;
-  sessions: SessionStore;
-  notifier: Notifier;
-  admin: Admin;
-}
-
-async function createParts(options: ServerOptions, stateDir: string, initialFaults: FaultRule[]): Promise<Parts> {
-  const { logger } = options;
-  const store = new FlagStore();
-  const metrics = new Metrics();
-  const hub = new EventHub({ eventSet: options.eventSet, heartbeatSeconds: options.heartbeatSeconds });
-  const faults = new FaultInjector({
-    dropStreams: (route, env, pick) => hub.dropStreams(route === "ofrep-events" ? "ofrep" : "events", env, pick),
-    onInjected: (route, effect) => metrics.count("flagserve_faults_injected_total", "Injected faults by route and effect", { route, effect }),
-  });
-  faults.set(initialFaults);
-  const sessions = new SessionStore();
-  // Notifications are queued and sent detached, so they never hold up a reload or its events.
-  const notifier = createNotifier({ logger });
-  const admin = await createAdmin({
-    store,
-    logger,
-    stateDir,
-    enabled: options.admin !== false,
-    token: options.adminToken,
-    overridesFile: options.overridesFile,
-    listenHost: options.host,
-    hosts: options.adminHosts,
-    maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
-    metrics,
-    faults,
-    sessions,
-  });
-  return { store, metrics, hub, faults, sessions, notifier, admin };
 }
 
 /** Where applied changes go: the store and the streams (applyLoad), then the notifier, the admin feed and the caller. */

@@ -95,13 +95,7 @@ export async function resolveKeys(
   }
 }
 
-/**
- * How long a replaced key keeps working by default (`--key-grace`): an hour, long enough for the
- * clients using it to be given the new key and redeployed or restarted, since no client switches
- * keys by itself (the Flipswitch SDKs only warn on `api-key-rotated`). A leaked key is revoked at
- * once with `keys rotate --revoke-now`.
- */
-export const DEFAULT_KEY_GRACE_SECONDS = 3600;
+export { DEFAULT_KEY_GRACE_SECONDS } from "./key-grace.js";
 
 export const ROTATIONS_FILE = "rotations.json";
 

@@ -313,11 +313,53 @@ describe("rules written more than once", () => {
   });
 });
 
+describe("compiled flags", () => {
+  it("own a frozen copy of their variants, own __proto__ keys included", () => {
+    const variants = JSON.parse('{"a": {"list": [1, {"x": 2}], "__proto__": {"y": 3}}, "b": {"list": []}}') as Record<string, JsonValue>;
+    const { flags } = compileEnvironment(env({ flags: { f: { variants, defaultVariant: "a" } } }));
+    const copy = flags.get("f")!.variants;
+    expect(copy).toEqual(variants);
+    expect(copy.a).not.toBe(variants.a);
+    expect(Object.getOwnPropertyNames(copy.a)).toEqual(["list", "__proto__"]);
+    expect(Object.isFrozen(copy.a) && Object.isFrozen((copy.a as { list: unknown[] }).list)).toBe(true);
+    (variants.a as { list: unknown[] }).list.push(3); // the file's value changing later does not reach the flag
+    expect((copy.a as { list: unknown[] }).list).toHaveLength(2);
+  });
+
+  it("build their answers on their first evaluation, then hand out the same objects", () => {
+    const config = env({
+      flags: {
+        t: { variants: { on: true, off: false }, defaultVariant: "off", targeting: { if: [{ "==": [{ var: "plan" }, "pro"] }, "on", null] } },
+        s: { variants: { a: "a", b: "b" }, defaultVariant: "b" },
+        d: { state: "DISABLED", variants: { on: true }, defaultVariant: "on" },
+      },
+    });
+    const { flags } = compileEnvironment(config);
+    expect(run(flags.get("t")!, { plan: "pro" })).toEqual({ key: "t", reason: "TARGETING_MATCH", variant: "on", value: true, metadata: {} });
+    expect(run(flags.get("t")!, { plan: "free" })).toEqual({ key: "t", reason: "DEFAULT", variant: "off", value: false, metadata: {} });
+    expect(run(flags.get("s")!)).toEqual({ key: "s", reason: "STATIC", variant: "b", value: "b", metadata: {} });
+    expect(run(flags.get("d")!)).toEqual({ key: "d", reason: "DISABLED", metadata: {} });
+    for (const [key, context] of [["t", { plan: "pro" }], ["t", { plan: "free" }], ["s", {}], ["d", {}]] as const) {
+      const first = run(flags.get(key)!, context);
+      expect(run(flags.get(key)!, context)).toBe(first);
+      expect(Object.isFrozen(first)).toBe(true);
+    }
+  });
+});
+
 describe("ruleKey", () => {
   it("gives equal texts for equal rules only", () => {
     expect(ruleKey({ if: [{ var: "x" }, "a", null] })).toBe(ruleKey({ if: [{ var: "x" }, "a", null] }));
     const distinct = [null, Infinity, -Infinity, NaN, 0, -0, 1, "1", true, "true", [1], { a: 1, b: 2 }, { b: 2, a: 1 }, { "a,b": 1 }, { a: 1 }];
     expect(new Set(distinct.map((v) => ruleKey({ "==": [{ var: "n" }, v] }))).size).toBe(distinct.length);
+  });
+
+  it("is the rule's JSON text where JSON tells every value apart, the same text the writer gives", () => {
+    const rule = { if: [{ in: [{ var: "email" }, ["a@x.test", "b@x.test"]] }, "on", null], __proto__: null, "k\"ey": [1.5, 0, true] };
+    expect(ruleKey(rule)).toBe(JSON.stringify(rule));
+    // A rule holding -0 is written by the writer: same text as JSON but for the -0.
+    expect(ruleKey({ "==": [{ var: "n" }, -0] })).toBe('{"==":[{"var":"n"},-0]}');
+    expect(ruleKey({ "==": [{ var: "n" }, 0] })).toBe('{"==":[{"var":"n"},0]}');
   });
 
   it("is undefined for what is not plain data", () => {

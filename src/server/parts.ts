@@ -1,0 +1,78 @@
+/**
+ * What serves and what listens to changes: the store, the streams' hub, metrics, fixtures, the
+ * notifier, the admin API, and the HTTP app listening over them. A module of its own so that
+ * server.ts loads it (h3, listhen, the admin API...) while the configuration is being read.
+ */
+import { createAdmin, type Admin } from "../admin/index.js";
+import { EventHub } from "../events/hub.js";
+import type { Enricher } from "../fixture/enrich.js";
+import type { FaultRule } from "../fixture/fault-rules.js";
+import { FaultInjector } from "../fixture/faults.js";
+import { SessionStore } from "../fixture/sessions.js";
+import { createApp } from "../http/app.js";
+import { DEFAULT_MAX_BODY_BYTES } from "../http/body.js";
+import { listenApp } from "../http/listen.js";
+import { Metrics } from "../http/metrics.js";
+import { createNotifier, type Notifier } from "../notify/notifier.js";
+import { FlagStore } from "../store/store.js";
+import type { ServerOptions } from "./server.js";
+
+/** What serves and what listens to changes, before any configuration is applied. */
+export interface Parts {
+  store: FlagStore;
+  metrics: Metrics;
+  hub: EventHub;
+  faults: FaultInjector;
+  sessions: SessionStore;
+  notifier: Notifier;
+  admin: Admin;
+}
+
+export async function createParts(options: ServerOptions, stateDir: string, initialFaults: FaultRule[]): Promise<Parts> {
+  const { logger } = options;
+  const store = new FlagStore();
+  const metrics = new Metrics();
+  const hub = new EventHub({ eventSet: options.eventSet, heartbeatSeconds: options.heartbeatSeconds });
+  const faults = new FaultInjector({
+    dropStreams: (route, env, pick) => hub.dropStreams(route === "ofrep-events" ? "ofrep" : "events", env, pick),
+    onInjected: (route, effect) => metrics.count("flagserve_faults_injected_total", "Injected faults by route and effect", { route, effect }),
+  });
+  faults.set(initialFaults);
+  const sessions = new SessionStore();
+  // Notifications are queued and sent detached, so they never hold up a reload or its events.
+  const notifier = createNotifier({ logger });
+  const admin = await createAdmin({
+    store,
+    logger,
+    stateDir,
+    enabled: options.admin !== false,
+    token: options.adminToken,
+    overridesFile: options.overridesFile,
+    listenHost: options.host,
+    hosts: options.adminHosts,
+    maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
+    metrics,
+    faults,
+    sessions,
+  });
+  return { store, metrics, hub, faults, sessions, notifier, admin };
+}
+
+/** The HTTP app over the parts, listening as the options say. */
+export async function listen({ store, hub, metrics, faults, sessions, admin }: Parts, options: ServerOptions, enrich: Enricher | undefined) {
+  const { app, fastPath } = createApp({
+    store,
+    hub,
+    logger: options.logger,
+    metrics,
+    corsOrigin: options.corsOrigin,
+    maxBodyBytes: options.maxBodyBytes,
+    clientIpHeader: options.clientIpHeader,
+    maxStreamsPerIp: options.maxStreamsPerIp,
+    enrich,
+    faults,
+    sessions,
+    admin,
+  });
+  return listenApp(app, { port: options.port, host: options.host, https: options.https, public: options.public, fastPath });
+}
