@@ -5,6 +5,7 @@
  * announced (or that landed while its notification's reload was already reading) still gets
  * loaded. Watcher notifications only make it sooner.
  */
+import { withTimeout } from "../sources/files.js";
 import { InputSet } from "../sources/inputs.js";
 
 export interface ReloaderOptions<T> {
@@ -23,8 +24,11 @@ export interface Reloader<T> {
   reload(): Promise<T[]>;
   /** The inputs of the last reload (undefined before the first). */
   readonly inputs: InputSet | undefined;
-  close(): void;
+  /** Stops the periodic check; resolves once a reload in progress has finished, or after a second. */
+  close(): Promise<void>;
 }
+
+const CLOSE_GRACE_MS = 1_000;
 
 export function createReloader<T>(options: ReloaderOptions<T>): Reloader<T> {
   let running: Promise<T[]> | undefined;
@@ -73,9 +77,12 @@ export function createReloader<T>(options: ReloaderOptions<T>): Reloader<T> {
     get inputs() {
       return last;
     },
-    close() {
+    async close() {
       closed = true;
       clearTimeout(timer);
+      // A reload still writing (the key state file, say) must not outlive the server's close,
+      // nor hold it up for long.
+      if (running) await withTimeout(running.catch(() => undefined), CLOSE_GRACE_MS);
     },
   };
 }

@@ -276,8 +276,8 @@ interface Stopping {
 /** Everything but the listener, in order. */
 async function stopAll({ parts, reloader, sources }: Stopping): Promise<void> {
   parts.hub.close(); // end the streams first, or closing the listener waits on them
-  reloader.close();
   parts.admin.close();
+  await reloader.close();
   await closeAll(sources);
   await parts.notifier.close(); // pending messages get a short deadline, then are dropped
 }

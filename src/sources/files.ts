@@ -131,7 +131,8 @@ async function readAtMost(handle: import("node:fs/promises").FileHandle, limit: 
   return Buffer.concat(chunks);
 }
 
-async function withTimeout<T>(work: Promise<T>, ms: number): Promise<T | undefined> {
+/** `work`'s result, or undefined when it takes longer than `ms`. */
+export async function withTimeout<T>(work: Promise<T>, ms: number): Promise<T | undefined> {
   const timer = new AbortController();
   try {
     return await Promise.race([work, sleep(ms, undefined, { signal: timer.signal }).catch(() => undefined)]);
