@@ -154,9 +154,13 @@ async function measureLatency(sides: Side[]): Promise<void> {
   }
 }
 
-/** Opens the streams of each side in turn (its own client process), then fans edits out to them. */
+/**
+ * Opens the streams of each side in turn (its own client process), the baseline's first (the
+ * second side opens beside the first's idle streams: if that costs anything, flagserve pays it),
+ * then fans edits out to them.
+ */
 async function measureStreams(sides: Side[]): Promise<void> {
-  for (const side of sides) {
+  for (const side of [...sides].reverse()) {
     await pause(500);
     const before = memoryOf(side.server.child.pid!).rss;
     side.clients = clientProcess();
