@@ -104,7 +104,7 @@ async function openStreams(clients: Clients, port: string, count: number): Promi
 async function edit(clients: Clients, file: string, i: number): Promise<number[]> {
   const { latencies } = await clients.ask<{ latencies: number[] }>({ type: "edit", file, content: fileFor(i), timeoutMs: 30_000 });
   const missing = latencies.filter((l) => l < 0).length;
-  if (missing > 0) throw new Error(`${missing} of ${latencies.length} streams got no flag-updated within 30 s of edit ${i}`);
+  if (missing > 0) throw new Error(`${missing} of ${latencies.length} streams got no flag-updated within 30 s of edit ${i} (${file})`);
   return latencies;
 }
 
