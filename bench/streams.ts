@@ -12,7 +12,8 @@
  *   open     opening --streams streams, --concurrency handshakes at a time: total time
  *   memory   server RSS after opening them minus before, per stream
  *   fanout   one edit -> `flag-updated` on every one of the --streams streams: p50, p99 and last
- *            stream (the latest receipt of all) of each edit, median over --edits edits per side
+ *            stream (the latest receipt of all) of each edit, median over --edits edits per side;
+ *            and the server's CPU time (user + system, /proc) from each edit to the next, mean
  *
  *   npm run bench:streams                                   # 10 000 streams (raises ulimit -n)
  *   npm run bench:streams -- --streams 500 --edits 3 --latency-edits 10   # a quick check
@@ -29,6 +30,7 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 import {
   benchFile,
+  cpuMicrosOf,
   header,
   KEY,
   median,
@@ -66,7 +68,7 @@ interface Figures {
   latency?: { p50: number; p99: number };
   openMs?: number;
   bytesPerStream?: number;
-  fanout?: { p50: number; p99: number; last: number };
+  fanout?: { p50: number; p99: number; last: number; cpu: number };
 }
 
 // ---- the client process -----------------------------------------------------------------------
@@ -129,13 +131,21 @@ let editCount = 0;
 
 /**
  * One edit per side in turn, `rounds` times, the side that goes first alternating, so that
- * whatever else the machine does at the time weighs on both alike; `pause` ms after each.
+ * whatever else the machine does at the time weighs on both alike; `pause` ms after each. Also
+ * gives the server's CPU time (ms) from the edit to the end of the pause after it.
  */
-async function editInTurns(sides: Side[], rounds: number, pauseMs: number, record: (side: Side, latencies: number[]) => void): Promise<void> {
+async function editInTurns(
+  sides: Side[],
+  rounds: number,
+  pauseMs: number,
+  record: (side: Side, latencies: number[], cpuMs: number) => void,
+): Promise<void> {
   for (let round = 0; round < rounds; round++) {
     for (const side of round % 2 === 0 ? sides : [...sides].reverse()) {
-      record(side, await edit(side.clients!, side.file, ++editCount));
+      const cpuBefore = cpuMicrosOf(side.server.child.pid!);
+      const latencies = await edit(side.clients!, side.file, ++editCount);
       await pause(pauseMs);
+      record(side, latencies, (cpuMicrosOf(side.server.child.pid!) - cpuBefore) / 1000);
     }
   }
 }
@@ -169,12 +179,13 @@ async function measureStreams(sides: Side[]): Promise<void> {
     side.figures.bytesPerStream = (memoryOf(side.server.child.pid!).rss - before) / N;
   }
   if (parts.has("fanout")) {
-    const perEdit = new Map<Side, { p50: number; p99: number; last: number }[]>(sides.map((side) => [side, []]));
-    await editInTurns(sides, Number(values.edits), 500, (side, latencies) =>
-      perEdit.get(side)!.push({ p50: percentile(latencies, 50), p99: percentile(latencies, 99), last: Math.max(...latencies) }),
+    const perEdit = new Map<Side, { p50: number; p99: number; last: number; cpu: number }[]>(sides.map((side) => [side, []]));
+    await editInTurns(sides, Number(values.edits), 500, (side, latencies, cpu) =>
+      perEdit.get(side)!.push({ p50: percentile(latencies, 50), p99: percentile(latencies, 99), last: Math.max(...latencies), cpu }),
     );
     for (const [side, list] of perEdit) {
-      side.figures.fanout = { p50: median(list.map((x) => x.p50)), p99: median(list.map((x) => x.p99)), last: median(list.map((x) => x.last)) };
+      const cpu = list.reduce((sum, x) => sum + x.cpu, 0) / list.length; // a mean: CPU time comes in 10 ms ticks
+      side.figures.fanout = { p50: median(list.map((x) => x.p50)), p99: median(list.map((x) => x.p99)), last: median(list.map((x) => x.last)), cpu };
     }
   }
   for (const side of sides) await side.clients!.close();
@@ -198,6 +209,7 @@ function report(ours: Figures, bare: Figures): void {
     row(`${what}, p50 ms over streams`, "fan-out p50", ours.fanout?.p50, bare.fanout?.p50, ms);
     row(`${what}, p99 ms over streams`, "fan-out p99", ours.fanout?.p99, bare.fanout?.p99, ms);
     row(`${what}, last stream ms`, "fan-out last", ours.fanout?.last, bare.fanout?.last, ms);
+    row(`${what}, server CPU ms per edit (mean)`, "fan-out CPU", ours.fanout?.cpu, bare.fanout?.cpu, ms);
   }
   if (parts.has("open")) row(`opening ${N} streams, ${values.concurrency} at a time, s`, "open", ours.openMs, bare.openMs, (x) => (x / 1000).toFixed(2));
   if (parts.has("memory")) {
