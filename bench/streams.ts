@@ -9,7 +9,8 @@
  * process starts writing the file to a stream's receipt of the first `flag-updated` after it.
  *
  *   latency  edit -> `flag-updated` on one stream, p50/p99 over --latency-edits edits per side
- *   open     opening --streams streams, --concurrency handshakes at a time: total time
+ *   open     opening --streams streams, --concurrency handshakes at a time: total time (in ten
+ *            steps, the sides taking turns)
  *   memory   server RSS after opening them minus before, per stream
  *   fanout   one edit -> `flag-updated` on every one of the --streams streams: p50, p99 and last
  *            stream (the latest receipt of all) of each edit, median over --edits edits per side;
@@ -164,20 +165,33 @@ async function measureLatency(sides: Side[]): Promise<void> {
   }
 }
 
+/** Opening is timed in this many steps per side, the sides taking turns. */
+const OPEN_STEPS = 10;
+
 /**
- * Opens the streams of each side in turn (its own client process), the baseline's first (the
- * second side opens beside the first's idle streams: if that costs anything, flagserve pays it),
- * then fans edits out to them.
+ * Opens --streams streams to each side (each from its own client process) in OPEN_STEPS steps,
+ * the sides taking turns (the baseline first, then whoever went second), so that a busy moment
+ * of the machine weighs on both; a side's time is the sum of its steps. Then the RSS per stream.
  */
-async function measureStreams(sides: Side[]): Promise<void> {
-  for (const side of [...sides].reverse()) {
-    await pause(500);
-    const before = memoryOf(side.server.child.pid!).rss;
+async function openInTurns(sides: Side[]): Promise<void> {
+  for (const side of sides) {
     side.clients = clientProcess();
-    side.figures.openMs = await openStreams(side.clients, side.port, N);
-    await pause(1000);
-    side.figures.bytesPerStream = (memoryOf(side.server.child.pid!).rss - before) / N;
+    side.figures.openMs = 0;
   }
+  await pause(500);
+  const before = sides.map((side) => memoryOf(side.server.child.pid!).rss);
+  for (let step = 0; step < OPEN_STEPS; step++) {
+    const count = Math.floor((N * (step + 1)) / OPEN_STEPS) - Math.floor((N * step) / OPEN_STEPS);
+    if (count === 0) continue;
+    for (const side of step % 2 === 0 ? [...sides].reverse() : sides) side.figures.openMs! += await openStreams(side.clients!, side.port, count);
+  }
+  await pause(1000);
+  sides.forEach((side, i) => (side.figures.bytesPerStream = (memoryOf(side.server.child.pid!).rss - before[i]!) / N));
+}
+
+/** Opens the streams, then fans edits out to them. */
+async function measureStreams(sides: Side[]): Promise<void> {
+  await openInTurns(sides);
   if (parts.has("fanout")) {
     const perEdit = new Map<Side, { p50: number; p99: number; last: number; cpu: number }[]>(sides.map((side) => [side, []]));
     await editInTurns(sides, Number(values.edits), 500, (side, latencies, cpu) =>
