@@ -185,6 +185,26 @@ describe("writeNodeSse with frames encoded once for every client", () => {
     }
   });
 
+  it("come after what the response itself still holds back (corked)", async () => {
+    const server = createServer((_req, res) => {
+      void writeNodeSse(res, [], options((s) => {
+        res.cork();
+        res.write("data: corked\n\n");
+        s.send(EVENT, new SseFrame(EVENT));
+        res.uncork();
+        setImmediate(() => s.close());
+        return () => {};
+      }));
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    try {
+      const res = await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/`);
+      expect(await res.text()).toBe(`retry: 2000\n\ndata: corked\n\n${EVENT}`);
+    } finally {
+      server.close();
+    }
+  });
+
   it("reach an HTTP/1.0 client unframed, and a HEAD request gets no body", async () => {
     const { server, port } = await serve();
     try {
