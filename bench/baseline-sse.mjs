@@ -1,7 +1,9 @@
 // The streams baseline: a bare node:http server that holds every GET open as an event stream
 // (the same headers and first bytes as flagserve's) and, when node:fs.watch reports a change of
 // the watched file, writes one `flag-updated` frame to every open response. A write fires two
-// watch events on Linux (truncate, then data); events within 10 ms of a frame send nothing more.
+// watch events on Linux (truncate, then data); events within 10 ms after a frame has gone out to
+// every response send nothing more (counted from when the writes are done, which at 10 000
+// streams takes far longer than that: one edit, one frame).
 import { watch } from "node:fs";
 import { createServer } from "node:http";
 import { basename, dirname } from "node:path";
@@ -13,9 +15,11 @@ let id = Date.now();
 
 watch(dirname(file), (_event, name) => {
   if (name !== basename(file) || performance.now() < quietUntil) return;
-  quietUntil = performance.now() + 10;
   const frame = `event: flag-updated\ndata: {"flagKey":"f","timestamp":"${new Date().toISOString()}"}\nid: ${++id}\n\n`;
   for (const res of streams) res.write(frame);
+  // res.write hands its bytes to the socket on the next tick: this tick comes after all of them.
+  quietUntil = Infinity;
+  process.nextTick(() => (quietUntil = performance.now() + 10));
 });
 
 const server = createServer((req, res) => {

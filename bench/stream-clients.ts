@@ -7,7 +7,7 @@
  *   { type: "edit", file, content, timeoutMs }            -> { latencies } (ms per stream, -1 if none)
  *   { type: "close" }                                     -> exits
  */
-import { writeFile } from "node:fs/promises";
+import { writeFileSync } from "node:fs";
 import { connect, type Socket } from "node:net";
 
 interface Stream {
@@ -84,7 +84,10 @@ async function edit(msg: EditMessage) {
     timer = setTimeout(resolve, msg.timeoutMs);
   });
   editStartedAt = performance.now();
-  await writeFile(msg.file, msg.content);
+  // In one go, as an editor saves: done asynchronously, the write after the truncation would wait
+  // for this process to be free (busy reading the streams the truncation already woke), and
+  // each server would then see a file left empty for a while, or a second change.
+  writeFileSync(msg.file, msg.content);
   await done;
   clearTimeout(timer);
   const latencies = streams.map((s) => (s.receivedAt === 0 ? -1 : s.receivedAt - editStartedAt));

@@ -1,21 +1,29 @@
 /**
  * Event streams: flagserve beside a bare node:http server that writes an SSE frame to every open
- * response when node:fs.watch reports a change of the same file (bench/baseline-sse.mjs). The
- * clients are raw node:net connections in a child process (bench/stream-clients.ts), which also
- * writes the file, so that every time is taken on one clock.
+ * response when node:fs.watch reports a change of its file (bench/baseline-sse.mjs). Both servers
+ * run for the whole bench, each watching a file in its own directory, and the edits alternate
+ * between them (the side that goes first alternating too), so that whatever else the machine does
+ * weighs on both alike. Each side's clients are raw node:net connections in a child process of
+ * their own (bench/stream-clients.ts, the same code for both), which also writes the file, so that
+ * the write and every receipt are timed on one clock. A latency is from just before the client
+ * process starts writing the file to a stream's receipt of the first `flag-updated` after it.
  *
- *   latency  edit -> `flag-updated` on one stream, p50/p99 over --latency-edits edits
- *   open     opening --streams streams, --concurrency handshakes at a time: total time
+ *   latency  edit -> `flag-updated` on one stream, p50/p99 over --latency-edits edits per side
+ *   open     opening --streams streams, --concurrency handshakes at a time: total time (in ten
+ *            steps, the sides taking turns)
  *   memory   server RSS after opening them minus before, per stream
  *   fanout   one edit -> `flag-updated` on every one of the --streams streams: p50, p99 and last
- *            client over the streams, median over --edits edits
+ *            stream (the latest receipt of all) of each edit, median over --edits edits per side;
+ *            and the server's CPU time (user + system, /proc) from each edit to the next, mean
  *
  *   npm run bench:streams                                   # 10 000 streams (raises ulimit -n)
- *   npm run bench:streams -- --streams 500 --edits 2 --latency-edits 10   # a quick check
+ *   npm run bench:streams -- --streams 500 --edits 3 --latency-edits 10   # a quick check
  *   npm run bench:streams -- --only latency                 # some parts only
  *
- * flagserve runs with --quiet; --logs runs it with its default logging (a line per stream opened
- * and closed), drained through a pipe. Each side needs --streams + 64 open files per process.
+ * flagserve runs with --quiet and --heartbeat 3600 (the baseline sends no heartbeat, and one
+ * would land in some measurement, on either side); --logs runs it with its default logging (a
+ * line per stream opened and closed), drained through a pipe. Each side needs --streams + 64 open
+ * files per process.
  */
 import { fork, type ChildProcess } from "node:child_process";
 import { mkdir, writeFile } from "node:fs/promises";
@@ -23,6 +31,7 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 import {
   benchFile,
+  cpuMicrosOf,
   header,
   KEY,
   median,
@@ -45,7 +54,7 @@ const { values } = parseArgs({
   options: {
     streams: { type: "string", default: "10000" },
     concurrency: { type: "string", default: "256" },
-    edits: { type: "string", default: "5" },
+    edits: { type: "string", default: "11" },
     "latency-edits": { type: "string", default: "50" },
     only: { type: "string", default: "latency,open,memory,fanout" },
     logs: { type: "boolean", default: false },
@@ -60,7 +69,7 @@ interface Figures {
   latency?: { p50: number; p99: number };
   openMs?: number;
   bytesPerStream?: number;
-  fanout?: { p50: number; p99: number; last: number };
+  fanout?: { p50: number; p99: number; last: number; cpu: number };
 }
 
 // ---- the client process -----------------------------------------------------------------------
@@ -98,52 +107,102 @@ async function openStreams(clients: Clients, port: string, count: number): Promi
 async function edit(clients: Clients, file: string, i: number): Promise<number[]> {
   const { latencies } = await clients.ask<{ latencies: number[] }>({ type: "edit", file, content: fileFor(i), timeoutMs: 30_000 });
   const missing = latencies.filter((l) => l < 0).length;
-  if (missing > 0) throw new Error(`${missing} of ${latencies.length} streams got no flag-updated within 30 s of edit ${i}`);
+  if (missing > 0) throw new Error(`${missing} of ${latencies.length} streams got no flag-updated within 30 s of edit ${i} (${file})`);
   return latencies;
 }
 
-// ---- one side ---------------------------------------------------------------------------------
+// ---- both sides, side by side ----------------------------------------------------------------
 
-async function measureSide(start: () => Promise<Started>, file: string): Promise<Figures> {
+interface Side {
+  server: Started;
+  port: string;
+  /** The file this side's server watches (each side has its own directory). */
+  file: string;
+  figures: Figures;
+  clients?: Clients;
+}
+
+async function startSide(start: () => Promise<Started>, file: string): Promise<Side> {
   await writeFile(file, fileFor(0));
   const server = await start();
-  const port = new URL(server.url).port;
-  const figures: Figures = {};
-  let n = 0;
-  try {
-    if (parts.has("latency")) {
-      const clients = clientProcess();
-      await openStreams(clients, port, 1);
-      const samples: number[] = [];
-      for (let i = 0; i < Number(values["latency-edits"]); i++) {
-        samples.push((await edit(clients, file, ++n))[0]!);
-        await pause(50);
-      }
-      await clients.close();
-      figures.latency = { p50: percentile(samples, 50), p99: percentile(samples, 99) };
+  return { server, port: new URL(server.url).port, file, figures: {} };
+}
+
+let editCount = 0;
+
+/**
+ * One edit per side in turn, `rounds` times, the side that goes first alternating, so that
+ * whatever else the machine does at the time weighs on both alike; `pause` ms after each. Also
+ * gives the server's CPU time (ms) from the edit to the end of the pause after it.
+ */
+async function editInTurns(
+  sides: Side[],
+  rounds: number,
+  pauseMs: number,
+  record: (side: Side, latencies: number[], cpuMs: number) => void,
+): Promise<void> {
+  for (let round = 0; round < rounds; round++) {
+    for (const side of round % 2 === 0 ? sides : [...sides].reverse()) {
+      const cpuBefore = cpuMicrosOf(side.server.child.pid!);
+      const latencies = await edit(side.clients!, side.file, ++editCount);
+      await pause(pauseMs);
+      record(side, latencies, (cpuMicrosOf(side.server.child.pid!) - cpuBefore) / 1000);
     }
-    if (parts.has("open") || parts.has("memory") || parts.has("fanout")) {
-      await pause(500);
-      const before = memoryOf(server.child.pid!).rss;
-      const clients = clientProcess();
-      figures.openMs = await openStreams(clients, port, N);
-      await pause(1000);
-      figures.bytesPerStream = (memoryOf(server.child.pid!).rss - before) / N;
-      if (parts.has("fanout")) {
-        const perEdit: { p50: number; p99: number; last: number }[] = [];
-        for (let e = 0; e < Number(values.edits); e++) {
-          const latencies = await edit(clients, file, ++n);
-          perEdit.push({ p50: percentile(latencies, 50), p99: percentile(latencies, 99), last: Math.max(...latencies) });
-          await pause(500);
-        }
-        figures.fanout = { p50: median(perEdit.map((x) => x.p50)), p99: median(perEdit.map((x) => x.p99)), last: median(perEdit.map((x) => x.last)) };
-      }
-      await clients.close();
-    }
-  } finally {
-    await stop(server.child);
   }
-  return figures;
+}
+
+async function measureLatency(sides: Side[]): Promise<void> {
+  const samples = new Map<Side, number[]>(sides.map((side) => [side, []]));
+  for (const side of sides) {
+    side.clients = clientProcess();
+    await openStreams(side.clients, side.port, 1);
+  }
+  await editInTurns(sides, Number(values["latency-edits"]), 50, (side, latencies) => samples.get(side)!.push(latencies[0]!));
+  for (const side of sides) {
+    await side.clients!.close();
+    const list = samples.get(side)!;
+    side.figures.latency = { p50: percentile(list, 50), p99: percentile(list, 99) };
+  }
+}
+
+/** Opening is timed in this many steps per side, the sides taking turns. */
+const OPEN_STEPS = 10;
+
+/**
+ * Opens --streams streams to each side (each from its own client process) in OPEN_STEPS steps,
+ * the sides taking turns (the baseline first, then whoever went second), so that a busy moment
+ * of the machine weighs on both; a side's time is the sum of its steps. Then the RSS per stream.
+ */
+async function openInTurns(sides: Side[]): Promise<void> {
+  for (const side of sides) {
+    side.clients = clientProcess();
+    side.figures.openMs = 0;
+  }
+  await pause(500);
+  const before = sides.map((side) => memoryOf(side.server.child.pid!).rss);
+  for (let step = 0; step < OPEN_STEPS; step++) {
+    const count = Math.floor((N * (step + 1)) / OPEN_STEPS) - Math.floor((N * step) / OPEN_STEPS);
+    if (count === 0) continue;
+    for (const side of step % 2 === 0 ? [...sides].reverse() : sides) side.figures.openMs! += await openStreams(side.clients!, side.port, count);
+  }
+  await pause(1000);
+  sides.forEach((side, i) => (side.figures.bytesPerStream = (memoryOf(side.server.child.pid!).rss - before[i]!) / N));
+}
+
+/** Opens the streams, then fans edits out to them. */
+async function measureStreams(sides: Side[]): Promise<void> {
+  await openInTurns(sides);
+  if (parts.has("fanout")) {
+    const perEdit = new Map<Side, { p50: number; p99: number; last: number; cpu: number }[]>(sides.map((side) => [side, []]));
+    await editInTurns(sides, Number(values.edits), 500, (side, latencies, cpu) =>
+      perEdit.get(side)!.push({ p50: percentile(latencies, 50), p99: percentile(latencies, 99), last: Math.max(...latencies), cpu }),
+    );
+    for (const [side, list] of perEdit) {
+      const cpu = list.reduce((sum, x) => sum + x.cpu, 0) / list.length; // a mean: CPU time comes in 10 ms ticks
+      side.figures.fanout = { p50: median(list.map((x) => x.p50)), p99: median(list.map((x) => x.p99)), last: median(list.map((x) => x.last)), cpu };
+    }
+  }
+  for (const side of sides) await side.clients!.close();
 }
 
 // ---- report -----------------------------------------------------------------------------------
@@ -164,6 +223,7 @@ function report(ours: Figures, bare: Figures): void {
     row(`${what}, p50 ms over streams`, "fan-out p50", ours.fanout?.p50, bare.fanout?.p50, ms);
     row(`${what}, p99 ms over streams`, "fan-out p99", ours.fanout?.p99, bare.fanout?.p99, ms);
     row(`${what}, last stream ms`, "fan-out last", ours.fanout?.last, bare.fanout?.last, ms);
+    row(`${what}, server CPU ms per edit (mean)`, "fan-out CPU", ours.fanout?.cpu, bare.fanout?.cpu, ms);
   }
   if (parts.has("open")) row(`opening ${N} streams, ${values.concurrency} at a time, s`, "open", ours.openMs, bare.openMs, (x) => (x / 1000).toFixed(2));
   if (parts.has("memory")) {
@@ -184,11 +244,22 @@ if (limit < N + 64) {
 
 await withTempDir(async (dir) => {
   const flags = join(dir, "flags");
-  await mkdir(flags);
-  const file = join(flags, "bench.yaml");
+  const bare = join(dir, "bare");
+  await Promise.all([mkdir(flags), mkdir(bare)]);
   const logs = values.logs;
   header(`${N} streams, ${logs ? "default logging" : "--quiet"}, file edits on a local disk, loopback`);
-  const ours = await measureSide(() => startFlagserve(flags, join(dir, "state"), { logs }), file);
-  const bare = await measureSide(() => startNode(benchFile("baseline-sse.mjs"), [file]), file);
-  report(ours, bare);
+  // No heartbeat during the run (the baseline sends none): one is a write to every stream, and it
+  // would land in whichever measurement is under way, on either side.
+  const extra = ["--heartbeat", "3600"];
+  const sides = [
+    await startSide(() => startFlagserve(flags, join(dir, "state"), { logs, extra }), join(flags, "bench.yaml")),
+    await startSide(() => startNode(benchFile("baseline-sse.mjs"), [join(bare, "bench.yaml")]), join(bare, "bench.yaml")),
+  ];
+  try {
+    if (parts.has("latency")) await measureLatency(sides);
+    if (parts.has("open") || parts.has("memory") || parts.has("fanout")) await measureStreams(sides);
+  } finally {
+    await Promise.all(sides.map((side) => stop(side.server.child)));
+  }
+  report(sides[0]!.figures, sides[1]!.figures);
 });

@@ -1,12 +1,16 @@
 /**
  * One environment's stream of events: ids, a bounded replay buffer, and the clients to write to.
- * Each event is encoded once here and the same text goes to every client.
+ * Each event is encoded once here, to text and to bytes, and the same bytes go to every client.
  */
 import { encodeEvent } from "./encode.js";
+import { SseFrame } from "./frame.js";
 
 export interface Subscriber {
-  /** Writes already-encoded SSE text; the subscriber drops itself if the client is too slow. */
-  send(text: string): void;
+  /**
+   * Writes already-encoded SSE text; the subscriber drops itself if the client is too slow.
+   * `frame`, when given, is that same text encoded once for every client: write its bytes.
+   */
+  send(text: string, frame?: SseFrame): void;
   close(): void;
   /** SHA-256 hex of the key the stream was opened with, so a revoked key can end its streams. */
   readonly keyDigest: string;
@@ -46,9 +50,11 @@ export class Channel {
     this.broadcast(chunk);
   }
 
-  /** Text that is not an event to replay (heartbeats). */
+  /** Text that is not an event to replay (heartbeats); encoded once, here, for all clients. */
   broadcast(text: string): void {
-    for (const subscriber of this.subscribers) subscriber.send(text);
+    if (text === "" || this.subscribers.size === 0) return;
+    const frame = new SseFrame(text);
+    for (const subscriber of this.subscribers) subscriber.send(text, frame);
   }
 
   /**

@@ -8,6 +8,7 @@
  */
 import type { ServerResponse } from "node:http";
 import type { Subscriber } from "./channel.js";
+import type { SseFrame } from "./frame.js";
 
 export type SseCloseReason = "client" | "server" | "slow";
 
@@ -59,16 +60,22 @@ abstract class SseStream implements Subscriber {
   protected abstract write(text: string): void;
   protected abstract end(): void;
 
+  /** The same text encoded once for every client; by default written as text. */
+  protected writeFrame(frame: SseFrame): void {
+    this.write(frame.text);
+  }
+
   /** Writes the retry hint and joins the channel. */
   start(): void {
     this.write(RETRY);
     this.#detach = this.options.attach(this);
   }
 
-  send(text: string): void {
+  send(text: string, frame?: SseFrame): void {
     if (this.#closed) return;
     if (this.backlog() > this.options.maxBufferedBytes) return this.finish("slow");
-    this.write(text);
+    if (frame === undefined) this.write(text);
+    else this.writeFrame(frame);
   }
 
   close(): void {
@@ -100,6 +107,21 @@ class NodeSseStream extends SseStream {
 
   protected write(text: string): void {
     this.res.write(text);
+  }
+
+  /**
+   * Straight to the socket as one HTTP/1.1 chunk built once for every client, when the response
+   * is chunked and has handed all it wrote (its head included) to the socket: the very bytes
+   * `res.write` would send, without its work per client (converting the string, four pieces, a
+   * cork and a writev), which is most of a fan-out's time in JavaScript. Otherwise through the
+   * response (a HEAD or HTTP/1.0 response, or one still queued behind another on its connection).
+   */
+  protected writeFrame(frame: SseFrame): void {
+    const { res } = this;
+    const socket = res.socket;
+    if (frame.bytes.length === 0) return; // an empty chunk would end the response
+    if (socket !== null && res.chunkedEncoding && res.writableLength === socket.writableLength) socket.write(frame.chunk);
+    else res.write(frame.bytes);
   }
 
   protected end(): void {

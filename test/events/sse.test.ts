@@ -1,7 +1,8 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import { connect, type AddressInfo } from "node:net";
 import { describe, expect, it } from "vitest";
 import type { Subscriber } from "../../src/events/channel.js";
+import { SseFrame } from "../../src/events/frame.js";
 import { createSseResponse, writeNodeSse, type SseStreamOptions } from "../../src/events/sse.js";
 
 function open(maxBufferedBytes: number) {
@@ -128,6 +129,91 @@ describe("writeNodeSse", () => {
       await settled;
       expect(attached).toBe(0);
       expect(closes).toEqual(["client"]);
+    } finally {
+      server.close();
+    }
+  });
+});
+
+describe("writeNodeSse with frames encoded once for every client", () => {
+  const options = (attach: SseStreamOptions["attach"]): SseStreamOptions => ({
+    contentType: "text/event-stream",
+    keyDigest: "k",
+    ip: "127.0.0.1",
+    maxBufferedBytes: 1024,
+    attach,
+  });
+  const EVENT = 'event: x\ndata: {"k":"é"}\nid: 1\n\n'; // not ASCII: the chunk size counts bytes
+  /** Sends some text, then a frame, then a frame of a second text, then closes. */
+  const sendAll = (s: Subscriber) => {
+    s.send("data: first\n\n");
+    s.send(EVENT, new SseFrame(EVENT));
+    setImmediate(() => {
+      s.send("data: last\n\n", new SseFrame("data: last\n\n"));
+      s.close();
+    });
+    return () => {};
+  };
+  async function serve() {
+    const server = createServer((_req, res) => void writeNodeSse(res, [], options(sendAll)));
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    return { server, port: (server.address() as AddressInfo).port };
+  }
+  /** The raw bytes of one request's whole answer, read until the server closes. */
+  const raw = (port: number, request: string) =>
+    new Promise<string>((resolve, reject) => {
+      const chunks: Buffer[] = [];
+      const socket = connect(port, "127.0.0.1", () => socket.write(request));
+      socket.on("data", (chunk) => chunks.push(chunk));
+      socket.on("error", reject);
+      socket.on("close", () => resolve(Buffer.concat(chunks).toString("utf8")));
+    });
+  const expected = `retry: 2000\n\ndata: first\n\n${EVENT}data: last\n\n`;
+
+  it("reach an HTTP/1.1 client as the same text, in order, framed as chunks", async () => {
+    const { server, port } = await serve();
+    try {
+      const res = await fetch(`http://127.0.0.1:${port}/`);
+      expect(res.headers.get("transfer-encoding")).toBe("chunked");
+      expect(await res.text()).toBe(expected);
+      const answer = await raw(port, "GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+      const body = answer.slice(answer.indexOf("\r\n\r\n") + 4);
+      const chunk = (text: string) => `${Buffer.byteLength(text).toString(16)}\r\n${text}\r\n`;
+      expect(body).toBe(`${chunk("retry: 2000\n\n")}${chunk("data: first\n\n")}${chunk(EVENT)}${chunk("data: last\n\n")}0\r\n\r\n`);
+    } finally {
+      server.close();
+    }
+  });
+
+  it("come after what the response itself still holds back (corked)", async () => {
+    const server = createServer((_req, res) => {
+      void writeNodeSse(res, [], options((s) => {
+        res.cork();
+        res.write("data: corked\n\n");
+        s.send(EVENT, new SseFrame(EVENT));
+        res.uncork();
+        setImmediate(() => s.close());
+        return () => {};
+      }));
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    try {
+      const res = await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/`);
+      expect(await res.text()).toBe(`retry: 2000\n\ndata: corked\n\n${EVENT}`);
+    } finally {
+      server.close();
+    }
+  });
+
+  it("reach an HTTP/1.0 client unframed, and a HEAD request gets no body", async () => {
+    const { server, port } = await serve();
+    try {
+      const answer = await raw(port, "GET / HTTP/1.0\r\nHost: x\r\n\r\n");
+      expect(answer).not.toMatch(/transfer-encoding/i);
+      expect(answer.slice(answer.indexOf("\r\n\r\n") + 4)).toBe(expected);
+      const head = await raw(port, "HEAD / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+      expect(head.startsWith("HTTP/1.1 200")).toBe(true);
+      expect(head.slice(head.indexOf("\r\n\r\n") + 4)).toBe("");
     } finally {
       server.close();
     }
