@@ -114,13 +114,14 @@ class NodeSseStream extends SseStream {
    * is chunked and has handed all it wrote (its head included) to the socket: the very bytes
    * `res.write` would send, without its work per client (converting the string, four pieces, a
    * cork and a writev), which is most of a fan-out's time in JavaScript. Otherwise through the
-   * response (a HEAD or HTTP/1.0 response, or one still queued behind another on its connection).
+   * response (a HEAD or HTTP/1.0 response, one still queued behind another on its connection, or
+   * one already ended, whose socket may carry the next response by now).
    */
   protected writeFrame(frame: SseFrame): void {
     const { res } = this;
     const socket = res.socket;
     if (frame.bytes.length === 0) return; // an empty chunk would end the response
-    if (socket !== null && res.chunkedEncoding && res.writableLength === socket.writableLength) socket.write(frame.chunk);
+    if (socket !== null && res.chunkedEncoding && !res.writableEnded && res.writableLength === socket.writableLength) socket.write(frame.chunk);
     else res.write(frame.bytes);
   }
 
