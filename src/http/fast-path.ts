@@ -38,10 +38,29 @@ const PLAIN_HOST = /^[\w\-.]+(?::\d{1,5})?$|^\[[\da-fA-F:.]+\](?::\d{1,5})?$/;
 const CORS_HEADERS = ["access-control-allow-origin", "*", "access-control-expose-headers", "etag"];
 
 interface Target {
-  route: typeof ALL_ROUTE | typeof FLAG_ROUTE;
+  readonly route: typeof ALL_ROUTE | typeof FLAG_ROUTE;
   /** The decoded flag key on the single-flag route. */
-  key?: string;
-  flagConfigEtag: string | null;
+  readonly key?: string;
+  readonly flagConfigEtag: string | null;
+}
+
+/** Request targets seen, with their route (null: h3's): clients repeat a handful of them. */
+const MAX_KEPT_TARGETS = 1024;
+
+/**
+ * `targetOf`, remembered per request target while fewer than MAX_KEPT_TARGETS are kept (then
+ * forgotten all at once: anyone can send new ones). Targets are read-only once made.
+ */
+function keptTargets(): (url: string) => Target | undefined {
+  const kept = new Map<string, Target | null>();
+  return (url) => {
+    let target = kept.get(url);
+    if (target === undefined) {
+      if (kept.size >= MAX_KEPT_TARGETS) kept.clear();
+      kept.set(url, (target = targetOf(url) ?? null));
+    }
+    return target ?? undefined;
+  };
 }
 
 /** The route of a plain request target, or undefined for anything h3 should look at. */
@@ -109,6 +128,8 @@ function responseCounter(metrics: Metrics, route: string): (status: number) => v
 
 export function createFastPath(options: FastPathOptions): NodeFastPath {
   const { store, answers, metrics, logger, maxBodyBytes, faults } = options;
+  const targetFor = keptTargets();
+  let plainHost = "";
   const counted = { [ALL_ROUTE]: responseCounter(metrics, ALL_ROUTE), [FLAG_ROUTE]: responseCounter(metrics, FLAG_ROUTE) };
 
   /** An error as h3's onError hook answers it (app.ts): logged when internal, counted by code. */
@@ -155,8 +176,14 @@ export function createFastPath(options: FastPathOptions): NodeFastPath {
 
   return (req, res) => {
     if (req.method !== "POST" || !req.url) return false;
-    const target = targetOf(req.url);
-    if (!target || !PLAIN_HOST.test(req.headers.host ?? "") || faults?.active) return false;
+    const target = targetFor(req.url);
+    if (!target || faults?.active) return false;
+    // The Host header changes seldom on a server: the last one that passed is not tested again.
+    const host = req.headers.host ?? "";
+    if (host !== plainHost) {
+      if (!PLAIN_HOST.test(host)) return false;
+      plainHost = host;
+    }
     try {
       serve(req, res, target);
     } catch (error) {
