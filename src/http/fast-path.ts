@@ -126,18 +126,34 @@ function responseCounter(metrics: Metrics, route: string): (status: number) => v
   };
 }
 
-export function createFastPath(options: FastPathOptions): NodeFastPath {
-  const { store, answers, metrics, logger, maxBodyBytes, faults } = options;
+/** The route of a request the fast path answers, else undefined (h3's): see the module comment. */
+function plainRequests(faults: FaultInjector | undefined): (req: IncomingMessage) => Target | undefined {
   const targetFor = keptTargets();
   let plainHost = "";
+  return (req) => {
+    if (req.method !== "POST" || !req.url) return undefined;
+    const target = targetFor(req.url);
+    if (!target || faults?.active) return undefined;
+    // The Host header changes seldom on a server: the last one that passed is not tested again.
+    const host = req.headers.host ?? "";
+    if (host !== plainHost) {
+      if (!PLAIN_HOST.test(host)) return undefined;
+      plainHost = host;
+    }
+    return target;
+  };
+}
+
+export function createFastPath(options: FastPathOptions): NodeFastPath {
+  const { store, answers, metrics, logger, maxBodyBytes, faults } = options;
+  const plainTarget = plainRequests(faults);
   const counted = { [ALL_ROUTE]: responseCounter(metrics, ALL_ROUTE), [FLAG_ROUTE]: responseCounter(metrics, FLAG_ROUTE) };
 
   /** An error as h3's onError hook answers it (app.ts): logged when internal, counted by code. */
   const failed = (req: IncomingMessage, error: unknown): OfrepReply => {
     if (!(error instanceof ApiError)) logger.error(`${req.method} ${req.url?.split("?")[0]} failed: ${String(error)}`);
-    const reply = error instanceof ApiError ? errorReply(error.status, error.data, error.headers) : errorReply(500, { errorCode: "INTERNAL", errorDetails: "internal server error" });
     metrics.count("flagserve_http_errors_total", "Error responses by code", { code: error instanceof ApiError ? error.data.errorCode : "INTERNAL" });
-    return reply;
+    return error instanceof ApiError ? errorReply(error.status, error.data, error.headers) : errorReply(500, { errorCode: "INTERNAL", errorDetails: "internal server error" });
   };
 
   const respond = (res: ServerResponse, target: Target, reply: OfrepReply) => {
@@ -175,15 +191,8 @@ export function createFastPath(options: FastPathOptions): NodeFastPath {
   }
 
   return (req, res) => {
-    if (req.method !== "POST" || !req.url) return false;
-    const target = targetFor(req.url);
-    if (!target || faults?.active) return false;
-    // The Host header changes seldom on a server: the last one that passed is not tested again.
-    const host = req.headers.host ?? "";
-    if (host !== plainHost) {
-      if (!PLAIN_HOST.test(host)) return false;
-      plainHost = host;
-    }
+    const target = plainTarget(req);
+    if (!target) return false;
     try {
       serve(req, res, target);
     } catch (error) {
