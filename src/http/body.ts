@@ -12,7 +12,7 @@ export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
  * ended the request. Callbacks, not a promise: the Node fast path reads every body through here.
  * The listeners stay on the request (it is dropped after one answer); `settled` keeps them quiet.
  */
-export function collectNodeBody(req: Readable, limit: number, done: (error: Error | null, bytes?: Buffer | "too-large") => void): void {
+function collectNodeBody(req: Readable, limit: number, done: (error: Error | null, bytes?: Buffer | "too-large") => void): void {
   let first: Buffer | undefined;
   let chunks: Buffer[] | undefined;
   let size = 0;
