@@ -6,33 +6,39 @@ import { withHttpErrors } from "./errors.js";
 
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
 
-/** Collects a Node request's bytes up to `limit`; past it, stops reading without destroying the socket. */
-function readNodeBody(req: Readable, limit: number): Promise<Buffer | "too-large"> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    const done = () => req.off("data", onData).off("end", onEnd).off("error", reject).off("close", onClose);
-    const onData = (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > limit) {
-        done();
-        req.pause();
-        resolve("too-large");
-        return;
-      }
-      chunks.push(chunk);
-    };
-    const onEnd = () => {
-      done();
-      resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks));
-    };
-    const onClose = () => {
-      done();
-      reject(new Error("client closed the request"));
-    };
-    req.on("data", onData).once("end", onEnd).once("error", reject).once("close", onClose);
+/**
+ * Collects a Node request's bytes up to `limit`, then calls `done` once: with the bytes, with
+ * "too-large" (having stopped reading, without destroying the socket), or with the error that
+ * ended the request. Callbacks, not a promise: the Node fast path reads every body through here.
+ * The listeners stay on the request (it is dropped after one answer); `settled` keeps them quiet.
+ */
+function collectNodeBody(req: Readable, limit: number, done: (error: Error | null, bytes?: Buffer | "too-large") => void): void {
+  let first: Buffer | undefined;
+  let chunks: Buffer[] | undefined;
+  let size = 0;
+  let settled = false;
+  const settle = (error: Error | null, bytes?: Buffer | "too-large") => {
+    if (settled) return;
+    settled = true;
+    done(error, bytes);
+  };
+  req.on("data", (chunk: Buffer) => {
+    if (settled) return;
+    size += chunk.length;
+    if (size > limit) {
+      req.pause();
+      return settle(null, "too-large");
+    }
+    if (first === undefined) first = chunk;
+    else (chunks ??= [first]).push(chunk);
   });
+  req.on("end", () => settle(null, chunks ? Buffer.concat(chunks) : (first ?? EMPTY)));
+  req.on("error", (error: Error) => settle(error));
+  // Every request closes, most after their answer: the error (a stack trace) only when it matters.
+  req.on("close", () => settled || settle(new Error("client closed the request")));
 }
+
+const EMPTY = Buffer.alloc(0);
 
 /** The same through the web stream, where there is no Node request (`app.request()`). */
 async function readWebBody(body: ReadableStream<Uint8Array>, limit: number): Promise<Buffer | "too-large"> {
@@ -61,11 +67,18 @@ const tooLarge = (limit: number) =>
  * cancels or destroys the request: a destroyed socket crashes listhen's connection tracking
  * (h3's own bodyLimit() does that). The h3 routes and the fast path both read bodies here.
  */
-export async function readNodeBodyText(req: Readable, declaredLength: string | null | undefined, limit: number): Promise<string> {
-  if (declaredLength != null && Number(declaredLength) > limit) throw tooLarge(limit);
-  const bytes = await readNodeBody(req, limit);
-  if (bytes === "too-large") throw tooLarge(limit);
-  return bytes.toString("utf8");
+export function readNodeBodyText(req: Readable, declaredLength: string | null | undefined, limit: number): Promise<string> {
+  return new Promise((resolve, reject) => readNodeBodyWith(req, declaredLength, limit, (error, text) => (error ? reject(error) : resolve(text!))));
+}
+
+/** `readNodeBodyText` with a callback: the error (a 413 ApiError among them) or the text. */
+export function readNodeBodyWith(req: Readable, declaredLength: string | null | undefined, limit: number, done: (error: unknown, text?: string) => void): void {
+  if (declaredLength != null && Number(declaredLength) > limit) return done(tooLarge(limit));
+  collectNodeBody(req, limit, (error, bytes) => {
+    if (error) return done(error);
+    if (bytes === "too-large") return done(tooLarge(limit));
+    done(null, bytes!.toString("utf8"));
+  });
 }
 
 /**

@@ -9,9 +9,10 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { FaultInjector } from "../fixture/faults.js";
 import type { Logger } from "../log/logger.js";
+import type { EnvironmentSnapshot } from "../store/snapshot.js";
 import type { FlagStore } from "../store/store.js";
 import { environmentFor, type RequestHeaders } from "./auth.js";
-import { readNodeBodyText } from "./body.js";
+import { readNodeBodyWith } from "./body.js";
 import { ApiError } from "./errors.js";
 import type { Metrics } from "./metrics.js";
 import { ALL_ROUTE, errorReply, FLAG_ROUTE, type OfrepAnswers, type OfrepReply } from "./ofrep-answers.js";
@@ -37,10 +38,29 @@ const PLAIN_HOST = /^[\w\-.]+(?::\d{1,5})?$|^\[[\da-fA-F:.]+\](?::\d{1,5})?$/;
 const CORS_HEADERS = ["access-control-allow-origin", "*", "access-control-expose-headers", "etag"];
 
 interface Target {
-  route: typeof ALL_ROUTE | typeof FLAG_ROUTE;
+  readonly route: typeof ALL_ROUTE | typeof FLAG_ROUTE;
   /** The decoded flag key on the single-flag route. */
-  key?: string;
-  flagConfigEtag: string | null;
+  readonly key?: string;
+  readonly flagConfigEtag: string | null;
+}
+
+/** Request targets seen, with their route (null: h3's): clients repeat a handful of them. */
+const MAX_KEPT_TARGETS = 1024;
+
+/**
+ * `targetOf`, remembered per request target while fewer than MAX_KEPT_TARGETS are kept (then
+ * forgotten all at once: anyone can send new ones). Targets are read-only once made.
+ */
+function keptTargets(): (url: string) => Target | undefined {
+  const kept = new Map<string, Target | null>();
+  return (url) => {
+    let target = kept.get(url);
+    if (target === undefined) {
+      if (kept.size >= MAX_KEPT_TARGETS) kept.clear();
+      kept.set(url, (target = targetOf(url) ?? null));
+    }
+    return target ?? undefined;
+  };
 }
 
 /** The route of a plain request target, or undefined for anything h3 should look at. */
@@ -66,56 +86,118 @@ function targetOf(url: string): Target | undefined {
 }
 
 /** A Node request's headers as the shared rules read them (Node joins repeated ones with ", "). */
-function headersOf(req: IncomingMessage): RequestHeaders {
-  const { headers } = req;
-  return {
-    get(name: string): string | null {
-      const value = headers[name];
-      return value === undefined ? null : Array.isArray(value) ? value.join(", ") : value;
-    },
-  };
+class NodeRequestHeaders implements RequestHeaders {
+  constructor(private readonly headers: IncomingMessage["headers"]) {}
+  get(name: string): string | null {
+    const value = this.headers[name];
+    return value === undefined ? null : Array.isArray(value) ? value.join(", ") : value;
+  }
 }
 
-function send(res: ServerResponse, reply: OfrepReply): void {
+/** A reply's Node header list: CORS, its own headers, Content-Length. */
+function headOf(reply: OfrepReply): string[] {
   const head = CORS_HEADERS.slice();
   for (const name in reply.headers) head.push(name, reply.headers[name]!);
   const body = reply.bytes ?? reply.body;
   if (body !== undefined) head.push("content-length", String(typeof body === "string" ? Buffer.byteLength(body) : body.length));
+  return head;
+}
+
+/** Header lists of the replies that are sent again and again (kept with their answers, ofrep-answers.ts). */
+const heads = new WeakMap<OfrepReply, string[]>();
+
+function send(res: ServerResponse, reply: OfrepReply): void {
+  let head = reply.kept ? heads.get(reply) : undefined;
+  if (head === undefined) {
+    head = headOf(reply);
+    if (reply.kept) heads.set(reply, head);
+  }
   res.writeHead(reply.status, head);
-  res.end(body);
+  res.end(reply.bytes ?? reply.body);
+}
+
+/** `flagserve_http_responses_total` for a route, one counter per status, resolved once. */
+function responseCounter(metrics: Metrics, route: string): (status: number) => void {
+  const counters = new Map<number, () => void>();
+  return (status) => {
+    let count = counters.get(status);
+    if (!count) counters.set(status, (count = metrics.counter("flagserve_http_responses_total", "Responses by route and status", { route, status: String(status) })));
+    count();
+  };
+}
+
+/** The route of a request the fast path answers, else undefined (h3's): see the module comment. */
+function plainRequests(faults: FaultInjector | undefined): (req: IncomingMessage) => Target | undefined {
+  const targetFor = keptTargets();
+  let plainHost = "";
+  return (req) => {
+    if (req.method !== "POST" || !req.url) return undefined;
+    const target = targetFor(req.url);
+    if (!target || faults?.active) return undefined;
+    // The Host header changes seldom on a server: the last one that passed is not tested again.
+    const host = req.headers.host ?? "";
+    if (host !== plainHost) {
+      if (!PLAIN_HOST.test(host)) return undefined;
+      plainHost = host;
+    }
+    return target;
+  };
 }
 
 export function createFastPath(options: FastPathOptions): NodeFastPath {
   const { store, answers, metrics, logger, maxBodyBytes, faults } = options;
+  const plainTarget = plainRequests(faults);
+  const counted = { [ALL_ROUTE]: responseCounter(metrics, ALL_ROUTE), [FLAG_ROUTE]: responseCounter(metrics, FLAG_ROUTE) };
 
   /** An error as h3's onError hook answers it (app.ts): logged when internal, counted by code. */
   const failed = (req: IncomingMessage, error: unknown): OfrepReply => {
     if (!(error instanceof ApiError)) logger.error(`${req.method} ${req.url?.split("?")[0]} failed: ${String(error)}`);
-    const reply = error instanceof ApiError ? errorReply(error.status, error.data, error.headers) : errorReply(500, { errorCode: "INTERNAL", errorDetails: "internal server error" });
     metrics.count("flagserve_http_errors_total", "Error responses by code", { code: error instanceof ApiError ? error.data.errorCode : "INTERNAL" });
-    return reply;
+    return error instanceof ApiError ? errorReply(error.status, error.data, error.headers) : errorReply(500, { errorCode: "INTERNAL", errorDetails: "internal server error" });
   };
 
-  async function serve(req: IncomingMessage, res: ServerResponse, target: Target): Promise<void> {
-    const headers = headersOf(req);
-    metrics.countClient(headers);
-    let reply: OfrepReply;
-    try {
-      const snapshot = environmentFor(store, headers);
-      const text = await readNodeBodyText(req, req.headers["content-length"], maxBodyBytes);
-      reply = target.key === undefined ? answers.all(snapshot, text, headers, target.flagConfigEtag) : answers.flag(snapshot, target.key, text, headers);
-    } catch (error) {
-      reply = failed(req, error);
-    }
-    metrics.count("flagserve_http_responses_total", "Responses by route and status", { route: target.route, status: String(reply.status) });
+  const respond = (res: ServerResponse, target: Target, reply: OfrepReply) => {
+    counted[target.route](reply.status);
     send(res, reply);
+  };
+
+  /** Once the body is read: the answer (or the error's) is sent; a throw while sending is logged. */
+  function answer(req: IncomingMessage, res: ServerResponse, target: Target, snapshot: EnvironmentSnapshot, headers: RequestHeaders, error: unknown, text?: string): void {
+    try {
+      let reply: OfrepReply;
+      try {
+        if (error) throw error;
+        reply = target.key === undefined ? answers.all(snapshot, text!, headers, target.flagConfigEtag) : answers.flag(snapshot, target.key, text!, headers);
+      } catch (error) {
+        reply = failed(req, error);
+      }
+      respond(res, target, reply);
+    } catch (error) {
+      logger.error(`${req.method} ${target.route} failed: ${String(error)}`);
+    }
+  }
+
+  /** Callbacks rather than an async function: no promise and no microtask turn per request. */
+  function serve(req: IncomingMessage, res: ServerResponse, target: Target): void {
+    const headers = new NodeRequestHeaders(req.headers);
+    metrics.countClient(headers);
+    let snapshot: EnvironmentSnapshot;
+    try {
+      snapshot = environmentFor(store, headers);
+    } catch (error) {
+      return respond(res, target, failed(req, error));
+    }
+    readNodeBodyWith(req, req.headers["content-length"], maxBodyBytes, (error, text) => answer(req, res, target, snapshot, headers, error, text));
   }
 
   return (req, res) => {
-    if (req.method !== "POST" || !req.url) return false;
-    const target = targetOf(req.url);
-    if (!target || !PLAIN_HOST.test(req.headers.host ?? "") || faults?.active) return false;
-    serve(req, res, target).catch((error: unknown) => logger.error(`${req.method} ${target.route} failed: ${String(error)}`));
+    const target = plainTarget(req);
+    if (!target) return false;
+    try {
+      serve(req, res, target);
+    } catch (error) {
+      logger.error(`${req.method} ${target.route} failed: ${String(error)}`);
+    }
     return true;
   };
 }

@@ -1,14 +1,16 @@
 /**
- * The listener: listhen, held to the contract of a CLI server — exactly this host and port or
- * an error naming them, our own signal handling, and a close() that never waits on open streams.
- * listhen binds the server (port checks, the self-signed certificate for `--https`, the URL);
- * its connection tracking for a graceful shutdown (http-shutdown: two listeners added to every
- * request) is taken off again, since close() here does that job with Node's own calls.
+ * The listener, held to the contract of a CLI server: exactly this host and port or an error
+ * naming them, our own signal handling, and a close() that never waits on open streams. A plain
+ * node:http server, unless listhen is needed (`--https`: the self-signed certificate; `--public`:
+ * the network URL; an all-interfaces host): then listhen binds it, and its connection tracking
+ * for a graceful shutdown (http-shutdown: two listeners added to every request) is taken off
+ * again, since close() here does that job with Node's own calls.
  */
-import { STATUS_CODES, ServerResponse, type IncomingMessage, type Server } from "node:http";
+import { createServer, STATUS_CODES, ServerResponse, type IncomingMessage, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
 import type { Duplex } from "node:stream";
 import { toNodeHandler, type H3 } from "h3";
-import { listen } from "listhen";
+import { isUnsafePort } from "get-port-please";
 import { HEADERS_TOO_LARGE_RESPONSE } from "./errors.js";
 import type { NodeFastPath } from "./fast-path.js";
 
@@ -72,8 +74,57 @@ function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
 }
 
 export async function listenApp(app: H3, options: ListenOptions): Promise<Listening> {
-  const { port, host } = options;
   const handler = withFastPath(withReasonPhrases(toNodeHandler(app)), options.fastPath);
+  const { server, url } = needsListhen(options) ? await listenWithListhen(handler, options) : await listenPlain(handler, options);
+  server.on("clientError", answerClientError);
+  // Node's default would end idle keep-alive sockets after 5 s; clients polling OFREP reuse them.
+  server.keepAliveTimeout = 65_000;
+  return {
+    url,
+    port: (server.address() as AddressInfo).port,
+    server,
+    close: () => closeServer(server),
+  };
+}
+
+/** A host name or address listhen would take as it is (it replaces others with `localhost`). */
+const PLAIN_HOSTNAME = /^(?!-)[\d.:A-Za-z-]{1,63}(?<!-)$/;
+const ANY_HOST = new Set(["", "0.0.0.0", "::"]);
+
+/**
+ * listhen is loaded (a tenth of a second) only for what it adds: the `--https` certificate, the
+ * `--public` network URL and QR code, and its own rules for an all-interfaces or odd host.
+ */
+const needsListhen = ({ https, public: isPublic, host }: ListenOptions): boolean =>
+  Boolean(https || isPublic) || ANY_HOST.has(host) || !PLAIN_HOSTNAME.test(host);
+
+/** `http://host:port`, as listhen writes it (IPv6 in brackets, no `:80`). */
+const urlOf = (host: string, port: number): string => `http://${host.includes(":") ? `[${host}]` : host}${port === 80 ? "" : `:${port}`}`;
+
+/** A plain node:http server on exactly this host and port, or a PortInUseError. */
+async function listenPlain(handler: NodeHandler, { port, host }: ListenOptions): Promise<{ server: Server; url: string }> {
+  // Ports browsers and fetch() refuse to call (6000, 6665, ...): listhen would move elsewhere, we say so.
+  if (port !== 0 && isUnsafePort(port)) throw new PortInUseError(host, port);
+  const server = createServer(handler);
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once("error", reject);
+      server.listen(port, host, () => {
+        server.off("error", reject);
+        resolve();
+      });
+    });
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "EADDRINUSE" || code === "EACCES") throw new PortInUseError(host, port);
+    throw error;
+  }
+  return { server, url: urlOf(host, (server.address() as AddressInfo).port) };
+}
+
+async function listenWithListhen(handler: NodeHandler, options: ListenOptions): Promise<{ server: Server; url: string }> {
+  const { port, host } = options;
+  const { listen } = await import("listhen");
   let listener;
   try {
     listener = await listen(handler, {
@@ -95,23 +146,16 @@ export async function listenApp(app: H3, options: ListenOptions): Promise<Listen
     if (/available port|EADDRINUSE|EACCES/i.test(String((error as Error).message))) throw new PortInUseError(host, port);
     throw error;
   }
-  const bound = (listener.server.address() as { port: number }).port;
+  const bound = (listener.server.address() as AddressInfo).port;
   if (port !== 0 && bound !== port) {
     // listhen silently remaps ports browsers consider unsafe (6000, 6665, ...).
     await listener.close();
     throw new PortInUseError(host, port);
   }
   const server = listener.server as unknown as Server;
+  // http-shutdown's per-request listener: close() below does its job.
   for (const other of server.listeners("request")) if (other !== handler) server.off("request", other as NodeHandler);
-  server.on("clientError", answerClientError);
-  // Node's default would end idle keep-alive sockets after 5 s; clients polling OFREP reuse them.
-  server.keepAliveTimeout = 65_000;
-  return {
-    url: listener.url.replace(/\/$/, ""),
-    port: bound,
-    server,
-    close: () => closeServer(server),
-  };
+  return { server, url: listener.url.replace(/\/$/, "") };
 }
 
 /**

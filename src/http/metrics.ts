@@ -40,13 +40,25 @@ export class Metrics {
   #collectors: (() => string[])[] = [];
 
   count(name: string, help: string, labels: Labels): void {
-    let counter = this.#counters.get(name);
-    if (!counter) this.#counters.set(name, (counter = { help, values: new Map() }));
+    const values = this.#values(name, help);
     let id = "";
     for (const label in labels) id += `${label}\0${labels[label]}\0`;
     let key = this.#labelTexts.get(id);
     if (key === undefined) this.#labelTexts.set(id, (key = labelText(labels)));
-    counter.values.set(key, (counter.values.get(key) ?? 0) + 1);
+    values.set(key, (values.get(key) ?? 0) + 1);
+  }
+
+  /** `count` for one fixed label set, resolved once: for counting on every request. */
+  counter(name: string, help: string, labels: Labels): () => void {
+    const values = this.#values(name, help);
+    const key = labelText(labels);
+    return () => void values.set(key, (values.get(key) ?? 0) + 1);
+  }
+
+  #values(name: string, help: string): Map<string, number> {
+    let counter = this.#counters.get(name);
+    if (!counter) this.#counters.set(name, (counter = { help, values: new Map() }));
+    return counter.values;
   }
 
   gauge(name: string, help: string, read: () => number): void {

@@ -12,7 +12,7 @@ import { ApiError, apiError } from "../evaluation/problem.js";
 import type { EnvironmentSnapshot } from "../store/snapshot.js";
 import type { RequestHeaders } from "./auth.js";
 import { parseJsonBody } from "./body.js";
-import { createBulkAnswers } from "./bulk.js";
+import { createBulkAnswers, type BulkAnswer } from "./bulk.js";
 import { JSON_CONTENT_TYPE } from "./errors.js";
 import type { EvaluationCounts } from "./evaluation-counts.js";
 import { ifNoneMatchHits, sameConfigEtag } from "./etag.js";
@@ -29,6 +29,8 @@ export interface OfrepReply {
   body?: string;
   /** The body as bytes, when they are kept with a cached answer (fast-path.ts sends these). */
   bytes?: Buffer;
+  /** Kept with its answer and sent again as this same object: what a sender derives from it may be kept too. */
+  kept?: boolean;
 }
 
 export interface OfrepAnswerOptions {
@@ -65,26 +67,53 @@ const receivedContext = (text: string): unknown => (parseJsonBody(text) as { con
 
 const now = () => new Date().toISOString();
 
+const CACHE_CONTROL = "private, no-cache";
+
+/**
+ * Replies kept with the answer they send, so an answer served again from a cache is sent again
+ * as the very same reply object (the fast path keeps its Node header list by that object). Kept
+ * only once the answer has its bytes (bulk.ts) or is asked for a second time: most first answers
+ * are never asked for again.
+ */
+class KeptReplies<A extends object> {
+  #replies = new WeakMap<A, OfrepReply | null>();
+  /** The reply kept for `answer`, else `make(keeping)`'s, kept when `keep` (or from the second time on). */
+  reply(answer: A, make: (keeping: boolean) => OfrepReply, keep = false): OfrepReply {
+    const kept = this.#replies.get(answer);
+    if (kept) return kept;
+    const keeping = keep || kept === null;
+    const reply = make(keeping);
+    if (keeping) reply.kept = true;
+    this.#replies.set(answer, keeping ? reply : null);
+    return reply;
+  }
+}
+
 export function createOfrepAnswers(options: OfrepAnswerOptions): OfrepAnswers {
   const { enrich, sessions, evaluations } = options;
   const bulkAnswer = createBulkAnswers({ eventStreamPath: options.eventStreamPath, cacheBytes: options.bulkCacheBytes });
   const singleAnswer = createSingleAnswers(options.singleCacheBytes);
+  const notModified = new KeptReplies<BulkAnswer>();
+  const fullAnswers = new KeptReplies<BulkAnswer>();
+  const singleReplies = new KeptReplies<SingleAnswer>();
 
   function all(snapshot: EnvironmentSnapshot, text: string, headers: RequestHeaders, flagConfigEtag: string | null): OfrepReply {
     const session = sessionOf(headers, sessions);
     // With headers copied into the context, the answer depends on them too: they join the cache key.
     const requestKey = enrich ? enrich.cacheKey(headers) + text : text;
     const context = () => (enrich ? enrich(contextFromBody(parseJsonBody(text)), headers) : contextFromBody(parseJsonBody(text)));
-    const { body, bytes, etag, outcomes } = bulkAnswer(snapshot, requestKey, context);
+    const answer = bulkAnswer(snapshot, requestKey, context);
+    const { body, bytes, etag, outcomes } = answer;
     evaluations?.environment(snapshot.name).countAll(snapshot.flagKeys, outcomes);
     if (session) session.recordAll(snapshot.flagKeys, outcomes, receivedContext(text), now());
     // A re-fetch triggered by a change event names the configuration it was told about; when
     // that is not the current one the client must get a full answer, never a 304 (OFREP ADR-0008).
     const staleTrigger = flagConfigEtag !== null && !sameConfigEtag(flagConfigEtag, snapshot.configEtag);
     if (!staleTrigger && ifNoneMatchHits(headers.get("if-none-match"), etag)) {
-      return { status: 304, headers: { "cache-control": "private, no-cache", etag } };
+      return notModified.reply(answer, () => ({ status: 304, headers: { "cache-control": CACHE_CONTROL, etag } }));
     }
-    return { status: 200, headers: { "cache-control": "private, no-cache", "content-type": JSON_CONTENT_TYPE, etag }, body, bytes };
+    const make = (): OfrepReply => ({ status: 200, headers: { "cache-control": CACHE_CONTROL, "content-type": JSON_CONTENT_TYPE, etag }, body, bytes });
+    return bytes ? fullAnswers.reply(answer, make, true) : make();
   }
 
   function flag(snapshot: EnvironmentSnapshot, key: string, text: string, headers: RequestHeaders): OfrepReply {
@@ -105,7 +134,7 @@ export function createOfrepAnswers(options: OfrepAnswerOptions): OfrepAnswers {
     const { status, json, result } = answer;
     counts?.count(key, result);
     session?.record(key, result, receivedContext(text), now());
-    return { status, headers: { "content-type": JSON_CONTENT_TYPE }, body: json };
+    return singleReplies.reply(answer, (keeping) => ({ status, headers: { "content-type": JSON_CONTENT_TYPE }, body: json, bytes: keeping ? Buffer.from(json) : undefined }));
   }
 
   return { all, flag };

@@ -130,4 +130,45 @@ describe("the Node fast path", () => {
     expect(JSON.parse(fast[6]!.body)).toMatchObject({ key: "split", errorCode: "TARGETING_KEY_MISSING" });
   });
 
+  it("answers a repeated request from the reply kept with its answer, as it answered the first time", async () => {
+    const runs: Answer[][] = [];
+    const counts: Record<string, number>[] = [];
+    for (let run = 0; run < 3; run++) {
+      const before = await metricLines();
+      runs.push(await answers());
+      counts.push(delta(before, await metricLines()));
+    }
+    server.clearSession("compare");
+    // The first run computed the answers, the second kept their replies, the third sent the kept ones.
+    expect(runs[1]).toEqual(runs[0]);
+    expect(runs[2]).toEqual(runs[0]);
+    expect(counts[1]).toEqual(counts[0]);
+    expect(counts[2]).toEqual(counts[0]);
+    expect(runs[2]![3]!.headers["content-length"]).toBe(String(Buffer.byteLength(runs[2]![3]!.body)));
+  });
+
+  it("reads a body sent in pieces, and a body cut off by the client gets no answer", async () => {
+    const url = new URL(server.url);
+    const inPieces = await new Promise<Answer>((resolve, reject) => {
+      const req = httpRequest({ host: url.hostname, port: url.port, method: "POST", path: `${ALL}/checkout`, headers: { ...auth, "transfer-encoding": "chunked" } }, (res) => {
+        let text = "";
+        res.setEncoding("utf8").on("data", (chunk: string) => (text += chunk));
+        res.on("end", () => resolve({ status: res.statusCode!, headers: res.headers, body: text }));
+      });
+      req.on("error", reject);
+      req.write(premium.slice(0, 10));
+      setTimeout(() => req.end(premium.slice(10)), 20);
+    });
+    expect(inPieces.status).toBe(200);
+    expect(JSON.parse(inPieces.body)).toMatchObject({ key: "checkout", value: true });
+
+    const cutOff = await new Promise<string>((resolve) => {
+      const req = httpRequest({ host: url.hostname, port: url.port, method: "POST", path: `${ALL}/checkout`, headers: { ...auth, "content-length": "100" } }, () => resolve("answered"));
+      req.on("error", () => resolve("no answer"));
+      req.write("{\"context\":", () => setTimeout(() => req.destroy(), 20));
+    });
+    expect(cutOff).toBe("no answer");
+    // The server is still up and answering.
+    expect((await send("POST", `${ALL}/checkout`, auth, premium)).status).toBe(200);
+  });
 });

@@ -63,6 +63,15 @@ describe("flagserve serve", () => {
     expect(cli.stdout()).not.toContain("ready");
   });
 
+  it("refuses a port that browsers and fetch() will not call (6000), naming it", async () => {
+    const dir = await dirWith({ "flags/test.yaml": OFREP_FIXTURE });
+    const cli = track(runCli([dir.file("flags"), "--port", "6000", "--state-dir", dir.file("state")]));
+    const { code } = await cli.exited;
+    expect(code).toBe(1);
+    expect(cli.stderr()).toContain("port 6000 on 127.0.0.1 is not available");
+    expect(cli.stdout()).not.toContain("ready");
+  });
+
   it("refuses to start on an invalid configuration, listing file:line:col for each problem", async () => {
     const dir = await dirWith({
       "flags/good.yaml": NO_KEY,
