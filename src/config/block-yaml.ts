@@ -8,6 +8,7 @@
  * document marker, unexpected indentation, a number that is not finite) declines the whole text,
  * and the next reader takes it.
  */
+import { BACKSLASH, CLOSE_LIST, CLOSE_MAP, COLON, COMMA, DASH, DOUBLE, HASH, NL, OPEN_LIST, OPEN_MAP, SINGLE, SPACE } from "./char-codes.js";
 import { plainScalarValue } from "./core-scalars.js";
 
 /** Thrown inside the reader to decline the text; never leaves this module. */
@@ -22,20 +23,6 @@ const UNSUPPORTED = /[\t\r\x00-\x08\x0B\x0C\x0E-\x1F\x7F-\x9F\u2028\u2029\uD800-
 
 /** `yaml` refuses an implicit key longer than 1024 characters; kept well under. */
 const MAX_KEY = 1000;
-
-const NL = 10;
-const SPACE = 32;
-const HASH = 35;
-const DASH = 45;
-const COLON = 58;
-const SINGLE = 39;
-const DOUBLE = 34;
-const BACKSLASH = 92;
-const COMMA = 44;
-const OPEN_LIST = 91;
-const CLOSE_LIST = 93;
-const OPEN_MAP = 123;
-const CLOSE_MAP = 125;
 
 /** The value of a block-style YAML text, or undefined when another reader must read it. */
 export function parseBlockYaml(text: string): unknown {

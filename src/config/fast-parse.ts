@@ -11,6 +11,7 @@
  */
 import { FAILSAFE_SCHEMA, load, Type } from "js-yaml";
 import { parseBlockYaml } from "./block-yaml.js";
+import { BACKSLASH, CR, DASH, DOUBLE, HASH, NL, SINGLE, SPACE, TAB } from "./char-codes.js";
 import { CORE_SCALARS, type CoreScalar } from "./core-scalars.js";
 
 /**
@@ -137,15 +138,6 @@ function parsePlainYaml(text: string): unknown {
   return value;
 }
 
-const NL = 10;
-const CR = 13;
-const SPACE = 32;
-const TAB = 9;
-const HASH = 35;
-const DASH = 45;
-const BACKSLASH = 92;
-const SINGLE = 39;
-const DOUBLE = 34;
 /** `yaml` refuses an implicit key longer than this; js-yaml does not. */
 const MAX_LINE = 1024;
 
