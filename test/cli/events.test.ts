@@ -1,9 +1,9 @@
 /** `flagserve events`: a client printing a real server's stream, through edits and restarts. */
 import { writeFile } from "node:fs/promises";
 import { createServer, type IncomingHttpHeaders } from "node:http";
-import { createServer as createNetServer } from "node:net";
 import { describe, expect, it } from "vitest";
 import { runCli, startCli } from "../helpers/cli.js";
+import { freePort } from "../helpers/ports.js";
 import { cleanupAfterEach } from "./run.js";
 
 const KEY = "events-cli-key-0123";
@@ -134,10 +134,7 @@ describe("flagserve events", () => {
 
   it("--give-up: a port nobody listens on is retried with backoff, then given up with exit 1", async () => {
     // A port that was free a moment ago: connections to it are refused.
-    const probe = createNetServer();
-    await new Promise<void>((r) => probe.listen(0, "127.0.0.1", r));
-    const port = (probe.address() as { port: number }).port;
-    await new Promise((r) => probe.close(r));
+    const port = await freePort();
 
     const client = t.track(runCli(["events", `http://127.0.0.1:${port}`, "--key", KEY, "--give-up", "1.2"]));
     expect((await client.exited).code).toBe(1);

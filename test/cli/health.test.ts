@@ -1,25 +1,13 @@
 /** `flagserve health`: the real binary against a real server that is starting, running, or absent. */
 import { createServer as createHttpServer } from "node:http";
-import { createServer } from "node:net";
 import { describe, expect, it } from "vitest";
 import { runCli } from "../helpers/cli.js";
+import { freePort } from "../helpers/ports.js";
 import { cleanupAfterEach, run } from "./run.js";
 
 const t = cleanupAfterEach();
 
 const FLAGS = `apiKey: health-key-0123456789\nflags:\n  a:\n    variants: { "on": true }\n    defaultVariant: "on"\n`;
-
-/** A port nothing listens on right now (bound, then released). */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 describe("flagserve health", () => {
   it("--wait succeeds against a server started at the same moment", async () => {

@@ -1,22 +1,13 @@
 /** `flagserve override` against a running `flagserve` process, and the dashboard line of the banner. */
 import { readFile } from "node:fs/promises";
-import { createServer } from "node:net";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { runCli, startCli, type CliProcess } from "../helpers/cli.js";
 import { tempDir, type TempDir } from "../helpers/files.js";
+import { freePort } from "../helpers/ports.js";
 import { DEV_KEY, DEV_YAML } from "../admin/helpers.js";
 
 // Each case starts several processes.
 vi.setConfig({ testTimeout: 30_000 });
-
-/** A port nothing listens on (just released). */
-async function closedPort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", resolve));
-  const { port } = probe.address() as { port: number };
-  await new Promise((resolve) => probe.close(resolve));
-  return port;
-}
 
 let dir: TempDir;
 let server: CliProcess;
@@ -81,7 +72,7 @@ describe("flagserve override", () => {
     const missing = await override(["list", "--url", url, "--state-dir", dir.file("nowhere")]);
     expect(missing.code).toBe(1);
     expect(missing.stderr).toContain("no admin token");
-    const port = await closedPort();
+    const port = await freePort();
     const down = await override(["list", "--url", `http://127.0.0.1:${port}`, "--admin-token", "x"]);
     expect(down.code).toBe(1);
     expect(down.stderr).toContain(`cannot reach http://127.0.0.1:${port}: ECONNREFUSED`);

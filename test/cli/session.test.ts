@@ -1,11 +1,11 @@
 /** `flagserve session` against a running `flagserve` process, after a real OpenFeature client asked with a session. */
 import { readFile } from "node:fs/promises";
-import { createServer } from "node:net";
 import { OFREPProvider } from "@openfeature/ofrep-provider";
 import { OpenFeature } from "@openfeature/server-sdk";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { runCli, startCli, type CliProcess } from "../helpers/cli.js";
 import { tempDir, type TempDir } from "../helpers/files.js";
+import { freePort } from "../helpers/ports.js";
 import { DEV_KEY, DEV_YAML } from "../admin/helpers.js";
 import { formatSession } from "../../src/cli/session.js";
 
@@ -95,10 +95,7 @@ describe("flagserve session", () => {
     expect(bad.code).toBe(1);
     expect(bad.stderr).toContain("400 INVALID_SESSION");
 
-    const probe = createServer();
-    await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", resolve));
-    const { port } = probe.address() as { port: number };
-    await new Promise((resolve) => probe.close(resolve));
+    const port = await freePort();
     const down = await session(["show", ID, `http://127.0.0.1:${port}`, "--admin-token", "x"]);
     expect(down.code).toBe(1);
     expect(down.stderr).toBe(`flagserve session: cannot reach http://127.0.0.1:${port}: ECONNREFUSED\n`);

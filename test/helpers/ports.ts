@@ -1,0 +1,14 @@
+/** Ports for tests that need one nothing listens on. */
+import { createServer } from "node:net";
+
+/** A port nothing listens on right now (bound on 127.0.0.1, then released). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
