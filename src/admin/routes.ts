@@ -3,6 +3,7 @@
  * feed, and the test-fixture routes (fault rules, recorded sessions).
  */
 import type { H3 } from "h3";
+import { SseFrame } from "../events/frame.js";
 import { createSseResponse } from "../events/sse.js";
 import { JSON_CONTENT_TYPE, withHttpErrors } from "../http/errors.js";
 import type { FaultInjector } from "../fixture/faults.js";
@@ -174,10 +175,10 @@ function registerFeedRoute(app: H3, { feed, sessions }: AdminRoutesOptions): voi
         maxBufferedBytes: 1024 * 1024,
         attach: (subscriber) => {
           // The state to start from, so a page that reconnects catches up without a reload.
-          subscriber.send(`event: status\ndata: ${JSON.stringify({ problems: feed.problems(), timestamp: new Date().toISOString() })}\n\n`);
+          subscriber.send(new SseFrame(`event: status\ndata: ${JSON.stringify({ problems: feed.problems(), timestamp: new Date().toISOString() })}\n\n`));
           const unsubscribe = feed.channel.subscribe(subscriber);
           if (session === null) return unsubscribe;
-          const unfollow = followSession(sessions, session, (text) => subscriber.send(text));
+          const unfollow = followSession(sessions, session, (text) => subscriber.send(new SseFrame(text)));
           return () => {
             unsubscribe();
             unfollow();

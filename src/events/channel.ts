@@ -6,11 +6,8 @@ import { encodeEvent } from "./encode.js";
 import { SseFrame } from "./frame.js";
 
 export interface Subscriber {
-  /**
-   * Writes already-encoded SSE text; the subscriber drops itself if the client is too slow.
-   * `frame`, when given, is that same text encoded once for every client: write its bytes.
-   */
-  send(text: string, frame?: SseFrame): void;
+  /** Writes an already-encoded SSE frame; the subscriber drops itself if the client is too slow. */
+  send(frame: SseFrame): void;
   close(): void;
   /** SHA-256 hex of the key the stream was opened with, so a revoked key can end its streams. */
   readonly keyDigest: string;
@@ -54,7 +51,7 @@ export class Channel {
   broadcast(text: string): void {
     if (text === "" || this.subscribers.size === 0) return;
     const frame = new SseFrame(text);
-    for (const subscriber of this.subscribers) subscriber.send(text, frame);
+    for (const subscriber of this.subscribers) subscriber.send(frame);
   }
 
   /**
@@ -64,7 +61,7 @@ export class Channel {
   subscribe(subscriber: Subscriber, lastEventId?: number): () => void {
     if (lastEventId !== undefined) {
       const missed = this.#buffer.filter((e) => e.id > lastEventId);
-      if (missed.length > 0) subscriber.send(missed.map((e) => e.text).join(""));
+      if (missed.length > 0) subscriber.send(new SseFrame(missed.map((e) => e.text).join("")));
     }
     this.subscribers.add(subscriber);
     return () => this.subscribers.delete(subscriber);

@@ -60,7 +60,7 @@ abstract class SseStream implements Subscriber {
   protected abstract write(text: string): void;
   protected abstract end(): void;
 
-  /** The same text encoded once for every client; by default written as text. */
+  /** A frame, encoded once for every client it goes to; by default written as its text. */
   protected writeFrame(frame: SseFrame): void {
     this.write(frame.text);
   }
@@ -71,11 +71,10 @@ abstract class SseStream implements Subscriber {
     this.#detach = this.options.attach(this);
   }
 
-  send(text: string, frame?: SseFrame): void {
+  send(frame: SseFrame): void {
     if (this.#closed) return;
     if (this.backlog() > this.options.maxBufferedBytes) return this.finish("slow");
-    if (frame === undefined) this.write(text);
-    else this.writeFrame(frame);
+    this.writeFrame(frame);
   }
 
   close(): void {

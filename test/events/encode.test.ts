@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { Change } from "../../src/changes/diff.js";
 import { Channel, type Subscriber } from "../../src/events/channel.js";
 import { encodeEvent, eventsFor } from "../../src/events/encode.js";
+import type { SseFrame } from "../../src/events/frame.js";
 
 const T = "2026-11-21T00:00:00.000Z";
 const changes: Change[] = [
@@ -45,7 +46,7 @@ describe("eventsFor", () => {
 
 describe("Channel", () => {
   const recorder = (): Subscriber & { text: string; closed: boolean } => {
-    const s = { text: "", closed: false, keyDigest: "k", ip: "127.0.0.1", send: (t: string) => void (s.text += t), close: () => void (s.closed = true) };
+    const s = { text: "", closed: false, keyDigest: "k", ip: "127.0.0.1", send: (f: SseFrame) => void (s.text += f.text), close: () => void (s.closed = true) };
     return s;
   };
   const ids = (text: string) => [...text.matchAll(/^id: (\d+)$/gm)].map((m) => Number(m[1]));

@@ -26,7 +26,7 @@ function open(maxBufferedBytes: number) {
 describe("createSseResponse", () => {
   it("starts with a retry hint, then streams what is sent", async () => {
     const { response, subscriber } = open(1024);
-    subscriber.send("event: x\ndata: {}\nid: 1\n\n");
+    subscriber.send(new SseFrame("event: x\ndata: {}\nid: 1\n\n"));
     subscriber.close();
     expect(await response.text()).toBe("retry: 2000\n\nevent: x\ndata: {}\nid: 1\n\n");
   });
@@ -34,7 +34,7 @@ describe("createSseResponse", () => {
   it("drops a client whose unread backlog passes the bound, instead of buffering without limit", async () => {
     const { response, subscriber, closes, isDetached } = open(1_000);
     const event = `data: ${"x".repeat(100)}\n\n`;
-    for (let i = 0; i < 50; i++) subscriber.send(event); // nobody reads: the backlog grows
+    for (let i = 0; i < 50; i++) subscriber.send(new SseFrame(event)); // nobody reads: the backlog grows
     expect(closes).toEqual(["slow"]);
     expect(isDetached()).toBe(true);
     const text = await response.text();
@@ -56,7 +56,7 @@ describe("createSseResponse", () => {
       cutOff: () => (cut++, true),
       onClose: (reason) => closes.push(reason),
     });
-    for (let i = 0; i < 50; i++) subscriber.send(`data: ${"x".repeat(100)}\n\n`);
+    for (let i = 0; i < 50; i++) subscriber.send(new SseFrame(`data: ${"x".repeat(100)}\n\n`));
     expect(closes).toEqual(["slow"]);
     expect(cut).toBe(1);
   });
@@ -91,7 +91,7 @@ describe("writeNodeSse", () => {
     const { server, url } = await serve((_req, res) => {
       void writeNodeSse(res, [["access-control-allow-origin", "*"]], options({
         attach: (s) => {
-          s.send("event: x\ndata: {}\nid: 1\n\n");
+          s.send(new SseFrame("event: x\ndata: {}\nid: 1\n\n"));
           setImmediate(() => s.close());
           return () => {};
         },
@@ -144,12 +144,12 @@ describe("writeNodeSse with frames encoded once for every client", () => {
     attach,
   });
   const EVENT = 'event: x\ndata: {"k":"é"}\nid: 1\n\n'; // not ASCII: the chunk size counts bytes
-  /** Sends some text, then a frame, then a frame of a second text, then closes. */
+  /** Sends two frames, then a third on a later turn, then closes. */
   const sendAll = (s: Subscriber) => {
-    s.send("data: first\n\n");
-    s.send(EVENT, new SseFrame(EVENT));
+    s.send(new SseFrame("data: first\n\n"));
+    s.send(new SseFrame(EVENT));
     setImmediate(() => {
-      s.send("data: last\n\n", new SseFrame("data: last\n\n"));
+      s.send(new SseFrame("data: last\n\n"));
       s.close();
     });
     return () => {};
@@ -190,7 +190,7 @@ describe("writeNodeSse with frames encoded once for every client", () => {
       void writeNodeSse(res, [], options((s) => {
         res.cork();
         res.write("data: corked\n\n");
-        s.send(EVENT, new SseFrame(EVENT));
+        s.send(new SseFrame(EVENT));
         res.uncork();
         setImmediate(() => s.close());
         return () => {};
