@@ -95,8 +95,6 @@ export async function resolveKeys(
   }
 }
 
-export { DEFAULT_KEY_GRACE_SECONDS } from "./key-grace.js";
-
 export const ROTATIONS_FILE = "rotations.json";
 
 /** A rotation's own grace period, kept by `keys rotate` for the server that sees the key change. */
