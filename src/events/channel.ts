@@ -49,7 +49,7 @@ export class Channel {
 
   /** Text that is not an event to replay (heartbeats); encoded once, here, for all clients. */
   broadcast(text: string): void {
-    if (text === "" || this.subscribers.size === 0) return;
+    if (this.subscribers.size === 0) return;
     const frame = new SseFrame(text);
     for (const subscriber of this.subscribers) subscriber.send(frame);
   }
