@@ -161,17 +161,19 @@ export function createFastPath(options: FastPathOptions): NodeFastPath {
     send(res, reply);
   };
 
-  /** Once the body is read: the answer (or the error's) is sent; a throw while sending is logged. */
+  /** The reply to a request whose body was read: its answer, or the answer to what it threw. */
+  function replyTo(req: IncomingMessage, target: Target, snapshot: EnvironmentSnapshot, headers: RequestHeaders, text: string): OfrepReply {
+    try {
+      return target.key === undefined ? answers.all(snapshot, text, headers, target.flagConfigEtag) : answers.flag(snapshot, target.key, text, headers);
+    } catch (error) {
+      return failed(req, error);
+    }
+  }
+
+  /** Once the body is read (or failed to be): the reply is sent; a throw while sending is logged. */
   function answer(req: IncomingMessage, res: ServerResponse, target: Target, snapshot: EnvironmentSnapshot, headers: RequestHeaders, error: unknown, text?: string): void {
     try {
-      let reply: OfrepReply;
-      try {
-        if (error) throw error;
-        reply = target.key === undefined ? answers.all(snapshot, text!, headers, target.flagConfigEtag) : answers.flag(snapshot, target.key, text!, headers);
-      } catch (error) {
-        reply = failed(req, error);
-      }
-      respond(res, target, reply);
+      respond(res, target, error ? failed(req, error) : replyTo(req, target, snapshot, headers, text!));
     } catch (error) {
       logger.error(`${req.method} ${target.route} failed: ${String(error)}`);
     }
