@@ -1,42 +1,65 @@
 /**
  * HTTP throughput of flagserve beside a bare node:http server (bench/baseline-server.mjs) that
  * reads the request body and answers with the very bytes flagserve gave (status, headers, body),
- * in the same run, on loopback. Each row runs both servers one after the other under the same
- * load, `--runs` times; the figures are medians and the ratio is flagserve / baseline.
+ * in the same run, on loopback.
  *
- *   npm run bench:http                             # 10 s per measurement, 3 runs, 50 connections
- *   npm run bench:http -- --duration 2 --runs 1 --warmup 1   # a quick check
+ *   npm run bench:http                              # 12 rounds of 2 s per server, 50 connections
+ *   npm run bench:http -- --rounds 2 --duration 1 --warmup 1   # a quick check
+ *   npm run bench:http -- --no-pin                  # load generator and servers share every core
  *
- * Before each row both servers get `--warmup` seconds of the same load (not counted).
+ * Each row runs the two servers in short alternating rounds (flagserve then baseline, then the
+ * other way round), each under the same load, after `--warmup` seconds for both (not counted).
+ * The ratio is the median over rounds of flagserve / baseline within the round: how fast a
+ * shared machine runs moves by tens of percent over seconds, and two measurements a few seconds
+ * apart see the same machine, where medians of long runs taken apart do not.
+ *
+ * With `taskset` and two or more CPUs, the load generator (this process) runs on the first CPU
+ * and the server under load on the second: otherwise the load generator competes with the server
+ * for its core, and the figures measure the scheduler as much as the server. `--no-pin` turns it off.
  *
  * Rows: one targeted flag; evaluate-all (the shared 100-flag fixture) for one context; the same
  * for `--contexts` rotating contexts, a different body per request (the baseline reads each body
  * and answers with flagserve's bytes for the first context: HTTP cost only, no evaluation); and
  * evaluate-all revalidated with If-None-Match (304).
  *
- * Beside req/s, each server's CPU time per request (user + system, from /proc): the load
- * generator shares the machine's cores, so req/s moves with whatever else runs, while the CPU a
- * server spends on one request says more steadily what the request costs.
+ * Beside req/s, each server's CPU time per request (user + system, from /proc), and its ratio
+ * (baseline CPU / flagserve CPU, per round): what a request costs, whatever the load generator does.
  */
+import { execFileSync } from "node:child_process";
 import { writeFile } from "node:fs/promises";
+import { availableParallelism } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import autocannon from "autocannon";
-import { benchContexts, benchFile, benchYaml, cpuMicrosOf, header, KEY, median, printRatios, printTable, ratio, startFlagserve, startNode, stop, withTempDir } from "./lib.js";
+import { benchContexts, benchFile, benchYaml, cpuMicrosOf, header, KEY, median, printRatios, printTable, startFlagserve, startNode, stop, withTempDir } from "./lib.js";
 
 const { values } = parseArgs({
   options: {
-    duration: { type: "string", default: "10" },
+    duration: { type: "string", default: "2" },
     warmup: { type: "string", default: "2" },
-    runs: { type: "string", default: "3" },
+    rounds: { type: "string", default: "12" },
     connections: { type: "string", default: "50" },
     contexts: { type: "string", default: "10000" },
+    "no-pin": { type: "boolean", default: false },
   },
 });
 const duration = Number(values.duration);
 const warmup = Number(values.warmup);
-const runs = Number(values.runs);
+const rounds = Number(values.rounds);
 const connections = Number(values.connections);
+
+/** Sets the CPUs every thread of a process may run on; false where that cannot be done. */
+function pinTo(pid: number, cpu: number): boolean {
+  try {
+    execFileSync("taskset", ["-a", "-p", "-c", String(cpu), String(pid)], { stdio: "ignore" });
+    return true;
+  } catch {
+    return false;
+  }
+}
+const pinned = !values["no-pin"] && availableParallelism() >= 2 && pinTo(process.pid, 0);
+/** The CPU a server under load runs on, when pinned. */
+const SERVER_CPU = 1;
 
 interface Row {
   name: string;
@@ -95,20 +118,32 @@ async function capture(url: string, row: Row): Promise<string> {
 async function measure(flagserve: Server, row: Row) {
   const started = await startNode(benchFile("baseline-server.mjs"), [await capture(flagserve.url, row)]);
   const baseline = { url: started.url, pid: started.child.pid! };
+  if (pinned) pinTo(baseline.pid, SERVER_CPU);
   const ours: Measured[] = [];
   const theirs: Measured[] = [];
   try {
-    if (warmup > 0) await Promise.all([load(flagserve, row, warmup), load(baseline, row, warmup)]);
-    for (let run = 0; run < runs; run++) {
-      ours.push(await load(flagserve, row));
+    if (warmup > 0) {
+      await load(flagserve, row, warmup);
+      await load(baseline, row, warmup);
+    }
+    for (let round = 0; round < rounds; round++) {
+      // Alternate which goes first, so neither always follows the other.
+      if (round % 2 === 0) ours.push(await load(flagserve, row));
       theirs.push(await load(baseline, row));
+      if (round % 2 === 1) ours.push(await load(flagserve, row));
     }
   } finally {
     await stop(started.child);
   }
   const both = (field: keyof Measured) => [median(ours.map((r) => r[field])), median(theirs.map((r) => r[field]))] as const;
-  const rps = both("rps");
-  return { rps, p99: both("p99"), cpu: both("cpu"), ratio: ratio(rps[0], rps[1]) };
+  const perRound = (of: (i: number) => number) => median(ours.map((_, i) => of(i)));
+  return {
+    rps: both("rps"),
+    p99: both("p99"),
+    cpu: both("cpu"),
+    ratio: perRound((i) => ours[i]!.rps / theirs[i]!.rps).toFixed(2),
+    cpuRatio: perRound((i) => theirs[i]!.cpu / ours[i]!.cpu).toFixed(2),
+  };
 }
 
 await withTempDir(async (dir) => {
@@ -116,6 +151,7 @@ await withTempDir(async (dir) => {
   await writeFile(file, benchYaml(100));
   const started = await startFlagserve(file, join(dir, "state"));
   const flagserve = { url: started.url, pid: started.child.pid! };
+  if (pinned) pinTo(flagserve.pid, SERVER_CPU);
   try {
     const contexts = benchContexts(Number(values.contexts)).map((context) => JSON.stringify({ context }));
     const one = [JSON.stringify({ context: { targetingKey: "user-42", email: "ada@example.com", country: "DE", plan: "pro", version: "3.1.4" } })];
@@ -127,15 +163,16 @@ await withTempDir(async (dir) => {
       { name: "evaluate-all, 304 revalidation", label: "304", path: ALL, bodies: one, headers: { "if-none-match": etag }, status: 304 },
     ];
 
-    header(`${connections} connections, ${duration} s per measurement, median of ${runs} run(s), loopback`);
+    const placement = pinned ? `load generator on CPU 0, servers on CPU ${SERVER_CPU}` : "not pinned";
+    header(`${connections} connections, ${rounds} rounds of ${duration} s per server, medians, loopback, ${placement}`);
     const table: (string | number)[][] = [];
     const ratios: [string, string][] = [];
     for (const row of rows) {
       const m = await measure(flagserve, row);
-      table.push([row.name, Math.round(m.rps[0]), Math.round(m.rps[1]), m.ratio, m.p99[0], m.p99[1], Math.round(m.cpu[0]), Math.round(m.cpu[1])]);
+      table.push([row.name, Math.round(m.rps[0]), Math.round(m.rps[1]), m.ratio, m.p99[0], m.p99[1], Math.round(m.cpu[0]), Math.round(m.cpu[1]), m.cpuRatio]);
       ratios.push([row.label, m.ratio]);
     }
-    printTable(["scenario", "flagserve req/s", "baseline req/s", "ratio", "flagserve p99 ms", "baseline p99 ms", "flagserve CPU µs/req", "baseline CPU µs/req"], table);
+    printTable(["scenario", "flagserve req/s", "baseline req/s", "ratio", "flagserve p99 ms", "baseline p99 ms", "flagserve CPU µs/req", "baseline CPU µs/req", "CPU ratio"], table);
     printRatios("bench:http (req/s, flagserve / bare node:http)", ratios);
   } finally {
     await stop(started.child);

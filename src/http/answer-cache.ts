@@ -15,6 +15,8 @@ interface Entry<T> {
 
 export class AnswerCache<T> {
   #entries = new Map<string, Entry<T>>();
+  /** The last entry in #entries: a hit on it needs no reordering (clients repeat their last request). */
+  #newest: Entry<T> | undefined;
   #bytes = 0;
   /** `maxBytes` counts request texts and answers (as `sizeOf` measures them); 0 keeps nothing. */
   constructor(
@@ -32,8 +34,11 @@ export class AnswerCache<T> {
     const hit = this.#entries.get(request);
     if (hit && hit.second === second) {
       // A Map keeps insertion order: moving a hit to the end keeps the oldest first.
-      this.#entries.delete(request);
-      this.#entries.set(request, hit);
+      if (hit !== this.#newest) {
+        this.#entries.delete(request);
+        this.#entries.set(request, hit);
+        this.#newest = hit;
+      }
       return hit.answer;
     }
     const answer = compute();
@@ -46,9 +51,11 @@ export class AnswerCache<T> {
     if (old) {
       this.#entries.delete(key);
       this.#bytes -= old.size;
+      if (old === this.#newest) this.#newest = undefined;
     }
     if (entry.size > this.maxBytes) return;
     this.#entries.set(key, entry);
+    this.#newest = entry;
     this.#bytes += entry.size;
     for (const [oldest, { size }] of this.#entries) {
       if (this.#bytes <= this.maxBytes) break;

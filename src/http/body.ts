@@ -7,35 +7,29 @@ import { withHttpErrors } from "./errors.js";
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
 
 /**
- * Collects a Node request's bytes up to `limit`, then calls `done` once: with the bytes, with
- * "too-large" (having stopped reading, without destroying the socket), or with the error that
- * ended the request. Callbacks, not a promise: the Node fast path reads every body through here.
- * The listeners stay on the request (it is dropped after one answer); `settled` keeps them quiet.
+ * Collects a Node request's bytes up to `limit`, then calls `done` once: with the bytes, or with
+ * "too-large" (having stopped reading, without destroying the socket). A request whose client
+ * goes away before its end never calls `done`: there is no one to answer, and nothing is held
+ * (the listeners go with the request). Node emits "error" on a request only when it has a
+ * listener, so none is added. Callbacks, not a promise: the Node fast path reads every body here.
  */
-function collectNodeBody(req: Readable, limit: number, done: (error: Error | null, bytes?: Buffer | "too-large") => void): void {
+function collectNodeBody(req: Readable, limit: number, done: (bytes: Buffer | "too-large") => void): void {
   let first: Buffer | undefined;
   let chunks: Buffer[] | undefined;
   let size = 0;
   let settled = false;
-  const settle = (error: Error | null, bytes?: Buffer | "too-large") => {
-    if (settled) return;
-    settled = true;
-    done(error, bytes);
-  };
   req.on("data", (chunk: Buffer) => {
     if (settled) return;
     size += chunk.length;
     if (size > limit) {
+      settled = true;
       req.pause();
-      return settle(null, "too-large");
+      return done("too-large");
     }
     if (first === undefined) first = chunk;
     else (chunks ??= [first]).push(chunk);
   });
-  req.on("end", () => settle(null, chunks ? Buffer.concat(chunks) : (first ?? EMPTY)));
-  req.on("error", (error: Error) => settle(error));
-  // Every request closes, most after their answer: the error (a stack trace) only when it matters.
-  req.on("close", () => settled || settle(new Error("client closed the request")));
+  req.on("end", () => settled || done(chunks ? Buffer.concat(chunks) : (first ?? EMPTY)));
 }
 
 const EMPTY = Buffer.alloc(0);
@@ -66,6 +60,7 @@ const tooLarge = (limit: number) =>
  * Content-Length over it before reading anything). On overflow it stops reading but never
  * cancels or destroys the request: a destroyed socket crashes listhen's connection tracking
  * (h3's own bodyLimit() does that). The h3 routes and the fast path both read bodies here.
+ * The promise of a request whose client leaves before its end never settles (nothing waits on it).
  */
 export function readNodeBodyText(req: Readable, declaredLength: string | null | undefined, limit: number): Promise<string> {
   return new Promise((resolve, reject) => readNodeBodyWith(req, declaredLength, limit, (error, text) => (error ? reject(error) : resolve(text!))));
@@ -74,11 +69,7 @@ export function readNodeBodyText(req: Readable, declaredLength: string | null | 
 /** `readNodeBodyText` with a callback: the error (a 413 ApiError among them) or the text. */
 export function readNodeBodyWith(req: Readable, declaredLength: string | null | undefined, limit: number, done: (error: unknown, text?: string) => void): void {
   if (declaredLength != null && Number(declaredLength) > limit) return done(tooLarge(limit));
-  collectNodeBody(req, limit, (error, bytes) => {
-    if (error) return done(error);
-    if (bytes === "too-large") return done(tooLarge(limit));
-    done(null, bytes!.toString("utf8"));
-  });
+  collectNodeBody(req, limit, (bytes) => (bytes === "too-large" ? done(tooLarge(limit)) : done(null, bytes.toString("utf8"))));
 }
 
 /**

@@ -53,12 +53,18 @@ const MAX_KEPT_TARGETS = 1024;
  */
 function keptTargets(): (url: string) => Target | undefined {
   const kept = new Map<string, Target | null>();
+  // A client repeats its last request target: comparing with it costs less than hashing it.
+  let lastUrl = "";
+  let lastTarget: Target | null = null;
   return (url) => {
+    if (url === lastUrl) return lastTarget ?? undefined;
     let target = kept.get(url);
     if (target === undefined) {
       if (kept.size >= MAX_KEPT_TARGETS) kept.clear();
       kept.set(url, (target = targetOf(url) ?? null));
     }
+    lastUrl = url;
+    lastTarget = target;
     return target ?? undefined;
   };
 }

@@ -147,7 +147,7 @@ describe("the Node fast path", () => {
     expect(runs[2]![3]!.headers["content-length"]).toBe(String(Buffer.byteLength(runs[2]![3]!.body)));
   });
 
-  it("reads a body sent in pieces, and a body cut off by the client gets no answer", async () => {
+  it("reads a body sent in pieces, and a body cut off by the client gets no answer and counts as no error", async () => {
     const url = new URL(server.url);
     const inPieces = await new Promise<Answer>((resolve, reject) => {
       const req = httpRequest({ host: url.hostname, port: url.port, method: "POST", path: `${ALL}/checkout`, headers: { ...auth, "transfer-encoding": "chunked" } }, (res) => {
@@ -162,13 +162,17 @@ describe("the Node fast path", () => {
     expect(inPieces.status).toBe(200);
     expect(JSON.parse(inPieces.body)).toMatchObject({ key: "checkout", value: true });
 
+    const before = await metricLines();
     const cutOff = await new Promise<string>((resolve) => {
       const req = httpRequest({ host: url.hostname, port: url.port, method: "POST", path: `${ALL}/checkout`, headers: { ...auth, "content-length": "100" } }, () => resolve("answered"));
       req.on("error", () => resolve("no answer"));
       req.write("{\"context\":", () => setTimeout(() => req.destroy(), 20));
     });
     expect(cutOff).toBe("no answer");
-    // The server is still up and answering.
+    // The server is still up and answering, and the client's leaving is not a server error.
     expect((await send("POST", `${ALL}/checkout`, auth, premium)).status).toBe(200);
+    const counted = delta(before, await metricLines());
+    expect(Object.keys(counted).filter((series) => series.startsWith("flagserve_http_errors_total") || series.includes('status="500"'))).toEqual([]);
+    expect(counted).toMatchObject({ 'flagserve_http_responses_total{route="/ofrep/v1/evaluate/flags/:key",status="200"}': 1 });
   });
 });
