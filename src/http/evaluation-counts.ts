@@ -25,13 +25,23 @@ type FlagCounts = Map<string, ReasonCounts>;
 interface Tally {
   slots: ReasonCounts[];
   reasons: number[];
+  /** Times served and not yet added to the counts (see `settled`). */
+  owed: number;
 }
+
+/**
+ * Tallies owed at most: past this many, they are added to the counts at once, so that the
+ * tallies held for it stay few when /metrics is seldom read.
+ */
+const MAX_OWING = 256;
 
 /** One environment's counts; fetched once per request, then `count` per evaluation. */
 export class EnvironmentCounts {
-  readonly flags = new Map<string, FlagCounts>();
+  #flags = new Map<string, FlagCounts>();
   /** By a cached answer's outcomes: null once seen, its tally from the second time on. */
   #tallies = new WeakMap<readonly Evaluation[], Tally | null>();
+  /** Tallies with served answers not yet in the counts: a served answer costs one increment, not one per flag. */
+  #owing = new Set<Tally>();
   /**
    * By outcome: a flag's successes are shared, frozen objects (engine/answers.ts), so one lookup
    * finds where an evaluation is counted; they go away with the compiled flags on reload.
@@ -52,23 +62,37 @@ export class EnvironmentCounts {
 
   /**
    * One evaluate-all: `outcomes[i]` is the evaluation of `keys[i]`. An answer served again from
-   * the cache (the same outcomes array) is counted with property increments alone.
+   * the cache (the same outcomes array) is counted on its tally, and added to each flag's counts
+   * when they are read.
    */
   countAll(keys: readonly string[], outcomes: readonly Evaluation[]): void {
     const tally = this.#tallies.get(outcomes);
     if (tally) {
-      for (let i = 0; i < tally.slots.length; i++) tally.slots[i]![tally.reasons[i]!]!++;
+      if (tally.owed++ === 0) {
+        this.#owing.add(tally);
+        if (this.#owing.size > MAX_OWING) this.settled();
+      }
       return;
     }
     if (tally === null) {
-      const slots = outcomes.map((e, i) => this.slot(keys[i]!, e));
-      const built = { slots, reasons: outcomes.map(reasonOf) };
+      const built = { slots: outcomes.map((e, i) => this.slot(keys[i]!, e)), reasons: outcomes.map(reasonOf), owed: 1 };
       this.#tallies.set(outcomes, built);
-      for (let i = 0; i < slots.length; i++) slots[i]![built.reasons[i]!]!++;
+      this.#owing.add(built);
       return;
     }
     this.#tallies.set(outcomes, null);
     for (let i = 0; i < keys.length; i++) this.count(keys[i]!, outcomes[i]!);
+  }
+
+  /** The counts by flag and variant, every served answer added. */
+  settled(): ReadonlyMap<string, FlagCounts> {
+    for (const tally of this.#owing) {
+      const { slots, reasons, owed } = tally;
+      for (let i = 0; i < slots.length; i++) slots[i]![reasons[i]!]! += owed;
+      tally.owed = 0;
+    }
+    this.#owing.clear();
+    return this.#flags;
   }
 
   /** A key the environment does not have (FLAG_NOT_FOUND). */
@@ -85,8 +109,8 @@ export class EnvironmentCounts {
   }
 
   private counts(flag: string, variant: string): ReasonCounts {
-    let byVariant = this.flags.get(flag);
-    if (!byVariant) this.flags.set(flag, (byVariant = new Map()));
+    let byVariant = this.#flags.get(flag);
+    if (!byVariant) this.#flags.set(flag, (byVariant = new Map()));
     let counts = byVariant.get(variant);
     if (!counts) byVariant.set(variant, (counts = zeroCounts()));
     return counts;
@@ -108,7 +132,7 @@ export class EvaluationCounts {
   render(): string[] {
     const lines: string[] = [];
     for (const [environment, counts] of this.#environments) {
-      for (const [flag, byVariant] of counts.flags) {
+      for (const [flag, byVariant] of counts.settled()) {
         for (const [variant, byReason] of byVariant) {
           REASONS.forEach((reason, i) => {
             const n = byReason[i]!;
