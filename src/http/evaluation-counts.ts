@@ -25,7 +25,7 @@ type FlagCounts = Map<string, ReasonCounts>;
 interface Tally {
   slots: ReasonCounts[];
   reasons: number[];
-  /** Times served and not yet added to the counts (see `settled`). */
+  /** Times served and not yet added to the counts (see `#settle`). */
   owed: number;
 }
 
@@ -70,7 +70,7 @@ export class EnvironmentCounts {
     if (tally) {
       if (tally.owed++ === 0) {
         this.#owing.add(tally);
-        if (this.#owing.size > MAX_OWING) this.settled();
+        if (this.#owing.size > MAX_OWING) this.#settle();
       }
       return;
     }
@@ -86,13 +86,18 @@ export class EnvironmentCounts {
 
   /** The counts by flag and variant, every served answer added. */
   settled(): ReadonlyMap<string, FlagCounts> {
+    this.#settle();
+    return this.#flags;
+  }
+
+  /** Adds what the tallies owe to the counts. */
+  #settle(): void {
     for (const tally of this.#owing) {
       const { slots, reasons, owed } = tally;
       for (let i = 0; i < slots.length; i++) slots[i]![reasons[i]!]! += owed;
       tally.owed = 0;
     }
     this.#owing.clear();
-    return this.#flags;
   }
 
   /** A key the environment does not have (FLAG_NOT_FOUND). */
