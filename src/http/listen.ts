@@ -74,6 +74,8 @@ function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
 }
 
 export async function listenApp(app: H3, options: ListenOptions): Promise<Listening> {
+  // Ports browsers and fetch() refuse to call (6000, 6665, ...): listhen would move elsewhere, we say so.
+  if (options.port !== 0 && isUnsafePort(options.port)) throw new PortInUseError(options.host, options.port);
   const handler = withFastPath(withReasonPhrases(toNodeHandler(app)), options.fastPath);
   const { server, url } = needsListhen(options) ? await listenWithListhen(handler, options) : await listenPlain(handler, options);
   server.on("clientError", answerClientError);
@@ -103,8 +105,6 @@ const urlOf = (host: string, port: number): string => `http://${host.includes(":
 
 /** A plain node:http server on exactly this host and port, or a PortInUseError. */
 async function listenPlain(handler: NodeHandler, { port, host }: ListenOptions): Promise<{ server: Server; url: string }> {
-  // Ports browsers and fetch() refuse to call (6000, 6665, ...): listhen would move elsewhere, we say so.
-  if (port !== 0 && isUnsafePort(port)) throw new PortInUseError(host, port);
   const server = createServer(handler);
   try {
     await new Promise<void>((resolve, reject) => {
@@ -148,7 +148,7 @@ async function listenWithListhen(handler: NodeHandler, options: ListenOptions): 
   }
   const bound = (listener.server.address() as AddressInfo).port;
   if (port !== 0 && bound !== port) {
-    // listhen silently remaps ports browsers consider unsafe (6000, 6665, ...).
+    // Whatever else listhen would remap without a word (unsafe ports are refused before binding).
     await listener.close();
     throw new PortInUseError(host, port);
   }
