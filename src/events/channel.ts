@@ -1,6 +1,7 @@
 /**
  * One environment's stream of events: ids, a bounded replay buffer, and the clients to write to.
- * Each event is encoded once here, to text and to bytes, and the same bytes go to every client.
+ * Each event is encoded once here, as one SseFrame for every client (under Node, the same bytes go
+ * to every socket; a web stream encodes the frame's text itself).
  */
 import { encodeEvent } from "./encode.js";
 import { SseFrame } from "./frame.js";

@@ -6,12 +6,15 @@
 const CRLF = Buffer.from("\r\n");
 
 export class SseFrame {
-  /** The text as UTF-8. */
-  readonly bytes: Buffer;
+  #bytes: Buffer | undefined;
   #chunk: Buffer | undefined;
 
-  constructor(readonly text: string) {
-    this.bytes = Buffer.from(text, "utf8");
+  constructor(readonly text: string) {}
+
+  /** The text as UTF-8, encoded on first use (a web stream encodes the text itself). */
+  get bytes(): Buffer {
+    this.#bytes ??= Buffer.from(this.text, "utf8");
+    return this.#bytes;
   }
 
   /**

@@ -1,7 +1,8 @@
 /**
  * A Server-Sent Events stream. Under Node it is written straight to the response (NodeSseStream):
- * the encoded text of each event goes to the socket as is, with no web stream, reader or copy per
- * client, which is what keeps a stream cheap to open and hold by the ten thousand. Elsewhere it is
+ * each event's frame, encoded once for all clients, goes to the socket (as one prebuilt chunk when
+ * nothing is queued before it), with no web stream, reader or copy per client, which is what keeps
+ * a stream cheap to open and hold by the ten thousand. Elsewhere it is
  * a web ReadableStream (createSseResponse). Either way the unsent data is the client's backlog:
  * when it grows past `maxBufferedBytes` the client is cut off rather than buffered for without
  * limit. One `SseStream` per client is all a stream keeps: it is the channel's subscriber.
