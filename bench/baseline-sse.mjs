@@ -17,8 +17,8 @@ watch(dirname(file), (_event, name) => {
   if (name !== basename(file) || performance.now() < quietUntil) return;
   const frame = `event: flag-updated\ndata: {"flagKey":"f","timestamp":"${new Date().toISOString()}"}\nid: ${++id}\n\n`;
   for (const res of streams) res.write(frame);
-  // res.write hands its bytes to the socket on the next tick: this tick comes after all of them.
-  quietUntil = Infinity;
+  // res.write hands its bytes to the socket on the next tick: this tick comes after all of them
+  // (and before any other watch callback).
   process.nextTick(() => (quietUntil = performance.now() + 10));
 });
 

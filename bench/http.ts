@@ -61,6 +61,11 @@ const pinned = !values["no-pin"] && availableParallelism() >= 2 && pinTo(process
 /** The CPU a server under load runs on, when pinned. */
 const SERVER_CPU = 1;
 
+/** A server onto SERVER_CPU when the load generator is pinned: a placement half done would be misreported. */
+function pinServer(pid: number): void {
+  if (pinned && !pinTo(pid, SERVER_CPU)) throw new Error(`cannot run the server on CPU ${SERVER_CPU} (taskset failed); run with --no-pin`);
+}
+
 interface Row {
   name: string;
   label: string;
@@ -118,10 +123,10 @@ async function capture(url: string, row: Row): Promise<string> {
 async function measure(flagserve: Server, row: Row) {
   const started = await startNode(benchFile("baseline-server.mjs"), [await capture(flagserve.url, row)]);
   const baseline = { url: started.url, pid: started.child.pid! };
-  if (pinned) pinTo(baseline.pid, SERVER_CPU);
   const ours: Measured[] = [];
   const theirs: Measured[] = [];
   try {
+    pinServer(baseline.pid);
     if (warmup > 0) {
       await load(flagserve, row, warmup);
       await load(baseline, row, warmup);
@@ -151,8 +156,8 @@ await withTempDir(async (dir) => {
   await writeFile(file, benchYaml(100));
   const started = await startFlagserve(file, join(dir, "state"));
   const flagserve = { url: started.url, pid: started.child.pid! };
-  if (pinned) pinTo(flagserve.pid, SERVER_CPU);
   try {
+    pinServer(flagserve.pid);
     const contexts = benchContexts(Number(values.contexts)).map((context) => JSON.stringify({ context }));
     const one = [JSON.stringify({ context: { targetingKey: "user-42", email: "ada@example.com", country: "DE", plan: "pro", version: "3.1.4" } })];
     const etag = (await fetch(`${flagserve.url}${ALL}`, { method: "POST", headers: { "x-api-key": KEY }, body: one[0] })).headers.get("etag")!;

@@ -14,7 +14,8 @@
  *   memory   server RSS after opening them minus before, per stream
  *   fanout   one edit -> `flag-updated` on every one of the --streams streams: p50, p99 and last
  *            stream (the latest receipt of all) of each edit, median over --edits edits per side;
- *            and the server's CPU time (user + system, /proc) from each edit to the next, mean
+ *            and the server's CPU time (user + system, /proc) from just before each edit to the
+ *            end of the pause after it, mean
  *
  *   npm run bench:streams                                   # 10 000 streams (raises ulimit -n)
  *   npm run bench:streams -- --streams 500 --edits 3 --latency-edits 10   # a quick check
@@ -170,7 +171,7 @@ const OPEN_STEPS = 10;
 
 /**
  * Opens --streams streams to each side (each from its own client process) in OPEN_STEPS steps,
- * the sides taking turns (the baseline first, then whoever went second), so that a busy moment
+ * the sides taking turns (alternating, the baseline first), so that a busy moment
  * of the machine weighs on both; a side's time is the sum of its steps. Then the RSS per stream.
  */
 async function openInTurns(sides: Side[]): Promise<void> {
