@@ -69,21 +69,24 @@ describe("createSseResponse", () => {
   });
 });
 
+/** A real node:http server whose requests are handled by `handle`. */
+async function serve(handle: (req: IncomingMessage, res: ServerResponse) => void) {
+  const server = createServer(handle);
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const port = (server.address() as AddressInfo).port;
+  return { server, port, url: `http://127.0.0.1:${port}/` };
+}
+
+const options = (over: Partial<SseStreamOptions> = {}): SseStreamOptions => ({
+  contentType: "text/event-stream",
+  keyDigest: "k",
+  ip: "127.0.0.1",
+  maxBufferedBytes: 1024,
+  attach: () => () => {},
+  ...over,
+});
+
 describe("writeNodeSse", () => {
-  /** A real node:http server whose one request is handled by `handle`. */
-  async function serve(handle: (req: IncomingMessage, res: ServerResponse) => void) {
-    const server = createServer(handle);
-    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-    return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/` };
-  }
-  const options = (over: Partial<SseStreamOptions> = {}): SseStreamOptions => ({
-    contentType: "text/event-stream",
-    keyDigest: "k",
-    ip: "127.0.0.1",
-    maxBufferedBytes: 1024,
-    attach: () => () => {},
-    ...over,
-  });
 
   it("writes the headers given, the SSE headers, the retry hint and what is sent, then ends on close()", async () => {
     const closes: string[] = [];
@@ -136,13 +139,6 @@ describe("writeNodeSse", () => {
 });
 
 describe("writeNodeSse with frames encoded once for every client", () => {
-  const options = (attach: SseStreamOptions["attach"]): SseStreamOptions => ({
-    contentType: "text/event-stream",
-    keyDigest: "k",
-    ip: "127.0.0.1",
-    maxBufferedBytes: 1024,
-    attach,
-  });
   const EVENT = 'event: x\ndata: {"k":"é"}\nid: 1\n\n'; // not ASCII: the chunk size counts bytes
   /** Sends two frames, then a third on a later turn, then closes. */
   const sendAll = (s: Subscriber) => {
@@ -154,11 +150,7 @@ describe("writeNodeSse with frames encoded once for every client", () => {
     });
     return () => {};
   };
-  async function serve() {
-    const server = createServer((_req, res) => void writeNodeSse(res, [], options(sendAll)));
-    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-    return { server, port: (server.address() as AddressInfo).port };
-  }
+  const serveAll = () => serve((_req, res) => void writeNodeSse(res, [], options({ attach: sendAll })));
   /** The raw bytes of one request's whole answer, read until the server closes. */
   const raw = (port: number, request: string) =>
     new Promise<string>((resolve, reject) => {
@@ -171,7 +163,7 @@ describe("writeNodeSse with frames encoded once for every client", () => {
   const expected = `retry: 2000\n\ndata: first\n\n${EVENT}data: last\n\n`;
 
   it("reach an HTTP/1.1 client as the same text, in order, framed as chunks", async () => {
-    const { server, port } = await serve();
+    const { server, port } = await serveAll();
     try {
       const res = await fetch(`http://127.0.0.1:${port}/`);
       expect(res.headers.get("transfer-encoding")).toBe("chunked");
@@ -186,19 +178,20 @@ describe("writeNodeSse with frames encoded once for every client", () => {
   });
 
   it("come after what the response itself still holds back (corked)", async () => {
-    const server = createServer((_req, res) => {
-      void writeNodeSse(res, [], options((s) => {
-        res.cork();
-        res.write("data: corked\n\n");
-        s.send(new SseFrame(EVENT));
-        res.uncork();
-        setImmediate(() => s.close());
-        return () => {};
+    const { server, url } = await serve((_req, res) => {
+      void writeNodeSse(res, [], options({
+        attach: (s) => {
+          res.cork();
+          res.write("data: corked\n\n");
+          s.send(new SseFrame(EVENT));
+          res.uncork();
+          setImmediate(() => s.close());
+          return () => {};
+        },
       }));
     });
-    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
     try {
-      const res = await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/`);
+      const res = await fetch(url);
       expect(await res.text()).toBe(`retry: 2000\n\ndata: corked\n\n${EVENT}`);
     } finally {
       server.close();
@@ -206,7 +199,7 @@ describe("writeNodeSse with frames encoded once for every client", () => {
   });
 
   it("reach an HTTP/1.0 client unframed, and a HEAD request gets no body", async () => {
-    const { server, port } = await serve();
+    const { server, port } = await serveAll();
     try {
       const answer = await raw(port, "GET / HTTP/1.0\r\nHost: x\r\n\r\n");
       expect(answer).not.toMatch(/transfer-encoding/i);
