@@ -80,8 +80,8 @@ export function createReloader<T>(options: ReloaderOptions<T>): Reloader<T> {
     async close() {
       closed = true;
       clearTimeout(timer);
-      // A reload still writing (the key state file, say) must not outlive the server's close,
-      // nor hold it up for long.
+      // A reload still writing (the key state file, say) gets up to CLOSE_GRACE_MS to finish
+      // before close() returns; it is not waited on longer.
       if (running) await withTimeout(running.catch(() => undefined), CLOSE_GRACE_MS);
     },
   };

@@ -8,7 +8,7 @@
  * document marker, unexpected indentation, a number that is not finite) declines the whole text,
  * and the next reader takes it.
  */
-import { BACKSLASH, CLOSE_LIST, CLOSE_MAP, COLON, COMMA, DASH, DOUBLE, HASH, NL, OPEN_LIST, OPEN_MAP, SINGLE, SPACE } from "./char-codes.js";
+import { BACKSLASH, CLOSE_LIST, CLOSE_MAP, COLON, COMMA, DASH, DOT, DOUBLE, HASH, NL, OPEN_LIST, OPEN_MAP, PERCENT, SINGLE, SPACE } from "./char-codes.js";
 import { plainScalarValue } from "./core-scalars.js";
 
 /** Thrown inside the reader to decline the text; never leaves this module. */
@@ -66,7 +66,7 @@ class BlockReader {
     this.takeLine(0);
     if (this.eof) decline(); // empty, or only comments: the yaml path tells them apart
     const value = this.node(this.col);
-    if (!this.eof || value === null || typeof value !== "object") decline();
+    if (!this.eof) decline(); // node() gives a mapping or a list, or declines
     return value;
   }
 
@@ -374,7 +374,7 @@ const isFlowBreak = (c: number): boolean => c === SPACE || c === COMMA || c === 
 /** A directive (`%`) or a document marker (`---`, `...`) at a line's start. */
 function isDirectiveOrMarker(text: string, at: number): boolean {
   const c = text.charCodeAt(at);
-  return c === 37 || ((c === DASH || c === 46) && /^(?:---|\.\.\.)(?:[ \n]|$)/.test(text.slice(at, at + 4)));
+  return c === PERCENT || ((c === DASH || c === DOT) && /^(?:---|\.\.\.)(?:[ \n]|$)/.test(text.slice(at, at + 4)));
 }
 
 /** A double-quoted scalar's escapes, when all are JSON's (YAML's others: the other readers). */

@@ -4,14 +4,14 @@
  * package builds its Document (which keeps every node's position and the CST); most files are
  * one of these. The fast path answers only when
  * its value is certainly the one the `yaml` path gives: the same YAML 1.2 core schema (the
- * resolvers below mirror `yaml`'s, in its order) and nothing the readers treat each their own
+ * resolvers of core-scalars.ts mirror `yaml`'s, in its order) and nothing the readers treat each their own
  * way. Anything else (a tag, an alias, a merge key, a directive, a construct spanning lines, a
  * duplicate key, a syntax error, an empty file) returns undefined, and the `yaml` path reads the
  * file and reports what is wrong with its position.
  */
 import { FAILSAFE_SCHEMA, load, Type } from "js-yaml";
 import { parseBlockYaml } from "./block-yaml.js";
-import { BACKSLASH, CR, DASH, DOUBLE, HASH, NL, SINGLE, SPACE, TAB } from "./char-codes.js";
+import { BACKSLASH, COLON, COMMA, CR, DASH, DOUBLE, HASH, NL, OPEN_LIST, OPEN_MAP, SINGLE, SPACE, TAB } from "./char-codes.js";
 import { CORE_SCALARS, type CoreScalar } from "./core-scalars.js";
 
 /**
@@ -111,7 +111,7 @@ function keysWritten(text: string): number {
     while (isEscaped(text, end)) end = text.indexOf('"', end + 1);
     let next = end + 1;
     while (/[ \t\r\n]/.test(text.charAt(next))) next++;
-    if (text.charCodeAt(next) === 58) count++; // ':'
+    if (text.charCodeAt(next) === COLON) count++;
     start = end;
   }
   return count;
@@ -120,7 +120,7 @@ function keysWritten(text: string): number {
 /** Whether the character at `at` follows an odd number of backslashes. */
 function isEscaped(text: string, at: number): boolean {
   let backslashes = 0;
-  while (text.charCodeAt(at - 1 - backslashes) === 92) backslashes++;
+  while (text.charCodeAt(at - 1 - backslashes) === BACKSLASH) backslashes++;
   return backslashes % 2 === 1;
 }
 
@@ -184,7 +184,7 @@ export function linesAgree(text: string): boolean {
         break;
       case SINGLE:
       case DOUBLE:
-        if (quote === 0 && (prev === SPACE || prev === TAB || prev === 91 || prev === 123 || prev === 44 || prev === 58)) quote = c;
+        if (quote === 0 && (prev === SPACE || prev === TAB || prev === OPEN_LIST || prev === OPEN_MAP || prev === COMMA || prev === COLON)) quote = c;
         else if (c === quote && c === SINGLE && text.charCodeAt(i + 1) === SINGLE) i++;
         else if (c === quote) quote = 0;
         break;
