@@ -14,9 +14,15 @@ interface Entry<T> {
 }
 
 export class AnswerCache<T> {
+  /** By `${scope.length}:${scope}${request}`: no scope and request pair can spell another's. */
   #entries = new Map<string, Entry<T>>();
-  /** The last entry in #entries: a hit on it needs no reordering (clients repeat their last request). */
+  /**
+   * The last entry in #entries, with its scope and request. Clients repeat their last request:
+   * comparing with it costs less than building and hashing the key, and needs no reordering.
+   */
   #newest: Entry<T> | undefined;
+  #newestScope = "";
+  #newestRequest = "";
   #bytes = 0;
   /** `maxBytes` counts request texts and answers (as `sizeOf` measures them); 0 keeps nothing. */
   constructor(
@@ -25,37 +31,44 @@ export class AnswerCache<T> {
   ) {}
 
   /**
-   * The answer kept for `request` in `second`, else `compute()`'s, kept for next time. A throw
-   * from `compute` (an error answer) passes through and is not kept.
+   * The answer kept for `request` within `scope` (what else it depends on, such as the flag
+   * asked for) in `second`, else `compute()`'s, kept for next time. A throw from `compute` (an
+   * error answer) passes through and is not kept.
    */
-  answer(request: string, second: number, compute: () => T): T {
-    const cacheable = this.maxBytes > 0 && request.length <= MAX_CACHED_REQUEST_BYTES;
-    if (!cacheable) return compute();
-    const hit = this.#entries.get(request);
+  answer(scope: string, request: string, second: number, compute: () => T): T {
+    const newest = this.#newest;
+    if (newest !== undefined && this.#newestRequest === request && this.#newestScope === scope && newest.second === second) return newest.answer;
+    if (this.maxBytes === 0 || request.length + scope.length > MAX_CACHED_REQUEST_BYTES) return compute();
+    const key = `${scope.length}:${scope}${request}`;
+    const hit = this.#entries.get(key);
     if (hit && hit.second === second) {
       // A Map keeps insertion order: moving a hit to the end keeps the oldest first.
-      if (hit !== this.#newest) {
-        this.#entries.delete(request);
-        this.#entries.set(request, hit);
-        this.#newest = hit;
-      }
+      this.#entries.delete(key);
+      this.#entries.set(key, hit);
+      this.#setNewest(hit, scope, request);
       return hit.answer;
     }
     const answer = compute();
-    this.#set(request, { answer, second, size: request.length * 2 + this.sizeOf(answer) + 64 });
+    this.#set(key, { answer, second, size: key.length * 2 + this.sizeOf(answer) + 64 }, scope, request);
     return answer;
   }
 
-  #set(key: string, entry: Entry<T>): void {
+  #setNewest(entry: Entry<T> | undefined, scope: string, request: string): void {
+    this.#newest = entry;
+    this.#newestScope = scope;
+    this.#newestRequest = request;
+  }
+
+  #set(key: string, entry: Entry<T>, scope: string, request: string): void {
     const old = this.#entries.get(key);
     if (old) {
       this.#entries.delete(key);
       this.#bytes -= old.size;
-      if (old === this.#newest) this.#newest = undefined;
+      if (old === this.#newest) this.#setNewest(undefined, "", "");
     }
     if (entry.size > this.maxBytes) return;
     this.#entries.set(key, entry);
-    this.#newest = entry;
+    this.#setNewest(entry, scope, request);
     this.#bytes += entry.size;
     for (const [oldest, { size }] of this.#entries) {
       if (this.#bytes <= this.maxBytes) break;

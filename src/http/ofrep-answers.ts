@@ -99,10 +99,10 @@ export function createOfrepAnswers(options: OfrepAnswerOptions): OfrepAnswers {
 
   function all(snapshot: EnvironmentSnapshot, text: string, headers: RequestHeaders, flagConfigEtag: string | null): OfrepReply {
     const session = sessionOf(headers, sessions);
-    // With headers copied into the context, the answer depends on them too: they join the cache key.
-    const requestKey = enrich ? enrich.cacheKey(headers) + text : text;
+    // With headers copied into the context, the answer depends on them too: they scope the cache.
+    const scope = enrich ? enrich.cacheKey(headers) : "";
     const context = () => (enrich ? enrich(contextFromBody(parseJsonBody(text)), headers) : contextFromBody(parseJsonBody(text)));
-    const answer = bulkAnswer(snapshot, requestKey, context);
+    const answer = bulkAnswer(snapshot, scope, text, context);
     const { body, bytes, etag, outcomes } = answer;
     evaluations?.environment(snapshot.name).countAll(snapshot.flagKeys, outcomes);
     if (session) session.recordAll(snapshot.flagKeys, outcomes, receivedContext(text), now());
@@ -122,7 +122,7 @@ export function createOfrepAnswers(options: OfrepAnswerOptions): OfrepAnswers {
     let answer: SingleAnswer;
     try {
       answer = enrich
-        ? singleAnswer(snapshot, key, text, Date.now(), { enrich: (attributes) => enrich(attributes, headers), cacheKey: enrich.cacheKey(headers) })
+        ? singleAnswer(snapshot, key, text, undefined, { enrich: (attributes) => enrich(attributes, headers), cacheKey: enrich.cacheKey(headers) })
         : singleAnswer(snapshot, key, text);
     } catch (error) {
       if (error instanceof ApiError && error.status === 404) {

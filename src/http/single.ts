@@ -28,17 +28,20 @@ export interface SingleRequestOptions {
   cacheKey?: string;
 }
 
+const NO_OPTIONS: SingleRequestOptions = {};
+
 /** Answers kept per environment, in bytes of request and response bodies. */
 export const DEFAULT_SINGLE_CACHE_BYTES = 2 * 1024 * 1024;
 
 export function createSingleAnswers(cacheBytes = DEFAULT_SINGLE_CACHE_BYTES) {
   const caches = new WeakMap<EnvironmentSnapshot, AnswerCache<SingleAnswer>>();
-  return (snapshot: EnvironmentSnapshot, key: string, request: string, nowMs = Date.now(), options: SingleRequestOptions = {}): SingleAnswer => {
+  /** `nowMs`: the time evaluations read (the clock when absent, read only when a flag needs it). */
+  return (snapshot: EnvironmentSnapshot, key: string, request: string, nowMs?: number, options: SingleRequestOptions = NO_OPTIONS): SingleAnswer => {
     const compute = (): SingleAnswer => {
       const attributes = contextFromBody(parseJsonBody(request, key), key);
       const flag = snapshot.flags.get(key);
       if (!flag) throw apiError(404, "FLAG_NOT_FOUND", `flag '${key}' was not found`, { key });
-      const result = evaluate(flag, options.enrich ? options.enrich(attributes) : attributes, nowMs);
+      const result = evaluate(flag, options.enrich ? options.enrich(attributes) : attributes, nowMs ?? Date.now());
       const { status, body } = singleResponse(result);
       return { status, json: JSON.stringify(body), result };
     };
@@ -46,8 +49,10 @@ export function createSingleAnswers(cacheBytes = DEFAULT_SINGLE_CACHE_BYTES) {
     if (!flag) return compute(); // the request's 400 or the 404, in that order
     let cache = caches.get(snapshot);
     if (!cache) caches.set(snapshot, (cache = new AnswerCache<SingleAnswer>(cacheBytes, (answer) => answer.json.length)));
-    const second = flag.clockFree ? 0 : Math.floor(nowMs / 1000);
-    // Length-prefixed: no flag key and body pair can spell another's.
-    return cache.answer(`${key.length}:${key}${options.cacheKey ?? ""}${request}`, second, compute);
+    const second = flag.clockFree ? 0 : Math.floor((nowMs ??= Date.now()) / 1000);
+    // The scope: the flag key, length-prefixed when the answer depends on more (a cache serves
+    // one OfrepAnswers, which enriches every request or none, so scopes of both kinds never meet).
+    const scope = options.cacheKey === undefined ? key : `${key.length}:${key}${options.cacheKey}`;
+    return cache.answer(scope, request, second, compute);
   };
 }

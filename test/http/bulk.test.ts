@@ -20,7 +20,7 @@ function counted(options: Parameters<typeof createBulkAnswers>[0] = {}) {
   let evaluations = 0;
   return {
     answer: (snapshot: ReturnType<typeof snapshotOf>, context: object, nowMs = 1_700_000_000_000) =>
-      answer(snapshot, request(context), () => (evaluations++, context as Record<string, unknown>), nowMs),
+      answer(snapshot, "", request(context), () => (evaluations++, context as Record<string, unknown>), nowMs),
     get evaluations() {
       return evaluations;
     },

@@ -1,0 +1,71 @@
+/** The answer cache: a repeated request costs no computation, and only while the answer holds. */
+import { describe, expect, it } from "vitest";
+import { AnswerCache, MAX_CACHED_REQUEST_BYTES } from "../../src/http/answer-cache.js";
+
+/** A cache of answers 10 "bytes" each, and the computations it asked for, in order. */
+function cache(maxBytes = 1024) {
+  const computed: string[] = [];
+  const answers = new AnswerCache<string>(maxBytes, () => 10);
+  const answer = (scope: string, request: string, second = 0) =>
+    answers.answer(scope, request, second, () => {
+      computed.push(`${scope}|${request}|${second}`);
+      return `${scope}|${request}|${second}`;
+    });
+  return { answer, computed };
+}
+
+describe("AnswerCache", () => {
+  it("computes a request once, whether asked again at once or after others", () => {
+    const { answer, computed } = cache();
+    expect([answer("", "a"), answer("", "a"), answer("", "b"), answer("", "a"), answer("", "b")]).toEqual(["|a|0", "|a|0", "|b|0", "|a|0", "|b|0"]);
+    expect(computed).toEqual(["|a|0", "|b|0"]);
+  });
+
+  it("answers the same request anew in another second, the last one asked included", () => {
+    const { answer, computed } = cache();
+    expect([answer("", "a", 1), answer("", "a", 1), answer("", "a", 2), answer("", "a", 2)]).toEqual(["|a|1", "|a|1", "|a|2", "|a|2"]);
+    expect(computed).toEqual(["|a|1", "|a|2"]);
+  });
+
+  it("keeps scopes apart, even where a scope and request pair spells another's text", () => {
+    const { answer, computed } = cache();
+    expect([answer("f", "x"), answer("fx", ""), answer("f", "x"), answer("", "fx"), answer("fx", "")]).toEqual(["f|x|0", "fx||0", "f|x|0", "|fx|0", "fx||0"]);
+    expect(computed).toEqual(["f|x|0", "fx||0", "|fx|0"]);
+  });
+
+  it("evicts the least recently used, counting a repeat of the last request as a use", () => {
+    // Three entries fit: each is its key's text twice over (UTF-16) plus 10 plus 64 bytes.
+    const { answer, computed } = cache(3 * (2 * "0:a".length + 10 + 64));
+    for (const request of ["a", "b", "c", "a", "a", "d"]) answer("", request);
+    expect(computed).toEqual(["|a|0", "|b|0", "|c|0", "|d|0"]); // d evicted b, the least recently used
+    answer("", "a");
+    answer("", "c");
+    expect(computed).toHaveLength(4);
+    answer("", "b");
+    expect(computed.at(-1)).toBe("|b|0");
+  });
+
+  it("keeps nothing when turned off or for a request over the size limit", () => {
+    const off = cache(0);
+    off.answer("", "a");
+    off.answer("", "a");
+    expect(off.computed).toHaveLength(2);
+    const long = "x".repeat(MAX_CACHED_REQUEST_BYTES + 1);
+    const on = cache(1024 * 1024);
+    on.answer("", long);
+    on.answer("", long);
+    expect(on.computed).toHaveLength(2);
+  });
+
+  it("keeps no answer whose computation throws", () => {
+    const answers = new AnswerCache<string>(1024, () => 10);
+    let calls = 0;
+    const failing = () => {
+      calls++;
+      throw new Error("bad request");
+    };
+    expect(() => answers.answer("", "a", 0, failing)).toThrow("bad request");
+    expect(() => answers.answer("", "a", 0, failing)).toThrow("bad request");
+    expect(calls).toBe(2);
+  });
+});
