@@ -30,8 +30,13 @@ const labelText = (labels: Labels) =>
 /** One sample line, `name{labels} value`, for collectors that keep their own counts. */
 export const formatSample = (name: string, labels: Labels, value: number): string => `${name}{${labelText(labels)}} ${value}`;
 
+/** A counter's value for one label set: held by whoever counts it often (see `counter`). */
+interface Count {
+  value: number;
+}
+
 export class Metrics {
-  #counters = new Map<string, { help: string; values: Map<string, number> }>();
+  #counters = new Map<string, { help: string; values: Map<string, Count> }>();
   #gauges = new Map<string, { help: string; read: () => number }>();
   /** The values of each client header given a series of their own. */
   #clientValues = new Map<string, Set<string>>();
@@ -45,17 +50,22 @@ export class Metrics {
     for (const label in labels) id += `${label}\0${labels[label]}\0`;
     let key = this.#labelTexts.get(id);
     if (key === undefined) this.#labelTexts.set(id, (key = labelText(labels)));
-    values.set(key, (values.get(key) ?? 0) + 1);
+    this.#count(values, key).value++;
   }
 
   /** `count` for one fixed label set, resolved once: for counting on every request. */
   counter(name: string, help: string, labels: Labels): () => void {
-    const values = this.#values(name, help);
-    const key = labelText(labels);
-    return () => void values.set(key, (values.get(key) ?? 0) + 1);
+    const count = this.#count(this.#values(name, help), labelText(labels));
+    return () => void count.value++;
   }
 
-  #values(name: string, help: string): Map<string, number> {
+  #count(values: Map<string, Count>, key: string): Count {
+    let count = values.get(key);
+    if (!count) values.set(key, (count = { value: 0 }));
+    return count;
+  }
+
+  #values(name: string, help: string): Map<string, Count> {
     let counter = this.#counters.get(name);
     if (!counter) this.#counters.set(name, (counter = { help, values: new Map() }));
     return counter.values;
@@ -92,7 +102,7 @@ export class Metrics {
     const lines: string[] = [];
     for (const [name, { help, values }] of this.#counters) {
       lines.push(`# HELP ${name} ${help}`, `# TYPE ${name} counter`);
-      for (const [labels, value] of values) lines.push(`${name}{${labels}} ${value}`);
+      for (const [labels, { value }] of values) if (value > 0) lines.push(`${name}{${labels}} ${value}`);
     }
     for (const [name, { help, read }] of this.#gauges) {
       lines.push(`# HELP ${name} ${help}`, `# TYPE ${name} gauge`, `${name} ${read()}`);
