@@ -14,7 +14,7 @@ import type { FlagStore } from "../store/store.js";
 import { environmentFor, type RequestHeaders } from "./auth.js";
 import { readNodeBodyWith } from "./body.js";
 import { ApiError } from "./errors.js";
-import type { Metrics } from "./metrics.js";
+import { mayIdentifyClient, type Metrics } from "./metrics.js";
 import { ALL_ROUTE, errorReply, FLAG_ROUTE, type OfrepAnswers, type OfrepReply } from "./ofrep-answers.js";
 
 /** Answers the request and returns true, or returns false having touched nothing. */
@@ -188,7 +188,7 @@ export function createFastPath(options: FastPathOptions): NodeFastPath {
   /** Callbacks rather than an async function: no promise and no microtask turn per request. */
   function serve(req: IncomingMessage, res: ServerResponse, target: Target): void {
     const headers = new NodeRequestHeaders(req.headers);
-    metrics.countClient(headers);
+    if (mayIdentifyClient(req.rawHeaders)) metrics.countClient(headers);
     let snapshot: EnvironmentSnapshot;
     try {
       snapshot = environmentFor(store, headers);

@@ -12,6 +12,23 @@ export const CLIENT_HEADERS = [
   "x-flipswitch-features",
 ] as const;
 
+/** The start every name in CLIENT_HEADERS has, in any case. */
+const CLIENT_HEADER_START = /^x-(?:service|flipswitch)-/i;
+
+/**
+ * Whether a Node request's raw header list (name, value, name, ...) may hold a client
+ * identification header. Most requests carry none: one look at each name costs less than
+ * asking for each of CLIENT_HEADERS by name.
+ */
+export function mayIdentifyClient(rawHeaders: readonly string[]): boolean {
+  for (let i = 0; i < rawHeaders.length; i += 2) {
+    const name = rawHeaders[i]!;
+    // The shortest client header is `x-service-os`.
+    if (name.length >= 12 && CLIENT_HEADER_START.test(name)) return true;
+  }
+  return false;
+}
+
 /**
  * Distinct values kept per client header; later ones are counted as "other". Anyone can send
  * these headers without a key, so without a bound every new value would be a new series.

@@ -83,6 +83,7 @@ const cases: [string, string, Record<string, string>, string?][] = [
   ["POST", `${ALL}/checkout`, { ...auth, "x-flagserve-session": "compare" }, premium],
   ["GET", ALL, auth],
   ["OPTIONS", ALL, { origin: "http://app.example", "access-control-request-method": "POST" }],
+  ["POST", `${ALL}/checkout`, { ...auth, "X-Service-SDK": "raw-case/1.0", "x-flipswitch-runtime": "node/20" }, premium],
 ];
 
 /** Answers to every case, plus a revalidation with the ETag the first one got. */
@@ -123,7 +124,12 @@ describe("the Node fast path", () => {
       server.setFaults([]);
     }
     // The answers are what they should be, not merely alike.
-    expect(fast.map((a) => a.status)).toEqual([200, 200, 200, 200, 200, 200, 400, 404, 400, 400, 400, 401, 401, 400, 200, 200, 405, 204, 304, 304]);
+    expect(fast.map((a) => a.status)).toEqual([200, 200, 200, 200, 200, 200, 400, 404, 400, 400, 400, 401, 401, 400, 200, 200, 405, 204, 200, 304, 304]);
+    // Client identification headers are counted whatever the case of their names.
+    expect(delta(m0, m1)).toMatchObject({
+      'flagserve_client_requests_total{header="x-service-sdk",value="raw-case/1.0"}': 1,
+      'flagserve_client_requests_total{header="x-flipswitch-runtime",value="node/20"}': 1,
+    });
     expect(JSON.parse(fast[5]!.body)).toMatchObject({ key: "team/banner", value: "red" });
     expect(fast[0]!.headers).toMatchObject({ "access-control-allow-origin": "*", "access-control-expose-headers": "etag", "cache-control": "private, no-cache", "content-type": "application/json" });
     expect(fastSession).toHaveLength(4); // three flags of the evaluate-all, then the single flag
