@@ -6,6 +6,7 @@
  *   npm run bench:http                              # 12 rounds of 2 s per server, 50 connections
  *   npm run bench:http -- --rounds 2 --duration 1 --warmup 1   # a quick check
  *   npm run bench:http -- --no-pin                  # load generator and servers share every core
+ *   npm run bench:http -- --rows single,304         # some rows only (single, all, rotating, 304)
  *
  * Each row runs the two servers in short alternating rounds (flagserve then baseline, then the
  * other way round), each under the same load, after `--warmup` seconds for both (not counted).
@@ -41,6 +42,7 @@ const { values } = parseArgs({
     connections: { type: "string", default: "50" },
     contexts: { type: "string", default: "10000" },
     "no-pin": { type: "boolean", default: false },
+    rows: { type: "string", default: "single,all,rotating,304" },
   },
 });
 const duration = Number(values.duration);
@@ -168,11 +170,14 @@ await withTempDir(async (dir) => {
       { name: "evaluate-all, 304 revalidation", label: "304", path: ALL, bodies: one, headers: { "if-none-match": etag }, status: 304 },
     ];
 
+    const chosen = values.rows.split(",").map((label) => label.trim());
+    const unknown = chosen.filter((label) => !rows.some((row) => row.label === label));
+    if (unknown.length > 0) throw new Error(`unknown --rows ${unknown.join(", ")}: choose from ${rows.map((row) => row.label).join(", ")}`);
     const placement = pinned ? `load generator on CPU 0, servers on CPU ${SERVER_CPU}` : "not pinned";
     header(`${connections} connections, ${rounds} rounds of ${duration} s per server, medians, loopback, ${placement}`);
     const table: (string | number)[][] = [];
     const ratios: [string, string][] = [];
-    for (const row of rows) {
+    for (const row of rows.filter((row) => chosen.includes(row.label))) {
       const m = await measure(flagserve, row);
       table.push([row.name, Math.round(m.rps[0]), Math.round(m.rps[1]), m.ratio, m.p99[0], m.p99[1], Math.round(m.cpu[0]), Math.round(m.cpu[1]), m.cpuRatio]);
       ratios.push([row.label, m.ratio]);
