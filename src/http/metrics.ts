@@ -14,6 +14,7 @@ export const CLIENT_HEADERS = [
 
 /** The start every name in CLIENT_HEADERS has, in any case. */
 const CLIENT_HEADER_START = /^x-(?:service|flipswitch)-/i;
+const X = 0x78;
 
 /**
  * Whether a Node request's raw header list (name, value, name, ...) may hold a client
@@ -23,8 +24,8 @@ const CLIENT_HEADER_START = /^x-(?:service|flipswitch)-/i;
 export function mayIdentifyClient(rawHeaders: readonly string[]): boolean {
   for (let i = 0; i < rawHeaders.length; i += 2) {
     const name = rawHeaders[i]!;
-    // The shortest client header is `x-service-os`.
-    if (name.length >= 12 && CLIENT_HEADER_START.test(name)) return true;
+    // The shortest client header is `x-service-os`; `| 0x20` lower-cases the X.
+    if (name.length >= 12 && (name.charCodeAt(0) | 0x20) === X && CLIENT_HEADER_START.test(name)) return true;
   }
   return false;
 }
