@@ -7,13 +7,13 @@ import { withHttpErrors } from "./errors.js";
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
 
 /**
- * Collects a Node request's bytes up to `limit`, then calls `done` once: with the bytes, or with
- * "too-large" (having stopped reading, without destroying the socket). A request whose client
- * goes away before its end never calls `done`: there is no one to answer, and nothing is held
- * (the listeners go with the request). Node emits "error" on a request only when it has a
- * listener, so none is added. Callbacks, not a promise: the Node fast path reads every body here.
+ * Collects a Node request's bytes up to `limit`, then calls `done` once: with the text, or with
+ * the 413 (having stopped reading, without destroying the socket). A request whose client goes
+ * away before its end never calls `done`: there is no one to answer, and nothing is held (the
+ * listeners go with the request). Node emits "error" on a request only when it has a listener,
+ * so none is added. Callbacks, not a promise: the Node fast path reads every body here.
  */
-function collectNodeBody(req: Readable, limit: number, done: (bytes: Buffer | "too-large") => void): void {
+function collectNodeBody(req: Readable, limit: number, done: (error: unknown, text?: string) => void): void {
   let first: Buffer | undefined;
   let chunks: Buffer[] | undefined;
   let size = 0;
@@ -24,15 +24,13 @@ function collectNodeBody(req: Readable, limit: number, done: (bytes: Buffer | "t
     if (size > limit) {
       settled = true;
       req.pause();
-      return done("too-large");
+      return done(tooLarge(limit));
     }
     if (first === undefined) first = chunk;
     else (chunks ??= [first]).push(chunk);
   });
-  req.on("end", () => settled || done(chunks ? Buffer.concat(chunks) : (first ?? EMPTY)));
+  req.on("end", () => settled || done(null, chunks ? Buffer.concat(chunks).toString("utf8") : (first?.toString("utf8") ?? "")));
 }
-
-const EMPTY = Buffer.alloc(0);
 
 /** The same through the web stream, where there is no Node request (`app.request()`). */
 async function readWebBody(body: ReadableStream<Uint8Array>, limit: number): Promise<Buffer | "too-large"> {
@@ -69,7 +67,7 @@ export function readNodeBodyText(req: Readable, declaredLength: string | null | 
 /** `readNodeBodyText` with a callback: the error (a 413 ApiError among them) or the text. */
 export function readNodeBodyWith(req: Readable, declaredLength: string | null | undefined, limit: number, done: (error: unknown, text?: string) => void): void {
   if (declaredLength != null && Number(declaredLength) > limit) return done(tooLarge(limit));
-  collectNodeBody(req, limit, (bytes) => (bytes === "too-large" ? done(tooLarge(limit)) : done(null, bytes.toString("utf8"))));
+  collectNodeBody(req, limit, done);
 }
 
 /**
