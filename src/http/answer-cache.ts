@@ -7,6 +7,9 @@
 /** Longer request bodies are answered but not kept: one request must not evict hundreds. */
 export const MAX_CACHED_REQUEST_BYTES = 4 * 1024;
 
+/** Length-prefixed: no scope and request pair can spell another's. */
+const keyOf = (scope: string, request: string): string => `${scope.length}:${scope}${request}`;
+
 interface Entry<T> {
   answer: T;
   second: number;
@@ -14,7 +17,7 @@ interface Entry<T> {
 }
 
 export class AnswerCache<T> {
-  /** By `${scope.length}:${scope}${request}`: no scope and request pair can spell another's. */
+  /** By keyOf(scope, request). */
   #entries = new Map<string, Entry<T>>();
   /**
    * The last entry in #entries, with its scope and request. Clients repeat their last request:
@@ -32,25 +35,32 @@ export class AnswerCache<T> {
 
   /**
    * The answer kept for `request` within `scope` (what else it depends on, such as the flag
-   * asked for) in `second`, else `compute()`'s, kept for next time. A throw from `compute` (an
-   * error answer) passes through and is not kept.
+   * asked for) in `second`, else undefined: compute it and `set` it. An error answer (a throw
+   * while computing) is simply never set.
    */
-  answer(scope: string, request: string, second: number, compute: () => T): T {
+  get(scope: string, request: string, second: number): T | undefined {
     const newest = this.#newest;
     if (newest !== undefined && this.#newestRequest === request && this.#newestScope === scope && newest.second === second) return newest.answer;
-    if (this.maxBytes === 0 || request.length + scope.length > MAX_CACHED_REQUEST_BYTES) return compute();
-    const key = `${scope.length}:${scope}${request}`;
+    if (!this.#keeps(scope, request)) return undefined;
+    const key = keyOf(scope, request);
     const hit = this.#entries.get(key);
-    if (hit && hit.second === second) {
-      // A Map keeps insertion order: moving a hit to the end keeps the oldest first.
-      this.#entries.delete(key);
-      this.#entries.set(key, hit);
-      this.#setNewest(hit, scope, request);
-      return hit.answer;
-    }
-    const answer = compute();
+    if (hit === undefined || hit.second !== second) return undefined;
+    // A Map keeps insertion order: moving a hit to the end keeps the oldest first.
+    this.#entries.delete(key);
+    this.#entries.set(key, hit);
+    this.#setNewest(hit, scope, request);
+    return hit.answer;
+  }
+
+  /** Keeps `answer` for `request` within `scope` in `second` (see `get`). */
+  set(scope: string, request: string, second: number, answer: T): void {
+    if (!this.#keeps(scope, request)) return;
+    const key = keyOf(scope, request);
     this.#set(key, { answer, second, size: key.length * 2 + this.sizeOf(answer) + 64 }, scope, request);
-    return answer;
+  }
+
+  #keeps(scope: string, request: string): boolean {
+    return this.maxBytes > 0 && scope.length + request.length <= MAX_CACHED_REQUEST_BYTES;
   }
 
   #setNewest(entry: Entry<T> | undefined, scope: string, request: string): void {

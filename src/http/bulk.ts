@@ -90,20 +90,24 @@ function compute(snapshot: EnvironmentSnapshot, plan: Plan, context: Record<stri
 }
 
 /**
- * The evaluate-all answerer: `(snapshot, scope, request body, context parser, now)` -> body and
+ * The evaluate-all answerer: `(snapshot, scope, request body, context reader, now)` -> body and
  * ETag. The scope is whatever else than the body the context depends on ("" when nothing: see
- * fixture/enrich.ts). `context` is only called on a miss, so it may throw the request's 400.
- * `now` is the time evaluations read: the clock when absent, read only when a flag needs it.
+ * fixture/enrich.ts). `contextOf(body)` is only called on a miss, so it may throw the request's
+ * 400. `now` is the time evaluations read: the clock when absent, read only when a flag needs it.
  */
 export function createBulkAnswers(options: BulkOptions = {}) {
   const plans = new WeakMap<EnvironmentSnapshot, Plan>();
-  return (snapshot: EnvironmentSnapshot, scope: string, request: string, context: () => Record<string, unknown>, nowMs?: number): BulkAnswer => {
+  return (snapshot: EnvironmentSnapshot, scope: string, request: string, contextOf: (request: string) => Record<string, unknown>, nowMs?: number): BulkAnswer => {
     let plan = plans.get(snapshot);
     if (!plan) plans.set(snapshot, (plan = planFor(snapshot, options)));
     const second = plan.readsClock ? Math.floor((nowMs ??= Date.now()) / 1000) : 0;
-    let computed = false;
-    const answer = plan.cache.answer(scope, request, second, () => ((computed = true), compute(snapshot, plan, context(), nowMs ?? Date.now())));
-    if (!computed) answer.bytes ??= Buffer.from(answer.body);
+    const kept = plan.cache.get(scope, request, second);
+    if (kept !== undefined) {
+      kept.bytes ??= Buffer.from(kept.body); // served a second time: worth its bytes
+      return kept;
+    }
+    const answer = compute(snapshot, plan, contextOf(request), nowMs ?? Date.now());
+    plan.cache.set(scope, request, second, answer);
     return answer;
   };
 }

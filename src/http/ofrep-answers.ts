@@ -77,43 +77,61 @@ const CACHE_CONTROL = "private, no-cache";
  */
 class KeptReplies<A extends object> {
   #replies = new WeakMap<A, OfrepReply | null>();
-  /** The reply kept for `answer`, else `make(keeping)`'s, kept when `keep` (or from the second time on). */
-  reply(answer: A, make: (keeping: boolean) => OfrepReply, keep = false): OfrepReply {
+  /** Makes the reply to an answer (`keeping`: it will be kept); reads nothing else, so it is made once. */
+  constructor(private readonly make: (answer: A, keeping: boolean) => OfrepReply) {}
+
+  /** The reply kept for `answer`, else a new one, kept when `keep` (or from the second time on). */
+  reply(answer: A, keep = false): OfrepReply {
     const kept = this.#replies.get(answer);
     if (kept) return kept;
     const keeping = keep || kept === null;
-    const reply = make(keeping);
+    const reply = this.make(answer, keeping);
     if (keeping) reply.kept = true;
     this.#replies.set(answer, keeping ? reply : null);
     return reply;
   }
 }
 
+const notModifiedReply = ({ etag }: BulkAnswer): OfrepReply => ({ status: 304, headers: { "cache-control": CACHE_CONTROL, etag } });
+const fullReply = ({ etag, body, bytes }: BulkAnswer): OfrepReply => ({
+  status: 200,
+  headers: { "cache-control": CACHE_CONTROL, "content-type": JSON_CONTENT_TYPE, etag },
+  body,
+  bytes,
+});
+const singleReply = ({ status, json }: SingleAnswer, keeping: boolean): OfrepReply => ({
+  status,
+  headers: { "content-type": JSON_CONTENT_TYPE },
+  body: json,
+  bytes: keeping ? Buffer.from(json) : undefined,
+});
+
+/** The context of a request body, read the same way every time (see fixture/enrich.ts for more). */
+const contextOf = (text: string): Record<string, unknown> => contextFromBody(parseJsonBody(text));
+
 export function createOfrepAnswers(options: OfrepAnswerOptions): OfrepAnswers {
   const { enrich, sessions, evaluations } = options;
   const bulkAnswer = createBulkAnswers({ eventStreamPath: options.eventStreamPath, cacheBytes: options.bulkCacheBytes });
   const singleAnswer = createSingleAnswers(options.singleCacheBytes);
-  const notModified = new KeptReplies<BulkAnswer>();
-  const fullAnswers = new KeptReplies<BulkAnswer>();
-  const singleReplies = new KeptReplies<SingleAnswer>();
+  const notModified = new KeptReplies(notModifiedReply);
+  const fullAnswers = new KeptReplies(fullReply);
+  const singleReplies = new KeptReplies(singleReply);
 
   function all(snapshot: EnvironmentSnapshot, text: string, headers: RequestHeaders, flagConfigEtag: string | null): OfrepReply {
     const session = sessionOf(headers, sessions);
     // With headers copied into the context, the answer depends on them too: they scope the cache.
     const scope = enrich ? enrich.cacheKey(headers) : "";
-    const context = () => (enrich ? enrich(contextFromBody(parseJsonBody(text)), headers) : contextFromBody(parseJsonBody(text)));
-    const answer = bulkAnswer(snapshot, scope, text, context);
-    const { body, bytes, etag, outcomes } = answer;
+    const answer = bulkAnswer(snapshot, scope, text, enrich ? (body) => enrich(contextOf(body), headers) : contextOf);
+    const { bytes, etag, outcomes } = answer;
     evaluations?.environment(snapshot.name).countAll(snapshot.flagKeys, outcomes);
     if (session) session.recordAll(snapshot.flagKeys, outcomes, receivedContext(text), now());
     // A re-fetch triggered by a change event names the configuration it was told about; when
     // that is not the current one the client must get a full answer, never a 304 (OFREP ADR-0008).
     const staleTrigger = flagConfigEtag !== null && !sameConfigEtag(flagConfigEtag, snapshot.configEtag);
     if (!staleTrigger && ifNoneMatchHits(headers.get("if-none-match"), etag)) {
-      return notModified.reply(answer, () => ({ status: 304, headers: { "cache-control": CACHE_CONTROL, etag } }));
+      return notModified.reply(answer);
     }
-    const make = (): OfrepReply => ({ status: 200, headers: { "cache-control": CACHE_CONTROL, "content-type": JSON_CONTENT_TYPE, etag }, body, bytes });
-    return bytes ? fullAnswers.reply(answer, make, true) : make();
+    return bytes ? fullAnswers.reply(answer, true) : fullReply(answer);
   }
 
   function flag(snapshot: EnvironmentSnapshot, key: string, text: string, headers: RequestHeaders): OfrepReply {
@@ -131,10 +149,9 @@ export function createOfrepAnswers(options: OfrepAnswerOptions): OfrepAnswers {
       }
       throw error;
     }
-    const { status, json, result } = answer;
-    counts?.count(key, result);
-    session?.record(key, result, receivedContext(text), now());
-    return singleReplies.reply(answer, (keeping) => ({ status, headers: { "content-type": JSON_CONTENT_TYPE }, body: json, bytes: keeping ? Buffer.from(json) : undefined }));
+    counts?.count(key, answer.result);
+    session?.record(key, answer.result, receivedContext(text), now());
+    return singleReplies.reply(answer);
   }
 
   return { all, flag };

@@ -37,22 +37,28 @@ export function createSingleAnswers(cacheBytes = DEFAULT_SINGLE_CACHE_BYTES) {
   const caches = new WeakMap<EnvironmentSnapshot, AnswerCache<SingleAnswer>>();
   /** `nowMs`: the time evaluations read (the clock when absent, read only when a flag needs it). */
   return (snapshot: EnvironmentSnapshot, key: string, request: string, nowMs?: number, options: SingleRequestOptions = NO_OPTIONS): SingleAnswer => {
-    const compute = (): SingleAnswer => {
-      const attributes = contextFromBody(parseJsonBody(request, key), key);
-      const flag = snapshot.flags.get(key);
-      if (!flag) throw apiError(404, "FLAG_NOT_FOUND", `flag '${key}' was not found`, { key });
-      const result = evaluate(flag, options.enrich ? options.enrich(attributes) : attributes, nowMs ?? Date.now());
-      const { status, body } = singleResponse(result);
-      return { status, json: JSON.stringify(body), result };
-    };
     const flag = snapshot.flags.get(key);
-    if (!flag) return compute(); // the request's 400 or the 404, in that order
+    if (!flag) return answerTo(snapshot, key, request, 0, options); // the request's 400 or the 404, in that order
     let cache = caches.get(snapshot);
     if (!cache) caches.set(snapshot, (cache = new AnswerCache<SingleAnswer>(cacheBytes, (answer) => answer.json.length)));
     const second = flag.clockFree ? 0 : Math.floor((nowMs ??= Date.now()) / 1000);
     // The scope: the flag key, length-prefixed when the answer depends on more (a cache serves
     // one OfrepAnswers, which enriches every request or none, so scopes of both kinds never meet).
     const scope = options.cacheKey === undefined ? key : `${key.length}:${key}${options.cacheKey}`;
-    return cache.answer(scope, request, second, compute);
+    const kept = cache.get(scope, request, second);
+    if (kept !== undefined) return kept;
+    const answer = answerTo(snapshot, key, request, nowMs ?? Date.now(), options);
+    cache.set(scope, request, second, answer);
+    return answer;
   };
+}
+
+/** The answer computed: throws the request's 400 (invalid JSON or context), then the 404. */
+function answerTo(snapshot: EnvironmentSnapshot, key: string, request: string, nowMs: number, options: SingleRequestOptions): SingleAnswer {
+  const attributes = contextFromBody(parseJsonBody(request, key), key);
+  const flag = snapshot.flags.get(key);
+  if (!flag) throw apiError(404, "FLAG_NOT_FOUND", `flag '${key}' was not found`, { key });
+  const result = evaluate(flag, options.enrich ? options.enrich(attributes) : attributes, nowMs);
+  const { status, body } = singleResponse(result);
+  return { status, json: JSON.stringify(body), result };
 }

@@ -6,11 +6,14 @@ import { AnswerCache, MAX_CACHED_REQUEST_BYTES } from "../../src/http/answer-cac
 function cache(maxBytes = 1024) {
   const computed: string[] = [];
   const answers = new AnswerCache<string>(maxBytes, () => 10);
-  const answer = (scope: string, request: string, second = 0) =>
-    answers.answer(scope, request, second, () => {
-      computed.push(`${scope}|${request}|${second}`);
-      return `${scope}|${request}|${second}`;
-    });
+  const answer = (scope: string, request: string, second = 0): string => {
+    const kept = answers.get(scope, request, second);
+    if (kept !== undefined) return kept;
+    const computedAnswer = `${scope}|${request}|${second}`;
+    computed.push(computedAnswer);
+    answers.set(scope, request, second, computedAnswer);
+    return computedAnswer;
+  };
   return { answer, computed };
 }
 
@@ -57,15 +60,10 @@ describe("AnswerCache", () => {
     expect(on.computed).toHaveLength(2);
   });
 
-  it("keeps no answer whose computation throws", () => {
+  it("keeps an answer only for its own second, scope and request", () => {
     const answers = new AnswerCache<string>(1024, () => 10);
-    let calls = 0;
-    const failing = () => {
-      calls++;
-      throw new Error("bad request");
-    };
-    expect(() => answers.answer("", "a", 0, failing)).toThrow("bad request");
-    expect(() => answers.answer("", "a", 0, failing)).toThrow("bad request");
-    expect(calls).toBe(2);
+    answers.set("f", "x", 1, "answer");
+    expect(answers.get("f", "x", 1)).toBe("answer");
+    expect([answers.get("f", "x", 2), answers.get("g", "x", 1), answers.get("f", "y", 1), answers.get("", "fx", 1)]).toEqual([undefined, undefined, undefined, undefined]);
   });
 });
