@@ -7,7 +7,7 @@
 import type { EnvironmentChange } from "../changes/reload.js";
 import { formatProblem } from "../model/types.js";
 import { Channel } from "../events/channel.js";
-import { encodeEvent } from "../events/encode.js";
+import { encodeEvent, type SseEvent } from "../events/encode.js";
 import type { RecordedEvaluation, SessionStore } from "../fixture/sessions.js";
 import type { FlagStore } from "../store/store.js";
 
@@ -39,6 +39,12 @@ export function summarize(change: EnvironmentChange, at: Date): ChangeSummary {
 const problemsOf = (store: FlagStore): Record<string, string[]> =>
   Object.fromEntries([...store.problems].map(([env, list]) => [env, list.map(formatProblem)]));
 
+/** The `status` event: the problems by environment ("" for problems not tied to one), and when. */
+const statusEvent = (problems: Record<string, string[]>, at: Date): SseEvent => ({
+  name: "status",
+  data: JSON.stringify({ problems, timestamp: at.toISOString() }),
+});
+
 export class AdminFeed {
   readonly channel = new Channel(200);
   #lastProblems: string;
@@ -52,9 +58,9 @@ export class AdminFeed {
     this.#heartbeat.unref();
   }
 
-  /** Current problems, by environment ("" for problems not tied to one). */
-  problems(): Record<string, string[]> {
-    return problemsOf(this.store);
+  /** The `status` event for now: what a new connection starts from, before the channel's events. */
+  status(): SseEvent {
+    return statusEvent(problemsOf(this.store), new Date());
   }
 
   onChanges(changes: readonly EnvironmentChange[]): void {
@@ -67,7 +73,7 @@ export class AdminFeed {
     const text = JSON.stringify(problems);
     if (text === this.#lastProblems) return;
     this.#lastProblems = text;
-    this.channel.publish([{ name: "status", data: JSON.stringify({ problems, timestamp: new Date().toISOString() }) }]);
+    this.channel.publish([statusEvent(problems, new Date())]);
   }
 
   close(): void {

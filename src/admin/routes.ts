@@ -3,6 +3,7 @@
  * feed, and the test-fixture routes (fault rules, recorded sessions).
  */
 import type { H3 } from "h3";
+import { encodeEvent } from "../events/encode.js";
 import { SseFrame } from "../events/frame.js";
 import { createSseResponse } from "../events/sse.js";
 import { JSON_CONTENT_TYPE, withHttpErrors } from "../http/errors.js";
@@ -175,7 +176,7 @@ function registerFeedRoute(app: H3, { feed, sessions }: AdminRoutesOptions): voi
         maxBufferedBytes: 1024 * 1024,
         attach: (subscriber) => {
           // The state to start from, so a page that reconnects catches up without a reload.
-          subscriber.send(new SseFrame(`event: status\ndata: ${JSON.stringify({ problems: feed.problems(), timestamp: new Date().toISOString() })}\n\n`));
+          subscriber.send(new SseFrame(encodeEvent(feed.status())));
           const unsubscribe = feed.channel.subscribe(subscriber);
           if (session === null) return unsubscribe;
           const unfollow = followSession(sessions, session, (text) => subscriber.send(new SseFrame(text)));

@@ -220,6 +220,36 @@ describe("overrides and file reloads", () => {
   });
 });
 
+describe("the admin feed's status events", () => {
+  it("open with the current problems (no id), then come with an id each time the problems change", async () => {
+    const dir = await tempDir();
+    await dir.write("flags/dev.yaml", DEV_YAML);
+    const server = await createFlagServer({ config: dir.file("flags"), adminToken: ADMIN_TOKEN, stateDir: dir.file("state") });
+    const feed = await openSse(`${server.url}/api/v1/admin/events`, { authorization: `Bearer ${ADMIN_TOKEN}` });
+    const isStatus = (b: { event?: string }) => b.event === "status";
+    const timestamp = expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+    try {
+      const first = await feed.next(isStatus);
+      expect(first.raw).toBe(`event: status\ndata: ${first.data}\n\n`);
+      expect(Object.keys(JSON.parse(first.data!))).toEqual(["problems", "timestamp"]);
+      expect(JSON.parse(first.data!)).toEqual({ problems: {}, timestamp });
+
+      await writeFile(dir.file("flags/dev.yaml"), `${DEV_YAML}  broken: [\n`);
+      const broken = await feed.next(isStatus, 5000, feed.blocks.indexOf(first) + 1);
+      expect(broken.fields).toEqual(["event", "data", "id"]);
+      expect(broken.raw).toBe(`event: status\ndata: ${broken.data}\nid: ${broken.id}\n\n`);
+      expect(JSON.parse(broken.data!)).toEqual({ problems: { dev: [expect.stringMatching(/dev\.yaml:\d+:\d+ /)] }, timestamp });
+
+      await writeFile(dir.file("flags/dev.yaml"), DEV_YAML);
+      const fixed = await feed.next(isStatus, 5000, feed.blocks.indexOf(broken) + 1);
+      expect(JSON.parse(fixed.data!)).toEqual({ problems: {}, timestamp });
+    } finally {
+      feed.close();
+      await server.close();
+    }
+  });
+});
+
 describe("an override on a flag whose edit is broken", () => {
   it("stays, and the flag keeps answering with it; cleared, the last good definition answers; the page's data names the problem", async () => {
     const dir = await tempDir();
