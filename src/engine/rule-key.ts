@@ -23,17 +23,27 @@ function isJsonExact(value: unknown): boolean {
     case "object": {
       if (value === null) return true;
       if (Array.isArray(value)) {
-        for (let i = 0; i < value.length; i++) if (!(i in value) || !isJsonExact(value[i])) return false;
+        for (let i = 0; i < value.length; i++) if (isHole(value, i) || !isJsonExact(value[i])) return false;
         return true;
       }
-      const proto = Object.getPrototypeOf(value);
-      if (proto !== Object.prototype && proto !== null) return false;
+      if (!isPlainRecord(value)) return false;
       for (const key of Object.keys(value)) if (!isJsonExact((value as Record<string, unknown>)[key])) return false;
       return true;
     }
     default:
       return false;
   }
+}
+
+/** A hole of a sparse array is not JSON (JSON.stringify would write it as null). */
+function isHole(list: readonly unknown[], index: number): boolean {
+  return !(index in list);
+}
+
+/** An object literal, or one without a prototype: not a class instance such as a Date. */
+function isPlainRecord(value: object): boolean {
+  const proto = Object.getPrototypeOf(value);
+  return proto === Object.prototype || proto === null;
 }
 
 function write(value: unknown, parts: string[]): boolean {
@@ -58,15 +68,14 @@ function writeArray(list: unknown[], parts: string[]): boolean {
   parts.push("[");
   for (let i = 0; i < list.length; i++) {
     if (i > 0) parts.push(",");
-    if (!(i in list) || !write(list[i], parts)) return false; // a hole is not JSON
+    if (isHole(list, i) || !write(list[i], parts)) return false;
   }
   parts.push("]");
   return true;
 }
 
 function writeRecord(record: object, parts: string[]): boolean {
-  const proto = Object.getPrototypeOf(record);
-  if (proto !== Object.prototype && proto !== null) return false;
+  if (!isPlainRecord(record)) return false;
   parts.push("{");
   let first = true;
   for (const key of Object.keys(record)) {

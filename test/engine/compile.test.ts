@@ -368,6 +368,15 @@ describe("ruleKey", () => {
     // eslint-disable-next-line no-sparse-arrays
     expect(ruleKey({ in: [1, [1, , 2]] })).toBeUndefined();
   });
+
+  it("refuses holes and class instances, and takes null-prototype objects, on both paths (with and without a -0)", () => {
+    for (const zero of [0, -0]) {
+      // eslint-disable-next-line no-sparse-arrays
+      expect(ruleKey({ in: [zero, [1, , 2]] })).toBeUndefined();
+      expect(ruleKey({ "==": [zero, new Date(0)] })).toBeUndefined();
+      expect(ruleKey({ "==": [zero, Object.assign(Object.create(null), { a: 1 })] })).toBe(`{"==":[${Object.is(zero, -0) ? "-0" : "0"},{"a":1}]}`);
+    }
+  });
 });
 
 describe("$ref expansion bombs", () => {
