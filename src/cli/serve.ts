@@ -313,7 +313,8 @@ async function start(specs: string[], flags: ServeFlags, logger: Logger): Promis
       faults: flags.fault,
     });
   } catch (error) {
-    // Already loaded (or loading) by startServer: these errors are the listener's and the admin API's.
+    // The listener's and the admin API's errors. startServer has loaded both modules before it can
+    // raise them; for an error raised earlier this loads them, a few milliseconds on the way out.
     const [{ PortInUseError }, { OverridesFileError }] = await Promise.all([import("../http/listen.js"), import("../admin/overrides.js")]);
     if (error instanceof InvalidConfigError) {
       for (const problem of error.problems) logger.error(formatProblem(problem), { ...problem });
