@@ -32,7 +32,7 @@ import { availableParallelism } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import autocannon from "autocannon";
-import { benchContexts, benchFile, benchYaml, cpuMicrosOf, header, KEY, median, printRatios, printTable, startFlagserve, startNode, stop, withTempDir } from "./lib.js";
+import { benchContexts, benchFile, benchYaml, cpuMicrosOf, header, KEY, median, printRatios, printTable, replyFor, startFlagserve, startNode, stop, withTempDir } from "./lib.js";
 
 const { values } = parseArgs({
   options: {
@@ -113,17 +113,8 @@ async function load(server: Server, row: Row, seconds = duration): Promise<Measu
   return { rps: result.requests.average, p99: result.latency.p99, cpu };
 }
 
-/** flagserve's exact answer to the row's first request, for the baseline to repeat. */
-async function capture(url: string, row: Row): Promise<string> {
-  const res = await fetch(`${url}${row.path}`, { method: "POST", headers: { "x-api-key": KEY, ...row.headers }, body: row.bodies[0] });
-  if (res.status !== row.status) throw new Error(`${row.name}: flagserve answered ${res.status}, expected ${row.status}`);
-  const headers: Record<string, string> = {};
-  for (const [k, v] of res.headers) if (!["date", "connection", "keep-alive", "transfer-encoding"].includes(k)) headers[k] = v;
-  return JSON.stringify({ status: res.status, headers, body: await res.text() });
-}
-
 async function measure(flagserve: Server, row: Row) {
-  const started = await startNode(benchFile("baseline-server.mjs"), [await capture(flagserve.url, row)]);
+  const started = await startNode(benchFile("baseline-server.mjs"), [await replyFor(flagserve.url, row.path, row.headers, row.bodies[0]!, row.status)]);
   const baseline = { url: started.url, pid: started.child.pid! };
   const ours: Measured[] = [];
   const theirs: Measured[] = [];

@@ -18,7 +18,7 @@ import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import autocannon from "autocannon";
-import { benchFile, benchYaml, BIN, header, KEY, printRatios, printTable, startFlagserve, stop, withTempDir } from "./lib.js";
+import { benchFile, benchYaml, BIN, header, KEY, printRatios, printTable, replyFor, startFlagserve, stop, withTempDir } from "./lib.js";
 
 const { values } = parseArgs({
   options: {
@@ -83,15 +83,6 @@ async function perRequest(script: string, args: string[], row: Row, dir: string,
   return (long - short) / counted;
 }
 
-/** flagserve's exact answer to the row's request, for the baseline to repeat. */
-async function capture(url: string, row: Row): Promise<string> {
-  const res = await fetch(`${url}${row.path}`, { method: "POST", headers: { "x-api-key": KEY, ...row.headers }, body: BODY });
-  if (res.status !== row.status) throw new Error(`${row.name}: flagserve answered ${res.status}, expected ${row.status}`);
-  const headers: Record<string, string> = {};
-  for (const [k, v] of res.headers) if (!["date", "connection", "keep-alive", "transfer-encoding"].includes(k)) headers[k] = v;
-  return JSON.stringify({ status: res.status, headers, body: await res.text() });
-}
-
 await withTempDir(async (dir) => {
   const file = join(dir, "bench.yaml");
   await writeFile(file, benchYaml(100));
@@ -110,7 +101,7 @@ await withTempDir(async (dir) => {
     const unknown = chosen.filter((label) => !rows.some((row) => row.label === label));
     if (unknown.length > 0) throw new Error(`unknown --rows ${unknown.join(", ")}: choose from ${rows.map((row) => row.label).join(", ")}`);
     rows = rows.filter((row) => chosen.includes(row.label));
-    for (const row of rows) replies.set(row.label, await capture(started.url, row));
+    for (const row of rows) replies.set(row.label, await replyFor(started.url, row.path, row.headers, BODY, row.status));
   } finally {
     await stop(started.child);
   }

@@ -123,6 +123,18 @@ export function startNode(script: string, args: string[] = [], stderr: "inherit"
 export const startFlagserve = (path: string, stateDir: string, { logs = false, extra = [] as string[] } = {}) =>
   startNode(BIN, [path, "--port", "0", ...(logs ? [] : ["--quiet"]), "--state-dir", stateDir, ...extra], logs ? "drain" : "inherit");
 
+/**
+ * flagserve's exact reply to one POST (status, headers but the per-connection ones, body), as the
+ * argument `bench/baseline-server.mjs` takes to send the very same bytes.
+ */
+export async function replyFor(url: string, path: string, headers: Record<string, string>, body: string, expectedStatus: number): Promise<string> {
+  const res = await fetch(`${url}${path}`, { method: "POST", headers: { "x-api-key": KEY, ...headers }, body });
+  if (res.status !== expectedStatus) throw new Error(`POST ${path}: flagserve answered ${res.status}, expected ${expectedStatus}`);
+  const kept: Record<string, string> = {};
+  for (const [name, value] of res.headers) if (!["date", "connection", "keep-alive", "transfer-encoding"].includes(name)) kept[name] = value;
+  return JSON.stringify({ status: res.status, headers: kept, body: await res.text() });
+}
+
 export const stop = (child: ChildProcess): Promise<void> =>
   new Promise((resolve) => {
     child.removeAllListeners("exit");
