@@ -83,7 +83,7 @@ const cases: [string, string, Record<string, string>, string?][] = [
   ["POST", `${ALL}/checkout`, { ...auth, "x-flagserve-session": "compare" }, premium],
   ["GET", ALL, auth],
   ["OPTIONS", ALL, { origin: "http://app.example", "access-control-request-method": "POST" }],
-  ["POST", `${ALL}/checkout`, { ...auth, "X-Service-SDK": "raw-case/1.0", "x-flipswitch-runtime": "node/20" }, premium],
+  ["POST", `${ALL}/checkout`, { ...auth, "X-Service-SDK": "raw-case/1.0", "X-Flipswitch-Runtime": "node/20" }, premium],
 ];
 
 /** Answers to every case, plus a revalidation with the ETag the first one got. */
