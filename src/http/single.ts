@@ -6,7 +6,7 @@
  * are never kept.
  */
 import { evaluate } from "../engine/index.js";
-import type { Evaluation } from "../engine/types.js";
+import type { CompiledFlag, Evaluation } from "../engine/types.js";
 import type { EnvironmentSnapshot } from "../store/snapshot.js";
 import { AnswerCache } from "./answer-cache.js";
 import { parseJsonBody } from "./body.js";
@@ -38,7 +38,7 @@ export function createSingleAnswers(cacheBytes = DEFAULT_SINGLE_CACHE_BYTES) {
   /** `nowMs`: the time evaluations read (the clock when absent, read only when a flag needs it). */
   return (snapshot: EnvironmentSnapshot, key: string, request: string, nowMs?: number, options: SingleRequestOptions = NO_OPTIONS): SingleAnswer => {
     const flag = snapshot.flags.get(key);
-    if (!flag) return answerTo(snapshot, key, request, 0, options); // the request's 400 or the 404, in that order
+    if (!flag) return answerTo(undefined, key, request, 0, options); // throws: the request's 400 or the 404, in that order
     let cache = caches.get(snapshot);
     if (!cache) caches.set(snapshot, (cache = new AnswerCache<SingleAnswer>(cacheBytes, (answer) => answer.json.length)));
     const second = flag.clockFree ? 0 : Math.floor((nowMs ??= Date.now()) / 1000);
@@ -47,16 +47,15 @@ export function createSingleAnswers(cacheBytes = DEFAULT_SINGLE_CACHE_BYTES) {
     const scope = options.cacheKey === undefined ? key : `${key.length}:${key}${options.cacheKey}`;
     const kept = cache.get(scope, request, second);
     if (kept !== undefined) return kept;
-    const answer = answerTo(snapshot, key, request, nowMs ?? Date.now(), options);
+    const answer = answerTo(flag, key, request, nowMs ?? Date.now(), options);
     cache.set(scope, request, second, answer);
     return answer;
   };
 }
 
-/** The answer computed: throws the request's 400 (invalid JSON or context), then the 404. */
-function answerTo(snapshot: EnvironmentSnapshot, key: string, request: string, nowMs: number, options: SingleRequestOptions): SingleAnswer {
+/** The answer computed: throws the request's 400 (invalid JSON or context), then, without a flag, the 404. */
+function answerTo(flag: CompiledFlag | undefined, key: string, request: string, nowMs: number, options: SingleRequestOptions): SingleAnswer {
   const attributes = contextFromBody(parseJsonBody(request, key), key);
-  const flag = snapshot.flags.get(key);
   if (!flag) throw apiError(404, "FLAG_NOT_FOUND", `flag '${key}' was not found`, { key });
   const result = evaluate(flag, options.enrich ? options.enrich(attributes) : attributes, nowMs);
   const { status, body } = singleResponse(result);
