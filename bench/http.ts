@@ -32,7 +32,7 @@ import { availableParallelism } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import autocannon from "autocannon";
-import { benchContexts, benchFile, benchYaml, cpuMicrosOf, header, KEY, median, printRatios, printTable, replyFor, startFlagserve, startNode, stop, withTempDir } from "./lib.js";
+import { benchContexts, benchFile, benchYaml, cpuMicrosOf, header, KEY, median, ONE_BODY, printRatios, printTable, replyFor, startFlagserve, startNode, stop, withTempDir } from "./lib.js";
 
 const { values } = parseArgs({
   options: {
@@ -152,7 +152,7 @@ await withTempDir(async (dir) => {
   try {
     pinServer(flagserve.pid);
     const contexts = benchContexts(Number(values.contexts)).map((context) => JSON.stringify({ context }));
-    const one = [JSON.stringify({ context: { targetingKey: "user-42", email: "ada@example.com", country: "DE", plan: "pro", version: "3.1.4" } })];
+    const one = [ONE_BODY];
     const etag = (await fetch(`${flagserve.url}${ALL}`, { method: "POST", headers: { "x-api-key": KEY }, body: one[0] })).headers.get("etag")!;
     const rows: Row[] = [
       { name: "single flag, targeted", label: "single", path: "/ofrep/v1/evaluate/flags/flag-001", bodies: one, headers: {}, status: 200 },

@@ -18,7 +18,7 @@ import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import autocannon from "autocannon";
-import { benchFile, benchYaml, BIN, header, KEY, printRatios, printTable, replyFor, startFlagserve, stop, withTempDir } from "./lib.js";
+import { benchFile, benchYaml, BIN, header, KEY, ONE_BODY, printRatios, printTable, replyFor, startFlagserve, stop, withTempDir } from "./lib.js";
 
 const { values } = parseArgs({
   options: {
@@ -31,7 +31,6 @@ const warm = Number(values.warm);
 const counted = Number(values.counted);
 
 const ALL = "/ofrep/v1/evaluate/flags";
-const BODY = JSON.stringify({ context: { targetingKey: "user-42", email: "ada@example.com", country: "DE", plan: "pro", version: "3.1.4" } });
 
 interface Row {
   label: string;
@@ -60,7 +59,7 @@ async function instructions(script: string, args: string[], row: Row, requests: 
     url: `${url}${row.path}`,
     method: "POST",
     headers: { "content-type": "application/json", "x-api-key": KEY, ...row.headers },
-    body: BODY,
+    body: ONE_BODY,
     connections: 1,
     amount: requests,
   });
@@ -91,7 +90,7 @@ await withTempDir(async (dir) => {
   let rows: Row[];
   const replies = new Map<string, string>();
   try {
-    const etag = (await fetch(`${started.url}${ALL}`, { method: "POST", headers: { "x-api-key": KEY }, body: BODY })).headers.get("etag")!;
+    const etag = (await fetch(`${started.url}${ALL}`, { method: "POST", headers: { "x-api-key": KEY }, body: ONE_BODY })).headers.get("etag")!;
     rows = [
       { label: "single", name: "single flag, targeted", path: `${ALL}/flag-001`, headers: {}, status: 200 },
       { label: "all", name: "evaluate-all, 100 flags, same context", path: ALL, headers: {}, status: 200 },
@@ -101,7 +100,7 @@ await withTempDir(async (dir) => {
     const unknown = chosen.filter((label) => !rows.some((row) => row.label === label));
     if (unknown.length > 0) throw new Error(`unknown --rows ${unknown.join(", ")}: choose from ${rows.map((row) => row.label).join(", ")}`);
     rows = rows.filter((row) => chosen.includes(row.label));
-    for (const row of rows) replies.set(row.label, await replyFor(started.url, row.path, row.headers, BODY, row.status));
+    for (const row of rows) replies.set(row.label, await replyFor(started.url, row.path, row.headers, ONE_BODY, row.status));
   } finally {
     await stop(started.child);
   }

@@ -59,6 +59,9 @@ export function benchEnvironment(count = 100): { apiKey: string; $evaluators: Re
 /** The same environment as a block-style YAML file, as a person would write it. */
 export const benchYaml = (count = 100): string => stringify(benchEnvironment(count));
 
+/** The one request body of the repeated-request rows (bench:http, bench:instructions). */
+export const ONE_BODY = JSON.stringify({ context: { targetingKey: "user-42", email: "ada@example.com", country: "DE", plan: "pro", version: "3.1.4" } });
+
 const COUNTRIES = ["DE", "US", "FR", "JP", "NL", "BR"];
 const PLANS = ["pro", "pro-plus", "free", "team"];
 
