@@ -8,7 +8,7 @@ import { SseFrame } from "../events/frame.js";
 import { createSseResponse } from "../events/sse.js";
 import { JSON_CONTENT_TYPE, withHttpErrors } from "../http/errors.js";
 import type { FaultInjector } from "../fixture/faults.js";
-import type { OfrepAnswers } from "../http/ofrep-answers.js";
+import { replyText, type OfrepAnswers } from "../http/ofrep-answers.js";
 import type { SessionStore } from "../fixture/sessions.js";
 import { clientIp } from "../http/events.js";
 import type { Logger } from "../log/logger.js";
@@ -154,7 +154,7 @@ function registerPlaygroundRoute(app: H3, { store, maxBodyBytes, answers }: Admi
       const headers = new Headers({ "x-api-key": snapshot.apiKey, "content-type": "application/json", host: event.req.headers.get("host") ?? "localhost" });
       const text = JSON.stringify({ context: context === undefined ? {} : context });
       const reply = await withHttpErrors(() => answers.all(snapshot, text, headers, null));
-      return new Response(reply.body, { status: reply.status, headers: { "content-type": JSON_CONTENT_TYPE } });
+      return new Response(replyText(reply), { status: reply.status, headers: { "content-type": JSON_CONTENT_TYPE } });
     }),
   );
 }

@@ -34,21 +34,8 @@ export function bulkItem(e: Evaluation) {
   return { key, errorCode, errorDetails, result: { key, errorCode, errorDetails }, metadata: e.metadata };
 }
 
-// Serialized items by outcome. An evaluation hands out one of its flag's shared, frozen success
-// answers (engine/answers.ts), so each distinct outcome is stringified once per loaded flag
-// instead of once per flag per request; they go away with the compiled flags on reload. Errors
-// and answers that are not frozen (hand-made flags) are stringified every time.
-const itemJsonCache = new WeakMap<Evaluation, string>();
-
-/** `JSON.stringify(bulkItem(e))`, memoized for frozen (shared) outcomes. */
-export function bulkItemJson(e: Evaluation): string {
-  let json = itemJsonCache.get(e);
-  if (json === undefined) {
-    json = JSON.stringify(bulkItem(e));
-    if (Object.isFrozen(e)) itemJsonCache.set(e, json);
-  }
-  return json;
-}
+/** An evaluate-all item as JSON text (bulk.ts keeps it, as bytes, per shared outcome). */
+export const bulkItemJson = (e: Evaluation): string => JSON.stringify(bulkItem(e));
 
 export type SingleBody = ReturnType<typeof successItem> | ReturnType<typeof errorItem>;
 

@@ -10,32 +10,62 @@ import { evaluate, evaluatorFor } from "../engine/index.js";
 import type { CompiledFlag, Evaluation } from "../engine/types.js";
 import type { EnvironmentSnapshot } from "../store/snapshot.js";
 import { AnswerCache } from "./answer-cache.js";
-import { bulkEtag } from "./etag.js";
+import { bulkEtagOf, bulkEtagPrefix } from "./etag.js";
 import { bulkItemJson } from "../evaluation/shape.js";
 
 export interface BulkAnswer {
-  /** JSON text: h3 hands a string to the Node response as is, with its Content-Length. */
-  body: string;
   /**
-   * The same as UTF-8 bytes, for the Node fast path: encoded once an answer is served a second
-   * time, then kept (a first answer goes out as text: most are never asked for again).
+   * The JSON body as UTF-8 bytes, built as bytes: no text to join, measure and encode again for
+   * the socket (an answer of 100 flags is about 8 KB).
    */
-  bytes?: Buffer;
+  bytes: Buffer;
   etag: string;
   /** Each flag's evaluation, in key order: counted for /metrics and recorded in sessions, cache hits included. */
   outcomes: readonly Evaluation[];
+  /** Set once the answer is served again from the cache: what is made from it is then worth keeping. */
+  repeated?: true;
 }
 
-/** Answers kept per environment, in bytes of request and response bodies (about 1 000 answers of 100 flags). */
+/** Answers kept per environment, in bytes of request and response bodies (about 500 answers of 100 flags). */
 export const DEFAULT_BULK_CACHE_BYTES = 8 * 1024 * 1024;
 
+/**
+ * An evaluated flag's items as bytes, by outcome. A flag hands out a handful of shared, frozen
+ * outcomes (engine/answers.ts): comparing with those seen costs less than a WeakMap lookup, and
+ * they go away with the plan. Past MAX_SEEN (a flag with many variants) and for outcomes made per
+ * evaluation (errors), the item is encoded each time.
+ */
+class ItemBytes {
+  static readonly MAX_SEEN = 16;
+  readonly #outcomes: Evaluation[] = [];
+  readonly #bytes: Buffer[] = [];
+
+  of(outcome: Evaluation): Buffer {
+    const outcomes = this.#outcomes;
+    for (let i = 0; i < outcomes.length; i++) if (outcomes[i] === outcome) return this.#bytes[i]!;
+    const bytes = Buffer.from(bulkItemJson(outcome));
+    if (Object.isFrozen(outcome) && outcomes.length < ItemBytes.MAX_SEEN) {
+      outcomes.push(outcome);
+      this.#bytes.push(bytes);
+    }
+    return bytes;
+  }
+}
+
 interface Plan {
-  /** In key order: an item's JSON when it is the same for every context, else the flag to evaluate. */
-  items: (string | CompiledFlag)[];
+  /** In key order: an item's bytes when it is the same for every context, else the flag to evaluate. */
+  items: (Buffer | CompiledFlag)[];
   /** The evaluations of the items that are the same for every context (by index). */
   fixed: (Evaluation | undefined)[];
+  /** Per evaluated item (by index), its bytes by outcome. */
+  encoded: (ItemBytes | undefined)[];
+  /**
+   * What the ETag hashes before the body (etag.ts), with room for the body after it: the body is
+   * written behind it, so the digest is taken over one buffer and the body is a view of the rest.
+   */
+  etagPrefix: Buffer;
   /** Everything after the flags array. */
-  tail: string;
+  tail: Buffer;
   /** Some flag may read the clock: an answer holds only within the second it was computed in. */
   readsClock: boolean;
   cache: AnswerCache<BulkAnswer>;
@@ -48,14 +78,21 @@ export interface BulkOptions {
   cacheBytes?: number;
 }
 
+const HEAD = Buffer.from('{"flags":[');
+const COMMA = 0x2c;
+
 function planFor(snapshot: EnvironmentSnapshot, options: BulkOptions): Plan {
   const fixed: (Evaluation | undefined)[] = [];
+  const encoded: (ItemBytes | undefined)[] = [];
   const items = snapshot.flagKeys.map((key, i) => {
     const flag = snapshot.flags.get(key)!;
     // Disabled flags and flags without targeting answer the same whatever the context and time.
-    if (flag.state !== "DISABLED" && flag.rule) return flag;
+    if (flag.state !== "DISABLED" && flag.rule) {
+      encoded[i] = new ItemBytes();
+      return flag;
+    }
     const outcome = (fixed[i] = evaluate(flag, {}, 0));
-    return bulkItemJson(outcome);
+    return Buffer.from(bulkItemJson(outcome));
   });
   // An `endpoint` without `origin`: the client resolves it against the origin it called, so
   // nothing here depends on the request's Host header (which any client can set).
@@ -63,30 +100,42 @@ function planFor(snapshot: EnvironmentSnapshot, options: BulkOptions): Plan {
     ? [{ type: "sse", endpoint: { requestUri: options.eventStreamPath(snapshot) }, inactivityDelaySec: 120 }]
     : undefined;
   const tail = `],"metadata":${JSON.stringify(snapshot.config.metadata)}${eventStreams ? `,"eventStreams":${JSON.stringify(eventStreams)}` : ""}}`;
-  const readsClock = items.some((item) => typeof item !== "string" && !item.clockFree);
-  // Text and bytes (about as long, counted before they exist), and an outcome held by an answer
-  // counts as about 64 bytes beside them.
-  const cache = new AnswerCache<BulkAnswer>(options.cacheBytes ?? DEFAULT_BULK_CACHE_BYTES, (answer) => 2 * answer.body.length + 64 * answer.outcomes.length);
-  return { items, fixed, tail, readsClock, cache };
+  const readsClock = items.some((item) => !Buffer.isBuffer(item) && !item.clockFree);
+  // An answer's bytes, and an outcome held by an answer counts as about 64 bytes beside them.
+  const cache = new AnswerCache<BulkAnswer>(options.cacheBytes ?? DEFAULT_BULK_CACHE_BYTES, (answer) => answer.bytes.length + 64 * answer.outcomes.length);
+  return { items, fixed, encoded, etagPrefix: Buffer.from(bulkEtagPrefix(snapshot.configEtag)), tail: Buffer.from(tail), readsClock, cache };
 }
 
-function compute(snapshot: EnvironmentSnapshot, plan: Plan, context: Record<string, unknown>, nowMs: number): BulkAnswer {
-  let json = '{"flags":[';
+function compute(plan: Plan, context: Record<string, unknown>, nowMs: number): BulkAnswer {
   const evaluate = evaluatorFor(context, nowMs);
-  const outcomes: Evaluation[] = new Array(plan.items.length);
-  for (let i = 0; i < plan.items.length; i++) {
-    const item = plan.items[i]!;
-    if (i > 0) json += ",";
-    if (typeof item === "string") {
-      json += item;
+  const { items, etagPrefix } = plan;
+  const outcomes: Evaluation[] = new Array(items.length);
+  const parts: Buffer[] = new Array(items.length);
+  let length = etagPrefix.length + HEAD.length + Math.max(0, items.length - 1) + plan.tail.length;
+  for (let i = 0; i < items.length; i++) {
+    const item = items[i]!;
+    let part: Buffer;
+    if (Buffer.isBuffer(item)) {
+      part = item;
       outcomes[i] = plan.fixed[i]!;
     } else {
       const outcome = (outcomes[i] = evaluate(item));
-      json += bulkItemJson(outcome);
+      part = plan.encoded[i]!.of(outcome);
     }
+    parts[i] = part;
+    length += part.length;
   }
-  json += plan.tail;
-  return { body: json, etag: bulkEtag(snapshot.configEtag, json), outcomes };
+  // Not from Node's shared pool: a kept answer would hold on to the whole pool slab.
+  const all = Buffer.allocUnsafeSlow(length);
+  let at = etagPrefix.copy(all, 0);
+  at += HEAD.copy(all, at);
+  for (let i = 0; i < parts.length; i++) {
+    if (i > 0) all[at++] = COMMA;
+    all.set(parts[i]!, at);
+    at += parts[i]!.length;
+  }
+  plan.tail.copy(all, at);
+  return { bytes: all.subarray(etagPrefix.length), etag: bulkEtagOf(all), outcomes };
 }
 
 /**
@@ -103,10 +152,10 @@ export function createBulkAnswers(options: BulkOptions = {}) {
     const second = plan.readsClock ? Math.floor((nowMs ??= Date.now()) / 1000) : 0;
     const kept = plan.cache.get(scope, request, second);
     if (kept !== undefined) {
-      kept.bytes ??= Buffer.from(kept.body); // served a second time: worth its bytes
+      kept.repeated = true;
       return kept;
     }
-    const answer = compute(snapshot, plan, contextOf(request), nowMs ?? Date.now());
+    const answer = compute(plan, contextOf(request), nowMs ?? Date.now());
     plan.cache.set(scope, request, second, answer);
     return answer;
   };

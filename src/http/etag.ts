@@ -4,10 +4,13 @@ import { hash } from "node:crypto";
 /**
  * Strong and deterministic: a hash of the environment's configuration version and the exact
  * response body, so it changes when either does and agrees across replicas reading the same files.
- * (One-shot over the text: the same digest as hashing the parts in turn, without a Hash object.)
+ * It hashes `bulkEtagPrefix(configEtag)` followed by the body's UTF-8 bytes, which bulk.ts writes
+ * into one buffer (the body is built as bytes).
  */
-export const bulkEtag = (configEtag: string, body: string): string =>
-  `"${hash("sha256", `${configEtag}\n${body}`, "base64url").slice(0, 27)}"`;
+export const bulkEtagPrefix = (configEtag: string): string => `${configEtag}\n`;
+
+/** The ETag of `bulkEtagPrefix(configEtag)` and the body, as one run of bytes. */
+export const bulkEtagOf = (prefixedBody: Uint8Array): string => `"${hash("sha256", prefixedBody, "base64url").slice(0, 27)}"`;
 
 /** The opaque part of an entity-tag, without `W/` and quotes (unquoted tags are tolerated). */
 const opaque = (tag: string): string => tag.trim().replace(/^W\//, "").replace(/^"(.*)"$/, "$1");

@@ -27,7 +27,7 @@ export interface OfrepReply {
   status: number;
   headers: Record<string, string>;
   body?: string;
-  /** The body as bytes, when they are kept with a cached answer (fast-path.ts sends these). */
+  /** The body as bytes instead (evaluate-all), or as well (a kept single-flag reply): fast-path.ts sends these. */
   bytes?: Buffer;
   /** Kept with its answer and sent again as this same object: what a sender derives from it may be kept too. */
   kept?: boolean;
@@ -72,8 +72,8 @@ const CACHE_CONTROL = "private, no-cache";
 /**
  * Replies kept with the answer they send, so an answer served again from a cache is sent again
  * as the very same reply object (the fast path keeps its Node header list by that object). Kept
- * only once the answer has its bytes (bulk.ts) or is asked for a second time: most first answers
- * are never asked for again.
+ * only once the answer is served again from its cache (bulk.ts) or asked for a second time:
+ * most first answers are never asked for again.
  */
 class KeptReplies<A extends object> {
   #replies = new WeakMap<A, OfrepReply | null>();
@@ -93,10 +93,9 @@ class KeptReplies<A extends object> {
 }
 
 const notModifiedReply = ({ etag }: BulkAnswer): OfrepReply => ({ status: 304, headers: { "cache-control": CACHE_CONTROL, etag } });
-const fullReply = ({ etag, body, bytes }: BulkAnswer): OfrepReply => ({
+const fullReply = ({ etag, bytes }: BulkAnswer): OfrepReply => ({
   status: 200,
   headers: { "cache-control": CACHE_CONTROL, "content-type": JSON_CONTENT_TYPE, etag },
-  body,
   bytes,
 });
 const singleReply = ({ status, json }: SingleAnswer, keeping: boolean): OfrepReply => ({
@@ -122,7 +121,7 @@ export function createOfrepAnswers(options: OfrepAnswerOptions): OfrepAnswers {
     // With headers copied into the context, the answer depends on them too: they scope the cache.
     const scope = enrich ? enrich.cacheKey(headers) : "";
     const answer = bulkAnswer(snapshot, scope, text, enrich ? (body) => enrich(contextOf(body), headers) : contextOf);
-    const { bytes, etag, outcomes } = answer;
+    const { etag, outcomes } = answer;
     evaluations?.environment(snapshot.name).countAll(snapshot.flagKeys, outcomes);
     if (session) session.recordAll(snapshot.flagKeys, outcomes, receivedContext(text), now());
     // A re-fetch triggered by a change event names the configuration it was told about; when
@@ -131,7 +130,7 @@ export function createOfrepAnswers(options: OfrepAnswerOptions): OfrepAnswers {
     if (!staleTrigger && ifNoneMatchHits(headers.get("if-none-match"), etag)) {
       return notModified.reply(answer);
     }
-    return bytes ? fullAnswers.reply(answer, true) : fullReply(answer);
+    return answer.repeated ? fullAnswers.reply(answer, true) : fullReply(answer);
   }
 
   function flag(snapshot: EnvironmentSnapshot, key: string, text: string, headers: RequestHeaders): OfrepReply {
@@ -156,6 +155,9 @@ export function createOfrepAnswers(options: OfrepAnswerOptions): OfrepAnswers {
 
   return { all, flag };
 }
+
+/** A reply's body as text, for senders that take text (the h3 routes, the playground). */
+export const replyText = (reply: OfrepReply): string | undefined => reply.body ?? reply.bytes?.toString("utf8");
 
 /** An error as a reply: its status, the JSON body and its headers (all in name order, as h3 sends them). */
 export function errorReply(status: number, body: object, headers: Readonly<Record<string, string>> = {}): OfrepReply {

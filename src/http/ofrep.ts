@@ -5,7 +5,7 @@ import type { FlagStore } from "../store/store.js";
 import { authenticate } from "./auth.js";
 import { readBodyText } from "./body.js";
 import { apiError, withHttpErrors } from "./errors.js";
-import { ALL_ROUTE, FLAG_ROUTE, type OfrepAnswers, type OfrepReply } from "./ofrep-answers.js";
+import { ALL_ROUTE, FLAG_ROUTE, replyText, type OfrepAnswers, type OfrepReply } from "./ofrep-answers.js";
 import { decodedPathTail } from "./path.js";
 
 export interface OfrepOptions {
@@ -30,7 +30,7 @@ function send(event: H3Event, reply: OfrepReply) {
   for (const name in reply.headers) event.res.headers.set(name, reply.headers[name]!);
   if (reply.status === 304) return noContent(304);
   if (reply.status !== 200) event.res.status = reply.status;
-  return reply.body;
+  return replyText(reply);
 }
 
 export function registerOfrepRoutes(app: H3, options: OfrepOptions): void {

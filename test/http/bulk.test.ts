@@ -1,6 +1,8 @@
 /** Evaluate-all answers are computed once per (snapshot, request body) and reused only while right. */
+import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { compileEnvironment } from "../../src/engine/compile.js";
+import { bulkItem } from "../../src/evaluation/shape.js";
 import { createBulkAnswers } from "../../src/http/bulk.js";
 import { createSnapshot } from "../../src/store/snapshot.js";
 import { env } from "../engine/helpers.js";
@@ -37,20 +39,43 @@ describe("createBulkAnswers", () => {
     const b = bulk.answer(first, { plan: "pro" });
     expect(b).toEqual(a);
     expect(bulk.evaluations).toBe(1);
-    expect(flagsOf(a.body)).toMatchObject([{ key: "f", variant: "on" }]);
+    expect(flagsOf(a.bytes.toString())).toMatchObject([{ key: "f", variant: "on" }]);
 
     const second = snapshotOf({ f: { ...byPlan, targeting: { if: [{ "==": [{ var: "plan" }, "pro"] }, "off", "on"] } } });
     const c = bulk.answer(second, { plan: "pro" });
     expect(bulk.evaluations).toBe(2);
-    expect(flagsOf(c.body)).toMatchObject([{ key: "f", variant: "off" }]);
+    expect(flagsOf(c.bytes.toString())).toMatchObject([{ key: "f", variant: "off" }]);
     expect(c.etag).not.toBe(a.etag);
+  });
+
+  it("tags an answer with the hash of the configuration version and the exact body (README: ETag)", () => {
+    const snapshot = snapshotOf({ f: byPlan, s: { variants: { on: true }, defaultVariant: "on" } });
+    for (const plan of ["pro", "free"]) {
+      const { bytes, etag } = counted().answer(snapshot, { plan });
+      const expected = createHash("sha256").update(`${snapshot.configEtag}\n${bytes.toString()}`).digest("base64url").slice(0, 27);
+      expect(etag).toBe(`"${expected}"`);
+    }
+  });
+
+  it("writes every item as JSON.stringify would, for flags with many variants and for errors", () => {
+    // 24 variants picked by the context: more outcomes than are remembered per flag.
+    const variants = Object.fromEntries(Array.from({ length: 24 }, (_, i) => [`v${i}`, { n: i, label: `ü${i}` }]));
+    const byVar = { variants, defaultVariant: "v0", targeting: { var: "pick" } };
+    const snapshot = snapshotOf({ a: byVar, b: byPlan });
+    const bulk = counted({ cacheBytes: 0 });
+    for (const pick of [...Object.keys(variants), ...Object.keys(variants), "missing"]) {
+      const { bytes, outcomes } = bulk.answer(snapshot, { pick, plan: "pro" });
+      const item = pick === "missing" ? { key: "a", errorCode: "GENERAL" } : { key: "a", value: variants[pick], reason: "TARGETING_MATCH", variant: pick };
+      expect(JSON.parse(bytes.toString()).flags[0]).toMatchObject(item);
+      expect(bytes.toString()).toBe(JSON.stringify({ flags: outcomes.map(bulkItem), metadata: snapshot.config.metadata }));
+    }
   });
 
   it("gives different contexts their own answers", () => {
     const bulk = counted();
     const snapshot = snapshotOf({ f: byPlan });
-    expect(flagsOf(bulk.answer(snapshot, { plan: "pro" }).body)[0]!.variant).toBe("on");
-    expect(flagsOf(bulk.answer(snapshot, { plan: "free" }).body)[0]!.variant).toBe("off");
+    expect(flagsOf(bulk.answer(snapshot, { plan: "pro" }).bytes.toString())[0]!.variant).toBe("on");
+    expect(flagsOf(bulk.answer(snapshot, { plan: "free" }).bytes.toString())[0]!.variant).toBe("off");
     expect(bulk.evaluations).toBe(2);
   });
 
@@ -62,8 +87,8 @@ describe("createBulkAnswers", () => {
     expect(bulk.evaluations).toBe(1);
     const odd = bulk.answer(snapshot, { plan: "pro" }, 1_700_000_001_000);
     expect(bulk.evaluations).toBe(2);
-    expect(flagsOf(even.body).find((f) => f.key === "t")!.variant).toBe("even");
-    expect(flagsOf(odd.body).find((f) => f.key === "t")!.variant).toBe("odd");
+    expect(flagsOf(even.bytes.toString()).find((f) => f.key === "t")!.variant).toBe("even");
+    expect(flagsOf(odd.bytes.toString()).find((f) => f.key === "t")!.variant).toBe("odd");
     expect(odd.etag).not.toBe(even.etag);
   });
 
@@ -79,7 +104,7 @@ describe("createBulkAnswers", () => {
     const snapshot = snapshotOf({ f: byPlan });
     const one = counted().answer(snapshot, { plan: "pro", n: 0 });
     // Room for about two answers.
-    const bulk = counted({ cacheBytes: 2 * (one.body.length + 2 * request({ plan: "pro", n: 0 }).length + 64) + 10 });
+    const bulk = counted({ cacheBytes: 2 * (one.bytes.length + 2 * request({ plan: "pro", n: 0 }).length + 64) + 10 });
     const answers = [0, 1, 2].map((n) => bulk.answer(snapshot, { plan: "pro", n }));
     expect(bulk.evaluations).toBe(3);
     bulk.answer(snapshot, { plan: "pro", n: 2 }); // kept
