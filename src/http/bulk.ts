@@ -11,6 +11,7 @@ import type { CompiledFlag, Evaluation } from "../engine/types.js";
 import type { EnvironmentSnapshot } from "../store/snapshot.js";
 import { AnswerCache } from "./answer-cache.js";
 import { bulkEtagOf, bulkEtagPrefix } from "./etag.js";
+import { OutcomeMemo } from "./outcome-memo.js";
 import { bulkItemJson } from "../evaluation/shape.js";
 
 export interface BulkAnswer {
@@ -29,36 +30,13 @@ export interface BulkAnswer {
 /** Answers kept per environment, in bytes of request and response bodies (about 500 answers of 100 flags). */
 export const DEFAULT_BULK_CACHE_BYTES = 8 * 1024 * 1024;
 
-/**
- * An evaluated flag's items as bytes, by outcome. A flag hands out a handful of shared, frozen
- * outcomes (engine/answers.ts): comparing with those seen costs less than a WeakMap lookup, and
- * they go away with the plan. Past MAX_SEEN (a flag with many variants) and for outcomes made per
- * evaluation (errors), the item is encoded each time.
- */
-class ItemBytes {
-  static readonly MAX_SEEN = 16;
-  readonly #outcomes: Evaluation[] = [];
-  readonly #bytes: Buffer[] = [];
-
-  of(outcome: Evaluation): Buffer {
-    const outcomes = this.#outcomes;
-    for (let i = 0; i < outcomes.length; i++) if (outcomes[i] === outcome) return this.#bytes[i]!;
-    const bytes = Buffer.from(bulkItemJson(outcome));
-    if (Object.isFrozen(outcome) && outcomes.length < ItemBytes.MAX_SEEN) {
-      outcomes.push(outcome);
-      this.#bytes.push(bytes);
-    }
-    return bytes;
-  }
-}
-
 interface Plan {
   /** In key order: an item's bytes when it is the same for every context, else the flag to evaluate. */
   items: (Buffer | CompiledFlag)[];
   /** The evaluations of the items that are the same for every context (by index). */
   fixed: (Evaluation | undefined)[];
   /** Per evaluated item (by index), its bytes by outcome. */
-  encoded: (ItemBytes | undefined)[];
+  encoded: (OutcomeMemo<Buffer> | undefined)[];
   /**
    * What the ETag hashes before the body (etag.ts), with room for the body after it: the body is
    * written behind it, so the digest is taken over one buffer and the body is a view of the rest.
@@ -79,20 +57,21 @@ export interface BulkOptions {
 }
 
 const HEAD = Buffer.from('{"flags":[');
+const itemBytes = (outcome: Evaluation): Buffer => Buffer.from(bulkItemJson(outcome));
 const COMMA = 0x2c;
 
 function planFor(snapshot: EnvironmentSnapshot, options: BulkOptions): Plan {
   const fixed: (Evaluation | undefined)[] = [];
-  const encoded: (ItemBytes | undefined)[] = [];
+  const encoded: (OutcomeMemo<Buffer> | undefined)[] = [];
   const items = snapshot.flagKeys.map((key, i) => {
     const flag = snapshot.flags.get(key)!;
     // Disabled flags and flags without targeting answer the same whatever the context and time.
     if (flag.state !== "DISABLED" && flag.rule) {
-      encoded[i] = new ItemBytes();
+      encoded[i] = new OutcomeMemo();
       return flag;
     }
     const outcome = (fixed[i] = evaluate(flag, {}, 0));
-    return Buffer.from(bulkItemJson(outcome));
+    return itemBytes(outcome);
   });
   // An `endpoint` without `origin`: the client resolves it against the origin it called, so
   // nothing here depends on the request's Host header (which any client can set).
@@ -120,7 +99,10 @@ function compute(plan: Plan, context: Record<string, unknown>, nowMs: number): B
       outcomes[i] = plan.fixed[i]!;
     } else {
       const outcome = (outcomes[i] = evaluate(item));
-      part = plan.encoded[i]!.of(outcome);
+      const encoded = plan.encoded[i]!;
+      const known = encoded.get(outcome);
+      if (known === undefined) encoded.remember(outcome, (part = itemBytes(outcome)));
+      else part = known;
     }
     parts[i] = part;
     length += part.length;

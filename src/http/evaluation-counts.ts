@@ -7,6 +7,7 @@
  */
 import { isEvaluationError, type Evaluation } from "../engine/types.js";
 import { formatSample } from "./metrics.js";
+import { OutcomeMemo } from "./outcome-memo.js";
 
 export const OTHER_FLAG = "(other)";
 const NAME = "flagserve_evaluations_total";
@@ -20,6 +21,12 @@ const zeroCounts = (): ReasonCounts => new Float64Array(REASONS.length);
 
 /** variant ("" when none) -> counts by reason */
 type FlagCounts = Map<string, ReasonCounts>;
+
+/** Where one evaluation is counted: its flag and variant's counts, and its reason's index. */
+interface Counted {
+  slot: ReasonCounts;
+  reason: number;
+}
 
 /** For an evaluate-all answer served more than once: each flag's counts object and reason, resolved once. */
 interface Tally {
@@ -38,15 +45,20 @@ const MAX_OWING = 256;
 /** One environment's counts; fetched once per request, then `count` per evaluation. */
 export class EnvironmentCounts {
   #flags = new Map<string, FlagCounts>();
-  /** By a cached answer's outcomes: null once seen, its tally from the second time on. */
-  #tallies = new WeakMap<readonly Evaluation[], Tally | null>();
+  /** By a repeated answer's outcomes, its tally. */
+  #tallies = new WeakMap<readonly Evaluation[], Tally>();
   /** Tallies with served answers not yet in the counts: a served answer costs one increment, not one per flag. */
   #owing = new Set<Tally>();
   /**
    * By outcome: a flag's successes are shared, frozen objects (engine/answers.ts), so one lookup
    * finds where an evaluation is counted; they go away with the compiled flags on reload.
    */
-  #byAnswer = new WeakMap<Evaluation, { slot: ReasonCounts; reason: number }>();
+  #byAnswer = new WeakMap<Evaluation, Counted>();
+  /** Evaluate-all answers: per flag list (a snapshot's keys) and flag, where its outcomes are counted. */
+  #byIndex = new WeakMap<readonly string[], OutcomeMemo<Counted>[]>();
+  /** The flag list last counted and its memos: answers come from one snapshot at a time. */
+  #lastKeys: readonly string[] | undefined;
+  #lastMemos: OutcomeMemo<Counted>[] = [];
 
   count(flagKey: string, e: Evaluation): void {
     const known = this.#byAnswer.get(e);
@@ -54,34 +66,49 @@ export class EnvironmentCounts {
       known.slot[known.reason]!++;
       return;
     }
-    const slot = this.slot(flagKey, e);
-    const reason = reasonOf(e);
-    if (Object.isFrozen(e) && e.key === flagKey) this.#byAnswer.set(e, { slot, reason });
-    slot[reason]!++;
+    const counted = this.#counted(flagKey, e);
+    if (Object.isFrozen(e) && e.key === flagKey) this.#byAnswer.set(e, counted);
+    counted.slot[counted.reason]!++;
   }
 
   /**
    * One evaluate-all: `outcomes[i]` is the evaluation of `keys[i]`. An answer served again from
-   * the cache (the same outcomes array) is counted on its tally, and added to each flag's counts
-   * when they are read.
+   * the cache (`repeated`: the same outcomes array as before) is counted on its tally, and added
+   * to each flag's counts when they are read.
    */
-  countAll(keys: readonly string[], outcomes: readonly Evaluation[]): void {
-    const tally = this.#tallies.get(outcomes);
-    if (tally) {
-      if (tally.owed++ === 0) {
-        this.#owing.add(tally);
-        if (this.#owing.size > MAX_OWING) this.#settle();
-      }
-      return;
+  countAll(keys: readonly string[], outcomes: readonly Evaluation[], repeated = false): void {
+    if (!repeated) return this.#countEach(keys, outcomes);
+    let tally = this.#tallies.get(outcomes);
+    if (tally === undefined) {
+      tally = { slots: outcomes.map((e, i) => this.slot(keys[i]!, e)), reasons: outcomes.map(reasonOf), owed: 0 };
+      this.#tallies.set(outcomes, tally);
     }
-    if (tally === null) {
-      const built = { slots: outcomes.map((e, i) => this.slot(keys[i]!, e)), reasons: outcomes.map(reasonOf), owed: 1 };
-      this.#tallies.set(outcomes, built);
-      this.#owing.add(built);
-      return;
+    if (tally.owed++ === 0) {
+      this.#owing.add(tally);
+      if (this.#owing.size > MAX_OWING) this.#settle();
     }
-    this.#tallies.set(outcomes, null);
-    for (let i = 0; i < keys.length; i++) this.count(keys[i]!, outcomes[i]!);
+  }
+
+  #countEach(keys: readonly string[], outcomes: readonly Evaluation[]): void {
+    const memos = keys === this.#lastKeys ? this.#lastMemos : this.#memosFor(keys);
+    for (let i = 0; i < keys.length; i++) {
+      const e = outcomes[i]!;
+      let counted = memos[i]!.get(e);
+      if (counted === undefined) memos[i]!.remember(e, (counted = this.#counted(keys[i]!, e)));
+      counted.slot[counted.reason]!++;
+    }
+  }
+
+  #memosFor(keys: readonly string[]): OutcomeMemo<Counted>[] {
+    let memos = this.#byIndex.get(keys);
+    if (memos === undefined) this.#byIndex.set(keys, (memos = keys.map(() => new OutcomeMemo<Counted>())));
+    this.#lastKeys = keys;
+    this.#lastMemos = memos;
+    return memos;
+  }
+
+  #counted(flagKey: string, e: Evaluation): Counted {
+    return { slot: this.slot(flagKey, e), reason: reasonOf(e) };
   }
 
   /** The counts by flag and variant, every served answer added. */
