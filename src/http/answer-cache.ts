@@ -27,11 +27,25 @@ export class AnswerCache<T> {
   #newestScope = "";
   #newestRequest = "";
   #bytes = 0;
-  /** `maxBytes` counts request texts and answers (as `sizeOf` measures them); 0 keeps nothing. */
+  /**
+   * With `seenBytes`: requests asked for once and not kept. Their answer is kept when they come
+   * again: where requests seldom come back (a context per user), keeping every answer would
+   * only churn the cache and the heap. Forgotten all at once past `seenBytes`.
+   */
+  #seen: Set<string> | undefined;
+  #seenBytes = 0;
+  /**
+   * `maxBytes` counts request texts and answers (as `sizeOf` measures them); 0 keeps nothing.
+   * `seenBytes` (0: none), the request texts remembered beside them, keeps answers from a
+   * request's second time only (see #seen).
+   */
   constructor(
     readonly maxBytes: number,
     readonly sizeOf: (answer: T) => number,
-  ) {}
+    readonly seenBytes = 0,
+  ) {
+    if (seenBytes > 0) this.#seen = new Set();
+  }
 
   /**
    * The answer kept for `request` within `scope` (what else it depends on, such as the flag
@@ -52,11 +66,29 @@ export class AnswerCache<T> {
     return hit.answer;
   }
 
-  /** Keeps `answer` for `request` within `scope` in `second` (see `get`). */
+  /** Keeps `answer` for `request` within `scope` in `second` (see `get`), from its second time with `seenBytes`. */
   set(scope: string, request: string, second: number, answer: T): void {
     if (!this.#keeps(scope, request)) return;
     const key = keyOf(scope, request);
+    if (this.#seen !== undefined && !this.#entries.has(key) && this.#firstTime(key)) return;
     this.#set(key, { answer, second, size: key.length * 2 + this.sizeOf(answer) + 64 }, scope, request);
+  }
+
+  /** True the first time `key` comes (it is remembered), false the second (it is forgotten). */
+  #firstTime(key: string): boolean {
+    const seen = this.#seen!;
+    const size = key.length * 2 + 64;
+    if (seen.delete(key)) {
+      this.#seenBytes -= size;
+      return false;
+    }
+    if (this.#seenBytes + size > this.seenBytes) {
+      seen.clear();
+      this.#seenBytes = 0;
+    }
+    seen.add(key);
+    this.#seenBytes += size;
+    return true;
   }
 
   #keeps(scope: string, request: string): boolean {

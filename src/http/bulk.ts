@@ -81,7 +81,10 @@ function planFor(snapshot: EnvironmentSnapshot, options: BulkOptions): Plan {
   const tail = `],"metadata":${JSON.stringify(snapshot.config.metadata)}${eventStreams ? `,"eventStreams":${JSON.stringify(eventStreams)}` : ""}}`;
   const readsClock = items.some((item) => !Buffer.isBuffer(item) && !item.clockFree);
   // An answer's bytes, and an outcome held by an answer counts as about 64 bytes beside them.
-  const cache = new AnswerCache<BulkAnswer>(options.cacheBytes ?? DEFAULT_BULK_CACHE_BYTES, (answer) => answer.bytes.length + 64 * answer.outcomes.length);
+  // Kept from a request's second time: contexts that never come back (one per user) would
+  // otherwise each take an answer of kilobytes into the cache and the old generation of the heap.
+  const cacheBytes = options.cacheBytes ?? DEFAULT_BULK_CACHE_BYTES;
+  const cache = new AnswerCache<BulkAnswer>(cacheBytes, (answer) => answer.bytes.length + 64 * answer.outcomes.length, cacheBytes / 8);
   return { items, fixed, encoded, etagPrefix: Buffer.from(bulkEtagPrefix(snapshot.configEtag)), tail: Buffer.from(tail), readsClock, cache };
 }
 

@@ -42,6 +42,9 @@ interface Tally {
  */
 const MAX_OWING = 256;
 
+/** Computed evaluate-all answers counted at once (see `countAll`). */
+const MAX_PENDING = 32;
+
 /** One environment's counts; fetched once per request, then `count` per evaluation. */
 export class EnvironmentCounts {
   #flags = new Map<string, FlagCounts>();
@@ -56,6 +59,8 @@ export class EnvironmentCounts {
   #byAnswer = new WeakMap<Evaluation, Counted>();
   /** Evaluate-all answers: per flag list (a snapshot's keys) and flag, where its outcomes are counted. */
   #byIndex = new WeakMap<readonly string[], OutcomeMemo<Counted>[]>();
+  /** Computed answers not counted yet, as flag list and outcomes in turn (see `countAll`). */
+  #pending: (readonly string[] | readonly Evaluation[])[] = [];
   /** The flag list last counted and its memos: answers come from one snapshot at a time. */
   #lastKeys: readonly string[] | undefined;
   #lastMemos: OutcomeMemo<Counted>[] = [];
@@ -77,7 +82,14 @@ export class EnvironmentCounts {
    * to each flag's counts when they are read.
    */
   countAll(keys: readonly string[], outcomes: readonly Evaluation[], repeated = false): void {
-    if (!repeated) return this.#countEach(keys, outcomes);
+    if (!repeated) {
+      // Counted in batches: a hundred flags' counts touched once per batch rather than once per
+      // request, between which serving a request has pushed them out of the processor's caches.
+      const pending = this.#pending;
+      pending.push(keys, outcomes);
+      if (pending.length >= 2 * MAX_PENDING) this.#countPending();
+      return;
+    }
     let tally = this.#tallies.get(outcomes);
     if (tally === undefined) {
       tally = { slots: outcomes.map((e, i) => this.slot(keys[i]!, e)), reasons: outcomes.map(reasonOf), owed: 0 };
@@ -87,6 +99,12 @@ export class EnvironmentCounts {
       this.#owing.add(tally);
       if (this.#owing.size > MAX_OWING) this.#settle();
     }
+  }
+
+  #countPending(): void {
+    const pending = this.#pending;
+    for (let i = 0; i < pending.length; i += 2) this.#countEach(pending[i] as readonly string[], pending[i + 1] as readonly Evaluation[]);
+    pending.length = 0;
   }
 
   #countEach(keys: readonly string[], outcomes: readonly Evaluation[]): void {
@@ -113,6 +131,7 @@ export class EnvironmentCounts {
 
   /** The counts by flag and variant, every served answer added. */
   settled(): ReadonlyMap<string, FlagCounts> {
+    this.#countPending();
     this.#settle();
     return this.#flags;
   }

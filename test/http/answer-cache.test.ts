@@ -3,9 +3,9 @@ import { describe, expect, it } from "vitest";
 import { AnswerCache, MAX_CACHED_REQUEST_BYTES } from "../../src/http/answer-cache.js";
 
 /** A cache of answers 10 "bytes" each, and the computations it asked for, in order. */
-function cache(maxBytes = 1024) {
+function cache(maxBytes = 1024, seenBytes = 0) {
   const computed: string[] = [];
-  const answers = new AnswerCache<string>(maxBytes, () => 10);
+  const answers = new AnswerCache<string>(maxBytes, () => 10, seenBytes);
   const answer = (scope: string, request: string, second = 0): string => {
     const kept = answers.get(scope, request, second);
     if (kept !== undefined) return kept;
@@ -65,5 +65,23 @@ describe("AnswerCache", () => {
     answers.set("f", "x", 1, "answer");
     expect(answers.get("f", "x", 1)).toBe("answer");
     expect([answers.get("f", "x", 2), answers.get("g", "x", 1), answers.get("f", "y", 1), answers.get("", "fx", 1)]).toEqual([undefined, undefined, undefined, undefined]);
+  });
+
+  it("with seenBytes, keeps an answer from its request's second time, and a stale one replaced at once", () => {
+    const { answer, computed } = cache(1024, 1024);
+    for (const request of ["a", "b", "a", "a", "b", "b", "b"]) answer("", request);
+    expect(computed).toEqual(["|a|0", "|b|0", "|a|0", "|b|0"]);
+    // Kept, but for another second: replaced at its first request in the new one.
+    answer("", "a", 1);
+    answer("", "a", 1);
+    expect(computed.slice(4)).toEqual(["|a|1"]);
+  });
+
+  it("forgets the requests it saw once when they pass seenBytes", () => {
+    // Room for two keys seen once: each counts its text twice over (UTF-16) plus 64 bytes.
+    const { answer, computed } = cache(1024, 2 * (2 * "0:a".length + 64));
+    for (const request of ["a", "b", "c", "a", "a", "a"]) answer("", request);
+    // c forgot a and b; a came again as if for the first time, then was kept.
+    expect(computed).toEqual(["|a|0", "|b|0", "|c|0", "|a|0", "|a|0"]);
   });
 });
