@@ -12,6 +12,7 @@ import type { EnvironmentSnapshot } from "../store/snapshot.js";
 import { AnswerCache } from "./answer-cache.js";
 import { bulkEtagOf, bulkEtagPrefix } from "./etag.js";
 import { OutcomeMemo } from "./outcome-memo.js";
+import { WeakMemo } from "./weak-memo.js";
 import { bulkItemJson } from "../evaluation/shape.js";
 
 export interface BulkAnswer {
@@ -130,7 +131,8 @@ function compute(plan: Plan, context: Record<string, unknown>, nowMs: number): B
  * 400. `now` is the time evaluations read: the clock when absent, read only when a flag needs it.
  */
 export function createBulkAnswers(options: BulkOptions = {}) {
-  const plans = new WeakMap<EnvironmentSnapshot, Plan>();
+  // After a reload, the last snapshot's plan (and its answers) goes at the next request.
+  const plans = new WeakMemo<EnvironmentSnapshot, Plan>();
   return (snapshot: EnvironmentSnapshot, scope: string, request: string, contextOf: (request: string) => Record<string, unknown>, nowMs?: number): BulkAnswer => {
     let plan = plans.get(snapshot);
     if (!plan) plans.set(snapshot, (plan = planFor(snapshot, options)));

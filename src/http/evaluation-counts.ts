@@ -8,6 +8,7 @@
 import { isEvaluationError, type Evaluation } from "../engine/types.js";
 import { formatSample } from "./metrics.js";
 import { OutcomeMemo } from "./outcome-memo.js";
+import { WeakMemo } from "./weak-memo.js";
 
 export const OTHER_FLAG = "(other)";
 const NAME = "flagserve_evaluations_total";
@@ -49,21 +50,18 @@ const MAX_PENDING = 32;
 export class EnvironmentCounts {
   #flags = new Map<string, FlagCounts>();
   /** By a repeated answer's outcomes, its tally. */
-  #tallies = new WeakMap<readonly Evaluation[], Tally>();
+  #tallies = new WeakMemo<readonly Evaluation[], Tally>();
   /** Tallies with served answers not yet in the counts: a served answer costs one increment, not one per flag. */
   #owing = new Set<Tally>();
   /**
    * By outcome: a flag's successes are shared, frozen objects (engine/answers.ts), so one lookup
    * finds where an evaluation is counted; they go away with the compiled flags on reload.
    */
-  #byAnswer = new WeakMap<Evaluation, Counted>();
+  #byAnswer = new WeakMemo<Evaluation, Counted>();
   /** Evaluate-all answers: per flag list (a snapshot's keys) and flag, where its outcomes are counted. */
-  #byIndex = new WeakMap<readonly string[], OutcomeMemo<Counted>[]>();
+  #byIndex = new WeakMemo<readonly string[], OutcomeMemo<Counted>[]>();
   /** Computed answers not counted yet, as flag list and outcomes in turn (see `countAll`). */
   #pending: (readonly string[] | readonly Evaluation[])[] = [];
-  /** The flag list last counted and its memos: answers come from one snapshot at a time. */
-  #lastKeys: readonly string[] | undefined;
-  #lastMemos: OutcomeMemo<Counted>[] = [];
 
   count(flagKey: string, e: Evaluation): void {
     const known = this.#byAnswer.get(e);
@@ -108,7 +106,7 @@ export class EnvironmentCounts {
   }
 
   #countEach(keys: readonly string[], outcomes: readonly Evaluation[]): void {
-    const memos = keys === this.#lastKeys ? this.#lastMemos : this.#memosFor(keys);
+    const memos = this.#memosFor(keys);
     for (let i = 0; i < keys.length; i++) {
       const e = outcomes[i]!;
       let counted = memos[i]!.get(e);
@@ -120,8 +118,6 @@ export class EnvironmentCounts {
   #memosFor(keys: readonly string[]): OutcomeMemo<Counted>[] {
     let memos = this.#byIndex.get(keys);
     if (memos === undefined) this.#byIndex.set(keys, (memos = keys.map(() => new OutcomeMemo<Counted>())));
-    this.#lastKeys = keys;
-    this.#lastMemos = memos;
     return memos;
   }
 

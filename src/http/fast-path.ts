@@ -16,6 +16,7 @@ import { readNodeBodyWith } from "./body.js";
 import { ApiError } from "./errors.js";
 import { mayIdentifyClient, type Metrics } from "./metrics.js";
 import { ALL_ROUTE, errorReply, FLAG_ROUTE, type OfrepAnswers, type OfrepReply } from "./ofrep-answers.js";
+import { WeakMemo } from "./weak-memo.js";
 
 /** Answers the request and returns true, or returns false having touched nothing. */
 export type NodeFastPath = (req: IncomingMessage, res: ServerResponse) => boolean;
@@ -110,7 +111,7 @@ function headOf(reply: OfrepReply): string[] {
 }
 
 /** Header lists of the replies that are sent again and again (kept with their answers, ofrep-answers.ts). */
-const heads = new WeakMap<OfrepReply, string[]>();
+const heads = new WeakMemo<OfrepReply, string[]>();
 
 function send(res: ServerResponse, reply: OfrepReply): void {
   let head = reply.kept ? heads.get(reply) : undefined;

@@ -17,6 +17,7 @@ import { JSON_CONTENT_TYPE } from "./errors.js";
 import type { EvaluationCounts } from "./evaluation-counts.js";
 import { ifNoneMatchHits, sameConfigEtag } from "./etag.js";
 import { createSingleAnswers, type SingleAnswer } from "./single.js";
+import { WeakMemo } from "./weak-memo.js";
 
 /** The route names /metrics counts responses under (h3's route patterns). */
 export const ALL_ROUTE = "/ofrep/v1/evaluate/flags";
@@ -76,7 +77,7 @@ const CACHE_CONTROL = "private, no-cache";
  * most first answers are never asked for again.
  */
 class KeptReplies<A extends object> {
-  #replies = new WeakMap<A, OfrepReply | null>();
+  #replies = new WeakMemo<A, OfrepReply | null>();
   /** Makes the reply to an answer (`keeping`: it will be kept); reads nothing else, so it is made once. */
   constructor(private readonly make: (answer: A, keeping: boolean) => OfrepReply) {}
 
