@@ -92,12 +92,25 @@ function targetOf(url: string): Target | undefined {
   return { route: FLAG_ROUTE, key, flagConfigEtag: null };
 }
 
-/** A Node request's headers as the shared rules read them (Node joins repeated ones with ", "). */
-class NodeRequestHeaders implements RequestHeaders {
-  constructor(private readonly headers: IncomingMessage["headers"]) {}
+/**
+ * A Node request's headers as the shared rules read them (auth.ts), looked up where they lie in
+ * `rawHeaders`, with the values h3 reads (srvx's web Headers): names in any case, repeats joined
+ * with ", " (cookies with "; "). Node's `IncomingMessage.headers` would build an object of every
+ * header on first use, and keep only the first of a repeated Authorization or Host, where h3
+ * joins them; a request on the fast path asks for four or five headers.
+ */
+class RawRequestHeaders implements RequestHeaders {
+  constructor(private readonly raw: string[]) {}
+  /** `name` in lower case. */
   get(name: string): string | null {
-    const value = this.headers[name];
-    return value === undefined ? null : Array.isArray(value) ? value.join(", ") : value;
+    const raw = this.raw;
+    let value: string | null = null;
+    for (let i = 0; i < raw.length; i += 2) {
+      const field = raw[i]!;
+      if (field.length !== name.length || (field !== name && field.toLowerCase() !== name)) continue;
+      value = value === null ? raw[i + 1]! : `${value}${name === "cookie" ? "; " : ", "}${raw[i + 1]}`;
+    }
+    return value;
   }
 }
 
@@ -134,15 +147,15 @@ function responseCounter(metrics: Metrics, route: string): (status: number) => v
 }
 
 /** The route of a request the fast path answers, else undefined (h3's): see the module comment. */
-function plainRequests(faults: FaultInjector | undefined): (req: IncomingMessage) => Target | undefined {
+function plainRequests(faults: FaultInjector | undefined): (req: IncomingMessage, headers: RequestHeaders) => Target | undefined {
   const targetFor = keptTargets();
   let plainHost = "";
-  return (req) => {
+  return (req, headers) => {
     if (req.method !== "POST" || !req.url) return undefined;
     const target = targetFor(req.url);
     if (!target || faults?.active) return undefined;
     // The Host header changes seldom on a server: the last one that passed is not tested again.
-    const host = req.headers.host ?? "";
+    const host = headers.get("host") ?? "";
     if (host !== plainHost) {
       if (!PLAIN_HOST.test(host)) return undefined;
       plainHost = host;
@@ -187,8 +200,7 @@ export function createFastPath(options: FastPathOptions): NodeFastPath {
   }
 
   /** Callbacks rather than an async function: no promise and no microtask turn per request. */
-  function serve(req: IncomingMessage, res: ServerResponse, target: Target): void {
-    const headers = new NodeRequestHeaders(req.headers);
+  function serve(req: IncomingMessage, res: ServerResponse, target: Target, headers: RequestHeaders): void {
     if (mayIdentifyClient(req.rawHeaders)) metrics.countClient(headers);
     let snapshot: EnvironmentSnapshot;
     try {
@@ -196,14 +208,15 @@ export function createFastPath(options: FastPathOptions): NodeFastPath {
     } catch (error) {
       return respond(res, target, failed(req, error));
     }
-    readNodeBodyWith(req, req.headers["content-length"], maxBodyBytes, (error, text) => answer(req, res, target, snapshot, headers, error, text));
+    readNodeBodyWith(req, headers.get("content-length"), maxBodyBytes, (error, text) => answer(req, res, target, snapshot, headers, error, text));
   }
 
   return (req, res) => {
-    const target = plainTarget(req);
+    const headers = new RawRequestHeaders(req.rawHeaders);
+    const target = plainTarget(req, headers);
     if (!target) return false;
     try {
-      serve(req, res, target);
+      serve(req, res, target, headers);
     } catch (error) {
       logger.error(`${req.method} ${target.route} failed: ${String(error)}`);
     }
