@@ -92,25 +92,29 @@ function targetOf(url: string): Target | undefined {
   return { route: FLAG_ROUTE, key, flagConfigEtag: null };
 }
 
+/** Every value of a header in `rawHeaders` (`name` in lower case), joined with ", ". */
+function joinedRaw(raw: string[], name: string): string | null {
+  let value: string | null = null;
+  for (let i = 0; i < raw.length; i += 2) {
+    const field = raw[i]!;
+    if (field.length === name.length && (field === name || field.toLowerCase() === name)) value = value === null ? raw[i + 1]! : `${value}, ${raw[i + 1]}`;
+  }
+  return value;
+}
+
 /**
- * A Node request's headers as the shared rules read them (auth.ts), looked up where they lie in
- * `rawHeaders`, with the values h3 reads (srvx's web Headers): names in any case, repeats joined
- * with ", " (cookies with "; "). Node's `IncomingMessage.headers` would build an object of every
- * header on first use, and keep only the first of a repeated Authorization or Host, where h3
- * joins them; a request on the fast path asks for four or five headers.
+ * A Node request's headers as the shared rules read them (auth.ts), from Node's header object
+ * (Node builds it for every request), with h3's value for Authorization: Node keeps the first of
+ * a repeated one, where h3 (srvx's Headers) joins them, so two keys are no key on either path.
  */
-class RawRequestHeaders implements RequestHeaders {
-  constructor(private readonly raw: string[]) {}
+class NodeRequestHeaders implements RequestHeaders {
+  constructor(private readonly req: IncomingMessage) {}
   /** `name` in lower case. */
   get(name: string): string | null {
-    const raw = this.raw;
-    let value: string | null = null;
-    for (let i = 0; i < raw.length; i += 2) {
-      const field = raw[i]!;
-      if (field.length !== name.length || (field !== name && field.toLowerCase() !== name)) continue;
-      value = value === null ? raw[i + 1]! : `${value}${name === "cookie" ? "; " : ", "}${raw[i + 1]}`;
-    }
-    return value;
+    const value = this.req.headers[name];
+    if (value === undefined) return null;
+    if (Array.isArray(value)) return value.join(", ");
+    return name === "authorization" ? joinedRaw(this.req.rawHeaders, name) : value;
   }
 }
 
@@ -147,15 +151,15 @@ function responseCounter(metrics: Metrics, route: string): (status: number) => v
 }
 
 /** The route of a request the fast path answers, else undefined (h3's): see the module comment. */
-function plainRequests(faults: FaultInjector | undefined): (req: IncomingMessage, headers: RequestHeaders) => Target | undefined {
+function plainRequests(faults: FaultInjector | undefined): (req: IncomingMessage) => Target | undefined {
   const targetFor = keptTargets();
   let plainHost = "";
-  return (req, headers) => {
+  return (req) => {
     if (req.method !== "POST" || !req.url) return undefined;
     const target = targetFor(req.url);
     if (!target || faults?.active) return undefined;
     // The Host header changes seldom on a server: the last one that passed is not tested again.
-    const host = headers.get("host") ?? "";
+    const host = req.headers.host ?? "";
     if (host !== plainHost) {
       if (!PLAIN_HOST.test(host)) return undefined;
       plainHost = host;
@@ -200,7 +204,8 @@ export function createFastPath(options: FastPathOptions): NodeFastPath {
   }
 
   /** Callbacks rather than an async function: no promise and no microtask turn per request. */
-  function serve(req: IncomingMessage, res: ServerResponse, target: Target, headers: RequestHeaders): void {
+  function serve(req: IncomingMessage, res: ServerResponse, target: Target): void {
+    const headers = new NodeRequestHeaders(req);
     if (mayIdentifyClient(req.rawHeaders)) metrics.countClient(headers);
     let snapshot: EnvironmentSnapshot;
     try {
@@ -208,15 +213,14 @@ export function createFastPath(options: FastPathOptions): NodeFastPath {
     } catch (error) {
       return respond(res, target, failed(req, error));
     }
-    readNodeBodyWith(req, headers.get("content-length"), maxBodyBytes, (error, text) => answer(req, res, target, snapshot, headers, error, text));
+    readNodeBodyWith(req, req.headers["content-length"], maxBodyBytes, (error, text) => answer(req, res, target, snapshot, headers, error, text));
   }
 
   return (req, res) => {
-    const headers = new RawRequestHeaders(req.rawHeaders);
-    const target = plainTarget(req, headers);
+    const target = plainTarget(req);
     if (!target) return false;
     try {
-      serve(req, res, target, headers);
+      serve(req, res, target);
     } catch (error) {
       logger.error(`${req.method} ${target.route} failed: ${String(error)}`);
     }
