@@ -2,9 +2,10 @@
  * Evaluate-all answers (DESIGN §5). An answer is a pure function of the environment snapshot,
  * the context and, only where a flag can read `$flagd.timestamp`, the current second. So each
  * snapshot gets a plan (flags that need no evaluation serialized once, the fixed end of the body)
- * and a bounded cache of answers by request body: a repeated request, a 304 above all, costs a
- * lookup instead of an evaluation. Snapshots are immutable and replaced whole on every reload,
- * so both are keyed by the snapshot object and go away with it.
+ * and a bounded cache of answers by request body, kept from a request's second time: a request
+ * that keeps coming back, a 304 above all, costs a lookup instead of an evaluation. Snapshots are
+ * immutable and replaced whole on every reload, so both are keyed by the snapshot object and go
+ * away with it.
  */
 import { evaluate, evaluatorFor } from "../engine/index.js";
 import type { CompiledFlag, Evaluation } from "../engine/types.js";
