@@ -32,7 +32,7 @@ export class AnswerCache<T> {
    * again: where requests seldom come back (a context per user), keeping every answer would
    * only churn the cache and the heap. Forgotten all at once past `seenBytes`.
    */
-  #seen: Set<string> | undefined;
+  #seen = new Set<string>();
   #seenBytes = 0;
   /**
    * `maxBytes` counts request texts and answers (as `sizeOf` measures them); 0 keeps nothing.
@@ -43,9 +43,7 @@ export class AnswerCache<T> {
     readonly maxBytes: number,
     readonly sizeOf: (answer: T) => number,
     readonly seenBytes = 0,
-  ) {
-    if (seenBytes > 0) this.#seen = new Set();
-  }
+  ) {}
 
   /**
    * The answer kept for `request` within `scope` (what else it depends on, such as the flag
@@ -70,13 +68,13 @@ export class AnswerCache<T> {
   set(scope: string, request: string, second: number, answer: T): void {
     if (!this.#keeps(scope, request)) return;
     const key = keyOf(scope, request);
-    if (this.#seen !== undefined && !this.#entries.has(key) && this.#firstTime(key)) return;
+    if (this.seenBytes > 0 && !this.#entries.has(key) && this.#firstTime(key)) return;
     this.#set(key, { answer, second, size: key.length * 2 + this.sizeOf(answer) + 64 }, scope, request);
   }
 
   /** True the first time `key` comes (it is remembered), false the second (it is forgotten). */
   #firstTime(key: string): boolean {
-    const seen = this.#seen!;
+    const seen = this.#seen;
     const size = key.length * 2 + 64;
     if (seen.delete(key)) {
       this.#seenBytes -= size;

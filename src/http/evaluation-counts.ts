@@ -29,10 +29,9 @@ interface Counted {
   reason: number;
 }
 
-/** For an evaluate-all answer served more than once: each flag's counts object and reason, resolved once. */
+/** For an evaluate-all answer served more than once: where each flag's outcome is counted, resolved once. */
 interface Tally {
-  slots: ReasonCounts[];
-  reasons: number[];
+  counted: Counted[];
   /** Times served and not yet added to the counts (see `#settle`). */
   owed: number;
 }
@@ -60,8 +59,8 @@ export class EnvironmentCounts {
   #byAnswer = new WeakMemo<Evaluation, Counted>();
   /** Evaluate-all answers: per flag list (a snapshot's keys) and flag, where its outcomes are counted. */
   #byIndex = new WeakMemo<readonly string[], OutcomeMemo<Counted>[]>();
-  /** Computed answers not counted yet, as flag list and outcomes in turn (see `countAll`). */
-  #pending: (readonly string[] | readonly Evaluation[])[] = [];
+  /** Computed answers not counted yet (see `countAll`). */
+  #pending: [keys: readonly string[], outcomes: readonly Evaluation[]][] = [];
 
   count(flagKey: string, e: Evaluation): void {
     const known = this.#byAnswer.get(e);
@@ -83,14 +82,13 @@ export class EnvironmentCounts {
     if (!repeated) {
       // Counted in batches: a hundred flags' counts touched once per batch rather than once per
       // request, between which serving a request has pushed them out of the processor's caches.
-      const pending = this.#pending;
-      pending.push(keys, outcomes);
-      if (pending.length >= 2 * MAX_PENDING) this.#countPending();
+      if (this.#pending.push([keys, outcomes]) >= MAX_PENDING) this.#countPending();
       return;
     }
     let tally = this.#tallies.get(outcomes);
     if (tally === undefined) {
-      tally = { slots: outcomes.map((e, i) => this.slot(keys[i]!, e)), reasons: outcomes.map(reasonOf), owed: 0 };
+      const memos = this.#memosFor(keys);
+      tally = { counted: outcomes.map((e, i) => this.#countedAt(memos, keys, i, e)), owed: 0 };
       this.#tallies.set(outcomes, tally);
     }
     if (tally.owed++ === 0) {
@@ -100,19 +98,21 @@ export class EnvironmentCounts {
   }
 
   #countPending(): void {
-    const pending = this.#pending;
-    for (let i = 0; i < pending.length; i += 2) this.#countEach(pending[i] as readonly string[], pending[i + 1] as readonly Evaluation[]);
-    pending.length = 0;
+    for (const [keys, outcomes] of this.#pending) {
+      const memos = this.#memosFor(keys);
+      for (let i = 0; i < keys.length; i++) {
+        const counted = this.#countedAt(memos, keys, i, outcomes[i]!);
+        counted.slot[counted.reason]!++;
+      }
+    }
+    this.#pending.length = 0;
   }
 
-  #countEach(keys: readonly string[], outcomes: readonly Evaluation[]): void {
-    const memos = this.#memosFor(keys);
-    for (let i = 0; i < keys.length; i++) {
-      const e = outcomes[i]!;
-      let counted = memos[i]!.get(e);
-      if (counted === undefined) memos[i]!.remember(e, (counted = this.#counted(keys[i]!, e)));
-      counted.slot[counted.reason]!++;
-    }
+  /** Where `e`, the evaluation of `keys[i]`, is counted, found among the outcomes seen for that flag. */
+  #countedAt(memos: OutcomeMemo<Counted>[], keys: readonly string[], i: number, e: Evaluation): Counted {
+    let counted = memos[i]!.get(e);
+    if (counted === undefined) memos[i]!.remember(e, (counted = this.#counted(keys[i]!, e)));
+    return counted;
   }
 
   #memosFor(keys: readonly string[]): OutcomeMemo<Counted>[] {
@@ -135,8 +135,7 @@ export class EnvironmentCounts {
   /** Adds what the tallies owe to the counts. */
   #settle(): void {
     for (const tally of this.#owing) {
-      const { slots, reasons, owed } = tally;
-      for (let i = 0; i < slots.length; i++) slots[i]![reasons[i]!]! += owed;
+      for (const { slot, reason } of tally.counted) slot[reason]! += tally.owed;
       tally.owed = 0;
     }
     this.#owing.clear();
