@@ -5,6 +5,7 @@ export { contextAttributes } from "./context.js";
 export { createLogicEngine } from "./logic.js";
 export { fractional, fractionalValue, bucketingHash, bucketOf, parseDistribution, pickVariant } from "./fractional.js";
 export { semVer, parseVersion } from "./semver.js";
+export { murmur3Utf8Concat } from "./murmur.js";
 export { readsClock } from "./clock.js";
 export { startsWith, endsWith } from "./strings.js";
 export { TargetingKeyMissingError, TargetingParseError } from "./errors.js";

@@ -3,6 +3,7 @@
  * that may read the clock are kept with the Unix second they were computed in and count as
  * missing in any other second (see engine/clock.ts).
  */
+import { murmur3Utf8Concat } from "../engine/index.js";
 
 /** Longer request bodies are answered but not kept: one request must not evict hundreds. */
 export const MAX_CACHED_REQUEST_BYTES = 4 * 1024;
@@ -28,21 +29,23 @@ export class AnswerCache<T> {
   #newestRequest = "";
   #bytes = 0;
   /**
-   * With `seenBytes`: requests asked for once and not kept. Their answer is kept when they come
-   * again: where requests seldom come back (a context per user), keeping every answer would
-   * only churn the cache and the heap. Forgotten all at once past `seenBytes`.
+   * With `seenRequests`: hashes of the requests asked for once and not kept. Their answer is
+   * kept when they come again: where requests seldom come back (a context per user), keeping
+   * every answer would only churn the cache and the heap. Hashes, not the request texts: a text
+   * held for thousands of requests outlives the young generation, and each one promoted costs a
+   * full collection later. Two requests with one hash only get an answer kept a request early.
+   * Forgotten all at once past `seenRequests`.
    */
-  #seen = new Set<string>();
-  #seenBytes = 0;
+  #seen = new Set<number>();
   /**
    * `maxBytes` counts request texts and answers (as `sizeOf` measures them); 0 keeps nothing.
-   * `seenBytes` (0: none), the request texts remembered beside them, keeps answers from a
+   * `seenRequests` (0: none), the requests remembered beside them, keeps answers from a
    * request's second time only (see #seen).
    */
   constructor(
     readonly maxBytes: number,
     readonly sizeOf: (answer: T) => number,
-    readonly seenBytes = 0,
+    readonly seenRequests = 0,
   ) {}
 
   /**
@@ -64,28 +67,23 @@ export class AnswerCache<T> {
     return hit.answer;
   }
 
-  /** Keeps `answer` for `request` within `scope` in `second` (see `get`), from its second time with `seenBytes`. */
+  /** Keeps `answer` for `request` within `scope` in `second` (see `get`), from its second time with `seenRequests`. */
   set(scope: string, request: string, second: number, answer: T): void {
     if (!this.#keeps(scope, request)) return;
     const key = keyOf(scope, request);
-    if (this.seenBytes > 0 && !this.#entries.has(key) && this.#firstTime(key)) return;
+    if (this.seenRequests > 0 && !this.#entries.has(key) && this.#firstTime(scope, request)) return;
     this.#set(key, { answer, second, size: key.length * 2 + this.sizeOf(answer) + 64 }, scope, request);
   }
 
-  /** True the first time `key` comes (it is remembered), false the second (it is forgotten). */
-  #firstTime(key: string): boolean {
+  /** True the first time a request comes (it is remembered), false the second (it is forgotten). */
+  #firstTime(scope: string, request: string): boolean {
+    // Seeded with the scope's length, as keyOf prefixes it; shifted to a small integer, which
+    // a Set holds without allocating.
+    const hash = murmur3Utf8Concat(scope, request, scope.length) >> 1;
     const seen = this.#seen;
-    const size = key.length * 2 + 64;
-    if (seen.delete(key)) {
-      this.#seenBytes -= size;
-      return false;
-    }
-    if (this.#seenBytes + size > this.seenBytes) {
-      seen.clear();
-      this.#seenBytes = 0;
-    }
-    seen.add(key);
-    this.#seenBytes += size;
+    if (seen.delete(hash)) return false;
+    if (seen.size >= this.seenRequests) seen.clear();
+    seen.add(hash);
     return true;
   }
 

@@ -58,6 +58,12 @@ export interface BulkOptions {
   cacheBytes?: number;
 }
 
+/**
+ * Requests remembered to keep answers from their second time: eight times as many as the cache
+ * holds answers of 100 flags (about 16 KiB each), 4 096 for the default 8 MiB.
+ */
+const seenRequestsFor = (cacheBytes: number): number => Math.ceil(cacheBytes / 2048);
+
 const HEAD = Buffer.from('{"flags":[');
 const itemBytes = (outcome: Evaluation): Buffer => Buffer.from(bulkItemJson(outcome));
 const COMMA = 0x2c;
@@ -86,7 +92,7 @@ function planFor(snapshot: EnvironmentSnapshot, options: BulkOptions): Plan {
   // Kept from a request's second time: contexts that never come back (one per user) would
   // otherwise each take an answer of kilobytes into the cache and the old generation of the heap.
   const cacheBytes = options.cacheBytes ?? DEFAULT_BULK_CACHE_BYTES;
-  const cache = new AnswerCache<BulkAnswer>(cacheBytes, (answer) => answer.bytes.length + 64 * answer.outcomes.length, cacheBytes / 8);
+  const cache = new AnswerCache<BulkAnswer>(cacheBytes, (answer) => answer.bytes.length + 64 * answer.outcomes.length, seenRequestsFor(cacheBytes));
   return { items, fixed, encoded, etagPrefix: Buffer.from(bulkEtagPrefix(snapshot.configEtag)), tail: Buffer.from(tail), readsClock, cache };
 }
 

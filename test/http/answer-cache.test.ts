@@ -3,9 +3,9 @@ import { describe, expect, it } from "vitest";
 import { AnswerCache, MAX_CACHED_REQUEST_BYTES } from "../../src/http/answer-cache.js";
 
 /** A cache of answers 10 "bytes" each, and the computations it asked for, in order. */
-function cache(maxBytes = 1024, seenBytes = 0) {
+function cache(maxBytes = 1024, seenRequests = 0) {
   const computed: string[] = [];
-  const answers = new AnswerCache<string>(maxBytes, () => 10, seenBytes);
+  const answers = new AnswerCache<string>(maxBytes, () => 10, seenRequests);
   const answer = (scope: string, request: string, second = 0): string => {
     const kept = answers.get(scope, request, second);
     if (kept !== undefined) return kept;
@@ -67,8 +67,8 @@ describe("AnswerCache", () => {
     expect([answers.get("f", "x", 2), answers.get("g", "x", 1), answers.get("f", "y", 1), answers.get("", "fx", 1)]).toEqual([undefined, undefined, undefined, undefined]);
   });
 
-  it("with seenBytes, keeps an answer from its request's second time, and a stale one replaced at once", () => {
-    const { answer, computed } = cache(1024, 1024);
+  it("with seenRequests, keeps an answer from its request's second time, and a stale one replaced at once", () => {
+    const { answer, computed } = cache(1024, 100);
     for (const request of ["a", "b", "a", "a", "b", "b", "b"]) answer("", request);
     expect(computed).toEqual(["|a|0", "|b|0", "|a|0", "|b|0"]);
     // Kept, but for another second: replaced at its first request in the new one.
@@ -77,11 +77,18 @@ describe("AnswerCache", () => {
     expect(computed.slice(4)).toEqual(["|a|1"]);
   });
 
-  it("forgets the requests it saw once when they pass seenBytes", () => {
-    // Room for two keys seen once: each counts its text twice over (UTF-16) plus 64 bytes.
-    const { answer, computed } = cache(1024, 2 * (2 * "0:a".length + 64));
+  it("forgets the requests it saw once when they pass seenRequests", () => {
+    // Room for two requests seen once.
+    const { answer, computed } = cache(1024, 2);
     for (const request of ["a", "b", "c", "a", "a", "a"]) answer("", request);
     // c forgot a and b; a came again as if for the first time, then was kept.
     expect(computed).toEqual(["|a|0", "|b|0", "|c|0", "|a|0", "|a|0"]);
+  });
+
+  it("tells requests seen once apart by scope as well as by text", () => {
+    const { answer, computed } = cache(1024, 100);
+    // "ab" in scope "" and "b" in scope "a" spell the same text: neither is the other's second time.
+    for (const [scope, request] of [["", "ab"], ["a", "b"], ["a", "b"], ["a", "b"], ["", "ab"], ["", "ab"]] as const) answer(scope, request);
+    expect(computed).toEqual(["|ab|0", "a|b|0", "a|b|0", "|ab|0"]);
   });
 });
