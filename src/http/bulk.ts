@@ -11,7 +11,7 @@ import { evaluate, evaluatorFor } from "../engine/index.js";
 import type { CompiledFlag, Evaluation } from "../engine/types.js";
 import type { EnvironmentSnapshot } from "../store/snapshot.js";
 import { AnswerCache } from "./answer-cache.js";
-import { bulkEtagOf, bulkEtagPrefix } from "./etag.js";
+import { bulkEtagOf, PART_DIGEST_BYTES, partDigest } from "./etag.js";
 import { OutcomeMemo } from "./outcome-memo.js";
 import { WeakMemo } from "./weak-memo.js";
 import { bulkItemJson } from "../evaluation/shape.js";
@@ -32,18 +32,33 @@ export interface BulkAnswer {
 /** Answers kept per environment, in bytes of request and response bodies (about 500 answers of 100 flags). */
 export const DEFAULT_BULK_CACHE_BYTES = 8 * 1024 * 1024;
 
+/** An item of the flags array, encoded once per outcome: its bytes and its part digest (etag.ts). */
+class EncodedItem {
+  readonly bytes: Buffer;
+  /** The digest's bytes as 32-bit words (in the machine's byte order, read and written alike). */
+  readonly digest: Int32Array;
+  constructor(outcome: Evaluation) {
+    this.bytes = Buffer.from(bulkItemJson(outcome));
+    this.digest = new Int32Array(Uint8Array.from(partDigest(this.bytes)).buffer);
+  }
+}
+
+const DIGEST_WORDS = PART_DIGEST_BYTES / 4;
+
 interface Plan {
-  /** In key order: an item's bytes when it is the same for every context, else the flag to evaluate. */
-  items: (Buffer | CompiledFlag)[];
+  /** In key order: an item when it is the same for every context, else the flag to evaluate. */
+  items: (EncodedItem | CompiledFlag)[];
   /** The evaluations of the items that are the same for every context (by index). */
   fixed: (Evaluation | undefined)[];
-  /** Per evaluated item (by index), its bytes by outcome. */
-  encoded: (OutcomeMemo<Buffer> | undefined)[];
+  /** Per evaluated item (by index), its encoding by outcome. */
+  encoded: (OutcomeMemo<EncodedItem> | undefined)[];
   /**
-   * What the ETag hashes before the body (etag.ts), with room for the body after it: the body is
-   * written behind it, so the digest is taken over one buffer and the body is a view of the rest.
+   * What the ETag hashes (etag.ts): the tail's digest, one digest per item, the configuration
+   * version. Only the items' digests change from answer to answer, written in place as words
+   * (`etagWords`): hashing is synchronous, so one buffer serves every answer.
    */
-  etagPrefix: Buffer;
+  etagInput: Uint8Array;
+  etagWords: Int32Array;
   /** Everything after the flags array. */
   tail: Buffer;
   /** Some flag may read the clock: an answer holds only within the second it was computed in. */
@@ -65,12 +80,22 @@ export interface BulkOptions {
 const seenRequestsFor = (cacheBytes: number): number => Math.ceil(cacheBytes / 2048);
 
 const HEAD = Buffer.from('{"flags":[');
-const itemBytes = (outcome: Evaluation): Buffer => Buffer.from(bulkItemJson(outcome));
 const COMMA = 0x2c;
+
+/** The ETag's input for a plan (see Plan.etagInput), the items' digests left to each answer. */
+function etagInputFor(tail: Buffer, items: number, configEtag: string): { etagInput: Uint8Array; etagWords: Int32Array } {
+  const version = Buffer.from(configEtag);
+  const digests = PART_DIGEST_BYTES * (1 + items);
+  // A buffer of its own: the words' view needs an aligned start.
+  const etagInput = new Uint8Array(new ArrayBuffer(digests + version.length));
+  etagInput.set(partDigest(tail), 0);
+  etagInput.set(version, digests);
+  return { etagInput, etagWords: new Int32Array(etagInput.buffer, 0, digests / 4) };
+}
 
 function planFor(snapshot: EnvironmentSnapshot, options: BulkOptions): Plan {
   const fixed: (Evaluation | undefined)[] = [];
-  const encoded: (OutcomeMemo<Buffer> | undefined)[] = [];
+  const encoded: (OutcomeMemo<EncodedItem> | undefined)[] = [];
   const items = snapshot.flagKeys.map((key, i) => {
     const flag = snapshot.flags.get(key)!;
     // Disabled flags and flags without targeting answer the same whatever the context and time.
@@ -78,57 +103,58 @@ function planFor(snapshot: EnvironmentSnapshot, options: BulkOptions): Plan {
       encoded[i] = new OutcomeMemo();
       return flag;
     }
-    const outcome = (fixed[i] = evaluate(flag, {}, 0));
-    return itemBytes(outcome);
+    return new EncodedItem((fixed[i] = evaluate(flag, {}, 0)));
   });
   // An `endpoint` without `origin`: the client resolves it against the origin it called, so
   // nothing here depends on the request's Host header (which any client can set).
   const eventStreams = options.eventStreamPath
     ? [{ type: "sse", endpoint: { requestUri: options.eventStreamPath(snapshot) }, inactivityDelaySec: 120 }]
     : undefined;
-  const tail = `],"metadata":${JSON.stringify(snapshot.config.metadata)}${eventStreams ? `,"eventStreams":${JSON.stringify(eventStreams)}` : ""}}`;
-  const readsClock = items.some((item) => !Buffer.isBuffer(item) && !item.clockFree);
+  const tail = Buffer.from(`],"metadata":${JSON.stringify(snapshot.config.metadata)}${eventStreams ? `,"eventStreams":${JSON.stringify(eventStreams)}` : ""}}`);
+  const readsClock = items.some((item) => !(item instanceof EncodedItem) && !item.clockFree);
   // An answer's bytes, and an outcome held by an answer counts as about 64 bytes beside them.
   // Kept from a request's second time: contexts that never come back (one per user) would
   // otherwise each take an answer of kilobytes into the cache and the old generation of the heap.
   const cacheBytes = options.cacheBytes ?? DEFAULT_BULK_CACHE_BYTES;
   const cache = new AnswerCache<BulkAnswer>(cacheBytes, (answer) => answer.bytes.length + 64 * answer.outcomes.length, seenRequestsFor(cacheBytes));
-  return { items, fixed, encoded, etagPrefix: Buffer.from(bulkEtagPrefix(snapshot.configEtag)), tail: Buffer.from(tail), readsClock, cache };
+  return { items, fixed, encoded, ...etagInputFor(tail, items.length, snapshot.configEtag), tail, readsClock, cache };
 }
 
 function compute(plan: Plan, context: Record<string, unknown>, nowMs: number): BulkAnswer {
   const evaluate = evaluatorFor(context, nowMs);
-  const { items, etagPrefix } = plan;
+  const { items, etagWords } = plan;
   const outcomes: Evaluation[] = new Array(items.length);
-  const parts: Buffer[] = new Array(items.length);
-  let length = etagPrefix.length + HEAD.length + Math.max(0, items.length - 1) + plan.tail.length;
+  const parts: EncodedItem[] = new Array(items.length);
+  let length = HEAD.length + Math.max(0, items.length - 1) + plan.tail.length;
+  let word = DIGEST_WORDS; // after the tail's digest
   for (let i = 0; i < items.length; i++) {
     const item = items[i]!;
-    let part: Buffer;
-    if (Buffer.isBuffer(item)) {
+    let part: EncodedItem;
+    if (item instanceof EncodedItem) {
       part = item;
       outcomes[i] = plan.fixed[i]!;
     } else {
       const outcome = (outcomes[i] = evaluate(item));
       const encoded = plan.encoded[i]!;
       const known = encoded.get(outcome);
-      if (known === undefined) encoded.remember(outcome, (part = itemBytes(outcome)));
+      if (known === undefined) encoded.remember(outcome, (part = new EncodedItem(outcome)));
       else part = known;
     }
     parts[i] = part;
-    length += part.length;
+    length += part.bytes.length;
+    const digest = part.digest;
+    for (let w = 0; w < DIGEST_WORDS; w++) etagWords[word++] = digest[w]!;
   }
   // Not from Node's shared pool: a kept answer would hold on to the whole pool slab.
-  const all = Buffer.allocUnsafeSlow(length);
-  let at = etagPrefix.copy(all, 0);
-  at += HEAD.copy(all, at);
+  const body = Buffer.allocUnsafeSlow(length);
+  let at = HEAD.copy(body, 0);
   for (let i = 0; i < parts.length; i++) {
-    if (i > 0) all[at++] = COMMA;
-    all.set(parts[i]!, at);
-    at += parts[i]!.length;
+    if (i > 0) body[at++] = COMMA;
+    body.set(parts[i]!.bytes, at);
+    at += parts[i]!.bytes.length;
   }
-  plan.tail.copy(all, at);
-  return { bytes: all.subarray(etagPrefix.length), etag: bulkEtagOf(all), outcomes };
+  plan.tail.copy(body, at);
+  return { bytes: body, etag: bulkEtagOf(plan.etagInput), outcomes };
 }
 
 /**

@@ -51,13 +51,23 @@ describe("createBulkAnswers", () => {
     expect(c.etag).not.toBe(a.etag);
   });
 
-  it("tags an answer with the hash of the configuration version and the exact body (README: ETag)", () => {
-    const snapshot = snapshotOf({ f: byPlan, s: { variants: { on: true }, defaultVariant: "on" } });
-    for (const plan of ["pro", "free"]) {
+  it("tags an answer with the hash of the configuration version and the exact body, by its parts (etag.ts)", () => {
+    const snapshot = snapshotOf({ f: byPlan, s: { variants: { on: true }, defaultVariant: "on" }, g: { ...byPlan, state: "DISABLED" } });
+    const sha256 = (text: string) => createHash("sha256").update(text).digest();
+    const tags = new Set<string>();
+    for (const plan of ["pro", "free", "pro"]) {
       const { bytes, etag } = counted().answer(snapshot, { plan });
-      const expected = createHash("sha256").update(`${snapshot.configEtag}\n${bytes.toString()}`).digest("base64url").slice(0, 27);
+      // The body taken apart again: its items, and the tail after the flags array.
+      const body = bytes.toString();
+      const items = (JSON.parse(body).flags as unknown[]).map((item) => JSON.stringify(item));
+      const head = `{"flags":[${items.join(",")}`;
+      expect(body.startsWith(head)).toBe(true);
+      const parts = [body.slice(head.length), ...items].map((part) => sha256(part).subarray(0, 16));
+      const expected = createHash("sha256").update(Buffer.concat([...parts, Buffer.from(snapshot.configEtag)])).digest("base64url").slice(0, 27);
       expect(etag).toBe(`"${expected}"`);
+      tags.add(etag);
     }
+    expect(tags.size).toBe(2);
   });
 
   it("writes every item as JSON.stringify would, for flags with many variants and for errors", () => {
