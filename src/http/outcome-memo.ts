@@ -2,26 +2,38 @@
  * Values derived from an evaluation outcome, for one flag. A flag hands out a handful of shared,
  * frozen outcomes (engine/answers.ts), so comparing with those seen costs less than a WeakMap
  * lookup, which hashes the object; the memo goes away with whatever holds it (a plan, a count).
- * Outcomes made per evaluation (errors) are not remembered, nor any past MAX_REMEMBERED (a flag
- * with many variants): those are derived again each time.
+ * Errors are made per evaluation, but one flag's error is all in its code and details (its key
+ * and metadata are the flag's): they are remembered by those. Up to MAX_REMEMBERED of each kind
+ * (a flag with many variants, errors that quote the context); past that, values are derived
+ * again each time.
  */
+import { isEvaluationError, type Evaluation } from "../engine/types.js";
+
+const errorKey = (e: Extract<Evaluation, { errorCode: string }>): string => `${e.errorCode}\n${e.errorDetails}`;
+
 export class OutcomeMemo<V> {
   static readonly MAX_REMEMBERED = 16;
-  readonly #outcomes: object[] = [];
+  readonly #outcomes: Evaluation[] = [];
   readonly #values: V[] = [];
+  #errors: Map<string, V> | undefined;
 
   /** The value remembered for `outcome`, if any. */
-  get(outcome: object): V | undefined {
+  get(outcome: Evaluation): V | undefined {
     const outcomes = this.#outcomes;
     for (let i = 0; i < outcomes.length; i++) if (outcomes[i] === outcome) return this.#values[i];
-    return undefined;
+    return this.#errors !== undefined && isEvaluationError(outcome) ? this.#errors.get(errorKey(outcome)) : undefined;
   }
 
   /** Remembers `value` for `outcome` when it can (see above). */
-  remember(outcome: object, value: V): void {
-    if (Object.isFrozen(outcome) && this.#outcomes.length < OutcomeMemo.MAX_REMEMBERED) {
-      this.#outcomes.push(outcome);
-      this.#values.push(value);
+  remember(outcome: Evaluation, value: V): void {
+    if (Object.isFrozen(outcome)) {
+      if (this.#outcomes.length < OutcomeMemo.MAX_REMEMBERED) {
+        this.#outcomes.push(outcome);
+        this.#values.push(value);
+      }
+    } else if (isEvaluationError(outcome)) {
+      const errors = (this.#errors ??= new Map());
+      if (errors.size < OutcomeMemo.MAX_REMEMBERED) errors.set(errorKey(outcome), value);
     }
   }
 }

@@ -76,9 +76,10 @@ describe("createBulkAnswers", () => {
     const byVar = { variants, defaultVariant: "v0", targeting: { var: "pick" } };
     const snapshot = snapshotOf({ a: byVar, b: byPlan });
     const bulk = counted({ cacheBytes: 0 });
-    for (const pick of [...Object.keys(variants), ...Object.keys(variants), "missing"]) {
+    // Errors that quote the context: each one's own item, the same one again when it comes back.
+    for (const pick of [...Object.keys(variants), ...Object.keys(variants), "missing", "gone", "missing"]) {
       const { bytes, outcomes } = bulk.answer(snapshot, { pick, plan: "pro" });
-      const item = pick === "missing" ? { key: "a", errorCode: "GENERAL" } : { key: "a", value: variants[pick], reason: "TARGETING_MATCH", variant: pick };
+      const item = pick in variants ? { key: "a", value: variants[pick], reason: "TARGETING_MATCH", variant: pick } : { key: "a", errorCode: "GENERAL", errorDetails: expect.stringContaining(`"${pick}"`) };
       expect(JSON.parse(bytes.toString()).flags[0]).toMatchObject(item);
       expect(bytes.toString()).toBe(JSON.stringify({ flags: outcomes.map(bulkItem), metadata: snapshot.config.metadata }));
     }
