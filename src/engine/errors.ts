@@ -4,8 +4,23 @@
  * `instanceof` is the only reliable way to recognise them after the engine rethrows.
  */
 
+/**
+ * An outcome of an evaluation rather than a fault of the program: thrown once per flag evaluated
+ * (an anonymous context meets every `fractional`), and read for its class and message only. So no
+ * stack trace is taken: capturing one cost more than the rest of the evaluation (two thirds of an
+ * evaluate-all pass over 100 flags, 30 of them `fractional`, for contexts without a targeting key).
+ */
+class EvaluationSignal extends Error {
+  constructor(message: string) {
+    const limit = Error.stackTraceLimit;
+    Error.stackTraceLimit = 0;
+    super(message);
+    Error.stackTraceLimit = limit;
+  }
+}
+
 /** `fractional` had neither a bucketing value nor a usable `targetingKey`. */
-export class TargetingKeyMissingError extends Error {
+export class TargetingKeyMissingError extends EvaluationSignal {
   override name = "TargetingKeyMissingError";
 }
 
@@ -13,7 +28,7 @@ export class TargetingKeyMissingError extends Error {
  * The flag has a problem in its files and no good version to serve instead (see unusableFlag):
  * with --allow-invalid at start-up, or a flag added or broken by a reload before it ever loaded.
  */
-export class TargetingParseError extends Error {
+export class TargetingParseError extends EvaluationSignal {
   override name = "TargetingParseError";
 }
 
