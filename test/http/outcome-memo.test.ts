@@ -35,7 +35,7 @@ describe("OutcomeMemo", () => {
     const max = OutcomeMemo.MAX_REMEMBERED;
     const successes = Array.from({ length: max + 1 }, (_, i) => success(`v${i}`));
     successes.forEach((outcome, i) => memo.remember(outcome, i));
-    Array.from({ length: max + 1 }, (_, i) => memo.remember(error(`e${i}`), 100 + i));
+    for (let i = 0; i <= max; i++) memo.remember(error(`e${i}`), 100 + i);
     expect(memo.get(successes[max - 1]!)).toBe(max - 1);
     expect(memo.get(successes[max]!)).toBeUndefined();
     expect(memo.get(error(`e${max - 1}`))).toBe(100 + max - 1);
