@@ -13,9 +13,34 @@ export interface Answers {
   /** The defaultVariant as DEFAULT: the rule returned null (or nothing). */
   default: Evaluation;
   /** By variant key: the rule named the variant... */
-  match: ReadonlyMap<string, Evaluation>;
+  match: VariantAnswers;
   /** ...by way of the last `fractional` it ran. */
-  split: ReadonlyMap<string, Evaluation>;
+  split: VariantAnswers;
+}
+
+/** Past this many variants, a flag's answers are found by hashing the key rather than comparing keys. */
+const MAX_COMPARED = 8;
+
+/**
+ * A flag's answers by variant key. Most flags have two to a few variants, and a rule names them
+ * with the very strings of its text: comparing keys costs less than hashing one, which an
+ * evaluation pass did for every targeted flag.
+ */
+export class VariantAnswers {
+  /** Key, answer, key, answer...: one array to read. */
+  readonly #pairs: readonly (string | Evaluation)[];
+  readonly #byKey: ReadonlyMap<string, Evaluation> | undefined;
+  constructor(entries: readonly (readonly [string, Evaluation])[]) {
+    this.#pairs = entries.flat();
+    this.#byKey = entries.length > MAX_COMPARED ? new Map(entries) : undefined;
+  }
+
+  get(variant: string): Evaluation | undefined {
+    if (this.#byKey !== undefined) return this.#byKey.get(variant);
+    const pairs = this.#pairs;
+    for (let at = 0; at < pairs.length; at += 2) if (pairs[at] === variant) return pairs[at + 1] as Evaluation;
+    return undefined;
+  }
 }
 
 export const failure = (flag: CompiledFlag, errorCode: EvaluationErrorCode, errorDetails: string): Evaluation => ({
@@ -36,8 +61,8 @@ const fallback = (flag: CompiledFlag, reason: Reason): Evaluation =>
     ? { key: flag.key, reason: "DEFAULT", metadata: flag.metadata }
     : resolved(flag, reason, flag.defaultVariant);
 
-const byVariant = (flag: CompiledFlag, reason: Reason): ReadonlyMap<string, Evaluation> =>
-  new Map(Object.keys(flag.variants).map((variant) => [variant, Object.freeze(resolved(flag, reason, variant))]));
+const byVariant = (flag: CompiledFlag, reason: Reason): VariantAnswers =>
+  new VariantAnswers(Object.keys(flag.variants).map((variant) => [variant, Object.freeze(resolved(flag, reason, variant))]));
 
 export function buildAnswers(flag: CompiledFlag): Answers {
   return Object.freeze({

@@ -193,6 +193,21 @@ describe("values and metadata", () => {
   });
 });
 
+describe("variant lookup", () => {
+  // A few variants are compared key by key, many found by hashing: both ways give the same answers.
+  it.each([3, 40])("names each of %i variants by its key, from the context, and none other", (count) => {
+    const variants = Object.fromEntries(Array.from({ length: count }, (_, i) => [`v${i}`, i]));
+    const flag = compileFlag("many", { variants, defaultVariant: "v0", targeting: { var: "pick" } });
+    for (let i = 0; i < count; i++) {
+      // A key built at run time: not the string object the flag's variants were written with.
+      const pick = ["v", String(i)].join("");
+      expect(run(flag, { pick })).toStrictEqual({ key: "many", reason: "TARGETING_MATCH", variant: pick, value: i, metadata: {} });
+    }
+    expect(errorOf(run(flag, { pick: `v${count}` }))).toBe("GENERAL");
+    expect(errorOf(run(flag, { pick: "v" }))).toBe("GENERAL");
+  });
+});
+
 describe("$flagd properties", () => {
   it("exposes $flagd.flagKey", () => {
     const flag = compileFlag("my-flag", {
