@@ -68,7 +68,7 @@ function build(engine: LogicEngine, logic: unknown): CompiledRule {
  */
 function segmentCompiler(engine: LogicEngine, segmentClock: SegmentClock): NonNullable<Resolver["compileSegment"]> {
   let count = 0;
-  return (name, resolved) => {
+  return (_name, resolved) => {
     if (isEmptyObject(resolved)) return { reference: {} }; // no rule: `targeting: { $ref: empty }` is no targeting
     let rule: CompiledRule;
     try {
@@ -76,17 +76,18 @@ function segmentCompiler(engine: LogicEngine, segmentClock: SegmentClock): NonNu
     } catch (err) {
       return { error: `segment cannot be compiled: ${describeThrown(err)}` };
     }
-    const operator = `$segment#${count++}`;
+    const index = count++;
+    const operator = `$segment#${index}`;
     // Segments used by this one were compiled first, so their entries are there already.
     segmentClock.set(operator, readsClock(resolved, (op) => segmentClock.get(op)));
     const segment = (context: unknown): unknown => {
       if (!hasScratch(context)) return rule(context as Record<string, unknown>);
       const scratch = context[SCRATCH];
-      const memos = (scratch.segments ??= new Map());
-      const memo = memos.get(name);
+      const memos = (scratch.segments ??= []);
+      const memo = memos[index];
       if (memo !== undefined && memo.serial === scratch.serial) return memo.value;
       const value = rule(context);
-      if (memo === undefined) memos.set(name, { serial: scratch.serial, value });
+      if (memo === undefined) memos[index] = { serial: scratch.serial, value };
       else {
         memo.serial = scratch.serial;
         memo.value = value;

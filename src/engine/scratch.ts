@@ -16,8 +16,8 @@ export interface Scratch {
   lastFractional: unknown;
   /** Which evaluation of the pass this is (see bind): segment results hold for one only. */
   serial: number;
-  /** Segment results on the evaluation data, by segment name (see compile.ts). */
-  segments?: Map<string, SegmentMemo>;
+  /** Segment results on the evaluation data, by the segment's number in its environment (see compile.ts). */
+  segments?: (SegmentMemo | undefined)[];
 }
 
 /** A segment's result, valid for the evaluation numbered `serial`. */
