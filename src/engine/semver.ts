@@ -24,6 +24,9 @@ const GO_SEMVER =
 const parsed = new Map<string, SemVer | null>();
 const MAX_PARSED = 10_000;
 const MAX_VERSION_LENGTH = 256;
+/** The text parseVersion was last given, and its version. */
+let lastText: string | undefined;
+let lastVersion: SemVer | null = null;
 
 /**
  * The version as flagd sees it, or null when flagd would reject it.
@@ -34,12 +37,17 @@ const MAX_VERSION_LENGTH = 256;
 export function parseVersion(input: unknown): SemVer | null {
   const s = versionText(input);
   if (s === undefined) return null;
+  // An evaluation pass reads one context's version for every sem_ver flag: the same string
+  // object, which compares at once, where a lookup hashes it.
+  if (s === lastText) return lastVersion;
   let version = parsed.get(s);
   if (version === undefined) {
     version = parseGoSemver(s);
     if (parsed.size >= MAX_PARSED) parsed.clear();
     parsed.set(s, version);
   }
+  lastText = s;
+  lastVersion = version;
   return version;
 }
 
