@@ -12,7 +12,7 @@ import type { CompiledFlag, Evaluation } from "../engine/types.js";
 import type { EnvironmentSnapshot } from "../store/snapshot.js";
 import { AnswerCache } from "./answer-cache.js";
 import { bulkEtagOf, PART_DIGEST_BYTES, partDigest } from "./etag.js";
-import { OutcomeMemo } from "./outcome-memo.js";
+import { OutcomeTable } from "./outcome-memo.js";
 import { WeakMemo } from "./weak-memo.js";
 import { bulkItemJson } from "../evaluation/shape.js";
 
@@ -51,7 +51,9 @@ interface Plan {
   /** The evaluations of the items that are the same for every context (by index). */
   fixed: (Evaluation | undefined)[];
   /** Per evaluated item (by index), its encoding by outcome. */
-  encoded: (OutcomeMemo<EncodedItem> | undefined)[];
+  encoded: OutcomeTable<EncodedItem>;
+  /** Each answer's items while it is assembled: computing is synchronous, so one array serves every answer. */
+  parts: EncodedItem[];
   /**
    * What the ETag hashes (etag.ts): the tail's digest, one digest per item, the configuration
    * version. Only the items' digests change from answer to answer, written in place as words
@@ -95,14 +97,10 @@ function etagInputFor(tail: Buffer, items: number, configEtag: string): { etagIn
 
 function planFor(snapshot: EnvironmentSnapshot, options: BulkOptions): Plan {
   const fixed: (Evaluation | undefined)[] = [];
-  const encoded: (OutcomeMemo<EncodedItem> | undefined)[] = [];
   const items = snapshot.flagKeys.map((key, i) => {
     const flag = snapshot.flags.get(key)!;
     // Disabled flags and flags without targeting answer the same whatever the context and time.
-    if (flag.state !== "DISABLED" && flag.rule) {
-      encoded[i] = new OutcomeMemo();
-      return flag;
-    }
+    if (flag.state !== "DISABLED" && flag.rule) return flag;
     return new EncodedItem((fixed[i] = evaluate(flag, {}, 0)));
   });
   // An `endpoint` without `origin`: the client resolves it against the origin it called, so
@@ -117,14 +115,13 @@ function planFor(snapshot: EnvironmentSnapshot, options: BulkOptions): Plan {
   // otherwise each take an answer of kilobytes into the cache and the old generation of the heap.
   const cacheBytes = options.cacheBytes ?? DEFAULT_BULK_CACHE_BYTES;
   const cache = new AnswerCache<BulkAnswer>(cacheBytes, (answer) => answer.bytes.length + 64 * answer.outcomes.length, seenRequestsFor(cacheBytes));
-  return { items, fixed, encoded, ...etagInputFor(tail, items.length, snapshot.configEtag), tail, readsClock, cache };
+  return { items, fixed, encoded: new OutcomeTable(items.length), parts: new Array<EncodedItem>(items.length), ...etagInputFor(tail, items.length, snapshot.configEtag), tail, readsClock, cache };
 }
 
 function compute(plan: Plan, context: Record<string, unknown>, nowMs: number): BulkAnswer {
   const evaluate = evaluatorFor(context, nowMs);
-  const { items, etagWords } = plan;
+  const { items, etagWords, parts } = plan;
   const outcomes: Evaluation[] = new Array(items.length);
-  const parts: EncodedItem[] = new Array(items.length);
   let length = HEAD.length + Math.max(0, items.length - 1) + plan.tail.length;
   let word = DIGEST_WORDS; // after the tail's digest
   for (let i = 0; i < items.length; i++) {
@@ -135,9 +132,8 @@ function compute(plan: Plan, context: Record<string, unknown>, nowMs: number): B
       outcomes[i] = plan.fixed[i]!;
     } else {
       const outcome = (outcomes[i] = evaluate(item));
-      const encoded = plan.encoded[i]!;
-      const known = encoded.get(outcome);
-      if (known === undefined) encoded.remember(outcome, (part = new EncodedItem(outcome)));
+      const known = plan.encoded.get(i, outcome);
+      if (known === undefined) plan.encoded.remember(i, outcome, (part = new EncodedItem(outcome)));
       else part = known;
     }
     parts[i] = part;

@@ -7,7 +7,7 @@
  */
 import { isEvaluationError, type Evaluation } from "../engine/types.js";
 import { formatSample } from "./metrics.js";
-import { OutcomeMemo } from "./outcome-memo.js";
+import { OutcomeTable } from "./outcome-memo.js";
 import { WeakMemo } from "./weak-memo.js";
 
 export const OTHER_FLAG = "(other)";
@@ -58,7 +58,7 @@ export class EnvironmentCounts {
    */
   #byAnswer = new WeakMemo<Evaluation, Counted>();
   /** Evaluate-all answers: per flag list (a snapshot's keys) and flag, where its outcomes are counted. */
-  #byIndex = new WeakMemo<readonly string[], OutcomeMemo<Counted>[]>();
+  #byIndex = new WeakMemo<readonly string[], OutcomeTable<Counted>>();
   /** Computed answers not counted yet (see `countAll`). */
   #pending: [keys: readonly string[], outcomes: readonly Evaluation[]][] = [];
 
@@ -87,8 +87,8 @@ export class EnvironmentCounts {
     }
     let tally = this.#tallies.get(outcomes);
     if (tally === undefined) {
-      const memos = this.#memosFor(keys);
-      tally = { counted: outcomes.map((e, i) => this.#countedAt(memos, keys, i, e)), owed: 0 };
+      const table = this.#tableFor(keys);
+      tally = { counted: outcomes.map((e, i) => this.#countedAt(table, keys, i, e)), owed: 0 };
       this.#tallies.set(outcomes, tally);
     }
     if (tally.owed++ === 0) {
@@ -99,9 +99,9 @@ export class EnvironmentCounts {
 
   #countPending(): void {
     for (const [keys, outcomes] of this.#pending) {
-      const memos = this.#memosFor(keys);
+      const table = this.#tableFor(keys);
       for (let i = 0; i < keys.length; i++) {
-        const counted = this.#countedAt(memos, keys, i, outcomes[i]!);
+        const counted = this.#countedAt(table, keys, i, outcomes[i]!);
         counted.slot[counted.reason]!++;
       }
     }
@@ -109,16 +109,16 @@ export class EnvironmentCounts {
   }
 
   /** Where `e`, the evaluation of `keys[i]`, is counted, found among the outcomes seen for that flag. */
-  #countedAt(memos: OutcomeMemo<Counted>[], keys: readonly string[], i: number, e: Evaluation): Counted {
-    let counted = memos[i]!.get(e);
-    if (counted === undefined) memos[i]!.remember(e, (counted = this.#counted(keys[i]!, e)));
+  #countedAt(table: OutcomeTable<Counted>, keys: readonly string[], i: number, e: Evaluation): Counted {
+    let counted = table.get(i, e);
+    if (counted === undefined) table.remember(i, e, (counted = this.#counted(keys[i]!, e)));
     return counted;
   }
 
-  #memosFor(keys: readonly string[]): OutcomeMemo<Counted>[] {
-    let memos = this.#byIndex.get(keys);
-    if (memos === undefined) this.#byIndex.set(keys, (memos = keys.map(() => new OutcomeMemo<Counted>())));
-    return memos;
+  #tableFor(keys: readonly string[]): OutcomeTable<Counted> {
+    let table = this.#byIndex.get(keys);
+    if (table === undefined) this.#byIndex.set(keys, (table = new OutcomeTable<Counted>(keys.length)));
+    return table;
   }
 
   #counted(flagKey: string, e: Evaluation): Counted {
