@@ -35,15 +35,24 @@ export const DEFAULT_BULK_CACHE_BYTES = 8 * 1024 * 1024;
 /** An item of the flags array, encoded once per outcome: its bytes and its part digest (etag.ts). */
 class EncodedItem {
   readonly bytes: Buffer;
-  /** The digest's bytes as 32-bit words (in the machine's byte order, read and written alike). */
-  readonly digest: Int32Array;
+  /**
+   * The digest's bytes as four 32-bit words (in the machine's byte order, read and written
+   * alike). Fields of the item rather than a typed array of its own: an answer copies a hundred
+   * of them, and each array is two more objects to reach in memory.
+   */
+  readonly d0: number;
+  readonly d1: number;
+  readonly d2: number;
+  readonly d3: number;
   constructor(outcome: Evaluation) {
     this.bytes = Buffer.from(bulkItemJson(outcome));
-    this.digest = new Int32Array(Uint8Array.from(partDigest(this.bytes)).buffer);
+    const words = new Int32Array(Uint8Array.from(partDigest(this.bytes)).buffer);
+    [this.d0, this.d1, this.d2, this.d3] = words as unknown as [number, number, number, number];
   }
 }
 
-const DIGEST_WORDS = PART_DIGEST_BYTES / 4;
+const DIGEST_WORDS = 4;
+if (PART_DIGEST_BYTES !== DIGEST_WORDS * 4) throw new Error("EncodedItem holds a part digest of 16 bytes");
 
 interface Plan {
   /** In key order: an item when it is the same for every context, else the flag to evaluate. */
@@ -138,8 +147,11 @@ function compute(plan: Plan, context: Record<string, unknown>, nowMs: number): B
     }
     parts[i] = part;
     length += part.bytes.length;
-    const digest = part.digest;
-    for (let w = 0; w < DIGEST_WORDS; w++) etagWords[word++] = digest[w]!;
+    etagWords[word] = part.d0;
+    etagWords[word + 1] = part.d1;
+    etagWords[word + 2] = part.d2;
+    etagWords[word + 3] = part.d3;
+    word += DIGEST_WORDS;
   }
   // Not from Node's shared pool: a kept answer would hold on to the whole pool slab.
   const body = Buffer.allocUnsafeSlow(length);
