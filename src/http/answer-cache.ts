@@ -8,25 +8,35 @@ import { murmur3Utf8Concat } from "../engine/index.js";
 /** Longer request bodies are answered but not kept: one request must not evict hundreds. */
 export const MAX_CACHED_REQUEST_BYTES = 4 * 1024;
 
-/** Length-prefixed: no scope and request pair can spell another's. */
-const keyOf = (scope: string, request: string): string => `${scope.length}:${scope}${request}`;
+/**
+ * Entries are found by a hash of the scope and request, then checked against both: a request is
+ * hashed once however often it is looked up, and no key text is built, flattened and hashed again
+ * for every lookup. Seeded with the scope's length, so a scope and request pair that spells
+ * another's text does not collide with it; shifted to a small integer, which a Map or Set holds
+ * without allocating. Two requests with one hash take turns in one entry.
+ */
+const hashOf = (scope: string, request: string): number => murmur3Utf8Concat(scope, request, scope.length) >> 1;
 
 interface Entry<T> {
+  scope: string;
+  request: string;
   answer: T;
   second: number;
   size: number;
 }
 
 export class AnswerCache<T> {
-  /** By keyOf(scope, request). */
-  #entries = new Map<string, Entry<T>>();
+  /** By hashOf(scope, request). */
+  #entries = new Map<number, Entry<T>>();
   /**
-   * The last entry in #entries, with its scope and request. Clients repeat their last request:
-   * comparing with it costs less than building and hashing the key, and needs no reordering.
+   * The last entry in #entries. Clients repeat their last request: comparing with it costs less
+   * than hashing it, and needs no reordering.
    */
   #newest: Entry<T> | undefined;
-  #newestScope = "";
-  #newestRequest = "";
+  /** The request last hashed, and its hash: a miss hashes it in `get`, then `set` keeps it. */
+  #hashedScope = "";
+  #hashedRequest = "";
+  #hash = hashOf("", "");
   #bytes = 0;
   /**
    * With `seenRequests`: hashes of the requests asked for once and not kept. Their answer is
@@ -55,31 +65,40 @@ export class AnswerCache<T> {
    */
   get(scope: string, request: string, second: number): T | undefined {
     const newest = this.#newest;
-    if (newest !== undefined && this.#newestRequest === request && this.#newestScope === scope && newest.second === second) return newest.answer;
+    if (newest !== undefined && newest.request === request && newest.scope === scope && newest.second === second) return newest.answer;
     if (!this.#keeps(scope, request)) return undefined;
-    const key = keyOf(scope, request);
-    const hit = this.#entries.get(key);
-    if (hit === undefined || hit.second !== second) return undefined;
+    const hash = this.#hashOf(scope, request);
+    const hit = this.#entries.get(hash);
+    if (hit === undefined || hit.second !== second || hit.request !== request || hit.scope !== scope) return undefined;
     // A Map keeps insertion order: moving a hit to the end keeps the oldest first.
-    this.#entries.delete(key);
-    this.#entries.set(key, hit);
-    this.#setNewest(hit, scope, request);
+    this.#entries.delete(hash);
+    this.#entries.set(hash, hit);
+    this.#newest = hit;
     return hit.answer;
   }
 
   /** Keeps `answer` for `request` within `scope` in `second` (see `get`), from its second time with `seenRequests`. */
   set(scope: string, request: string, second: number, answer: T): void {
     if (!this.#keeps(scope, request)) return;
-    const key = keyOf(scope, request);
-    if (this.seenRequests > 0 && !this.#entries.has(key) && this.#firstTime(scope, request)) return;
-    this.#set(key, { answer, second, size: key.length * 2 + this.sizeOf(answer) + 64 }, scope, request);
+    const hash = this.#hashOf(scope, request);
+    const old = this.#entries.get(hash);
+    const known = old !== undefined && old.request === request && old.scope === scope;
+    if (this.seenRequests > 0 && !known && this.#firstTime(hash)) return;
+    const size = (scope.length + request.length) * 2 + this.sizeOf(answer) + 64;
+    this.#set(hash, { scope, request, answer, second, size });
+  }
+
+  #hashOf(scope: string, request: string): number {
+    if (request !== this.#hashedRequest || scope !== this.#hashedScope) {
+      this.#hash = hashOf(scope, request);
+      this.#hashedScope = scope;
+      this.#hashedRequest = request;
+    }
+    return this.#hash;
   }
 
   /** True the first time a request comes (it is remembered), false the second (it is forgotten). */
-  #firstTime(scope: string, request: string): boolean {
-    // Seeded with the scope's length, as keyOf prefixes it; shifted to a small integer, which
-    // a Set holds without allocating.
-    const hash = murmur3Utf8Concat(scope, request, scope.length) >> 1;
+  #firstTime(hash: number): boolean {
     const seen = this.#seen;
     if (seen.delete(hash)) return false;
     if (seen.size >= this.seenRequests) seen.clear();
@@ -91,22 +110,16 @@ export class AnswerCache<T> {
     return this.maxBytes > 0 && scope.length + request.length <= MAX_CACHED_REQUEST_BYTES;
   }
 
-  #setNewest(entry: Entry<T> | undefined, scope: string, request: string): void {
-    this.#newest = entry;
-    this.#newestScope = scope;
-    this.#newestRequest = request;
-  }
-
-  #set(key: string, entry: Entry<T>, scope: string, request: string): void {
-    const old = this.#entries.get(key);
+  #set(hash: number, entry: Entry<T>): void {
+    const old = this.#entries.get(hash);
     if (old) {
-      this.#entries.delete(key);
+      this.#entries.delete(hash);
       this.#bytes -= old.size;
-      if (old === this.#newest) this.#setNewest(undefined, "", "");
+      if (old === this.#newest) this.#newest = undefined;
     }
     if (entry.size > this.maxBytes) return;
-    this.#entries.set(key, entry);
-    this.#setNewest(entry, scope, request);
+    this.#entries.set(hash, entry);
+    this.#newest = entry;
     this.#bytes += entry.size;
     for (const [oldest, { size }] of this.#entries) {
       if (this.#bytes <= this.maxBytes) break;

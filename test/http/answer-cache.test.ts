@@ -37,8 +37,8 @@ describe("AnswerCache", () => {
   });
 
   it("evicts the least recently used, counting a repeat of the last request as a use", () => {
-    // Three entries fit: each is its key's text twice over (UTF-16) plus 10 plus 64 bytes.
-    const { answer, computed } = cache(3 * (2 * "0:a".length + 10 + 64));
+    // Three entries fit: each is its scope and request twice over (UTF-16) plus 10 plus 64 bytes.
+    const { answer, computed } = cache(3 * (2 * "a".length + 10 + 64));
     for (const request of ["a", "b", "c", "a", "a", "d"]) answer("", request);
     expect(computed).toEqual(["|a|0", "|b|0", "|c|0", "|d|0"]); // d evicted b, the least recently used
     answer("", "a");
@@ -83,6 +83,15 @@ describe("AnswerCache", () => {
     for (const request of ["a", "b", "c", "a", "a", "a"]) answer("", request);
     // c forgot a and b; a came again as if for the first time, then was kept.
     expect(computed).toEqual(["|a|0", "|b|0", "|c|0", "|a|0", "|a|0"]);
+  });
+
+  it("answers two requests that share a hash each with its own answer, the one kept in turn", () => {
+    // Two bodies with one 31-bit hash (murmur3, found by search): entries are checked against the text.
+    const [first, second] = ['{"context":{"targetingKey":"user-114972"}}', '{"context":{"targetingKey":"user-139174"}}'];
+    const { answer, computed } = cache();
+    expect([answer("", first), answer("", second), answer("", first), answer("", first), answer("", second)]).toEqual([`|${first}|0`, `|${second}|0`, `|${first}|0`, `|${first}|0`, `|${second}|0`]);
+    // Each replaced the other: every change of request computed, a repeat of the last one did not.
+    expect(computed).toEqual([`|${first}|0`, `|${second}|0`, `|${first}|0`, `|${second}|0`]);
   });
 
   it("tells requests seen once apart by scope as well as by text", () => {
