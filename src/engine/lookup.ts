@@ -102,8 +102,18 @@ const ownKeyReader =
   };
 
 /**
+ * Whether every JSON value that has `key` has it as its own property: no object or array
+ * inherits it (`constructor`, `toString`, `length` are inherited). JSON values are plain objects,
+ * arrays and primitives, and `var` reads no primitive.
+ */
+const neverInherited = (key: string): boolean => !(key in Object.prototype) && !(key in Array.prototype);
+
+/**
  * Compiled `var` for the common case (a fixed key, no scope climb, a literal default): a direct
- * call of a reader made when the rule is built, the path split once. Anything else runs the method.
+ * call of a reader made when the rule is built, the path split once. A one-piece key that no
+ * JSON value inherits is read in the rule's own code, as a property of a known name: each rule
+ * then keeps its own record of the data's shape, where a reader shared by every rule looked
+ * keys up by hashing. Anything else runs the method.
  */
 function compileVar(data: unknown, build: BuildState): Compiled | false {
   let key = data;
@@ -118,6 +128,10 @@ function compileVar(data: unknown, build: BuildState): Compiled | false {
   const text = String(key);
   if (text.includes("../")) return false;
   const pieces: (string | number)[] = [...splitPathMemoized(text)];
+  if (pieces.length === 1 && neverInherited(String(pieces[0]))) {
+    const name = JSON.stringify(String(pieces[0]));
+    return `(context !== null && typeof context === "object" && context[${name}] !== undefined ? context[${name}] : ${JSON.stringify(fallback)})`;
+  }
   const read = pieces.length === 1 ? ownKeyReader(pieces[0]!, fallback) : (node: unknown) => ownPath(node, pieces, fallback);
   return build.compile`${direct(read)}(context)`;
 }

@@ -8,7 +8,7 @@ import { createLogicEngine } from "../../src/engine/logic.js";
 describe("compiled operator forms answer as the plain methods", () => {
   const engine = createLogicEngine();
   const values: unknown[] = ["2.1.0", "v3.0.1", "1.0.0-rc.1", "2.0.0.0", "", "abc", "pro-plus", "DE", "x.y", 3, 2.5, 0, true, null, [1], { a: 1 }];
-  const contexts: Record<string, unknown>[] = [{}, { nested: { deep: "DE" } }, { nested: "flat" }, { "x.y": "dotted" }];
+  const contexts: Record<string, unknown>[] = [{}, { nested: { deep: "DE" } }, { nested: "flat" }, { "x.y": "dotted" }, { constructor: "own", 0: "zero", length: 2 }, { items: [{ b: 2, 0: "zero" }, ["first"], "ab", 0, null, { b: 3 }] }];
   for (const value of values) contexts.push({ value, nested: { deep: value } });
 
   const rules: Record<string, unknown> = {
@@ -17,6 +17,12 @@ describe("compiled operator forms answer as the plain methods", () => {
     "var, a default": { var: ["value", "fallback"] },
     "var, a number default on a path": { var: ["nested.deep", 7] },
     "var, the whole data": { var: "" },
+    "var, a key objects inherit": { var: "constructor" },
+    "var, a key arrays inherit": { map: [{ var: "items" }, { var: ["map", "none"] }] },
+    "var, an index": { var: 0 },
+    "var, a key with quotes and a line separator": { var: 'a"b\u2028' },
+    "var, on items of every JSON type": { map: [{ var: "items" }, { var: ["0", "none"] }] },
+    "var, a key of the items": { map: [{ var: "items" }, { var: "b" }] },
     "sem_ver, constant on the right": { sem_ver: [{ var: "value" }, ">=", "2.1.0"] },
     "sem_ver, constant on the left": { sem_ver: ["2.0.0", "<", { var: "value" }] },
     "sem_ver, ^ and ~": { and: [{ sem_ver: [{ var: "value" }, "^", "3.0.0"] }, { sem_ver: [{ var: "value" }, "~", "v3.0"] }] },
