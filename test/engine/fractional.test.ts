@@ -32,9 +32,11 @@ describe("bucketing hash (MurmurHash3 x86_32, seed 0, UTF-8)", () => {
   });
 
   it("hashes a flag key and a targeting key as one string, without joining them", () => {
-    const parts = ["", "a", "ab", "abc", "abcd", "flag-007", "usér-96", "日本", "👍🏽", "\ud800", "x\udc00"];
-    for (const a of parts) {
-      for (const b of parts) expect(murmur3Utf8Concat(a, b), JSON.stringify([a, b])).toBe(murmurhash.v3(Buffer.from(a + b, "utf8"), 0));
+    const parts = ["", "a", "ab", "abc", "abcd", "abcde", "flag-007", "usér-96", "日本", "👍🏽", "\ud800", "x\udc00", "ab日", "abcdé", '{"context":{"targetingKey":"user-42"}}'];
+    for (const seed of [0, 3, 129]) {
+      for (const a of parts) {
+        for (const b of parts) expect(murmur3Utf8Concat(a, b, seed), JSON.stringify([a, b, seed])).toBe(murmurhash.v3(Buffer.from(a + b, "utf8"), seed));
+      }
     }
     // A surrogate pair split between the two halves is still one character.
     expect(murmur3Utf8Concat("\ud83d", "\udc4d")).toBe(bucketingHash("👍"));
