@@ -130,7 +130,8 @@ function compileVar(data: unknown, build: BuildState): Compiled | false {
   const pieces: (string | number)[] = [...splitPathMemoized(text)];
   if (pieces.length === 1 && neverInherited(String(pieces[0]))) {
     const name = JSON.stringify(String(pieces[0]));
-    return `(context !== null && typeof context === "object" && context[${name}] !== undefined ? context[${name}] : ${JSON.stringify(fallback)})`;
+    const otherwise = Object.is(fallback, -0) ? "-0" : JSON.stringify(fallback); // JSON writes -0 as 0
+    return `(context !== null && typeof context === "object" && context[${name}] !== undefined ? context[${name}] : ${otherwise})`;
   }
   const read = pieces.length === 1 ? ownKeyReader(pieces[0]!, fallback) : (node: unknown) => ownPath(node, pieces, fallback);
   return build.compile`${direct(read)}(context)`;

@@ -23,6 +23,7 @@ describe("compiled operator forms answer as the plain methods", () => {
     "var, a key with quotes and a line separator": { var: 'a"b\u2028' },
     "var, on items of every JSON type": { map: [{ var: "items" }, { var: ["0", "none"] }] },
     "var, a key of the items": { map: [{ var: "items" }, { var: "b" }] },
+    "var, a default of -0": { var: ["missing", -0] },
     "sem_ver, constant on the right": { sem_ver: [{ var: "value" }, ">=", "2.1.0"] },
     "sem_ver, constant on the left": { sem_ver: ["2.0.0", "<", { var: "value" }] },
     "sem_ver, ^ and ~": { and: [{ sem_ver: [{ var: "value" }, "^", "3.0.0"] }, { sem_ver: [{ var: "value" }, "~", "v3.0"] }] },
