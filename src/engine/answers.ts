@@ -27,12 +27,13 @@ const MAX_COMPARED = 8;
  * evaluation pass did for every targeted flag.
  */
 export class VariantAnswers {
-  /** Key, answer, key, answer...: one array to read. */
+  /** Key, answer, key, answer...: one array to read (empty when the keys are hashed). */
   readonly #pairs: readonly (string | Evaluation)[];
   readonly #byKey: ReadonlyMap<string, Evaluation> | undefined;
   constructor(entries: readonly (readonly [string, Evaluation])[]) {
-    this.#pairs = entries.flat();
-    this.#byKey = entries.length > MAX_COMPARED ? new Map(entries) : undefined;
+    const hashed = entries.length > MAX_COMPARED;
+    this.#pairs = hashed ? [] : entries.flat();
+    this.#byKey = hashed ? new Map(entries) : undefined;
   }
 
   get(variant: string): Evaluation | undefined {

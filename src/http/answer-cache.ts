@@ -85,7 +85,7 @@ export class AnswerCache<T> {
     const known = old !== undefined && old.request === request && old.scope === scope;
     if (this.seenRequests > 0 && !known && this.#firstTime(hash)) return;
     const size = (scope.length + request.length) * 2 + this.sizeOf(answer) + 64;
-    this.#set(hash, { scope, request, answer, second, size });
+    this.#set(hash, { scope, request, answer, second, size }, old);
   }
 
   #hashOf(scope: string, request: string): number {
@@ -110,8 +110,8 @@ export class AnswerCache<T> {
     return this.maxBytes > 0 && scope.length + request.length <= MAX_CACHED_REQUEST_BYTES;
   }
 
-  #set(hash: number, entry: Entry<T>): void {
-    const old = this.#entries.get(hash);
+  /** Puts `entry` in place of `old`, the entry under `hash` if any (a request of the same hash). */
+  #set(hash: number, entry: Entry<T>, old: Entry<T> | undefined): void {
     if (old) {
       this.#entries.delete(hash);
       this.#bytes -= old.size;

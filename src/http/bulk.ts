@@ -46,8 +46,12 @@ class EncodedItem {
   readonly d3: number;
   constructor(outcome: Evaluation) {
     this.bytes = Buffer.from(bulkItemJson(outcome));
+    // Copied to a buffer of its own: an Int32Array needs an aligned start.
     const words = new Int32Array(Uint8Array.from(partDigest(this.bytes)).buffer);
-    [this.d0, this.d1, this.d2, this.d3] = words as unknown as [number, number, number, number];
+    this.d0 = words[0]!;
+    this.d1 = words[1]!;
+    this.d2 = words[2]!;
+    this.d3 = words[3]!;
   }
 }
 

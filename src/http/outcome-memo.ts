@@ -1,7 +1,9 @@
 /**
- * Values derived from an evaluation outcome, for one flag. A flag hands out a handful of shared,
- * frozen outcomes (engine/answers.ts), so comparing with those seen costs less than a WeakMap
- * lookup, which hashes the object; the memo goes away with whatever holds it (a plan, a count).
+ * Values derived from an evaluation outcome, for one flag (OutcomeMemo) or for every flag of a
+ * list (OutcomeTable, which keeps a flag's first outcomes itself and the rest in an OutcomeMemo).
+ * A flag hands out a handful of shared, frozen outcomes (engine/answers.ts), so comparing with
+ * those seen costs less than a WeakMap lookup, which hashes the object; the values go away with
+ * whatever holds the table (a plan, a count).
  * Errors are made per evaluation, but one flag's error is all in its code and details (its key
  * and metadata are the flag's): they are remembered by those. Up to MAX_REMEMBERED of each kind
  * (a flag with many variants, errors that quote the context); past that, values are derived
