@@ -9,7 +9,7 @@ import type { FlagStore } from "../store/store.js";
 import { DEFAULT_MAX_BODY_BYTES } from "./body.js";
 import { json, toErrorResponse } from "./errors.js";
 import { EvaluationCounts } from "./evaluation-counts.js";
-import { EVENTS_PATH, ofrepStreamPath, registerEventRoutes } from "./events.js";
+import { createEventStreams, EVENTS_PATH, ofrepStreamPath, registerEventRoutes, type EventStreams } from "./events.js";
 import { registerHealthRoutes } from "./health.js";
 import { formatSample, Metrics } from "./metrics.js";
 import { createFastPath, type NodeFastPath } from "./fast-path.js";
@@ -118,21 +118,16 @@ export function createApp(options: AppOptions): { app: H3; fastPath?: NodeFastPa
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const answers = createOfrepAnswers({ eventStreamPath: hub ? ofrepStreamPath : undefined, evaluations, enrich, sessions });
   registerOfrepRoutes(app, { store, answers, maxBodyBytes, faults });
-  // Any origin allowed: the plain evaluation requests skip h3 (fast-path.ts); a configured origin keeps h3's CORS rules.
-  const fastPath = origin === "*" ? createFastPath({ store, answers, metrics, logger, maxBodyBytes, faults }) : undefined;
+  let streams: EventStreams | undefined;
   if (hub) {
-    registerEventRoutes(app, {
-      store,
-      hub,
-      logger,
-      clientIpHeader: options.clientIpHeader,
-      maxStreamsPerIp: options.maxStreamsPerIp,
-      maxBufferedBytes: options.maxBufferedBytes,
-      faults,
-    });
+    const { clientIpHeader, maxStreamsPerIp, maxBufferedBytes } = options;
+    streams = createEventStreams({ store, hub, logger, clientIpHeader, maxStreamsPerIp, maxBufferedBytes });
+    registerEventRoutes(app, streams, faults);
     metrics.gauge("flagserve_sse_streams", "Open event streams", () => hub.streamCount);
     metrics.collect(() => streamLines(hub));
   }
+  // Any origin allowed: the plain evaluation requests skip h3 (fast-path.ts); a configured origin keeps h3's CORS rules.
+  const fastPath = origin === "*" ? createFastPath({ store, answers, metrics, logger, maxBodyBytes, faults }) : undefined;
   registerHealthRoutes(app, store, metrics);
   options.admin?.register(app, answers);
   metrics.gauge("flagserve_environments", "Environments being served", () => store.environments.size);

@@ -31,8 +31,6 @@ export function environmentFor(store: FlagStore, headers: RequestHeaders): Envir
   return snapshot;
 }
 
-export const presentedKey = (event: H3Event): string | undefined => keyFromHeaders(event.req.headers);
-
 /** `environmentFor` in an h3 handler. */
 export function authenticate(event: H3Event, store: FlagStore): EnvironmentSnapshot {
   try {

@@ -4,16 +4,18 @@ import type { Socket } from "node:net";
 import type { H3, H3Event } from "h3";
 import type { Subscriber } from "../events/channel.js";
 import type { EventHub, StreamKind } from "../events/hub.js";
-import type { FaultInjector } from "../fixture/faults.js";
 import { createSseResponse, nodeSseBody, sseHeaders, type SseCloseReason, type SseStreamOptions } from "../events/sse.js";
+import { apiError } from "../evaluation/problem.js";
+import type { FaultRoute } from "../fixture/fault-rules.js";
+import type { FaultInjector } from "../fixture/faults.js";
 import type { Logger } from "../log/logger.js";
 import { keyDigest } from "../store/keys.js";
 import type { FlagStore } from "../store/store.js";
 import type { EnvironmentSnapshot } from "../store/snapshot.js";
-import { authenticate, presentedKey } from "./auth.js";
-import { apiError } from "./errors.js";
+import { environmentFor, keyFromHeaders, type RequestHeaders } from "./auth.js";
+import { apiError as h3ApiError, withHttpErrors } from "./errors.js";
 
-export interface EventRoutesOptions {
+export interface EventStreamsOptions {
   store: FlagStore;
   hub: EventHub;
   logger: Logger;
@@ -22,21 +24,32 @@ export interface EventRoutesOptions {
   maxStreamsPerIp?: number;
   /** A client whose unsent data exceeds this is disconnected. */
   maxBufferedBytes?: number;
-  faults?: FaultInjector;
+}
+
+/** What opening a stream reads of a request, web or Node alike. */
+export interface StreamRequest {
+  headers: RequestHeaders;
+  /** The request target's query, when it has one. */
+  query: URLSearchParams | undefined;
+  /** The peer's address, when known. */
+  remoteAddress: string | undefined;
 }
 
 export const OFREP_STREAM_PATH = "/ofrep/v1/events";
 export const EVENTS_PATH = "/api/v1/flags/events";
 const DEFAULT_MAX_BUFFERED_BYTES = 1024 * 1024;
 
-export function clientIp(event: H3Event, header?: string): string {
+/** The client's address: the first in `header` (e.g. X-Forwarded-For) when configured and sent, else the peer's. */
+function clientAddress(headers: RequestHeaders, remoteAddress: string | undefined, header?: string): string {
   if (header) {
     // X-Forwarded-For lists the original client first.
-    const value = event.req.headers.get(header)?.split(",")[0]?.trim();
+    const value = headers.get(header)?.split(",")[0]?.trim();
     if (value) return value;
   }
-  return event.runtime?.node?.req.socket.remoteAddress ?? "unknown";
+  return remoteAddress ?? "unknown";
 }
+
+export const clientIp = (event: H3Event, header?: string): string => clientAddress(event.req.headers, event.runtime?.node?.req.socket.remoteAddress, header);
 
 /** The stream advertised in evaluate-all's `eventStreams`, token included: EventSource cannot send headers. */
 export const ofrepStreamPath = (snapshot: EnvironmentSnapshot): string => `${OFREP_STREAM_PATH}?token=${snapshot.streamToken}`;
@@ -50,8 +63,8 @@ function resetConnection(socket: Socket): void {
   }
 }
 
-function lastEventId(event: H3Event): number | undefined {
-  const raw = event.req.headers.get("last-event-id") ?? event.url.searchParams.get("lastEventId");
+function lastEventId(request: StreamRequest): number | undefined {
+  const raw = request.headers.get("last-event-id") ?? request.query?.get("lastEventId") ?? null;
   if (raw === null || !/^\d+$/.test(raw.trim())) return undefined;
   return Number(raw.trim());
 }
@@ -116,54 +129,91 @@ function digestCache(): (key: string) => string {
   };
 }
 
-export function registerEventRoutes(app: H3, options: EventRoutesOptions): void {
+/** A request allowed to open a stream: which one, of which environment, with which key. */
+export interface StreamGrant {
+  readonly kind: StreamKind;
+  readonly snapshot: EnvironmentSnapshot;
+  /** The key the stream is opened with: revoking it closes the stream (by its digest). */
+  readonly key: string;
+  readonly contentType: string;
+}
+
+/**
+ * Opening event streams, as plain data: a request's headers, query and peer address in; a grant,
+ * then the stream, out (or the 401 and 429 ApiErrors). Both ways in share it, the h3 routes
+ * below and the Node fast path (fast-path.ts), so every rule is written once.
+ */
+export interface EventStreams {
+  /** Who may open the stream of `kind`: the environment its key (or, on the OFREP stream, token) selects. */
+  authorize(kind: StreamKind, request: StreamRequest): StreamGrant;
+  /**
+   * The stream, counted against the client's address; `res`, under Node, is the response it is
+   * written to: the address is released when it closes, and its connection reset to cut off a
+   * client too far behind.
+   */
+  open(grant: StreamGrant, request: StreamRequest, res?: ServerResponse): SseStreamOptions;
+}
+
+export function createEventStreams(options: EventStreamsOptions): EventStreams {
   const { store, hub, logger } = options;
   const maxBufferedBytes = options.maxBufferedBytes ?? DEFAULT_MAX_BUFFERED_BYTES;
   const routes = { hub, logger };
   const digestOf = digestCache();
 
-  const open = (event: H3Event, snapshot: EnvironmentSnapshot, kind: StreamKind, key: string, contentType: string) => {
-    const ip = clientIp(event, options.clientIpHeader);
+  function authorize(kind: StreamKind, request: StreamRequest): StreamGrant {
+    if (kind === "ofrep") {
+      const snapshot = store.authenticateStreamToken(request.query?.get("token") ?? "");
+      if (!snapshot) throw apiError(401, "UNAUTHORIZED", "unknown or missing stream token");
+      return { kind, snapshot, key: snapshot.apiKey, contentType: "text/event-stream" };
+    }
+    const snapshot = environmentFor(store, request.headers);
+    // EventSource and browsers need text/event-stream; the seed document says text/plain.
+    const wantsEventStream = (request.headers.get("accept") ?? "").includes("text/event-stream");
+    return { kind, snapshot, key: keyFromHeaders(request.headers)!, contentType: wantsEventStream ? "text/event-stream" : "text/plain; charset=utf-8" };
+  }
+
+  function open({ kind, snapshot, key, contentType }: StreamGrant, request: StreamRequest, res?: ServerResponse): RouteStream {
+    const ip = clientAddress(request.headers, request.remoteAddress, options.clientIpHeader);
     if (options.maxStreamsPerIp !== undefined && hub.streamsFrom(ip) >= options.maxStreamsPerIp) {
       throw apiError(429, "RATE_LIMITED", `too many open streams from ${ip} (at most ${options.maxStreamsPerIp})`, {
         headers: { "retry-after": "5" },
       });
     }
     logger.info(`stream opened: ${kind} ${snapshot.name} from ${ip}`);
-    const res = event.runtime?.node?.res;
-    const node = res instanceof ServerResponse ? res : undefined;
-    const stream = new RouteStream(routes, snapshot.name, kind, contentType, digestOf(key), ip, maxBufferedBytes, lastEventId(event), node?.socket ?? undefined);
+    const stream = new RouteStream(routes, snapshot.name, kind, contentType, digestOf(key), ip, maxBufferedBytes, lastEventId(request), res?.socket ?? undefined);
     hub.holdAddress(ip);
-    if (!node) return createSseResponse(stream);
     // The address stays counted until the connection is gone, however the stream ended.
-    node.on("close", stream.release);
-    // Under Node the stream is written to the response directly: srvx writes the head with the
-    // headers set on the event (CORS, and these), then hands the response to the body's `pipe`.
-    for (const [name, value] of sseHeaders(contentType)) event.res.headers.set(name, value);
-    return nodeSseBody(stream);
-  };
+    res?.on("close", stream.release);
+    return stream;
+  }
 
-  app.get(EVENTS_PATH, async (event) => {
-    const snapshot = authenticate(event, store);
-    const fault = options.faults?.apply(event, "events", snapshot.name);
-    if (fault) await fault;
-    // EventSource and browsers need text/event-stream; the seed document says text/plain.
-    const wantsEventStream = (event.req.headers.get("accept") ?? "").includes("text/event-stream");
-    return open(event, snapshot, "events", presentedKey(event)!, wantsEventStream ? "text/event-stream" : "text/plain; charset=utf-8");
-  });
+  return { authorize, open };
+}
 
-  app.get(OFREP_STREAM_PATH, async (event) => {
-    const token = event.url.searchParams.get("token") ?? "";
-    const snapshot = store.authenticateStreamToken(token);
-    if (!snapshot) throw apiError(401, "UNAUTHORIZED", "unknown or missing stream token");
-    const fault = options.faults?.apply(event, "ofrep-events", snapshot.name);
-    if (fault) await fault;
-    return open(event, snapshot, "ofrep", snapshot.apiKey, "text/event-stream");
-  });
+/** The route of each stream, and the route name fault rules give it. */
+export const EVENT_STREAM_ROUTES: Readonly<Record<StreamKind, { path: string; faultRoute: FaultRoute }>> = {
+  events: { path: EVENTS_PATH, faultRoute: "events" },
+  ofrep: { path: OFREP_STREAM_PATH, faultRoute: "ofrep-events" },
+};
 
-  for (const route of [EVENTS_PATH, OFREP_STREAM_PATH]) {
-    app.all(route, (event) => {
-      throw apiError(405, "METHOD_NOT_ALLOWED", `${event.req.method} is not allowed here; use GET`, { headers: { allow: "GET, OPTIONS" } });
+export function registerEventRoutes(app: H3, streams: EventStreams, faults?: FaultInjector): void {
+  for (const [kind, { path, faultRoute }] of Object.entries(EVENT_STREAM_ROUTES) as [StreamKind, (typeof EVENT_STREAM_ROUTES)[StreamKind]][]) {
+    app.get(path, async (event) => {
+      const node = event.runtime?.node;
+      const request: StreamRequest = { headers: event.req.headers, query: event.url.searchParams, remoteAddress: node?.req.socket.remoteAddress };
+      const grant = await withHttpErrors(() => streams.authorize(kind, request));
+      const fault = faults?.apply(event, faultRoute, grant.snapshot.name);
+      if (fault) await fault;
+      const res = node?.res instanceof ServerResponse ? node.res : undefined;
+      const stream = await withHttpErrors(() => streams.open(grant, request, res));
+      if (!res) return createSseResponse(stream);
+      // Under Node the stream is written to the response directly: srvx writes the head with the
+      // headers set on the event (CORS, and these), then hands the response to the body's `pipe`.
+      for (const [name, value] of sseHeaders(stream.contentType)) event.res.headers.set(name, value);
+      return nodeSseBody(stream);
+    });
+    app.all(path, (event) => {
+      throw h3ApiError(405, "METHOD_NOT_ALLOWED", `${event.req.method} is not allowed here; use GET`, { headers: { allow: "GET, OPTIONS" } });
     });
   }
 }
