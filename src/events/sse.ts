@@ -35,9 +35,10 @@ const encoder = new TextEncoder();
 /** The first bytes: they flush the headers at once and tell EventSource how soon to reconnect. */
 const RETRY = "retry: 2000\n\n";
 
+/** In name order, as h3 sends headers: a head written straight to Node reads the same. */
 export const sseHeaders = (contentType: string): [string, string][] => [
-  ["content-type", contentType],
   ["cache-control", "no-cache"],
+  ["content-type", contentType],
   ["x-accel-buffering", "no"],
 ];
 
@@ -135,7 +136,7 @@ class NodeSseStream extends SseStream {
  * sent already; false when the client left before (it is then never attached: nothing would
  * detach it).
  */
-function startNodeSse(res: ServerResponse, headers: Iterable<[string, string]>, options: SseStreamOptions): boolean {
+export function startNodeSse(res: ServerResponse, headers: Iterable<[string, string]>, options: SseStreamOptions): boolean {
   const stream = new NodeSseStream(res, options);
   if (res.destroyed) {
     stream.finish("client");

@@ -126,8 +126,8 @@ export function createApp(options: AppOptions): { app: H3; fastPath?: NodeFastPa
     metrics.gauge("flagserve_sse_streams", "Open event streams", () => hub.streamCount);
     metrics.collect(() => streamLines(hub));
   }
-  // Any origin allowed: the plain evaluation requests skip h3 (fast-path.ts); a configured origin keeps h3's CORS rules.
-  const fastPath = origin === "*" ? createFastPath({ store, answers, metrics, logger, maxBodyBytes, faults }) : undefined;
+  // Any origin allowed: plain evaluations and stream openings skip h3 (fast-path.ts); a configured origin keeps h3's CORS rules.
+  const fastPath = origin === "*" ? createFastPath({ store, answers, streams, metrics, logger, maxBodyBytes, faults }) : undefined;
   registerHealthRoutes(app, store, metrics);
   options.admin?.register(app, answers);
   metrics.gauge("flagserve_environments", "Environments being served", () => store.environments.size);

@@ -1,12 +1,16 @@
 /**
- * The OFREP evaluation routes straight on node:http, in front of h3: a routed h3 request costs
- * about twice a bare Node one, most of an evaluation served from the answer cache. It answers
- * only the plain case, `POST` to `/ofrep/v1/evaluate/flags` or `.../flags/{key}` with any CORS
- * origin allowed and no fault rules active, through the very rules the h3 routes apply
- * (auth.ts, body.ts, ofrep-answers.ts); everything else (preflights, other methods, configured
- * origins, injected faults, unusual paths or Host headers) goes on to h3 untouched.
+ * The OFREP evaluation routes and the event streams' openings straight on node:http, in front of
+ * h3: a routed h3 request costs about twice a bare Node one, most of an evaluation served from the
+ * answer cache, and a quarter more to open an event stream. It answers only the plain case, `POST` to
+ * `/ofrep/v1/evaluate/flags` or `.../flags/{key}` and `GET` of `/api/v1/flags/events` or
+ * `/ofrep/v1/events`, with any CORS origin allowed and no fault rules active, through the very
+ * rules the h3 routes apply (auth.ts, body.ts, ofrep-answers.ts, events.ts); everything else
+ * (preflights, other methods, configured origins, injected faults, unusual paths or Host headers)
+ * goes on to h3 untouched.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
+import type { StreamKind } from "../events/hub.js";
+import { startNodeSse, type SseStreamOptions } from "../events/sse.js";
 import type { FaultInjector } from "../fixture/faults.js";
 import type { Logger } from "../log/logger.js";
 import type { EnvironmentSnapshot } from "../store/snapshot.js";
@@ -14,6 +18,7 @@ import type { FlagStore } from "../store/store.js";
 import { environmentFor, type RequestHeaders } from "./auth.js";
 import { readNodeBodyWith } from "./body.js";
 import { ApiError } from "./errors.js";
+import { EVENTS_PATH, OFREP_STREAM_PATH, type EventStreams, type StreamRequest } from "./events.js";
 import { mayIdentifyClient, type Metrics } from "./metrics.js";
 import { ALL_ROUTE, errorReply, FLAG_ROUTE, type OfrepAnswers, type OfrepReply } from "./ofrep-answers.js";
 import { WeakMemo } from "./weak-memo.js";
@@ -24,6 +29,8 @@ export type NodeFastPath = (req: IncomingMessage, res: ServerResponse) => boolea
 export interface FastPathOptions {
   store: FlagStore;
   answers: OfrepAnswers;
+  /** With event streams, their openings too. */
+  streams?: EventStreams;
   metrics: Metrics;
   logger: Logger;
   maxBodyBytes: number;
@@ -36,14 +43,35 @@ const PLAIN_SEGMENT = /^[\w\-.~!$&'()*+,;=:@%]+$/;
 /** A Host header `new URL()` (h3) cannot refuse. */
 const PLAIN_HOST = /^[\w\-.]+(?::\d{1,5})?$|^\[[\da-fA-F:.]+\](?::\d{1,5})?$/;
 /** What h3's CORS handling sets when any origin is allowed (app.ts). */
-const CORS_HEADERS = ["access-control-allow-origin", "*", "access-control-expose-headers", "etag"];
+const CORS: [string, string][] = [
+  ["access-control-allow-origin", "*"],
+  ["access-control-expose-headers", "etag"],
+];
+const CORS_HEADERS = CORS.flat();
+
+type Route = typeof ALL_ROUTE | typeof FLAG_ROUTE | typeof EVENTS_PATH | typeof OFREP_STREAM_PATH;
 
 interface Target {
-  readonly route: typeof ALL_ROUTE | typeof FLAG_ROUTE;
+  readonly route: Route;
+  readonly method: "POST" | "GET";
   /** The decoded flag key on the single-flag route. */
-  readonly key?: string;
+  readonly key: string | undefined;
+  /** On evaluate-all, the `flagConfigEtag` query parameter. */
   readonly flagConfigEtag: string | null;
+  /** On a stream's route: which stream, and the query it is asked with. */
+  readonly stream: StreamKind | undefined;
+  readonly query: URLSearchParams | undefined;
 }
+
+/** A target with every field set, in one order: one object shape for every route, read without a type check per field. */
+const routeTarget = (route: Route, { key, flagConfigEtag = null, stream, query }: Partial<Target>): Target => ({
+  route,
+  method: stream === undefined ? "POST" : "GET",
+  key,
+  flagConfigEtag,
+  stream,
+  query,
+});
 
 /** Request targets seen, with their route (null: h3's): clients repeat a handful of them. */
 const MAX_KEPT_TARGETS = 1024;
@@ -74,10 +102,10 @@ function keptTargets(): (url: string) => Target | undefined {
 function targetOf(url: string): Target | undefined {
   const q = url.indexOf("?");
   const path = q === -1 ? url : url.slice(0, q);
-  if (path === ALL_ROUTE) {
-    const flagConfigEtag = q === -1 ? null : new URLSearchParams(url.slice(q + 1)).get("flagConfigEtag");
-    return { route: ALL_ROUTE, flagConfigEtag };
-  }
+  const query = q === -1 ? undefined : new URLSearchParams(url.slice(q + 1));
+  if (path === ALL_ROUTE) return routeTarget(ALL_ROUTE, { flagConfigEtag: query?.get("flagConfigEtag") ?? null });
+  if (path === EVENTS_PATH) return routeTarget(EVENTS_PATH, { stream: "events", query });
+  if (path === OFREP_STREAM_PATH) return routeTarget(OFREP_STREAM_PATH, { stream: "ofrep", query });
   if (!path.startsWith(FLAG_PREFIX)) return undefined;
   const raw = path.slice(FLAG_PREFIX.length);
   if (!PLAIN_SEGMENT.test(raw)) return undefined;
@@ -89,7 +117,7 @@ function targetOf(url: string): Target | undefined {
   }
   // Dot segments (`..`, `%2e`) are resolved away by URL parsing: not this route.
   if (key === "." || key === "..") return undefined;
-  return { route: FLAG_ROUTE, key, flagConfigEtag: null };
+  return routeTarget(FLAG_ROUTE, { key });
 }
 
 /** Every value of a header in `rawHeaders` (`name` in lower case), joined with ", ". */
@@ -151,13 +179,13 @@ function responseCounter(metrics: Metrics, route: string): (status: number) => v
 }
 
 /** The route of a request the fast path answers, else undefined (h3's): see the module comment. */
-function plainRequests(faults: FaultInjector | undefined): (req: IncomingMessage) => Target | undefined {
+function plainRequests(faults: FaultInjector | undefined, streams: EventStreams | undefined): (req: IncomingMessage) => Target | undefined {
   const targetFor = keptTargets();
   let plainHost = "";
   return (req) => {
-    if (req.method !== "POST" || !req.url) return undefined;
+    if (!req.url) return undefined;
     const target = targetFor(req.url);
-    if (!target || faults?.active) return undefined;
+    if (!target || req.method !== target.method || (target.stream && !streams) || faults?.active) return undefined;
     // The Host header changes seldom on a server: the last one that passed is not tested again.
     const host = req.headers.host ?? "";
     if (host !== plainHost) {
@@ -169,9 +197,11 @@ function plainRequests(faults: FaultInjector | undefined): (req: IncomingMessage
 }
 
 export function createFastPath(options: FastPathOptions): NodeFastPath {
-  const { store, answers, metrics, logger, maxBodyBytes, faults } = options;
-  const plainTarget = plainRequests(faults);
-  const counted = { [ALL_ROUTE]: responseCounter(metrics, ALL_ROUTE), [FLAG_ROUTE]: responseCounter(metrics, FLAG_ROUTE) };
+  const { store, answers, streams, metrics, logger, maxBodyBytes, faults } = options;
+  const plainTarget = plainRequests(faults, streams);
+  const counted = Object.fromEntries(
+    [ALL_ROUTE, FLAG_ROUTE, EVENTS_PATH, OFREP_STREAM_PATH].map((route) => [route, responseCounter(metrics, route)]),
+  ) as Record<Route, (status: number) => void>;
 
   /** An error as h3's onError hook answers it (app.ts): logged when internal, counted by code. */
   const failed = (req: IncomingMessage, error: unknown): OfrepReply => {
@@ -207,6 +237,7 @@ export function createFastPath(options: FastPathOptions): NodeFastPath {
   function serve(req: IncomingMessage, res: ServerResponse, target: Target): void {
     const headers = new NodeRequestHeaders(req);
     if (mayIdentifyClient(req.rawHeaders)) metrics.countClient(headers);
+    if (target.stream) return openStream(req, res, target.stream, target, headers);
     let snapshot: EnvironmentSnapshot;
     try {
       snapshot = environmentFor(store, headers);
@@ -214,6 +245,20 @@ export function createFastPath(options: FastPathOptions): NodeFastPath {
       return respond(res, target, failed(req, error));
     }
     readNodeBodyWith(req, req.headers["content-length"], maxBodyBytes, (error, text) => answer(req, res, target, snapshot, headers, error, text));
+  }
+
+  /** The stream's head (CORS and the SSE headers, as h3 would send them) and its first bytes, or the error. */
+  function openStream(req: IncomingMessage, res: ServerResponse, kind: StreamKind, target: Target, headers: RequestHeaders): void {
+    const events = streams!; // plainRequests passes a stream's route only when there are streams
+    const request: StreamRequest = { headers, query: target.query, remoteAddress: req.socket.remoteAddress };
+    let stream: SseStreamOptions;
+    try {
+      stream = events.open(events.authorize(kind, request), request, res);
+    } catch (error) {
+      return respond(res, target, failed(req, error));
+    }
+    counted[target.route](200);
+    startNodeSse(res, CORS, stream);
   }
 
   return (req, res) => {

@@ -1,7 +1,8 @@
 /**
  * Clients that open an event stream and then never read: real sockets against the real server.
  * The server must cut them off (closing the socket, not just the stream) and keep counting
- * each toward --max-streams-per-ip for as long as its socket lives.
+ * each toward --max-streams-per-ip for as long as its socket lives; streams opened through h3
+ * and on the Node fast path alike.
  */
 import { connect, type Socket } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
@@ -21,14 +22,14 @@ afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
 });
 
-async function serve(maxStreamsPerIp: number) {
+async function serve(maxStreamsPerIp: number, withFastPath: boolean) {
   const load = await loadInlineConfig({ dev: { apiKey: KEY, flags: { a: { variants: { on: true }, defaultVariant: "on" } } } });
   const { config, flags } = load.environments.get("dev")!;
   const store = new FlagStore();
   store.replace([createSnapshot(config, flags, KEY)]);
   const hub = new EventHub();
-  const { app } = createApp({ store, hub, logger: silentLogger, maxStreamsPerIp, maxBufferedBytes: MAX_BUFFERED });
-  const listening: Listening = await listenApp(app, { port: 0, host: "127.0.0.1" });
+  const { app, fastPath } = createApp({ store, hub, logger: silentLogger, maxStreamsPerIp, maxBufferedBytes: MAX_BUFFERED });
+  const listening: Listening = await listenApp(app, { port: 0, host: "127.0.0.1", fastPath: withFastPath ? fastPath : undefined });
   cleanups.push(() => listening.close(), () => hub.close());
   return { hub, listening };
 }
@@ -68,10 +69,13 @@ async function until(condition: () => boolean | Promise<boolean>, what: string, 
   throw new Error(`gave up waiting for ${what}`);
 }
 
-describe("a client that stops reading its event stream", () => {
+describe.each([
+  ["through h3", false],
+  ["on the Node fast path", true],
+])("a client that stops reading its event stream, opened %s", (_, withFastPath) => {
   it("is cut off with its socket, and counts toward --max-streams-per-ip until the socket is gone", async () => {
     const limit = 4;
-    const { hub, listening } = await serve(limit);
+    const { hub, listening } = await serve(limit, withFastPath);
     const clients = await Promise.all(Array.from({ length: limit }, () => slowClient(listening.port)));
     expect(clients.map((c) => c.status)).toEqual(Array(limit).fill("HTTP/1.1 200 OK"));
 
@@ -98,7 +102,7 @@ describe("a client that stops reading its event stream", () => {
   });
 
   it("releases the address once the server ends the stream", async () => {
-    const { hub, listening } = await serve(1);
+    const { hub, listening } = await serve(1, withFastPath);
     const client = await slowClient(listening.port);
     expect(client.status).toBe("HTTP/1.1 200 OK");
     hub.closeStreams("dev"); // as when the key that opened it is revoked
