@@ -191,7 +191,7 @@ export function createEventStreams(options: EventStreamsOptions): EventStreams {
 }
 
 /** The route of each stream, and the route name fault rules give it. */
-export const EVENT_STREAM_ROUTES: Readonly<Record<StreamKind, { path: string; faultRoute: FaultRoute }>> = {
+const EVENT_STREAM_ROUTES: Readonly<Record<StreamKind, { path: string; faultRoute: FaultRoute }>> = {
   events: { path: EVENTS_PATH, faultRoute: "events" },
   ofrep: { path: OFREP_STREAM_PATH, faultRoute: "ofrep-events" },
 };
