@@ -13,6 +13,7 @@ import { FaultInjector } from "../../src/fixture/faults.js";
 import { createApp } from "../../src/http/app.js";
 import { listenApp, type Listening } from "../../src/http/listen.js";
 import type { Logger } from "../../src/log/logger.js";
+import type { FlagDefinition } from "../../src/model/types.js";
 import { createSnapshot, type EnvironmentSnapshot } from "../../src/store/snapshot.js";
 import { FlagStore } from "../../src/store/store.js";
 import { openSse } from "../helpers/sse.js";
@@ -28,7 +29,7 @@ let faults: FaultInjector;
 let token: string;
 const logged: string[] = [];
 
-const flagA = (value: string) => ({ variants: { current: value }, defaultVariant: "current" });
+const flagA = (value: string): FlagDefinition => ({ state: "ENABLED", variants: { current: value }, defaultVariant: "current", metadata: {} });
 let store: FlagStore;
 
 /** Serves flag `a` with `value`, and announces the change on the environment's streams (as a reload does). */
