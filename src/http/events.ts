@@ -12,7 +12,7 @@ import type { Logger } from "../log/logger.js";
 import { keyDigest } from "../store/keys.js";
 import type { FlagStore } from "../store/store.js";
 import type { EnvironmentSnapshot } from "../store/snapshot.js";
-import { environmentFor, keyFromHeaders, type RequestHeaders } from "./auth.js";
+import { environmentForKey, keyFromHeaders, type RequestHeaders } from "./auth.js";
 import { apiError as h3ApiError, withHttpErrors } from "./errors.js";
 
 export interface EventStreamsOptions {
@@ -166,10 +166,11 @@ export function createEventStreams(options: EventStreamsOptions): EventStreams {
       if (!snapshot) throw apiError(401, "UNAUTHORIZED", "unknown or missing stream token");
       return { kind, snapshot, key: snapshot.apiKey, contentType: "text/event-stream" };
     }
-    const snapshot = environmentFor(store, request.headers);
+    const key = keyFromHeaders(request.headers);
+    const snapshot = environmentForKey(store, key);
     // EventSource and browsers need text/event-stream; the seed document says text/plain.
     const wantsEventStream = (request.headers.get("accept") ?? "").includes("text/event-stream");
-    return { kind, snapshot, key: keyFromHeaders(request.headers)!, contentType: wantsEventStream ? "text/event-stream" : "text/plain; charset=utf-8" };
+    return { kind, snapshot, key: key!, contentType: wantsEventStream ? "text/event-stream" : "text/plain; charset=utf-8" };
   }
 
   function open({ kind, snapshot, key, contentType }: StreamGrant, request: StreamRequest, res?: ServerResponse): RouteStream {

@@ -64,7 +64,7 @@ interface Target {
 }
 
 /** A target with every field set, in one order: one object shape for every route, read without a type check per field. */
-const routeTarget = (route: Route, { key, flagConfigEtag = null, stream, query }: Partial<Target>): Target => ({
+const routeTarget = (route: Route, { key, flagConfigEtag = null, stream, query }: Partial<Pick<Target, "key" | "flagConfigEtag" | "stream" | "query">>): Target => ({
   route,
   method: stream === undefined ? "POST" : "GET",
   key,
