@@ -43,139 +43,117 @@ export function serveCommand(): Command {
   const serve = new Command("serve")
     .description("serve flag files and URLs over OFREP, reloading on every change (the default command)")
     .argument("[sources...]", SOURCES_ARGUMENT_HELP);
-  for (const addOptions of [listenOptions, sourceOptions, streamOptions, loadOptions, fixtureOptions, networkOptions, adminOptions, outputOptions]) {
-    addOptions(serve);
-  }
+  // Grouped by what a reader is looking for; the fine print of each option is in docs/cli.md.
+  for (const [heading, addOptions] of OPTION_GROUPS) addOptions(serve.optionsGroup(heading));
+  serve.optionsGroup("Options:");
   return serve.addHelpText("after", SERVE_HELP).action(async (args: string[], flags: ServeFlags, command: Command) => {
     rejectCommandTypo(args, command);
     await runServe(args, flags);
   });
 }
 
-/** Where to listen. */
-function listenOptions(command: Command): Command {
-  return command
-    .addOption(new Option("-p, --port <port>", "port to listen on; 0 = any free port").argParser(parsePort).default(8080))
-    .option("--host <host>", "interface to listen on (default: 127.0.0.1; 0.0.0.0 with --public)");
-}
-
-/** Following the sources: watching files, polling URLs. */
+/** Following the sources: watching files, polling URLs, what a problem costs. */
 function sourceOptions(command: Command): Command {
   return command
-    .option("--no-watch", "do not watch the files for changes, nor poll the URLs")
+    .option("--no-watch", "load once; no watching, no polling")
     .addOption(
-      new Option("--poll-interval <seconds>", "how often each URL source is fetched again (a conditional GET)")
-        .argParser(parsePositiveNumber("--poll-interval"))
-        .default(5),
+      new Option("--poll-interval <seconds>", "seconds between URL fetches").argParser(parsePositiveNumber("--poll-interval")).default(5),
     )
     .addOption(
-      new Option("--fetch-timeout <seconds>", "a URL fetch with no complete response by then is a problem")
-        .argParser(parsePositiveNumber("--fetch-timeout"))
-        .default(10),
-    );
+      new Option("--fetch-timeout <seconds>", "URL fetch timeout").argParser(parsePositiveNumber("--fetch-timeout")).default(10),
+    )
+    .option("--allow-invalid", "serve despite problems");
 }
 
-/** Event streams and the clients of the HTTP API. */
+/** Where and how to listen. */
+function serverOptions(command: Command): Command {
+  return command
+    .addOption(new Option("-p, --port <port>", "0 = any free port").argParser(parsePort).default(8080))
+    .option("--host <host>", "interface (default: 127.0.0.1)")
+    .option("--https", "HTTPS, self-signed certificate")
+    .option("--public", "all interfaces, with a QR code")
+    .option("--cors-origin <origin>", "allowed CORS origins", "*")
+    .option("--client-ip-header <name>", "client address header (proxies)")
+    .addOption(new Option("--max-body <size>", "largest request body").argParser(parseByteSize).default(1024 * 1024, "1mb"));
+}
+
+/** Event streams. */
 function streamOptions(command: Command): Command {
   return command
     .addOption(
-      new Option("--heartbeat <seconds>", "heartbeat interval on event streams (default: 15, or 30 with --event-set variant)").argParser(
+      new Option("--heartbeat <seconds>", "seconds between heartbeats (default: 15)").argParser(
         parseNonNegativeNumber("--heartbeat"),
       ),
     )
-    .addOption(new Option("--event-set <set>", "event names on /api/v1/flags/events").choices(["primary", "variant"]).default("primary"))
-    .option("--cors-origin <origin>", "allowed CORS origin(s), comma-separated", "*")
-    .option("--client-ip-header <name>", "take the client address from this header (e.g. X-Forwarded-For) behind a proxy")
+    .addOption(new Option("--event-set <set>", "event names").choices(["primary", "variant"]).default("primary"))
     .addOption(
-      new Option("--max-streams-per-ip <n>", "most event streams one client address may hold open").argParser(
-        parsePositiveInteger("--max-streams-per-ip"),
-      ),
+      new Option("--max-streams-per-ip <n>", "stream limit per client address").argParser(parsePositiveInteger("--max-streams-per-ip")),
     );
 }
 
-/** Keys, the state directory, what a problem costs, request size. */
-function loadOptions(command: Command): Command {
+/** Keys and the state directory. */
+function keyOptions(command: Command): Command {
   return command
     .addOption(
-      new Option("--key-grace <seconds>", "how long a replaced API key keeps working (keys rotate --revoke-now: not at all)")
+      new Option("--key-grace <seconds>", "grace of a replaced key")
         .argParser(parseNonNegativeNumber("--key-grace"))
         .default(DEFAULT_KEY_GRACE_SECONDS),
     )
-    .option("--state-dir <dir>", STATE_DIR_HELP)
-    .option("--allow-invalid", "serve despite problems: broken flags answer PARSE_ERROR, broken environments are left out")
-    .addOption(
-      new Option("--max-body <size>", "largest request body accepted (e.g. 64kb, 1mb)").argParser(parseByteSize).default(1024 * 1024, "1mb"),
-    );
-}
-
-/** Test-fixture behaviour: context values and headers, injected faults. */
-function fixtureOptions(command: Command): Command {
-  return command
-    .addOption(
-      new Option("--context-value <key=value>", "add a string value to every evaluation context, as flagd -X (repeatable)").argParser(
-        parseContextPairs("values"),
-      ),
-    )
-    .addOption(
-      new Option("--context-from-header <header=key>", "copy a request header into the evaluation context, as flagd -H (repeatable)").argParser(
-        parseContextPairs("fromHeaders"),
-      ),
-    )
-    .addOption(new Option("--fault <json>", "inject a fault for the whole run: a JSON rule or list of rules (repeatable)").argParser(parseFaults));
-}
-
-/** HTTPS and other devices. */
-function networkOptions(command: Command): Command {
-  return command
-    .option("--https", "serve HTTPS with a generated self-signed certificate (clients must accept it, e.g. curl -k)")
-    .option("--public", "listen on all interfaces and show the network URL and a QR code (for demos on other devices)");
+    .option("--state-dir <dir>", STATE_DIR_HELP);
 }
 
 /** The admin API, the dashboard page and overrides. */
 function adminOptions(command: Command): Command {
   return command
-    .option("--no-admin", "turn off the admin API and the dashboard page at /")
+    .option("--no-admin", "no admin API, no dashboard")
+    .addOption(new Option("--admin-token <token>", "admin token").env("FLAGSERVE_ADMIN_TOKEN"))
     .addOption(
-      new Option("--admin-token <token>", "bearer token of the admin API (default: generated once and kept in the state directory)").env(
-        "FLAGSERVE_ADMIN_TOKEN",
-      ),
-    )
-    .addOption(
-      new Option("--admin-host <name>", "a host name the admin API and page answer to besides localhost and the listen address (repeatable)").argParser(
+      new Option("--admin-host <name>", "another host name for the admin API").argParser(
         (value: string, previous: string[] = []) => [...previous, ...value.split(",").map((v) => v.trim()).filter(Boolean)],
       ),
     )
-    .option("--overrides <file>", "keep overrides in this YAML file across restarts (default: in memory only)");
+    .option("--overrides <file>", "keep overrides in this YAML file");
+}
+
+/** Test-fixture behaviour: context values and headers, injected faults. */
+function fixtureOptions(command: Command): Command {
+  return command
+    .addOption(new Option("--context-value <key=value>", "add to every context (flagd -X)").argParser(parseContextPairs("values")))
+    .addOption(
+      new Option("--context-from-header <header=key>", "header into the context (flagd -H)").argParser(
+        parseContextPairs("fromHeaders"),
+      ),
+    )
+    .addOption(new Option("--fault <json>", "inject a fault (JSON rule)").argParser(parseFaults));
 }
 
 /** What is printed. */
 function outputOptions(command: Command): Command {
-  return command
-    .option("-q, --quiet", "print only the ready line, warnings and errors")
-    .option("--json-logs", "write all output, the ready line included, as JSON lines");
+  return command.option("-q, --quiet", "only the ready line and problems").option("--json-logs", "every line as JSON");
 }
 
+const OPTION_GROUPS: ReadonlyArray<readonly [string, (command: Command) => Command]> = [
+  ["Sources:", sourceOptions],
+  ["Server:", serverOptions],
+  ["Events:", streamOptions],
+  ["Keys and state:", keyOptions],
+  ["Admin and dashboard:", adminOptions],
+  ["Test fixture:", fixtureOptions],
+  ["Logging:", outputOptions],
+];
+
 const SERVE_HELP = `
-Output:
-  stdout: the start-up lines, then "ready <url>" once requests are accepted
-  stderr: problems, changes, streams opened and closed
-  With --json-logs every line is a JSON object {"time","level","msg",...};
-  the ready line is {"time":...,"level":"info","msg":"ready","url":"http://..."}.
-Stops (exit 0) on SIGINT, SIGTERM or SIGHUP; started by npm (npx, npm exec, npm run), also
-when npm ends, since npm does not always pass signals on.
+stdout: the start-up lines, then "ready <url>" once requests are accepted;
+stderr: problems and changes. Stops (exit 0) on SIGINT, SIGTERM or SIGHUP.
+Repeatable: --context-value, --context-from-header, --fault, --admin-host.
 
 Examples:
-  $ flagserve                              serve ./flags, or the bundled example
-  $ flagserve ./flags --port 0             any free port; read the URL from the "ready" line
-  $ flagserve flags.yaml --no-watch -q     CI fixture: load once, print only "ready <url>"
-  $ flagserve https://config.example/flags/development.yaml ./flags/local.yaml
-                                           a URL (polled every 5 s) beside a file
-  $ flagserve --json-logs                  JSON lines for a log collector
-  $ flagserve --public --https             demo on a phone on the same network
-  $ flagserve --context-value shard=3 --context-from-header X-User-Plan=plan
-                                           steer targeting from outside the app (as flagd -X / -H)
+  $ flagserve                         ./flags, or the bundled example
+  $ flagserve flags --port 0 -q       any free port; print only "ready <url>"
+  $ flagserve https://host/dev.yaml ./flags/local.yaml
   $ flagserve --fault '{"route":"evaluate","ratio":0.5,"status":500}'
-                                           every other evaluation fails (test retries and fallbacks)`;
+
+Every option in detail: docs/cli.md`;
 
 /** `flagserve valdiate` is a typo, not a configuration path that happens to be missing. */
 function rejectCommandTypo(args: string[], command: Command): void {
@@ -315,7 +293,7 @@ async function start(specs: string[], flags: ServeFlags, logger: Logger): Promis
   } catch (error) {
     // The listener's and the admin API's errors. startServer has loaded both modules before it can
     // raise them; for an error raised earlier this loads them, a few milliseconds on the way out.
-    const [{ PortInUseError }, { OverridesFileError }] = await Promise.all([import("../http/listen.js"), import("../admin/overrides.js")]);
+    const [{ PortUnavailableError }, { OverridesFileError }] = await Promise.all([import("../http/listen.js"), import("../admin/overrides.js")]);
     if (error instanceof InvalidConfigError) {
       for (const problem of error.problems) logger.error(formatProblem(problem), { ...problem });
       const where = listText(specs);
@@ -323,8 +301,8 @@ async function start(specs: string[], flags: ServeFlags, logger: Logger): Promis
         path: where,
         problems: error.problems.length,
       });
-    } else if (error instanceof PortInUseError) {
-      logger.error(error.message, { host: error.host, port: error.port });
+    } else if (error instanceof PortUnavailableError) {
+      logger.error(error.message, { host: error.host, port: error.port, problem: error.problem });
     } else if (error instanceof OverridesFileError) {
       logger.error(error.message);
     } else throw error;

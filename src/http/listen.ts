@@ -31,10 +31,27 @@ export interface Listening {
   close(): Promise<void>;
 }
 
-export class PortInUseError extends Error {
-  constructor(readonly host: string, readonly port: number) {
-    super(`port ${port} on ${host} is not available (in use, or blocked); choose another with --port, or --port 0 for any free port`);
+/** Why a port could not be had: each says what happened, not a guess between several things. */
+export type PortProblem = "in-use" | "privileged" | "unsafe";
+
+const PORT_PROBLEMS: Record<PortProblem, (port: number, host: string) => string> = {
+  "in-use": (port, host) => `port ${port} on ${host} is in use by another program`,
+  privileged: (port) => `port ${port} is below 1024 and this user may not listen on it`,
+  unsafe: (port) => `port ${port} is one that browsers and fetch() refuse to connect to (their list of unsafe ports)`,
+};
+
+export class PortUnavailableError extends Error {
+  constructor(readonly host: string, readonly port: number, readonly problem: PortProblem) {
+    super(`${PORT_PROBLEMS[problem](port, host)}; choose another with --port, or --port 0 for any free port`);
   }
+}
+
+/** The port problem an error from listen() reports, if it is one. */
+function portProblemOf(error: unknown): PortProblem | undefined {
+  const text = `${(error as NodeJS.ErrnoException).code ?? ""} ${(error as Error).message ?? ""}`;
+  if (/EACCES/.test(text)) return "privileged";
+  if (/EADDRINUSE|available port/i.test(text)) return "in-use";
+  return undefined;
 }
 
 type NodeHandler = (req: IncomingMessage, res: ServerResponse) => unknown;
@@ -75,7 +92,7 @@ function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
 
 export async function listenApp(app: H3, options: ListenOptions): Promise<Listening> {
   // Ports browsers and fetch() refuse to call (6000, 6665, ...): listhen would move elsewhere, we say so.
-  if (options.port !== 0 && isUnsafePort(options.port)) throw new PortInUseError(options.host, options.port);
+  if (options.port !== 0 && isUnsafePort(options.port)) throw new PortUnavailableError(options.host, options.port, "unsafe");
   const handler = withFastPath(withReasonPhrases(toNodeHandler(app)), options.fastPath);
   const { server, url } = needsListhen(options) ? await listenWithListhen(handler, options) : await listenPlain(handler, options);
   server.on("clientError", answerClientError);
@@ -103,7 +120,7 @@ const needsListhen = ({ https, public: isPublic, host }: ListenOptions): boolean
 /** `http://host:port`, as listhen writes it (IPv6 in brackets, no `:80`). */
 const urlOf = (host: string, port: number): string => `http://${host.includes(":") ? `[${host}]` : host}${port === 80 ? "" : `:${port}`}`;
 
-/** A plain node:http server on exactly this host and port, or a PortInUseError. */
+/** A plain node:http server on exactly this host and port, or a PortUnavailableError. */
 async function listenPlain(handler: NodeHandler, { port, host }: ListenOptions): Promise<{ server: Server; url: string }> {
   const server = createServer(handler);
   try {
@@ -115,8 +132,8 @@ async function listenPlain(handler: NodeHandler, { port, host }: ListenOptions):
       });
     });
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === "EADDRINUSE" || code === "EACCES") throw new PortInUseError(host, port);
+    const problem = portProblemOf(error);
+    if (problem) throw new PortUnavailableError(host, port, problem);
     throw error;
   }
   return { server, url: urlOf(host, (server.address() as AddressInfo).port) };
@@ -143,14 +160,15 @@ async function listenWithListhen(handler: NodeHandler, options: ListenOptions): 
       extraURLs: [],
     } as Parameters<typeof listen>[1]);
   } catch (error) {
-    if (/available port|EADDRINUSE|EACCES/i.test(String((error as Error).message))) throw new PortInUseError(host, port);
+    const problem = portProblemOf(error);
+    if (problem) throw new PortUnavailableError(host, port, problem);
     throw error;
   }
   const bound = (listener.server.address() as AddressInfo).port;
   if (port !== 0 && bound !== port) {
     // Whatever else listhen would remap without a word (unsafe ports are refused before binding).
     await listener.close();
-    throw new PortInUseError(host, port);
+    throw new PortUnavailableError(host, port, "in-use");
   }
   const server = listener.server as unknown as Server;
   // http-shutdown's per-request listener: close() below does its job.

@@ -29,6 +29,14 @@ describe("flagserve (program)", () => {
     for (const command of ["serve", "validate", "init", "keys", "eval", "events", "health", "override", "session"]) expect(results[0]!.stdout).toMatch(new RegExp(`^  ${command} `, "m"));
   });
 
+  it("groups serve's options under headings, each line within 80 columns", async () => {
+    const { stdout } = await run(["serve", "--help"]);
+    const headings = stdout.split("\n").filter((line) => /^[A-Z][a-z ]+:$/.test(line));
+    expect(headings).toEqual(expect.arrayContaining(["Sources:", "Server:", "Events:", "Keys and state:", "Admin and dashboard:", "Test fixture:", "Logging:"]));
+    expect(stdout.split("\n").filter((line) => line.length > 80)).toEqual([]);
+    expect(stdout.split("\n").length).toBeLessThan(75);
+  });
+
   it("`help COMMAND` works like COMMAND --help", async () => {
     const { code, stdout } = await run(["help", "validate"]);
     expect(code).toBe(0);

@@ -59,7 +59,7 @@ describe("flagserve serve", () => {
     const cli = track(runCli([dir.file("flags"), "--port", String(port)]));
     const { code } = await cli.exited;
     expect(code).toBe(1);
-    expect(cli.stderr()).toContain(`port ${port}`);
+    expect(cli.stderr()).toContain(`port ${port} on 127.0.0.1 is in use by another program`);
     expect(cli.stdout()).not.toContain("ready");
   });
 
@@ -68,7 +68,8 @@ describe("flagserve serve", () => {
     const cli = track(runCli([dir.file("flags"), "--port", "6000", "--state-dir", dir.file("state")]));
     const { code } = await cli.exited;
     expect(code).toBe(1);
-    expect(cli.stderr()).toContain("port 6000 on 127.0.0.1 is not available");
+    expect(cli.stderr()).toContain("port 6000 is one that browsers and fetch() refuse to connect to");
+    expect(cli.stderr()).not.toContain("in use");
     expect(cli.stdout()).not.toContain("ready");
   });
 
