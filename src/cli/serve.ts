@@ -8,7 +8,7 @@ import { npmLaunchers, watchProcesses } from "./launcher.js";
 import { networkUrls, localUrl, qrCode } from "./network.js";
 import { parseByteSize, parseContextPairs, parseFaults, parseNonNegativeNumber, parsePort, parsePositiveInteger, parsePositiveNumber } from "./options.js";
 import { STATE_DIR_HELP, VERSION, plural } from "./paths.js";
-import { SOURCES_ARGUMENT_HELP, listText, missingPaths, resolveSources } from "./sources.js";
+import { NO_ENVIRONMENTS, SOURCES_ARGUMENT_HELP, listText, missingPaths, resolveSources } from "./sources.js";
 import type { FaultRule } from "../fixture/fault-rules.js";
 
 interface ServeFlags {
@@ -246,6 +246,10 @@ async function runServe(args: string[], flags: ServeFlags): Promise<void> {
   };
   stopWhenAsked(() => void stop(), logger);
   noteInvalid(logger, server.store.problems, new Set(server.store.environments.keys()));
+  if (server.store.environments.size === 0 && server.store.problems.size === 0) {
+    const where = listText(specs);
+    logger.warn(`${where}: ${NO_ENVIRONMENTS}; serving nothing until one appears`, { path: where });
+  }
   const url = localUrl(server.url);
   if (!flags.quiet) await printBanner({ specs, bundled, url, serverUrl: server.url, keys: server.keys(), adminToken: server.adminToken }, flags, logger);
   printer(format)(`ready ${url}`, "ready", { url });

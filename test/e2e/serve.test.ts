@@ -34,6 +34,13 @@ describe("flagserve serve", () => {
     expect(cli.stdout()).toMatch(/environment staging {2}key fs_staging_[A-Za-z0-9_-]{24}/);
   });
 
+  it("says at start that a directory without flag files serves nothing, as validate does", async () => {
+    const dir = await dirWith({ "flags/README.md": "not a flag file\n" });
+    const { cli } = await startCli([dir.file("flags"), "--port", "0", "--state-dir", dir.file("state")]);
+    track(cli);
+    expect(cli.stderr()).toMatch(/warn: .*flags: no environments found \(expected \*\.yaml, \*\.yml or \*\.json files, or subdirectories\)/);
+  });
+
   it("persists generated keys so they survive a restart", async () => {
     const dir = await dirWith({ "flags/staging.yaml": NO_KEY });
     const args = [dir.file("flags"), "--state-dir", dir.file("state")];
