@@ -2,6 +2,7 @@
 import { existsSync } from "node:fs";
 import { Command, Option } from "commander";
 import type { Problem } from "../model/types.js";
+import { closestName } from "../model/names.js";
 import { createLogger, flushLog, formatRecord, type LogFormat, type Logger } from "../log/logger.js";
 import { DEFAULT_KEY_GRACE_SECONDS } from "../store/key-grace.js";
 import { npmLaunchers, watchProcesses } from "./launcher.js";
@@ -160,20 +161,9 @@ function rejectCommandTypo(args: string[], command: Command): void {
   const [pathArg] = args;
   if (args.length === 1 && pathArg !== undefined && /^[a-z]+$/.test(pathArg) && !existsSync(pathArg)) {
     const names = command.parent?.commands.map((c) => c.name()) ?? [];
-    const near = names.find((name) => name !== "help" && editDistance(name, pathArg) <= 2);
+    const near = closestName(pathArg, names.filter((name) => name !== "help"), 2);
     if (near) (command.parent ?? command).error(`error: '${pathArg}' is not a command nor an existing path (did you mean ${near}?)`);
   }
-}
-
-/** Levenshtein distance, for "did you mean" (names are short). */
-function editDistance(a: string, b: string): number {
-  let row = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const next = [i];
-    for (let j = 1; j <= b.length; j++) next[j] = Math.min(row[j]! + 1, next[j - 1]! + 1, row[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
-    row = next;
-  }
-  return row[b.length]!;
 }
 
 /** The body of the start banner's example request. */

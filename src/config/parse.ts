@@ -4,11 +4,12 @@
  * when one is asked for; everything else is read by the `yaml` package, with positions. JSON is
  * read as YAML (it is YAML 1.2), so both formats get the same line:col errors.
  */
-import type { Document, Node, Scalar, YAMLError } from "yaml";
+import type { Document, Node, Scalar } from "yaml";
 import { Worker } from "node:worker_threads";
 import { readFast } from "./fast-parse.js";
 import { yaml } from "./yaml-package.js";
 import { inlineSource, yamlSource, type Source } from "./positions.js";
+import { explainYamlErrors } from "./yaml-errors.js";
 import { runSteps, runStepsYielding, type Steps } from "../model/steps.js";
 import type { Problem } from "../model/types.js";
 
@@ -106,7 +107,7 @@ export function* parseYamlSteps(file: string, text: string): Steps<ParsedFile> {
   const at = (offset: number, message: string): Problem => ({ file, ...lineCounter.linePos(offset), message });
 
   // Warnings too (unresolved tags...): a value we could not read as written is an error here.
-  const yamlProblems = [...doc.errors, ...doc.warnings].map((e) => at(e.pos[0], describeYamlError(e)));
+  const yamlProblems: Problem[] = explainYamlErrors(src, doc.errors, doc.warnings, (offset) => lineCounter.linePos(offset)).map((p) => ({ file, ...p }));
   if (yamlProblems.length === 0) yamlProblems.push(...duplicateKeys(doc).map((key) => at(key.range?.[0] ?? 0, `duplicate key '${String(key.value)}'`)));
   if (yamlProblems.length > 0) return { source, doc, problems: yamlProblems };
 
@@ -123,10 +124,6 @@ export function* parseYamlSteps(file: string, text: string): Steps<ParsedFile> {
   } catch (error) {
     return { source, doc, problems: [{ file, line: 1, col: 1, message: `cannot read YAML: ${(error as Error).message}` }] };
   }
-}
-
-function describeYamlError(error: YAMLError): string {
-  return `YAML ${error.name === "YAMLWarning" ? "warning" : "syntax error"}: ${error.message}`;
 }
 
 /** The second and later occurrences of a scalar key in the same mapping (YAML forbids them). */

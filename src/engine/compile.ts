@@ -6,7 +6,8 @@ import { direct, type BuildState } from "./codegen.js";
 import { readsClock } from "./clock.js";
 import { describeThrown, TargetingParseError } from "./errors.js";
 import type { LogicEngine } from "json-logic-engine";
-import { createLogicEngine, isOperator, logicEngine } from "./logic.js";
+import { createLogicEngine, isOperator, logicEngine, operatorNames } from "./logic.js";
+import { closestName } from "../model/names.js";
 import { hasScratch, SCRATCH } from "./scratch.js";
 import { BROKEN, isEmptyObject, resolveRule, resolveSegment, type CompileError, type Resolver, type WalkState } from "./resolve.js";
 import { ruleKey } from "./rule-key.js";
@@ -163,6 +164,7 @@ export function* compileEnvironmentSteps(config: EnvironmentConfig, options: Com
   const resolver: Resolver = {
     segments: config.segments,
     isOperator: (name) => isOperator(logicEngine, name),
+    nearestOperator: (name) => closestName(name, operatorNames(logicEngine)),
     compileSegment: segmentCompiler(engine, segmentClock),
     errors: [],
     done: new Map(),

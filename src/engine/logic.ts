@@ -51,6 +51,9 @@ export function createLogicEngine(): LogicEngine {
 
 export const logicEngine = createLogicEngine();
 
+/** The names of `engine`'s operators. */
+export const operatorNames = (engine: LogicEngine): string[] => Object.keys(engine.methods as object);
+
 /** Whether `name` is an operator of `engine` (own keys only: `toString` is not an operator). */
 export const isOperator = (engine: LogicEngine, name: string): boolean =>
   Object.hasOwn(engine.methods as object, name);

@@ -20,6 +20,8 @@ export const BROKEN: unique symbol = Symbol("broken segment");
 export interface Resolver {
   segments: Readonly<Record<string, JsonValue>>;
   isOperator: (name: string) => boolean;
+  /** The operator a mistyped name was probably meant to be, for the problem's message. */
+  nearestOperator?: (name: string) => string | undefined;
   /**
    * Called once per segment after its refs resolved: compiles it and returns the rule node that
    * stands for it wherever it is referenced, or an error message. Without it, a reference is the
@@ -104,7 +106,8 @@ export function resolveRule(r: Resolver, node: unknown, path: JsonPath, stack: s
   const op = keys[0] as string;
   const args = node[op];
   if (!r.isOperator(op)) {
-    fail(r, state, [...path, op], `unknown operator "${op}"`);
+    const near = r.nearestOperator?.(op);
+    fail(r, state, [...path, op], `unknown operator "${op}"${near ? ` (did you mean "${near}"?)` : ""}`);
     resolveRule(r, args, [...path, op], stack, state); // keep looking for further problems
     return null;
   }

@@ -13,10 +13,45 @@ describe("problems are located at file:line:col", () => {
     return problemLines(load, tmp.path);
   };
 
-  it("YAML syntax error", async () => {
+  it("YAML syntax error: an unclosed flow mapping, at the `{` that opened it", async () => {
     expect(await problemsOf("dev.yaml", lines("flags:", "  a:", "    variants: { on: true", "    defaultVariant: on"))).toEqual([
-      expect.stringMatching(/^<dir>\/dev\.yaml:4:5 YAML syntax error: /),
+      "<dir>/dev.yaml:3:15 this `{` is never closed with `}`",
     ]);
+  });
+
+  // One misplaced line used to give several errors, at column 1 or at the line above it.
+  const FLAG = ["flags:", "  new-checkout:", "    state: ENABLED", "    variants:", "      on: true", "      off: false", "    defaultVariant: off"];
+  const withLine = (index: number, text: string): string => lines(...FLAG.map((line, i) => (i === index ? text : line)));
+
+  it.each([
+    {
+      what: "a line indented less than its neighbours",
+      text: withLine(5, "     off: false"),
+      problem: "<dir>/dev.yaml:6:6 this line is indented by 5 spaces, which matches no line above it: indent it by 6 spaces like line 5 (`on: true`), or by 4 spaces like line 4 (`variants:`)",
+    },
+    {
+      what: "a key indented between two levels",
+      text: withLine(6, "   defaultVariant: off"),
+      problem: "<dir>/dev.yaml:7:4 this line is indented by 3 spaces, which matches no line above it: indent it by 4 spaces like line 4 (`variants:`), or by 2 spaces like line 2 (`new-checkout:`)",
+    },
+    {
+      what: "a line indented more than the line above, which has a value",
+      text: withLine(5, "        off: false"),
+      problem: "<dir>/dev.yaml:6:9 this line is indented more than line 5 (`on: true`), which already has a value: indent it by 6 spaces like line 5, or remove the value of line 5",
+    },
+    {
+      what: "a key indented under a key that has a value",
+      text: withLine(3, "     variants:"),
+      problem: "<dir>/dev.yaml:4:6 this line is indented more than line 3 (`state: ENABLED`), which already has a value: indent it by 4 spaces like line 3, or remove the value of line 3",
+    },
+    { what: "a tab in the indentation", text: withLine(6, "\tdefaultVariant: off"), problem: "<dir>/dev.yaml:7:1 this line is indented with a tab; YAML indents with spaces only" },
+  ])("YAML indentation: $what -> one problem, at the line that is wrong", async ({ text, problem }) => {
+    expect(await problemsOf("dev.yaml", text)).toEqual([problem]);
+  });
+
+  it("an unknown operator, with the operator it was probably meant to be", async () => {
+    const text = lines("flags:", "  a:", "    variants: { on: true, off: false }", "    targeting: { if: [{ start_with: [{ var: email }, a] }, on, off] }");
+    expect(await problemsOf("dev.yaml", text)).toEqual(['<dir>/dev.yaml:4:25 unknown operator "start_with" (did you mean "starts_with"?)']);
   });
 
   it("duplicate YAML key", async () => {

@@ -50,7 +50,7 @@ describe("a problem costs only what it breaks", () => {
     const load = await loadConfig(file);
 
     expect(problemLines(load, tmp.path)).toEqual([
-      '<dir>/dev.yaml:4:14 unknown operator "nope"',
+      '<dir>/dev.yaml:4:14 unknown operator "nope" (did you mean "none"?)',
       "<dir>/dev.yaml:10:12 flags.typo.state: must be one of ENABLED, DISABLED",
       "<dir>/dev.yaml:12:21 defaultVariant 'missing' is not one of the variants ('on')",
       '<dir>/dev.yaml:16:25 unknown operator "invalid"',

@@ -150,7 +150,7 @@ describe("operator checking and other compile errors", () => {
       { path: ["segments", "beta", "foo"], message: 'unknown operator "foo"' },
       { path: ["flags", "error-targeting-flag", "targeting", "invalid"], message: 'unknown operator "invalid"' },
       { path: ["flags", "deep", "targeting", "if", 0, "and", 1, "bogus"], message: 'unknown operator "bogus"' },
-      { path: ["flags", "deep", "targeting", "if", 2, "nope"], message: 'unknown operator "nope"' },
+      { path: ["flags", "deep", "targeting", "if", 2, "nope"], message: 'unknown operator "nope" (did you mean "none"?)' },
       { path: ["flags", "deep", "targeting", "if", 2, "nope", 0, "alsoBad"], message: 'unknown operator "alsoBad"' },
     ]);
     expect(errorOf(run(flags.get("error-targeting-flag")!))).toBe("PARSE_ERROR");
