@@ -20,7 +20,14 @@ const state = {
   sessionSkipped: 0,
   /** Aborts the current event stream, to reconnect at once (with another session). */
   streamAbort: null,
+  /** "cards" or "list"; null: chosen by the number of flags until the user picks one. */
+  view: sessionStorage.getItem("flagserve-view"),
+  /** Flags whose detail is open in the list view ("env/key"). */
+  expanded: new Set(),
 };
+
+/** From this many flags on, the compact list is the default view. */
+const LIST_FROM = 13;
 
 // ---- token: from the fragment once, then sessionStorage; the fragment is cleared at once ----
 
@@ -103,6 +110,9 @@ function el(tag, attrs = {}, ...children) {
 
 const json = (value) => JSON.stringify(value);
 
+/** A value as JSON with spaces between its parts, so that a long one wraps between them. */
+const valueText = (value) => (value !== null && typeof value === "object" ? JSON.stringify(value, null, 1).replace(/\n\s*/g, " ") : json(value));
+
 /** JsonLogic as a readable expression (the raw JSON stays one click away). */
 function rule(logic) {
   if (logic === null || typeof logic !== "object") return json(logic);
@@ -125,16 +135,50 @@ function rule(logic) {
   return `${op}(${args.map(rule).join(", ")})`;
 }
 
+/** What a rule's result means: a variant, or (null) the flag's default variant. */
+const outcome = (logic, flag) =>
+  logic === null ? (flag.defaultVariant === null ? "the caller's default" : `the default variant (${flag.defaultVariant})`) : rule(logic);
+
 /** `if` chains as lines: "if C → V", "else if …", "else → E". */
-function ruleLines(logic) {
+function ruleLines(logic, flag) {
   if (logic && typeof logic === "object" && Array.isArray(logic.if)) {
     const args = logic.if;
     const lines = [];
-    for (let i = 0; i + 1 < args.length; i += 2) lines.push(`${i === 0 ? "if" : "else if"} ${rule(args[i])} → ${rule(args[i + 1])}`);
-    if (args.length % 2 === 1) lines.push(`else → ${rule(args[args.length - 1])}`);
+    for (let i = 0; i + 1 < args.length; i += 2) lines.push(`${i === 0 ? "if" : "else if"} ${rule(args[i])} → ${outcome(args[i + 1], flag)}`);
+    if (args.length % 2 === 1) lines.push(`else → ${outcome(args[args.length - 1], flag)}`);
     return lines;
   }
-  return [`→ ${rule(logic)}`];
+  return [`→ ${outcome(logic, flag)}`];
+}
+
+/**
+ * What the flag serves now and why: the override if there is one, else the file's definition
+ * (its default variant, which targeting may replace for some contexts).
+ */
+function served(flag) {
+  const o = flag.override;
+  const from = o ? "override" : "file";
+  if (o && !("variant" in o)) return { text: "Disabled: callers get their own default", from, variant: null };
+  if (!o && flag.state !== "ENABLED") return { text: "Disabled: callers get their own default", from, variant: null };
+  const variant = o ? o.variant : flag.defaultVariant;
+  const targeted = !o && flag.hasTargeting;
+  if (variant === null) return { text: targeted ? "The caller's default, unless targeting matches" : "The caller's default", from, variant: null };
+  return { variant, value: flag.variants[variant], from, text: targeted ? "unless targeting matches" : "to everyone" };
+}
+
+function servedLine(flag) {
+  const s = served(flag);
+  const why = el("span", { class: `why ${s.from}`, text: s.from === "override" ? "override" : "file" });
+  if (s.variant === null) return el("p", { class: "served" }, el("strong", { text: s.text }), " ", why);
+  return el("p", { class: "served" }, "Serves ", el("strong", { text: s.variant }), " ", el("code", { class: "value", text: valueText(s.value) }), ` ${s.text} `, why);
+}
+
+/** A flag whose variants are exactly one true and one false: switched on and off in the list. */
+function booleanVariants(flag) {
+  const entries = Object.entries(flag.variants);
+  const on = entries.find(([, v]) => v === true)?.[0];
+  const off = entries.find(([, v]) => v === false)?.[0];
+  return entries.length === 2 && on !== undefined && off !== undefined ? { on, off } : null;
 }
 
 // ---- the page ----
@@ -234,7 +278,7 @@ function flagCard(env, flag) {
           "tr",
           { class: name === flag.defaultVariant ? "default" : null },
           el("th", { scope: "row", text: name + (name === flag.defaultVariant ? " (default)" : "") }),
-          el("td", {}, el("code", { text: json(value) })),
+          el("td", {}, el("code", { text: valueText(value) })),
         ),
       ),
     ),
@@ -251,20 +295,20 @@ function flagCard(env, flag) {
       changed ? el("span", { class: "badge changed", text: "changed" }) : null,
     ),
     flag.problem ? el("p", { class: "error", role: "note" }, "Not served as written: ", flag.problem) : null,
-    el("p", {}, "Default variant: ", el("strong", { text: flag.defaultVariant ?? "none (the caller's default)" })),
+    servedLine(flag),
     variants,
     flag.hasTargeting
       ? el(
           "div",
           { class: "targeting" },
           el("h4", { text: "Targeting" }),
-          el("ul", {}, ruleLines(flag.targeting).map((line) => el("li", {}, el("code", { text: line })))),
+          el("ul", {}, ruleLines(flag.targeting, flag).map((line) => el("li", {}, el("code", { text: line })))),
           flag.segments.length > 0
             ? [el("h4", { text: "Segments" }), el("ul", {}, flag.segments.map((s) => el("li", {}, el("code", { text: s }), ": ", el("code", { text: s in env.segments ? rule(env.segments[s]) : "(not defined)" }))))]
             : null,
           el("details", {}, el("summary", { text: "JSON" }), el("pre", { text: JSON.stringify(flag.targeting, null, 2) })),
         )
-      : el("p", { class: "muted", text: "No targeting: every evaluation gets the default variant." }),
+      : el("p", { class: "muted", text: "No targeting." }),
     el(
       "div",
       { class: "controls" },
@@ -285,16 +329,91 @@ function renderFlags() {
   const env = currentEnv();
   const container = $("flags");
   if (!env) {
-    container.replaceChildren(el("p", { text: "No environment is being served." }));
+    $("flag-count").textContent = "";
+    $("reset-all").disabled = true;
+    container.replaceChildren(
+      el("p", { class: "empty" }, el("strong", { text: "No environment is being served." }), " ", state.problems.length > 0
+        ? "The problems above say why."
+        : "The sources hold no flag files: add one (for example flags/development.yaml) and it shows here as soon as it is saved."),
+    );
     return;
   }
   const shown = env.flags.filter((f) => matches(f, state.search));
   const overridden = env.flags.filter((f) => f.override).length;
   $("flag-count").textContent = `${env.name}: ${shown.length} of ${env.flags.length} flags shown${overridden ? `, ${overridden} overridden` : ""}`;
   $("reset-all").disabled = overridden === 0;
+  const view = state.view ?? (env.flags.length >= LIST_FROM ? "list" : "cards");
+  for (const button of document.querySelectorAll("[data-view]")) button.setAttribute("aria-pressed", String(button.dataset.view === view));
   const focused = document.activeElement?.id;
-  container.replaceChildren(...shown.map((flag) => flagCard(env, flag)));
+  container.className = view === "list" ? "flag-list" : "flags";
+  container.replaceChildren(...(view === "list" ? [flagTable(env, shown)] : shown.map((flag) => flagCard(env, flag))));
   if (focused && $(focused) && container.contains($(focused))) $(focused).focus();
+}
+
+/** The compact view: a row per flag (key, state, what it serves, a switch for on/off flags), the card on demand. */
+function flagTable(env, flags) {
+  const rows = flags.flatMap((flag) => {
+    const id = `row-${env.name}-${flag.key}`.replace(/[^A-Za-z0-9_-]/g, "_");
+    const open = state.expanded.has(`${env.name}/${flag.key}`);
+    const s = served(flag);
+    const row = el(
+      "tr",
+      { class: `${flag.override ? "overridden" : ""}${state.changed.get(env.name)?.has(flag.key) ? " changed" : ""}`, "data-flag": flag.key },
+      el(
+        "th",
+        { scope: "row" },
+        el("button", { type: "button", id: `${id}-toggle`, class: "link", "aria-expanded": String(open), "aria-controls": `${id}-detail`, onclick: () => toggleDetail(env.name, flag.key) }, el("span", { class: "arrow", "aria-hidden": "true", text: open ? "▾ " : "▸ " }), flag.key),
+      ),
+      el("td", {}, el("span", { class: `badge ${flag.state === "ENABLED" ? "on" : "off"}`, text: flag.state.toLowerCase() })),
+      el(
+        "td",
+        { class: "served" },
+        s.variant === null ? s.text : [el("strong", { text: s.variant }), " ", el("code", { class: "value", text: valueText(s.value) })],
+        s.text === "unless targeting matches" ? el("span", { class: "muted", text: " or by targeting" }) : null,
+        " ",
+        el("span", { class: `why ${s.from}`, text: s.from }),
+      ),
+      el("td", {}, quickSwitch(env, flag, id)),
+    );
+    return open ? [row, el("tr", { id: `${id}-detail`, class: "detail" }, el("td", { colspan: "4" }, flagCard(env, flag)))] : [row];
+  });
+  return el(
+    "table",
+    { class: "list" },
+    el("caption", { class: "sr-only", text: `Flags of ${env.name}` }),
+    el("thead", {}, el("tr", {}, ["Flag", "State", "Serves", "Switch"].map((name) => el("th", { scope: "col", text: name })))),
+    el("tbody", {}, rows),
+  );
+}
+
+/** On/off for a flag with one true and one false variant: an override serving that variant to everyone. */
+function quickSwitch(env, flag, id) {
+  const variants = booleanVariants(flag);
+  if (!variants) return null;
+  const s = served(flag);
+  const input = el("input", {
+    type: "checkbox",
+    role: "switch",
+    id: `${id}-switch`,
+    "aria-label": `${flag.key} on for everyone`,
+    checked: s.variant === variants.on && s.text !== "unless targeting matches",
+    onchange: (e) => setOverride(env.name, flag.key, `variant:${e.target.checked ? variants.on : variants.off}`),
+  });
+  // Targeting decides per context: neither on nor off for everyone until switched.
+  if (s.text === "unless targeting matches") input.indeterminate = true;
+  return input;
+}
+
+function toggleDetail(env, key) {
+  const id = `${env}/${key}`;
+  if (!state.expanded.delete(id)) state.expanded.add(id);
+  renderFlags();
+}
+
+function chooseView(view) {
+  state.view = view;
+  sessionStorage.setItem("flagserve-view", view);
+  renderFlags();
 }
 
 function renderAll() {
@@ -525,10 +644,14 @@ async function evaluate(event) {
     context = JSON.parse($("pg-context").value || "{}");
   } catch (e) {
     error.textContent = `The context is not valid JSON: ${e.message}`;
+    table.hidden = true; // results of another context must not look like this one's
     return;
   }
   try {
-    const result = await api("POST", `/environments/${enc($("pg-env").value)}/evaluate`, context);
+    const envName = $("pg-env").value;
+    const result = await api("POST", `/environments/${enc(envName)}/evaluate`, context);
+    const flags = state.environments.find((e) => e.name === envName)?.flags ?? [];
+    const overridden = new Set(flags.filter((f) => f.override).map((f) => f.key));
     table.tBodies[0].replaceChildren(
       ...result.flags.map((f) =>
         el(
@@ -537,12 +660,13 @@ async function evaluate(event) {
           el("th", { scope: "row", text: f.key }),
           el("td", {}, f.errorCode || f.value === undefined ? "—" : el("code", { text: json(f.value) })),
           el("td", { text: f.variant ?? "—" }),
-          el("td", { text: f.errorCode ? `${f.errorCode}: ${f.errorDetails}` : f.reason }),
+          el("td", { class: "reason" }, f.errorCode ? `${f.errorCode}: ${f.errorDetails}` : f.reason, overridden.has(f.key) ? el("span", { class: "why override", text: "override" }) : null),
         ),
       ),
     );
     table.hidden = false;
   } catch (e) {
+    table.hidden = true;
     if (e.status !== 401) error.textContent = e.message;
   }
 }
@@ -582,6 +706,7 @@ $("reset-all").addEventListener("click", () => {
   act(`${env}: all overrides reset`, () => api("DELETE", `/environments/${enc(env)}/overrides`));
 });
 $("playground").addEventListener("submit", evaluate);
+for (const button of document.querySelectorAll("[data-view]")) button.addEventListener("click", () => chooseView(button.dataset.view));
 $("session-form").addEventListener("submit", (event) => {
   event.preventDefault();
   const id = $("session-id").value.trim();

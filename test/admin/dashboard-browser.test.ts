@@ -44,6 +44,12 @@ flags:
       fractional: [[a, 50], [b, 50]]
 `;
 
+/** Enough flags for the compact list to be the default view. */
+const MANY_FLAGS = `apiKey: wide-key-0123456789\nflags:\n${Array.from(
+  { length: 20 },
+  (_, i) => `  switch-${String(i).padStart(2, "0")}:\n    variants: { "yes": true, "no": false }\n    defaultVariant: "${i % 2 ? "yes" : "no"}"\n`,
+).join("")}  colour:\n    variants: { plain: streamlined, fancy: ornate }\n    defaultVariant: plain\n`;
+
 let dir: TempDir;
 let fixture: AdminFixture;
 let browser: Browser;
@@ -57,6 +63,7 @@ beforeAll(async () => {
   dir = await tempDir();
   await dir.write("flags/dev.yaml", YAML);
   await dir.write("flags/prod.yaml", "flags:\n  banner:\n    variants: { blue: blue }\n    defaultVariant: blue\n");
+  await dir.write("flags/wide.yaml", MANY_FLAGS);
   fixture = await startAdminFixture({}, dir);
   await OpenFeature.setProviderAndWait(new OFREPProvider({ baseUrl: fixture.server.url, headers: [["X-API-Key", DEV_KEY]] }));
   browser = await chromium.launch({ executablePath: CHROMIUM, args: process.getuid?.() === 0 ? ["--no-sandbox"] : [] });
@@ -75,12 +82,15 @@ describe.skipIf(!available)("the dashboard in Chromium", () => {
   it("takes the token from the fragment, clears it, and shows every environment's flags", async () => {
     await expect.poll(() => page.url()).not.toContain("token");
     await page.getByRole("heading", { name: "new-checkout" }).waitFor();
-    expect(await page.getByRole("tab").allTextContents()).toEqual(["dev", "prod"]);
+    expect(await page.getByRole("tab").allTextContents()).toEqual(["dev", "prod", "wide"]);
     expect(await page.getByRole("tab", { name: "dev" }).getAttribute("aria-selected")).toBe("true");
     const checkout = card("new-checkout");
-    expect(await checkout.textContent()).toContain("Default variant: off");
+    // What it serves and why, once: the default variant, which targeting may replace.
+    expect(await checkout.locator(".served").textContent()).toBe("Serves off false unless targeting matches file");
+    expect(await checkout.textContent()).not.toContain("Default variant");
     expect(await checkout.getByRole("row", { name: /^on/ }).textContent()).toContain("true");
     expect(await checkout.getByRole("listitem").first().textContent()).toBe("if segment beta → \"on\"");
+    expect(await checkout.getByRole("listitem").nth(1).textContent()).toBe("else → the default variant (off)");
     expect(await checkout.getByRole("listitem").filter({ hasText: "beta:" }).textContent()).toBe('beta: email ends with "@example.com"');
     expect(await card("split").getByRole("listitem").first().textContent()).toBe('→ split "a" 50%, "b" 50%');
     await expect.poll(() => page.getByRole("status").first().textContent()).toBe("live");
@@ -91,6 +101,7 @@ describe.skipIf(!available)("the dashboard in Chromium", () => {
     expect(await client.getStringValue("banner", "x", { targetingKey: "u" })).toBe("blue");
     await card("banner").getByLabel("Override").selectOption({ label: "variant green" });
     await card("banner").getByText("overridden: variant green").waitFor();
+    expect(await card("banner").locator(".served").textContent()).toBe('Serves green "green" to everyone override');
     expect(await client.getStringValue("banner", "x", { targetingKey: "u" })).toBe("green");
 
     await card("banner").getByRole("button", { name: "Reset banner" }).click();
@@ -99,6 +110,7 @@ describe.skipIf(!available)("the dashboard in Chromium", () => {
 
     await card("new-checkout").getByLabel("Override").selectOption({ label: "disabled" });
     await card("new-checkout").getByText("overridden: disabled").waitFor();
+    expect(await card("new-checkout").locator(".served").textContent()).toBe("Disabled: callers get their own default override");
     // ofrep-provider 0.1.3 gives the caller's default for a DISABLED flag (see the README).
     expect(await client.getBooleanValue("new-checkout", true, { targetingKey: "u" })).toBe(true);
     expect(await client.getBooleanValue("new-checkout", false, { targetingKey: "u" })).toBe(false);
@@ -110,7 +122,7 @@ describe.skipIf(!available)("the dashboard in Chromium", () => {
   it("a YAML edit shows up without a reload, highlighted and in the feed; a broken edit shows file:line:col", async () => {
     const before = navigations;
     await writeFile(file(), YAML.replace("    defaultVariant: blue\n", "    defaultVariant: green\n"));
-    await card("banner").getByText("Default variant: green").waitFor();
+    await card("banner").getByText("Serves green").waitFor();
     await card("banner").getByText("changed", { exact: true }).waitFor();
     await page.getByRole("region", { name: "Recent changes" }).getByText("dev: flag banner updated").first().waitFor();
 
@@ -127,7 +139,7 @@ describe.skipIf(!available)("the dashboard in Chromium", () => {
     expect(await alert.textContent()).toMatch(new RegExp(`${file().replaceAll("/", "\\/")}:\\d+:\\d+ `));
     await writeFile(file(), YAML);
     await alert.waitFor({ state: "hidden" });
-    await card("banner").getByText("Default variant: blue").waitFor();
+    await card("banner").getByText("Serves blue").waitFor();
     expect(navigations).toBe(before);
   });
 
@@ -141,16 +153,72 @@ describe.skipIf(!available)("the dashboard in Chromium", () => {
     expect(await results.getByRole("row", { name: /^banner/ }).textContent()).toBe('banner"blue"blueSTATIC');
     expect(await results.getByRole("row", { name: /^split/ }).textContent()).toContain("TARGETING_KEY_MISSING");
 
+    // Reasons and values read whole, never broken inside a word.
+    const wrapped = await results.locator("td.reason, td code").evaluateAll((cells) =>
+      cells.filter((cell) => {
+        if (/\s/.test(cell.textContent!)) return false; // text of several words may wrap between them
+        const range = document.createRange();
+        range.selectNodeContents(cell.firstChild!);
+        return range.getClientRects().length > 1;
+      }).map((cell) => cell.textContent),
+    );
+    expect(wrapped).toEqual([]);
+
+    // An overridden flag says so beside its reason.
+    await fixture.server.overrides.set("dev", "banner", { variant: "green" });
+    await card("banner").getByText("overridden: variant green").waitFor();
+    await page.getByRole("button", { name: "Evaluate" }).click();
+    await expect.poll(() => results.getByRole("row", { name: /^banner/ }).textContent()).toBe('banner"green"greenSTATICoverride');
+    await fixture.server.overrides.clear("dev", "banner");
+
+    // After a JSON error the old results are gone: they were not this context's.
     await page.getByLabel("Context (JSON)").fill('{"targetingKey": "user-1"');
     await page.getByRole("button", { name: "Evaluate" }).click();
     await page.getByRole("alert").filter({ hasText: "not valid JSON" }).waitFor();
+    expect(await results.isHidden()).toBe(true);
+  });
+
+  it("many flags show as a compact list: what each serves, a switch for on/off flags, the card on demand", async () => {
+    await page.getByRole("tab", { name: "wide" }).click();
+    const list = page.getByRole("table", { name: "Flags of wide" });
+    await list.waitFor();
+    expect(await page.getByRole("button", { name: "List" }).getAttribute("aria-pressed")).toBe("true");
+    expect(await list.getByRole("row").count()).toBe(22); // the head and 21 flags
+    expect(await list.getByRole("row", { name: /switch-01/ }).locator(".served").textContent()).toBe("yes true file");
+    // A long value wraps between words, never inside one.
+    expect(await list.getByRole("row", { name: /colour/ }).locator("code").textContent()).toBe('"streamlined"');
+
+    const wide = new OFREPProvider({ baseUrl: fixture.server.url, headers: [["X-API-Key", "wide-key-0123456789"]] });
+    OpenFeature.setProvider("wide", wide);
+    const client = OpenFeature.getClient("wide");
+    const toggle = list.getByRole("switch", { name: "switch-00 on for everyone" });
+    expect(await toggle.isChecked()).toBe(false);
+    await toggle.click();
+    const row = list.locator('tr[data-flag="switch-00"]');
+    await row.getByText("override", { exact: true }).waitFor();
+    expect(await client.getBooleanValue("switch-00", false, { targetingKey: "u" })).toBe(true);
+    expect(fixture.server.overrides.list()).toEqual({ wide: { "switch-00": { variant: "yes" } } });
+
+    // The card on demand, with the override's controls.
+    await list.getByRole("button", { name: "switch-00", exact: true }).click();
+    await card("switch-00").getByText("overridden: variant yes").waitFor();
+    await card("switch-00").getByRole("button", { name: "Reset switch-00" }).click();
+    await row.getByText("file", { exact: true }).waitFor();
+    expect(await client.getBooleanValue("switch-00", true, { targetingKey: "u" })).toBe(false);
+
+    await page.getByLabel("Search flags").fill("switch-1");
+    await expect.poll(() => list.getByRole("row").count()).toBe(11);
+    await page.getByLabel("Search flags").fill("");
+    await page.getByRole("button", { name: "Cards" }).click();
+    await expect.poll(() => page.getByRole("article").count()).toBe(21);
+    await page.getByRole("tab", { name: "dev" }).click(); // in cards, the view chosen last
   });
 
   it("save to file writes the override into the YAML as a one-line diff, and the page follows", async () => {
     await card("new-checkout").getByLabel("Override").selectOption({ label: "variant on" });
     await card("new-checkout").getByText("overridden: variant on").waitFor();
     await card("new-checkout").getByRole("button", { name: "Save to file new-checkout" }).click();
-    await card("new-checkout").getByText("Default variant: on").waitFor();
+    await card("new-checkout").getByText("Serves on").waitFor();
     await card("new-checkout").getByText("overridden: variant on").waitFor({ state: "detached" });
     const after = await readFile(file(), "utf8");
     writeFileSync(dir.file("a.yaml"), YAML);
@@ -229,11 +297,28 @@ describe.skipIf(!available)("the dashboard in Chromium", () => {
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(360);
   });
 
+  it("says so when no environment is served, with nothing to reset", async () => {
+    const emptyDir = await tempDir();
+    await emptyDir.write("flags/notes.txt", "not a flag file\n");
+    const empty = await startAdminFixture({}, emptyDir);
+    const other = await browser.newPage();
+    try {
+      await other.goto(`${empty.server.url.replace("127.0.0.1", "localhost")}/#token=${ADMIN_TOKEN}`);
+      await other.getByText("No environment is being served.").waitFor();
+      expect(await other.getByText(/add one \(for example flags\/development\.yaml\)/).count()).toBe(1);
+      expect(await other.getByRole("button", { name: "Reset all overrides" }).isDisabled()).toBe(true);
+    } finally {
+      await other.close();
+      await empty.close();
+    }
+  });
+
   it("without a token, or with a wrong one, asks for it", async () => {
     const other = await browser.newPage();
     try {
       await other.goto(`${fixture.server.url}/`);
       await other.getByLabel("Admin token").waitFor();
+      expect(await other.locator("#login-message").textContent()).toContain("npx flagserve keys");
       await other.goto(`${fixture.server.url}/#token=wrong`);
       await other.reload();
       await other.getByText("The admin token was not accepted").waitFor();
