@@ -7,7 +7,7 @@ import type { Answer, CaseResult, TestReport } from "./run.js";
 export type Reporter = "human" | "junit" | "json";
 
 /** A file as a person reads it: relative to `cwd` when inside it. */
-const shown = (file: string, cwd: string): string => {
+export const shown = (file: string, cwd: string = process.cwd()): string => {
   if (!isAbsolute(file)) return file;
   const rel = relative(cwd, file);
   return rel !== "" && !rel.startsWith("..") && !isAbsolute(rel) ? rel : file;

@@ -104,7 +104,7 @@ export async function runTests(load: ConfigLoad, files: readonly TestFile[], opt
       trackers.set(env, tracker);
       flags = withInstrumented(environment, tracker);
     }
-    const only = options.onlyFlags?.get(env);
+    const only = options.onlyFlags ? (options.onlyFlags.get(env) ?? new Set<string>()) : undefined;
     for (const testCase of file.cases) {
       const keys = testCase.flags === "*" ? [...flags.keys()] : testCase.flags;
       for (const key of keys) {
@@ -193,7 +193,9 @@ async function overrideLayer(file: string | undefined): Promise<OverrideLayer | 
 
 async function coverageOf(trackers: Map<string, CoverageTracker>, onlyFlags: RunOptions["onlyFlags"]): Promise<CoverageSummary> {
   const environments: EnvironmentCoverage[] = [];
-  for (const [env, tracker] of [...trackers].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) environments.push(await tracker.report(onlyFlags?.get(env)));
+  for (const [env, tracker] of [...trackers].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+    environments.push(await tracker.report(onlyFlags ? (onlyFlags.get(env) ?? new Set()) : undefined));
+  }
   let branches = 0;
   let reached = 0;
   for (const env of environments) for (const flag of env.flags) (branches += flag.branches), (reached += flag.reached);
