@@ -48,6 +48,8 @@ export interface TestCase {
 export interface TestFile {
   file: string;
   environment: string;
+  /** Where the environment is named (`environment:`), else 1: the file name names it. */
+  environmentLine: number;
   cases: TestCase[];
 }
 
@@ -108,7 +110,8 @@ export function parseTestFile(file: string, text: string): ParsedTestFile {
       expect: raw.expect as Expectation,
     });
   });
-  return problems.length > 0 ? { problems } : { testFile: { file, environment, cases }, problems: [] };
+  const environmentLine = data.environment === undefined ? 1 : source.locate(["environment"]).line;
+  return problems.length > 0 ? { problems } : { testFile: { file, environment, environmentLine, cases }, problems: [] };
 }
 
 /** ajv's errors, located and said briefly; the `oneOf` of flag/flags said once, in words. */

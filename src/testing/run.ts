@@ -89,7 +89,7 @@ export async function runTests(load: ConfigLoad, files: readonly TestFile[], opt
       const why = load.problems.has(env)
         ? `environment '${env}' cannot be loaded (see flagserve validate)`
         : `unknown environment '${env}' (known: ${[...load.environments.keys()].join(", ") || "none"})`;
-      report.problems.push({ file: file.file, line: file.cases[0] ? 1 : 0, col: 1, message: why });
+      report.problems.push({ file: file.file, line: file.environmentLine, col: 1, message: why });
       continue;
     }
     if (!tested.has(env)) {

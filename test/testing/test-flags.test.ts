@@ -114,6 +114,26 @@ describe("flagserve test, in-process", () => {
     ]);
   });
 
+  it("`now` fixes $flagd.timestamp for time-based rules", async () => {
+    const flags = `flags:\n  sale:\n    variants: { "on": true, "off": false }\n    defaultVariant: "off"\n    targeting:\n      if: [{ ">=": [{ var: $flagd.timestamp }, 1767225600] }, "on", null]\n`;
+    const dir = await project(
+      `tests:
+  - { name: before, flag: sale, now: "2025-12-31T23:59:59Z", expect: { variant: "off" } }
+  - { name: from new year, flag: sale, now: 1767225600, expect: { variant: "on" } }
+  - { name: bad time, flag: sale, now: "soon", expect: { variant: "on" } }
+`,
+      flags,
+    );
+    const report = await testFlags({ sources: [dir.file("flags")] });
+    expect(report.problems.map((p) => `${p.line} ${p.message}`)).toEqual(["4 now: must be an ISO 8601 date-time or Unix seconds"]);
+    await dir.write("flags/development.test.yaml", (await readFile(dir.file("flags/development.test.yaml"), "utf8")).split("\n").slice(0, 3).join("\n") + "\n");
+    const ok = await testFlags({ sources: [dir.file("flags")] });
+    expect(ok.results.map((r) => [r.name, r.passed])).toEqual([
+      ["before", true],
+      ["from new year", true],
+    ]);
+  });
+
   it("cases see --context-value values and overrides as the server applies them", async () => {
     const dir = await project(`tests:
   - name: the region comes from --context-value
@@ -145,12 +165,14 @@ describe("flagserve test, in-process", () => {
 `);
     await dir.write("flags/broken.test.yaml", "tests:\n  - name: [unclosed\n");
     await dir.write("flags/staging.test.yaml", "tests:\n  - name: x\n    flag: static\n    expect: { variant: x }\n");
+    await dir.write("flags/other.test.yaml", "# checks\nenvironment: production\ntests: []\n");
     await dir.write("flags/shape.test.yaml", "environment: development\ntests:\n  - name: both\n    flag: a\n    flags: [b]\n    expect: {}\n    extra: 1\n");
     const report = await testFlags({ sources: [dir.file("flags")] });
     const lines = report.problems.map((p) => `${p.file.slice(dir.path.length + 1)}:${p.line} ${p.message}`);
     expect(lines).toContainEqual(expect.stringMatching(/^flags\/broken\.test\.yaml:3 YAML syntax error: /));
     expect(lines).toContain("flags/development.test.yaml:3 case \"unknown flag\": unknown flag 'nope' in environment 'development'");
     expect(lines).toContain("flags/staging.test.yaml:1 unknown environment 'staging' (known: development)");
+    expect(lines).toContain("flags/other.test.yaml:2 unknown environment 'production' (known: development)");
     expect(lines).toContain("flags/shape.test.yaml:3 tests[0]: give either `flag` (one key) or `flags` (a list, or \"*\" for all)");
     expect(lines).toContain("flags/shape.test.yaml:7 tests[0]: unknown property 'extra' (expected name, flag, flags, context, contexts, now, expect)");
     expect(lines).toContain("flags/shape.test.yaml:6 tests[0].expect: must NOT have fewer than 1 properties");
