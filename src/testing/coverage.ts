@@ -61,7 +61,8 @@ export class CoverageTracker {
           return result;
         }) as never);
       },
-      rewrite: (flag, resolved) => this.#rewrite(flag, resolved, ["targeting"]),
+      // A disabled flag never runs its targeting: its one branch is "disabled".
+      rewrite: (flag, resolved) => (config.flags[flag]?.state === "DISABLED" ? resolved : this.#rewrite(flag, resolved, ["targeting"])),
     };
     // Flags in their file order: branches are listed as written.
     for (const [key, def] of Object.entries(config.flags)) {

@@ -235,6 +235,15 @@ describe("rule coverage", () => {
     expect(testExitCode(report, 23)).toBe(1);
   });
 
+  it("a disabled flag has one branch, whatever its targeting says", async () => {
+    const dir = await project(
+      `tests:\n  - { name: off, flag: new-checkout, expect: { reason: DISABLED } }\n`,
+      FLAGS.replace("  new-checkout:\n", "  new-checkout:\n    state: DISABLED\n"),
+    );
+    const report = await testFlags({ sources: [dir.file("flags")], coverage: true });
+    expect(report.coverage!.environments[0]!.flags[0]).toEqual({ flag: "new-checkout", branches: 1, reached: 1, missed: [] });
+  });
+
   it("the instrumented evaluation answers exactly as the server's", async () => {
     const contexts = Array.from({ length: 40 }, (_, i) => `{ targetingKey: u${i}, email: u${i}@example.${i % 3 ? "org" : "com"}, region: ${i % 2 ? "eu" : "us"} }`);
     const dir = await project(`tests:\n  - name: all\n    flags: "*"\n    contexts: [${contexts.join(", ")}]\n    expect: { errorCode: null }\n`);
