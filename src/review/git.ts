@@ -9,7 +9,7 @@ import { dirname, relative, resolve, sep } from "node:path";
 import { promisify } from "node:util";
 import { isConfigFileName, stemOf } from "../sources/discover.js";
 import { MAX_FILE_BYTES } from "../sources/files.js";
-import type { SourceDocument, SourceEnvironment, SourceLoad } from "../sources/source.js";
+import type { SourceDocument, SourceEnvironment, SourceLoad, SourceProblem } from "../sources/source.js";
 
 const run = promisify(execFile);
 
@@ -103,16 +103,24 @@ export async function readAtRevision(rev: string, spec: string): Promise<SourceL
 
   const prefix = rel === "" ? "" : `${rel}/`;
   const environments: SourceEnvironment[] = [];
+  const problems: SourceProblem[] = [];
   for (const entry of await listTree(top, commit, rel)) {
     if (entry.name.startsWith(".")) continue;
+    if (entry.mode === SYMLINK && isConfigFileName(entry.name)) {
+      // Its blob is the link's target path, not the file: not followed in a revision.
+      problems.push({ env: stemOf(entry.name), file: `${rev}:${prefix}${entry.name}`, message: "a symbolic link: not followed when reading a git revision" });
+      continue;
+    }
     if (entry.type === "blob" && isConfigFileName(entry.name)) {
       environments.push({ name: stemOf(entry.name), documents: [await show(prefix + entry.name)] });
     } else if (entry.type === "tree") {
       const dir = prefix + entry.name;
-      const files = (await listTree(top, commit, dir)).filter((e) => e.type === "blob" && !e.name.startsWith(".") && isConfigFileName(e.name));
+      const files = (await listTree(top, commit, dir)).filter((e) => e.type === "blob" && e.mode !== SYMLINK && !e.name.startsWith(".") && isConfigFileName(e.name));
       const documents = await Promise.all(files.map((f) => show(`${dir}/${f.name}`)));
       environments.push({ name: entry.name, documents, dir: `${rev}:${dir}` });
     }
   }
-  return { id, documents: [], environments, problems: [] };
+  return { id, documents: [], environments, problems };
 }
+
+const SYMLINK = "120000";
