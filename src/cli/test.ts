@@ -33,7 +33,7 @@ export function testCommand(): Command {
     .option("-o, --output <file>", "write the report to this file (a summary line still goes to stdout)")
     .option("--coverage", "report the targeting branches (if branches, fractional buckets, defaults) no case reached, by file:line")
     .addOption(new Option("--coverage-min <percent>", "fail when coverage is below this (implies --coverage)").argParser(parsePercent))
-    .option("-X, --context-value <key=value>", "add a static value to every context, as `serve --context-value` does (repeatable)", parseContextPairs("values"))
+    .option("--context-value <key=value>", "add a static value to every context, as `serve --context-value` does (repeatable)", parseContextPairs("values"))
     .option("--overrides <file>", "apply the overrides kept in this file (`serve --overrides`); the file is only read")
     .addHelpText("after", TEST_HELP)
     .action(async (args: string[], flags: TestFlags) => {
@@ -90,4 +90,4 @@ Examples:
   $ flagserve test                                  the cases beside ./flags
   $ flagserve test --coverage --coverage-min 80
   $ flagserve test flags --reporter junit --output flag-tests.xml
-  $ flagserve test --tests checks/release.test.yaml -X region=eu`;
+  $ flagserve test --tests checks/release.test.yaml --context-value region=eu`;
