@@ -25,6 +25,8 @@ export { SESSION_HEADER, type RecordedEvaluation, type SessionSummary, type Sess
 export { InvalidConfigError } from "./server/server.js";
 export { AdminError, type Override, type OverrideList, type OverrideService } from "./admin/index.js";
 export { formatProblem, type Problem } from "./model/types.js";
+export { testFlags, testExitCode, type TestFlagsOptions, type TestReport, type CaseResult, type CoverageSummary } from "./testing/index.js";
+export { diffConfigurations, GitError, type DiffOptions, type DiffReport, type EnvironmentDiff, type FlagChange } from "./review/index.js";
 export type { Logger } from "./log/logger.js";
 export type { JsonObject, JsonValue, Metadata, NotificationTarget } from "./model/types.js";
 

@@ -28,6 +28,8 @@ const LAYERS: readonly (readonly string[])[] = [
   ["events", "notify", "fixture"], // subscribers to changes; test fixtures (sessions, faults, enrichment)
   ["http"],
   ["admin"],
+  ["testing"], // `flagserve test`: test files, cases, rule coverage, reporters
+  ["review"], // `flagserve diff`: two configurations compared, from git too
   ["server"], // the composition root
   ["cli"],
   ["."],
@@ -179,6 +181,15 @@ describe("src/ layering", () => {
 });
 
 describe("client commands", () => {
+  it("flagserve test and flagserve diff load neither the HTTP server nor the watcher", () => {
+    for (const command of ["test.ts", "diff.ts"]) {
+      const reached = runtimeReach(join(SRC, "cli", command));
+      expect(reached).toContain(join(SRC, "config", "load.ts"));
+      expect([...reached].filter((r) => ["h3", "listhen", "chokidar"].includes(r))).toEqual([]);
+      expect([...reached].filter((r) => r.startsWith(join(SRC, "http") + sep) || r.startsWith(join(SRC, "server") + sep)).map((r) => relative(SRC, r))).toEqual([]);
+    }
+  });
+
   it("flagserve keys loads neither the HTTP server nor the watcher", () => {
     const reached = runtimeReach(join(SRC, "cli", "keys.ts"));
     // It does load the configuration and the key store.

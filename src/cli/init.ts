@@ -132,9 +132,50 @@ flags:
 `;
 }
 
+/** The test file's schema beside the flag files' one (same place: the package, or the CDN). */
+export const testSchemaReference = (flagSchema: string): string => flagSchema.replace(/flagserve\.schema\.json$/, "flagserve-test.schema.json");
+
+/** Cases for the starter development.yaml; every one passes as written (\`flagserve test\`). */
+export function developmentTestFile(schema: string): string {
+  return `# yaml-language-server: $schema=${schema}
+#
+# Test cases for the flags of "development" (the file name says which environment; it is never
+# read as one). \`flagserve test\` evaluates each case as the server would and checks the answer;
+# \`flagserve test --coverage\` lists the targeting branches no case reaches, by file:line.
+# A case expects any of variant, value, reason and errorCode.
+tests:
+  - name: beta testers get the new checkout
+    flag: new-checkout
+    context: { targetingKey: user-1, email: ada@example.com }
+    expect: { variant: "on", value: true, reason: TARGETING_MATCH }
+
+  - name: everyone else keeps the old one
+    flag: new-checkout
+    contexts: # a table: the same expectation for each context
+      - { targetingKey: user-2, email: bob@example.org }
+      - { targetingKey: user-3 }
+    expect: { variant: "off", reason: DEFAULT }
+
+  - name: beta testers always see green
+    flag: banner-color
+    context: { targetingKey: user-1, email: ada@example.com }
+    expect: { variant: green, value: "#2da44e", reason: TARGETING_MATCH }
+
+  - name: the rollout keeps each user in one bucket
+    flag: banner-color
+    context: { targetingKey: user-3 }
+    expect: { variant: purple, reason: SPLIT }
+
+  - name: the rollout needs a targetingKey
+    flag: banner-color
+    context: { email: bob@example.org }
+    expect: { errorCode: TARGETING_KEY_MISSING }
+`;
+}
+
 export function initCommand(): Command {
   return new Command("init")
-    .description("write a commented starter: development.yaml and production.yaml with a segment, a boolean and a rollout flag")
+    .description("write a commented starter: development.yaml and production.yaml with a segment, a boolean and a rollout flag, and development.test.yaml with cases for them")
     .argument("[dir]", "directory to create the environment files in", "flags")
     .option("-f, --force", "overwrite files that already exist")
     .option("--schema <ref>", "path or URL for the editors' `$schema` line (default: node_modules/flagserve in this project, else the npm CDN)")
@@ -155,6 +196,7 @@ installed in the project (npm i -D flagserve), else at this version's schema on 
       const files = [
         { file: join(dirArg, "development.yaml"), text: developmentFile(schema.ref) },
         { file: join(dirArg, "production.yaml"), text: productionFile(schema.ref) },
+        { file: join(dirArg, "development.test.yaml"), text: developmentTestFile(testSchemaReference(schema.ref)) },
       ];
       const existing = files.filter((f) => existsSync(f.file)).map((f) => displayPath(resolve(f.file)));
       if (existing.length > 0 && !flags.force) {
@@ -180,6 +222,7 @@ installed in the project (npm i -D flagserve), else at this version's schema on 
       out("next steps:");
       const steps = [
         [`flagserve validate ${dirArg}`, "check the files"],
+        [`flagserve test ${dirArg}`, "run the cases in development.test.yaml"],
         [`flagserve ${dirArg}`, "serve them on http://127.0.0.1:8080 and print the keys"],
         ["echo .flagserve/ >> .gitignore", "generated keys are kept there"],
       ] as const;

@@ -14,6 +14,8 @@ import { overrideCommand } from "./override.js";
 import { VERSION } from "./paths.js";
 import { serveCommand } from "./serve.js";
 import { sessionCommand } from "./session.js";
+import { diffCommand } from "./diff.js";
+import { testCommand } from "./test.js";
 import { validateCommand } from "./validate.js";
 
 const commandPath = (command: Command): string =>
@@ -38,6 +40,8 @@ Examples:
   $ flagserve health --wait 30         wait until a server on :8080 is ready (CI, HEALTHCHECK)
   $ flagserve override set new-checkout on --env development
   $ flagserve session show checkout-test   what an app asked with X-Flagserve-Session: checkout-test
+  $ flagserve test --coverage          run the cases in flags/*.test.yaml, report untested branches
+  $ flagserve diff --git origin/main   what the flag files change since origin/main
 Run "flagserve <command> --help" for a command's options.`,
     );
   program.addCommand(serveCommand(), { isDefault: true });
@@ -49,6 +53,8 @@ Run "flagserve <command> --help" for a command's options.`,
   program.addCommand(healthCommand());
   program.addCommand(overrideCommand());
   program.addCommand(sessionCommand());
+  program.addCommand(testCommand());
+  program.addCommand(diffCommand());
 
   // Every command: throw instead of exiting (main() maps the code), and a one-line error
   // followed by where to find the usage.

@@ -82,6 +82,9 @@ async function check(specs: string[], flags: ValidateFlags): Promise<ValidateRep
     const file = specs.length === 1 && !isUrl(specs[0]!) ? resolve(specs[0]!) : path;
     problems.push({ file, line: 0, col: 0, message: NO_ENVIRONMENTS });
   }
+  // Test files (`<environment>.test.yaml`) must parse and name existing environments and flags.
+  const { checkTestFiles } = await import("../testing/index.js");
+  problems.push(...(await checkTestFiles(specs, load)));
   const report: ValidateReport = { valid: problems.length === 0, path, sources: specs, environments: [], problems };
   for (const [name, { config, flags: compiled }] of load.environments) {
     // An environment whose only problems are inside flags would be served (with

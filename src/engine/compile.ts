@@ -30,6 +30,20 @@ export interface CompiledEnvironment {
 export interface CompileOptions {
   /** Segments already known to be unusable (their problem was reported elsewhere). */
   brokenSegments?: Iterable<string>;
+  /** Rule coverage (`flagserve test --coverage`) only: the server never passes one. */
+  instrument?: RuleInstrument;
+}
+
+/**
+ * Rewrites each flag's targeting before it is built, to trace which branches an evaluation
+ * takes. It sees the targeting with its `$ref`s resolved (each a call to the compiled segment),
+ * so a path into it is a path into the targeting as written. Rules are then compiled per flag,
+ * not shared, since the rewrite names the flag.
+ */
+export interface RuleInstrument {
+  /** Adds the operators the rewritten rules call to the environment's engine. */
+  install(engine: LogicEngine): void;
+  rewrite(flagKey: string, resolved: unknown): unknown;
 }
 
 function deepFreeze<T>(value: T): T {
@@ -125,6 +139,7 @@ interface Compiling {
    * without problems are kept, so each flag's problems are still reported at its own path.
    */
   rules: Map<string, CompiledTargeting>;
+  instrument?: RuleInstrument;
 }
 
 const failingRule = (message: string): CompiledRule => () => {
@@ -170,12 +185,13 @@ export function* compileEnvironmentSteps(config: EnvironmentConfig, options: Com
     done: new Map(),
   };
   for (const name of options.brokenSegments ?? []) resolver.done.set(name, BROKEN);
+  options.instrument?.install(engine);
 
   // Segments first, so that problems inside a segment are reported once, where they are written,
   // even when no flag uses the segment.
   for (const name of Object.keys(config.segments)) resolveSegment(resolver, name, []);
 
-  const compiling: Compiling = { resolver, engine, segmentClock, rules: new Map() };
+  const compiling: Compiling = { resolver, engine, segmentClock, rules: new Map(), ...(options.instrument && { instrument: options.instrument }) };
   const flags = new Map<string, CompiledFlag>();
   const broken = new Map<string, string>();
   let count = 0;
@@ -211,7 +227,7 @@ function compileFlag(key: string, def: FlagDefinition, setMetadata: Metadata, co
  */
 function compileTargeting(key: string, targeting: unknown, compiling: Compiling): CompiledTargeting {
   if (targeting === undefined || isEmptyObject(targeting)) return { clockFree: true };
-  const text = ruleKey(targeting);
+  const text = compiling.instrument ? undefined : ruleKey(targeting);
   const known = text === undefined ? undefined : compiling.rules.get(text);
   if (known !== undefined) return known;
   const compiled = compileRule(key, targeting, compiling);
@@ -219,14 +235,15 @@ function compileTargeting(key: string, targeting: unknown, compiling: Compiling)
   return compiled;
 }
 
-function compileRule(key: string, targeting: unknown, { resolver, engine, segmentClock }: Compiling): CompiledTargeting {
+function compileRule(key: string, targeting: unknown, { resolver, engine, segmentClock, instrument }: Compiling): CompiledTargeting {
   const path = ["flags", key, "targeting"];
   const state: WalkState = { problems: [] };
   const resolved = resolveRule(resolver, targeting, path, [], state);
   if (state.problems.length > 0) return { problem: `invalid targeting: ${state.problems.join("; ")}` };
   if (isEmptyObject(resolved)) return { clockFree: true };
   try {
-    return { rule: build(engine, resolved), clockFree: !readsClock(resolved, (op) => segmentClock.get(op)) };
+    const rule = build(engine, instrument ? instrument.rewrite(key, resolved) : resolved);
+    return { rule, clockFree: !readsClock(resolved, (op) => segmentClock.get(op)) };
   } catch (err) {
     const message = `targeting cannot be compiled: ${describeThrown(err)}`;
     resolver.errors.push({ path, message });

@@ -27,7 +27,10 @@ export interface Discovery {
 
 const CONFIG_EXTENSIONS = new Set([".yaml", ".yml", ".json"]);
 
-export const isConfigFileName = (name: string): boolean => CONFIG_EXTENSIONS.has(extname(name).toLowerCase());
+/** `development.test.yaml`: test cases for an environment's flags (`flagserve test`), never an environment. */
+export const isTestFileName = (name: string): boolean => /\.test\.ya?ml$/i.test(name);
+
+export const isConfigFileName = (name: string): boolean => CONFIG_EXTENSIONS.has(extname(name).toLowerCase()) && !isTestFileName(name);
 
 /**
  * Dot-entries are never configuration: `.flagserve/` (our state), `.git/`, editor swap files, and

@@ -20,7 +20,8 @@
 import { watch, type FSWatcher } from "chokidar";
 import { lstatSync, realpathSync, statSync, type Stats } from "node:fs";
 import { realpath } from "node:fs/promises";
-import { basename, dirname, extname, relative, resolve, sep } from "node:path";
+import { basename, dirname, relative, resolve, sep } from "node:path";
+import { isConfigFileName } from "./discover.js";
 
 export interface ConfigWatcher {
   /** Starts chokidar afresh (after the directory was unreadable, its handles may be dead). */
@@ -55,15 +56,14 @@ interface Target {
 /** What a path is to the target; undefined: irrelevant. */
 type Role = "root" | "chain" | "self" | "env" | "file" | "unknown";
 
-const CONFIG_EXT = new Set([".yaml", ".yml", ".json"]);
-
 /**
  * Dot-files (editor locks such as `.#flags.yaml`, Kubernetes' `..data` and `..<timestamp>`),
  * backups, swap and temp files, and vim's write-test file `4913`.
  */
 const isJunk = (name: string) =>
   name.startsWith(".") || name.endsWith("~") || name === "4913" || /\.(swp|swo|swx|tmp)$/i.test(name);
-const isConfigFile = (name: string) => !isJunk(name) && CONFIG_EXT.has(extname(name).toLowerCase());
+/** As discovery reads them: test files (`dev.test.yaml`) are not configuration, so editing one reloads nothing. */
+const isConfigFile = (name: string) => !isJunk(name) && isConfigFileName(name);
 
 /** A symlink's type is not known until chokidar follows it. */
 const typeOf = (stats: Stats | undefined) => (stats?.isDirectory() ? "dir" : stats?.isFile() ? "file" : undefined);

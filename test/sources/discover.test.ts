@@ -24,6 +24,20 @@ describe("discover", () => {
     ]);
   });
 
+  it("test files (<env>.test.yaml) are never environments, in PATH or in a subdirectory", async () => {
+    await tmp.write("development.yaml", "");
+    await tmp.write("development.test.yaml", "");
+    await tmp.write("staging.test.yml", "");
+    await tmp.write("b/a.yaml", "");
+    await tmp.write("b/b.test.yaml", "");
+    const found = await discover(tmp.path);
+    expect(found.problems).toEqual([]);
+    expect(found.environments).toEqual([
+      { name: "b", files: [`${tmp.path}/b/a.yaml`], dir: `${tmp.path}/b` },
+      { name: "development", files: [`${tmp.path}/development.yaml`] },
+    ]);
+  });
+
   it("a file PATH is left to the loader (its content decides)", async () => {
     const file = await tmp.write("all.yaml", "");
     expect(await discover(file)).toMatchObject({ root: file, file, environments: [] });

@@ -207,7 +207,7 @@ describe("directory PATH", () => {
     expect(rec.errors).toEqual([]);
   });
 
-  it("ignores dot-files, temp and swap files, other extensions, deeper levels and the PATH's siblings", async () => {
+  it("ignores dot-files, temp and swap files, test files, other extensions, deeper levels and the PATH's siblings", async () => {
     const dir = await temp();
     const root = join(dir.path, "flags");
     await dir.write("flags/dev.yaml", Y1);
@@ -219,7 +219,7 @@ describe("directory PATH", () => {
     await writeFile(join(dir.path, "other.yaml"), Y2);
     await mkdir(join(dir.path, "other-dir"));
     await writeFile(join(dir.path, "other-dir", "x.yaml"), Y2);
-    for (const name of [".hidden.yaml", ".#dev.yaml", "dev.yaml.swp", ".dev.yaml.swp", "dev.yaml~", "dev.yaml.tmp", "4913", "README.md", "notes.txt"]) {
+    for (const name of [".hidden.yaml", ".#dev.yaml", "dev.yaml.swp", ".dev.yaml.swp", "dev.yaml~", "dev.yaml.tmp", "4913", "README.md", "notes.txt", "dev.test.yaml", "prod.test.yml"]) {
       await writeFile(join(root, name), "x");
       await writeFile(join(root, "prod", name), "x");
     }

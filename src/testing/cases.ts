@@ -1,0 +1,161 @@
+/**
+ * Test files (`<environment>.test.yaml`, schema/flagserve-test.schema.json) -> test cases with
+ * their file:line. Read with the `yaml` package like flag files (config/parse.ts), checked
+ * against the published schema (compiled ahead of time, see scripts/schema-validators.ts).
+ */
+import { readFile } from "node:fs/promises";
+import { basename } from "node:path";
+import type { ErrorObject, ValidateFunction } from "ajv";
+import { parseYaml } from "../config/parse.js";
+import { formatPath, problemAt, type Source } from "../config/positions.js";
+import { isEnvironmentName } from "../config/schema.js";
+import { isRecord } from "../model/json.js";
+import type { JsonPath, JsonValue, Problem } from "../model/types.js";
+import * as compiled from "./schema-validators.js";
+
+const validateTestFile = compiled.testFile as unknown as ValidateFunction;
+
+/** What a case expects; every field given must match. `errorCode: null`: the evaluation must succeed. */
+export interface Expectation {
+  variant?: string;
+  value?: JsonValue;
+  reason?: string;
+  errorCode?: string | null;
+}
+
+/** One context a case evaluates, and where it is written. */
+export interface CaseContext {
+  context: Record<string, unknown>;
+  line: number;
+}
+
+export interface TestCase {
+  file: string;
+  /** The line of the case (its `name`). */
+  line: number;
+  name: string;
+  environment: string;
+  /** Flag keys, or "*" for every flag of the environment. */
+  flags: string[] | "*";
+  /** Where the flag key(s) are written, for "unknown flag". */
+  flagLine: number;
+  contexts: CaseContext[];
+  /** `$flagd.timestamp` in ms, when the case fixes it. */
+  nowMs?: number;
+  expect: Expectation;
+}
+
+export interface TestFile {
+  file: string;
+  environment: string;
+  /** Where the environment is named (`environment:`), else 1: the file name names it. */
+  environmentLine: number;
+  cases: TestCase[];
+}
+
+export interface ParsedTestFile {
+  testFile?: TestFile;
+  problems: Problem[];
+}
+
+/** `development.test.yaml` -> `development`; undefined when the name says no environment. */
+export function environmentOfFileName(file: string): string | undefined {
+  const match = /^(.*)\.test\.ya?ml$/i.exec(basename(file));
+  return match && isEnvironmentName(match[1]!) ? match[1] : undefined;
+}
+
+export async function readTestFile(file: string): Promise<ParsedTestFile> {
+  let text: string;
+  try {
+    text = await readFile(file, "utf8");
+  } catch (error) {
+    return { problems: [{ file, line: 0, col: 0, message: `cannot read test file: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}` }] };
+  }
+  return parseTestFile(file, text);
+}
+
+export function parseTestFile(file: string, text: string): ParsedTestFile {
+  const parsed = parseYaml(file, text);
+  const { source } = parsed;
+  if (parsed.problems.length > 0 || !source) return { problems: parsed.problems };
+  const value = parsed.value;
+  if (!validateTestFile(value)) return { problems: schemaProblems(source, value, validateTestFile.errors ?? []) };
+  const data = value as { environment?: string; tests: Record<string, unknown>[] };
+  const environment = data.environment ?? environmentOfFileName(file);
+  if (environment === undefined) {
+    return { problems: [problemAt(source, [], "which environment? name it with `environment: NAME`, or name the file <environment>.test.yaml", "key")] };
+  }
+  const problems: Problem[] = [];
+  const cases: TestCase[] = [];
+  data.tests.forEach((raw, i) => {
+    const at = (path: JsonPath, anchor: "key" | "value" = "key") => source.locate(["tests", i, ...path], anchor).line;
+    const flags = typeof raw.flag === "string" ? [raw.flag] : (raw.flags as string[] | "*");
+    const base = (raw.context ?? {}) as Record<string, unknown>;
+    const rows = raw.contexts as Record<string, unknown>[] | undefined;
+    const contexts = rows ? rows.map((row, r) => ({ context: { ...base, ...row }, line: at(["contexts", r], "value") })) : [{ context: base, line: at([]) }];
+    let nowMs: number | undefined;
+    if (raw.now !== undefined) {
+      nowMs = typeof raw.now === "number" ? raw.now * 1000 : Date.parse(raw.now as string);
+      if (!Number.isFinite(nowMs)) problems.push(problemAt(source, ["tests", i, "now"], "now: must be an ISO 8601 date-time or Unix seconds"));
+    }
+    cases.push({
+      file,
+      line: at([]),
+      name: raw.name as string,
+      environment,
+      flags,
+      flagLine: at([raw.flag !== undefined ? "flag" : "flags"]),
+      contexts,
+      ...(nowMs !== undefined && { nowMs }),
+      expect: raw.expect as Expectation,
+    });
+  });
+  const environmentLine = data.environment === undefined ? 1 : source.locate(["environment"]).line;
+  return problems.length > 0 ? { problems } : { testFile: { file, environment, environmentLine, cases }, problems: [] };
+}
+
+/** ajv's errors, located and said briefly; the `oneOf` of flag/flags said once, in words. */
+function schemaProblems(source: Source, value: unknown, errors: readonly ErrorObject[]): Problem[] {
+  const seen = new Set<string>();
+  const problems: Problem[] = [];
+  for (const error of errors) {
+    const path = pathOf(value, error.instancePath);
+    let message: string;
+    let at = path;
+    const params = error.params as Record<string, unknown>;
+    if (error.keyword === "oneOf" && path[0] === "tests" && path.length === 2) message = "give either `flag` (one key) or `flags` (a list, or \"*\" for all)";
+    // The alternatives' own errors repeat the `oneOf`'s (a case's flag/flags said once, above).
+    else if (error.keyword === "oneOf" || error.keyword === "not" || error.keyword === "const" || /\/oneOf\/\d+\/(required|not)/.test(error.schemaPath)) continue;
+    else if (error.keyword === "additionalProperties") {
+      at = [...path, String(params.additionalProperty)];
+      const allowed = Object.keys(((error.parentSchema ?? {}) as { properties?: object }).properties ?? {});
+      message = `unknown property '${String(params.additionalProperty)}' (expected ${allowed.join(", ")})`;
+    } else if (error.keyword === "required") message = `missing required property '${String(params.missingProperty)}'`;
+    else if (error.keyword === "enum") message = `must be one of ${(params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(", ")}`;
+    else if (error.keyword === "pattern") message = String((error.parentSchema as { patternErrorMessage?: string }).patternErrorMessage ?? error.message);
+    else message = error.message ?? error.keyword;
+    const where = formatPath(error.keyword === "additionalProperties" ? path : at);
+    const text = where ? `${where}: ${message}` : message;
+    const problem = problemAt(source, at, text, error.keyword === "additionalProperties" || error.keyword === "required" ? "key" : "value");
+    const id = `${problem.line}:${problem.col}:${problem.message}`;
+    if (!seen.has(id)) problems.push(problem), seen.add(id);
+  }
+  return problems;
+}
+
+/** ajv's JSON Pointer -> a path, list indexes as numbers. */
+function pathOf(value: unknown, pointer: string): JsonPath {
+  const path: (string | number)[] = [];
+  let node = value;
+  for (const raw of pointer === "" ? [] : pointer.slice(1).split("/")) {
+    const seg = raw.replace(/~1/g, "/").replace(/~0/g, "~");
+    if (Array.isArray(node)) {
+      path.push(Number(seg));
+      node = node[Number(seg)];
+    } else {
+      path.push(seg);
+      node = isRecord(node) ? node[seg] : undefined;
+    }
+  }
+  return path;
+}
