@@ -3,6 +3,7 @@ import { existsSync } from "node:fs";
 import { mkdir, writeFile } from "node:fs/promises";
 import { dirname, join, relative, resolve, sep } from "node:path";
 import { Command } from "commander";
+import { invocation } from "./invocation.js";
 import { INSTALLED_SCHEMA, PACKAGE_ROOT, VERSION, displayPath, err, out } from "./paths.js";
 
 interface InitFlags {
@@ -178,9 +179,10 @@ installed in the project (npm i -D flagserve), else at this version's schema on 
       out(`editor schema: ${schema.ref}${why}`);
       out("");
       out("next steps:");
+      const flagserve = invocation();
       const steps = [
-        [`flagserve validate ${dirArg}`, "check the files"],
-        [`flagserve ${dirArg}`, "serve them on http://127.0.0.1:8080 and print the keys"],
+        [`${flagserve} validate ${dirArg}`, "check the files"],
+        [`${flagserve} ${dirArg}`, "serve them on http://127.0.0.1:8080 and print the keys"],
         ["echo .flagserve/ >> .gitignore", "generated keys are kept there"],
       ] as const;
       const width = Math.max(...steps.map(([c]) => c.length));
