@@ -3,7 +3,8 @@
  * - every ```yaml block is a flag file that validates (the loader `flagserve validate` uses),
  *   with the environment variables the page exports before it (`export NAME='value'` in a
  *   ```sh block) and no others; ```yaml fragment marks a part of a file, shown on purpose
- *   without the rest, and ```yaml overrides an --overrides file;
+ *   without the rest, ```yaml overrides an --overrides file, and ```yaml invalid a file broken
+ *   on purpose, whose problems are the ones the next ```text block shows;
  * - the README's code blocks are the files of examples/ they present;
  * - the README's first-run path and docs/api.md's examples run against a real server on the
  *   bundled example, started in the clone as the README says: each ```sh block followed by a
@@ -14,7 +15,7 @@
  */
 import { execFile } from "node:child_process";
 import { readFileSync, readdirSync } from "node:fs";
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -65,7 +66,18 @@ function exportsBefore(blocks: Block[], line: number): Record<string, string> {
 }
 
 const ALL = PAGES.map((page) => ({ page, blocks: blocksOf(page) }));
-const yamlExamples = ALL.flatMap(({ blocks }) => blocks.filter((b) => /^yaml\b/.test(b.info)).map((b) => ({ ...b, env: exportsBefore(blocks, b.line) })));
+const yamlExamples = ALL.flatMap(({ blocks }) =>
+  blocks.map((b, i) => ({ ...b, env: exportsBefore(blocks, b.line), shown: blocks.slice(i + 1).find((n) => n.info === "text")?.text ?? "" })).filter((b) => /^yaml\b/.test(b.info)),
+);
+
+/** The loader's problems with a YAML example, as `line:col message`. */
+async function problemsOf(where: string, b: (typeof yamlExamples)[number]): Promise<string[]> {
+  const file = join(dir, where.replace(/[^a-z0-9]+/gi, "-"), "development.yaml");
+  await mkdir(dirname(file), { recursive: true });
+  await writeFile(file, b.text);
+  const load = await loadSourceReads([await readOnce(file)], { env: b.env });
+  return [...load.problems.values()].flat().map((p) => `${p.line}:${p.col} ${p.message}`);
+}
 
 let dir: string;
 beforeAll(async () => {
@@ -76,16 +88,17 @@ afterAll(() => rm(dir, { recursive: true, force: true }));
 describe("YAML examples", () => {
   it("are there to check, and only marked ones are fragments", () => {
     expect(yamlExamples.filter((b) => b.info === "yaml").length).toBeGreaterThanOrEqual(3);
-    for (const b of yamlExamples) expect(["yaml", "yaml fragment", "yaml overrides"], `${b.page}:${b.line}`).toContain(b.info);
+    for (const b of yamlExamples) expect(["yaml", "yaml fragment", "yaml overrides", "yaml invalid"], `${b.page}:${b.line}`).toContain(b.info);
   });
 
   it.each(yamlExamples.filter((b) => b.info === "yaml").map((b) => [`${b.page}:${b.line}`, b] as const))("%s validates as written", async (where, b) => {
-    const file = join(dir, `${where.replace(/[^a-z0-9]+/gi, "-")}`, "development.yaml");
-    await import("node:fs/promises").then((fs) => fs.mkdir(dirname(file), { recursive: true }));
-    await writeFile(file, b.text);
-    const load = await loadSourceReads([await readOnce(file)], { env: b.env });
-    expect([...load.problems.values()].flat().map((p) => `${p.line}:${p.col} ${p.message}`)).toEqual([]);
-    expect(load.environments.size).toBeGreaterThan(0);
+    expect(await problemsOf(where, b)).toEqual([]);
+  });
+
+  it.each(yamlExamples.filter((b) => b.info === "yaml invalid").map((b) => [`${b.page}:${b.line}`, b] as const))("%s has the problems shown after it", async (where, b) => {
+    const shown = b.shown.split("\n").flatMap((l) => /:(\d+:\d+ .*)$/.exec(l)?.[1] ?? []);
+    expect(shown.length).toBeGreaterThan(0);
+    expect(await problemsOf(where, b)).toEqual(shown);
   });
 
   it.each(yamlExamples.filter((b) => b.info === "yaml overrides").map((b) => [`${b.page}:${b.line}`, b] as const))("%s is an overrides file that loads", async (where, b) => {
