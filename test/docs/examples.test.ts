@@ -6,8 +6,9 @@
  *   without the rest, ```yaml overrides an --overrides file, and ```yaml invalid a file broken
  *   on purpose, whose problems are the ones the next ```text block shows;
  * - the README's code blocks are the files of examples/ they present;
- * - the README's first-run path and docs/api.md's examples run against a real server on the
- *   bundled example, started in the clone as the README says: each ```sh block followed by a
+ * - the README's first-run path and the examples of docs/api.md and docs/ci.md run against a
+ *   real server on the bundled example, started in the clone as the README says (a server per
+ *   page, with the variables the page exports): each ```sh block followed by a
  *   ```text block must print exactly that text. The port is the server's (the pages say 8080),
  *   and the commands that default to :8080 are given its URL. `npx flagserve` is run as the
  *   program it finds in the clone, bin/flagserve.js: npx's first run in a clone installs the
@@ -128,33 +129,36 @@ const runnable = (page: string) => {
   });
 };
 
-describe("the first-run path against a real server", () => {
-  let server: CliProcess;
-  let port: string;
-  let state: string;
-
+/** A server on the bundled example, started in the clone as the README says (`npx flagserve`), on a free port. */
+function withServer(env: Record<string, string>) {
+  const ctx = { server: undefined as CliProcess | undefined, port: "", state: "" };
   beforeAll(async () => {
-    state = await mkdtemp(join(tmpdir(), "flagserve-docs-state-"));
-    // `npx flagserve` in the clone: the same program, on a free port, with its state kept apart.
-    server = runCli(["--port", "0"], { cwd: ROOT, env: { XDG_STATE_HOME: state } });
-    port = (await server.waitFor(/^ready http:\/\/127\.0\.0\.1:(\d+)$/m))[1]!;
+    ctx.state = await mkdtemp(join(tmpdir(), "flagserve-docs-state-"));
+    ctx.server = runCli(["--port", "0"], { cwd: ROOT, env: { ...env, XDG_STATE_HOME: ctx.state } });
+    ctx.port = (await ctx.server.waitFor(/^ready http:\/\/127\.0\.0\.1:(\d+)$/m))[1]!;
   });
   afterAll(async () => {
-    await server?.stop();
-    await rm(state, { recursive: true, force: true });
+    await ctx.server?.stop();
+    await rm(ctx.state, { recursive: true, force: true });
   });
-
+  /** Runs a page's command as a reader would, against this server. */
   const sh = (command: string) =>
     new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
-      const url = `http://127.0.0.1:${port}`;
+      const url = `http://127.0.0.1:${ctx.port}`;
       const script = command
-        .replace(/\b(localhost|127\.0\.0\.1):8080\b/g, `$1:${port}`)
+        .replace(/\b(localhost|127\.0\.0\.1):8080\b/g, `$1:${ctx.port}`)
         .replace(/^(npx flagserve (override|session) .*)$/gm, `$1 --url ${url}`)
         .replace(/\bnpx flagserve\b/g, `"${process.execPath}" "${BIN}"`);
-      execFile("/bin/sh", ["-c", script], { cwd: ROOT, env: { ...process.env, XDG_STATE_HOME: state, FLAGSERVE_URL: url } }, (error, stdout, stderr) =>
+      const vars = { ...process.env, ...env, XDG_STATE_HOME: ctx.state, FLAGSERVE_URL: url };
+      execFile("/bin/sh", ["-c", script], { cwd: ROOT, env: vars }, (error, stdout, stderr) =>
         resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
       );
     });
+  return { ctx, sh };
+}
+
+describe("the README's first-run path against a real server", () => {
+  const { ctx, sh } = withServer({});
 
   it("prints the start-up lines the README shows", () => {
     const shown = ALL[0]!.blocks.find((b) => b.info === "text" && b.text.startsWith("flagserve 0.1.0 serving"))!.text;
@@ -165,17 +169,33 @@ describe("the first-run path against a real server", () => {
         .replace(/fs_production_[\w-]+/g, "KEY")
         .replace(/fsa_[\w-]+/g, "TOKEN")
         .replace(/:(8080|\d{4,5})\b/g, ":PORT");
-    expect(normal(server.stdout())).toBe(normal(shown));
+    expect(normal(ctx.server!.stdout())).toBe(normal(shown));
   });
 
-  const pairs = [...runnable("README.md").map((p) => ({ ...p, page: "README.md" })), ...runnable("docs/api.md").map((p) => ({ ...p, page: "docs/api.md" }))];
+  const pairs = runnable("README.md");
   it("has the commands to run", () => {
-    expect(pairs.filter((p) => p.page === "README.md").length).toBeGreaterThanOrEqual(6);
+    expect(pairs.length).toBeGreaterThanOrEqual(6);
   });
 
   // In page order: the override set by one command is seen by the next and cleared after.
-  it.each(pairs.map((p) => [`${p.page}:${p.line}`, p] as const))("%s prints what the page shows", async (_where, p) => {
+  it.each(pairs.map((p) => [`README.md:${p.line}`, p] as const))("%s prints what the page shows", async (_where, p) => {
     const ran = await sh(p.command);
     expect({ code: ran.code, stdout: ran.stdout.trimEnd() }, ran.stderr).toEqual({ code: 0, stdout: p.output });
   }, 30_000); // npx takes seconds to start on a busy machine
+});
+
+// The pages whose examples call the bundled example's server; each gets its own, started with
+// the variables the page exports (the admin token it chooses), and TOKEN set to that token as
+// the page does.
+describe.each(["docs/api.md", "docs/ci.md"])("%s against a real server", (page) => {
+  const blocks = ALL.find((p) => p.page === page)!.blocks;
+  const env = exportsBefore(blocks, Infinity);
+  if (env.FLAGSERVE_ADMIN_TOKEN) env.TOKEN = env.FLAGSERVE_ADMIN_TOKEN;
+  const { sh } = withServer(env);
+  const pairs = runnable(page);
+
+  it.each(pairs.map((p) => [`${page}:${p.line}`, p] as const))("%s prints what the page shows", async (_where, p) => {
+    const ran = await sh(p.command);
+    expect({ code: ran.code, stdout: ran.stdout.trimEnd() }, ran.stderr).toEqual({ code: 0, stdout: p.output });
+  }, 30_000);
 });
