@@ -149,7 +149,7 @@ Examples:
 
 The files point editors (VS Code with the YAML extension, any yaml-language-server) at
 flagserve's JSON Schema for autocompletion: through node_modules/flagserve when flagserve is
-installed in the project (npm i -D flagserve), else at this version's schema on the npm CDN.`,
+installed in the project, else at this version's schema on the npm CDN.`,
     )
     .action(async (dirArg: string, flags: InitFlags) => {
       const schema = flags.schema !== undefined ? { ref: flags.schema, source: "option" as const } : schemaReference(dirArg);
@@ -174,7 +174,7 @@ installed in the project (npm i -D flagserve), else at this version's schema on 
       for (const { file } of files) out(`created ${displayPath(resolve(file))}`);
       const why =
         schema.source === "cdn"
-          ? " (flagserve is not installed in this project; after `npm i -D flagserve` you may point it at node_modules/flagserve/schema/flagserve.schema.json)"
+          ? " (flagserve is not installed in this project; once it is, you may point it at node_modules/flagserve/schema/flagserve.schema.json)"
           : "";
       out(`editor schema: ${schema.ref}${why}`);
       out("");
