@@ -30,8 +30,8 @@ beforeAll(async () => {
 
 
 describe("npm pack", () => {
-  it("ships dist, bin, schema and the example, and no sources or tests", () => {
-    expect(files).toEqual(expect.arrayContaining(["bin/flagserve.js", "dist/cli/main.js", "dist/index.js", "dist/index.d.ts", "schema/flagserve.schema.json", "flags.example.yaml", "README.md", "package.json", "ui/index.html", "ui/app.js", "ui/app.css"]));
+  it("ships dist, bin, schema, the example and the licence, and no sources or tests", () => {
+    expect(files).toEqual(expect.arrayContaining(["bin/flagserve.js", "dist/cli/main.js", "dist/index.js", "dist/index.d.ts", "schema/flagserve.schema.json", "flags.example.yaml", "README.md", "LICENSE", "package.json", "ui/index.html", "ui/app.js", "ui/app.css"]));
     expect(files.filter((f) => /^(src|test|bench|\.ci)\//.test(f))).toEqual([]);
   });
 

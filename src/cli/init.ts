@@ -3,6 +3,7 @@ import { existsSync } from "node:fs";
 import { mkdir, writeFile } from "node:fs/promises";
 import { dirname, join, relative, resolve, sep } from "node:path";
 import { Command } from "commander";
+import { invocation } from "./invocation.js";
 import { INSTALLED_SCHEMA, PACKAGE_ROOT, VERSION, displayPath, err, out } from "./paths.js";
 
 interface InitFlags {
@@ -189,7 +190,7 @@ Examples:
 
 The files point editors (VS Code with the YAML extension, any yaml-language-server) at
 flagserve's JSON Schema for autocompletion: through node_modules/flagserve when flagserve is
-installed in the project (npm i -D flagserve), else at this version's schema on the npm CDN.`,
+installed in the project, else at this version's schema on the npm CDN.`,
     )
     .action(async (dirArg: string, flags: InitFlags) => {
       const schema = flags.schema !== undefined ? { ref: flags.schema, source: "option" as const } : schemaReference(dirArg);
@@ -215,15 +216,16 @@ installed in the project (npm i -D flagserve), else at this version's schema on 
       for (const { file } of files) out(`created ${displayPath(resolve(file))}`);
       const why =
         schema.source === "cdn"
-          ? " (flagserve is not installed in this project; after `npm i -D flagserve` you may point it at node_modules/flagserve/schema/flagserve.schema.json)"
+          ? " (flagserve is not installed in this project; once it is, you may point it at node_modules/flagserve/schema/flagserve.schema.json)"
           : "";
       out(`editor schema: ${schema.ref}${why}`);
       out("");
       out("next steps:");
+      const flagserve = invocation();
       const steps = [
-        [`flagserve validate ${dirArg}`, "check the files"],
-        [`flagserve test ${dirArg}`, "run the cases in development.test.yaml"],
-        [`flagserve ${dirArg}`, "serve them on http://127.0.0.1:8080 and print the keys"],
+        [`${flagserve} validate ${dirArg}`, "check the files"],
+        [`${flagserve} test ${dirArg}`, "run the cases in development.test.yaml"],
+        [`${flagserve} ${dirArg}`, "serve them on http://127.0.0.1:8080 and print the keys"],
         ["echo .flagserve/ >> .gitignore", "generated keys are kept there"],
       ] as const;
       const width = Math.max(...steps.map(([c]) => c.length));

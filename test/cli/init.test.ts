@@ -2,6 +2,10 @@
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
+import { execFile } from "node:child_process";
+import { dirname } from "node:path";
+import { promisify } from "node:util";
+import { BIN } from "../helpers/cli.js";
 import { cleanupAfterEach, run } from "./run.js";
 
 const { version } = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string };
@@ -16,7 +20,7 @@ describe("flagserve init", () => {
     expect(init.code).toBe(0);
     expect(init.stderr).toBe("");
     expect(init.stdout).toContain("created flags/development.yaml\ncreated flags/production.yaml\n");
-    expect(init.stdout).toContain("flagserve validate flags");
+    expect(init.stdout).toMatch(/ validate flags +# check the files\n/);
 
     const dev = await readFile(dir.file("flags/development.yaml"), "utf8");
     const prod = await readFile(dir.file("flags/production.yaml"), "utf8");
@@ -91,5 +95,38 @@ describe("flagserve init", () => {
     const { code, stderr } = await run(["init", "taken"], { cwd: dir.path });
     expect(code).toBe(1);
     expect(stderr).toMatch(/^flagserve init: cannot write in taken: /);
+  });
+  // The "next steps" must run as printed where the reader is: flagserve is on the PATH only
+  // after npm link or a global install; in a project (or the clone) `npx flagserve` finds it.
+  describe("prints next steps that run as printed", () => {
+    const PATH = dirname(process.execPath) + ":/usr/bin:/bin"; // node and npx, never a flagserve
+    const stepsOf = (stdout: string) =>
+      stdout
+        .split("\n")
+        .filter((l) => l.startsWith("  ") && l.includes("  # "))
+        .map((l) => l.slice(2, l.indexOf("  # ")).trim());
+    const runStep = (command: string, cwd: string, path: string) =>
+      promisify(execFile)("/bin/sh", ["-c", command], { cwd, env: { ...process.env, PATH: path } }).then(
+        (r) => ({ code: 0, stdout: r.stdout }),
+        (e: { code: number; stderr: string }) => ({ code: e.code, stdout: e.stderr }),
+      );
+
+    it.each([
+      ["nowhere (node and the path to the program)", "node ", false, false],
+      ["in a project that installed it (npx)", "npx flagserve ", true, false],
+      ["with flagserve on the PATH (npm link, npm install -g)", "flagserve ", false, true],
+    ])("%s", async (_where, prefix, installed, linked) => {
+      const dir = await t.dir();
+      if (installed) await dir.link("node_modules/.bin/flagserve", BIN);
+      if (linked) await dir.link("bin/flagserve", BIN);
+      const path = linked ? `${dir.file("bin")}:${PATH}` : PATH;
+      const init = await run(["init"], { cwd: dir.path, env: { PATH: path, npm_command: "" } });
+      expect(init.code).toBe(0);
+      const [validate, serve] = stepsOf(init.stdout);
+      expect(validate).toMatch(new RegExp(`^${prefix.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}.*validate flags$`));
+      expect(serve?.startsWith(prefix)).toBe(true);
+      const ran = await runStep(validate!, dir.path, path);
+      expect(ran).toEqual({ code: 0, stdout: expect.stringContaining("2 valid environments") });
+    });
   });
 });
