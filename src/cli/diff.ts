@@ -29,7 +29,7 @@ export function diffCommand(): Command {
         process.exitCode = 2;
         return;
       }
-      const [{ diffConfigurations, GitError, formatDiff }] = await Promise.all([import("../review/index.js")]);
+      const { diffConfigurations, GitError, formatDiff } = await import("../review/index.js");
       let report;
       try {
         report = await diffConfigurations({ ...(flags.git === undefined ? { before: args[0]! } : { git: flags.git }), after, tests: flags.tests === true });

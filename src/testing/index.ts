@@ -92,7 +92,8 @@ export async function testFlags(options: TestFlagsOptions): Promise<TestReport &
   const report = await runTests(load, read.files, options);
   report.problems.unshift(...given.problems, ...read.problems);
   if (given.files.length === 0 && given.problems.length === 0) {
-    report.problems.push({ file: options.sources.map((s) => (isUrl(s) ? s : resolve(s))).join(", "), line: 0, col: 0, message: "no test files found (expected <environment>.test.yaml beside the flag files, or --tests PATH)" });
+    const where = options.tests ?? options.sources;
+    report.problems.push({ file: where.map((s) => (isUrl(s) ? s : resolve(s))).join(", "), line: 0, col: 0, message: "no test files found (expected <environment>.test.yaml beside the flag files, or --tests PATH)" });
   }
   return { ...report, files: given.files };
 }

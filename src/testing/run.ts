@@ -130,7 +130,7 @@ export async function runTests(load: ConfigLoad, files: readonly TestFile[], opt
 /** The served flags, with the instrumented compile's in place of those it has (overridden flags keep no targeting). */
 function withInstrumented(environment: LoadedEnvironment, tracker: CoverageTracker): Map<string, CompiledFlag> {
   const flags = new Map(environment.flags);
-  for (const [key, flag] of tracker.flags) if (environment.config.flags[key]) flags.set(key, flag);
+  for (const [key, flag] of tracker.flags) if (Object.hasOwn(environment.config.flags, key)) flags.set(key, flag);
   return flags;
 }
 

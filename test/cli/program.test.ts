@@ -26,7 +26,7 @@ describe("flagserve (program)", () => {
       expect(stdout, name).toContain("$ flagserve");
     });
     // The top-level help lists every command.
-    for (const command of ["serve", "validate", "init", "keys", "eval", "events", "health", "override", "session"]) expect(results[0]!.stdout).toMatch(new RegExp(`^  ${command} `, "m"));
+    for (const command of ["serve", "validate", "init", "keys", "eval", "events", "health", "override", "session", "test", "diff"]) expect(results[0]!.stdout).toMatch(new RegExp(`^  ${command} `, "m"));
   });
 
   it("groups serve's options under headings, each line within 80 columns", async () => {

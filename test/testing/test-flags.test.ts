@@ -190,6 +190,14 @@ describe("flagserve test, in-process", () => {
     const report = await testFlags({ sources: [dir.file("all.yaml")] });
     expect(report.files).toEqual([dir.file("all.test.yaml")]);
     expect(report.passed).toBe(1);
+    const bare = await tempDir();
+    await bare.write("flags/dev.yaml", FLAGS);
+    await bare.mkdir("checks");
+    for (const options of [{}, { tests: [bare.file("checks")] }]) {
+      const none = await testFlags({ sources: [bare.file("flags")], ...options });
+      expect(none.problems.map((p) => p.message)).toEqual(["no test files found (expected <environment>.test.yaml beside the flag files, or --tests PATH)"]);
+      expect(testExitCode(none)).toBe(2);
+    }
     const unnamed = await tempDir();
     await unnamed.write("all.yaml", "environments:\n  dev:\n    flags: {}\n");
     await unnamed.write("all.test.yaml", "tests: []\n");
