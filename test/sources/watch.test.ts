@@ -382,9 +382,7 @@ describe("lifecycle", () => {
     const rec = await record({ path: join(dir.path, "flags"), debounceMs: 300 });
     await writeFile(file, Y2);
     await sleep(150); // the change is seen and waiting in the debounce window
-    const t0 = performance.now();
     await rec.watcher.close();
-    console.log(`close() took ${(performance.now() - t0).toFixed(1)} ms`);
     await writeFile(file, Y1);
     await sleep(QUIET_MS);
     expect(rec.calls).toEqual([]);
