@@ -1,7 +1,7 @@
 /** The published package: what `npm pack` ships installs in an empty directory and runs. */
 import { execFile, spawn, type ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
-import { mkdir, readdir } from "node:fs/promises";
+import { mkdir, readdir, writeFile } from "node:fs/promises";
 import { dirname } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
@@ -24,7 +24,7 @@ beforeAll(async () => {
   tarball = dir.file(info!.filename);
   files = info!.files.map((f) => f.path);
   await mkdir(dir.file("app"));
-  await run("npm", ["init", "-y"], { cwd: dir.file("app") });
+  await writeFile(dir.file("app/package.json"), JSON.stringify({ name: "app", version: "1.0.0", private: true })); // what `npm init -y` writes, less
   await run("npm", ["install", "--no-audit", "--no-fund", tarball], { cwd: dir.file("app") });
 }, 180_000);
 
@@ -107,7 +107,8 @@ async function released(url: string): Promise<void> {
   throw new Error(`${url} still accepts connections 10 s after npm was stopped`);
 }
 
-describe("run through npm: the server ends with npm", () => {
+// Each case its own npm, server and port: side by side.
+describe.concurrent("run through npm: the server ends with npm", () => {
   const started: ChildProcess[] = [];
   // A server left behind by a failed test is still in npm's process group.
   afterAll(() => {

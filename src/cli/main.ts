@@ -11,7 +11,7 @@ import { eventsCommand } from "./events.js";
 import { initCommand } from "./init.js";
 import { keysCommand } from "./keys.js";
 import { overrideCommand } from "./override.js";
-import { VERSION } from "./paths.js";
+import { output, VERSION, type TextSink } from "./paths.js";
 import { serveCommand } from "./serve.js";
 import { sessionCommand } from "./session.js";
 import { diffCommand } from "./diff.js";
@@ -21,7 +21,8 @@ import { validateCommand } from "./validate.js";
 const commandPath = (command: Command): string =>
   command.parent ? `${commandPath(command.parent)} ${command.name()}` : command.name();
 
-export function createProgram(): Command {
+/** `args`: the words after `flagserve` (a usage error of `serve --json-logs` is a JSON line too). */
+export function createProgram(args: readonly string[] = process.argv.slice(2)): Command {
   const program = new Command("flagserve")
     .description("A local feature-flag server: YAML flag files served over OFREP, with live reload and change events")
     .version(VERSION, "-v, --version")
@@ -56,26 +57,47 @@ Run "flagserve <command> --help" for a command's options.`,
   program.addCommand(testCommand());
   program.addCommand(diffCommand());
 
-  // Every command: throw instead of exiting (main() maps the code), and a one-line error
-  // followed by where to find the usage.
+  // Every command: throw instead of exiting (runCli maps the code), a one-line error followed by
+  // where to find the usage, and help and errors written where the commands print.
+  const serve = program.commands.find((c) => c.name() === "serve")!;
+  const jsonLogs = args.includes("--json-logs");
   const strict = (command: Command) => {
     command.exitOverride().showHelpAfterError(`(run "${commandPath(command)} --help" for usage)`);
+    command.configureOutput({
+      writeOut: (text) => output.stdout.write(text),
+      writeErr: (text) => {
+        // `serve --json-logs`: usage errors are JSON lines too, like everything else it prints.
+        if (!jsonLogs || (command !== program && command !== serve)) return output.stderr.write(text);
+        for (const line of text.split("\n")) if (line.trim() !== "") output.stderr.write(formatRecord("json", "error", line.trim()));
+      },
+    });
     command.commands.forEach(strict);
   };
   strict(program);
-
-  // `serve --json-logs`: usage errors are JSON lines too, like everything else it prints.
-  const serve = program.commands.find((c) => c.name() === "serve")!;
-  const jsonLogs = () => process.argv.includes("--json-logs");
-  for (const command of [program, serve]) {
-    command.configureOutput({
-      writeErr: (text) => {
-        if (!jsonLogs()) return process.stderr.write(text);
-        for (const line of text.split("\n")) if (line.trim() !== "") process.stderr.write(formatRecord("json", "error", line.trim()));
-      },
-    });
-  }
   return program;
+}
+
+/**
+ * Runs `flagserve ARGS` and returns its exit code (what a command sets in process.exitCode, 2 for
+ * a usage error); the commands print to `io`. How the tests run a command in-process; one run at
+ * a time. A server started by `serve` keeps running after it returns.
+ */
+export async function runCli(args: readonly string[], io: { stdout: TextSink; stderr: TextSink } = { stdout: process.stdout, stderr: process.stderr }): Promise<number> {
+  const [before, exitCode] = [{ ...output }, process.exitCode];
+  Object.assign(output, io);
+  process.exitCode = undefined;
+  try {
+    await createProgram(args).parseAsync([...args], { from: "user" });
+    return Number(process.exitCode ?? 0);
+  } catch (error) {
+    // --help and --version exit 0; everything else commander rejects is a usage error.
+    if (error instanceof CommanderError) return error.exitCode === 0 ? 0 : 2;
+    output.stderr.write(`flagserve: ${(error as Error).stack ?? String(error)}\n`);
+    return 1;
+  } finally {
+    Object.assign(output, before);
+    process.exitCode = exitCode;
+  }
 }
 
 export async function main(argv: string[] = process.argv): Promise<void> {
@@ -85,15 +107,6 @@ export async function main(argv: string[] = process.argv): Promise<void> {
       if (error.code !== "EPIPE") throw error;
     });
   }
-  try {
-    await createProgram().parseAsync(argv);
-  } catch (error) {
-    if (error instanceof CommanderError) {
-      // --help and --version exit 0; everything else commander rejects is a usage error.
-      process.exitCode = error.exitCode === 0 ? 0 : 2;
-      return;
-    }
-    process.stderr.write(`flagserve: ${(error as Error).stack ?? String(error)}\n`);
-    process.exitCode = 1;
-  }
+  const code = await runCli(argv.slice(2));
+  if (code !== 0) process.exitCode = code;
 }

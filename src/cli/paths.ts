@@ -32,13 +32,21 @@ export function displayPath(file: string, cwd: string = process.cwd()): string {
   return rel !== "" && !rel.startsWith("..") && !isAbsolute(rel) ? rel : file;
 }
 
+/** Somewhere text is written: a stream, or anything with its `write`. */
+export interface TextSink {
+  write(text: string): unknown;
+}
+
+/** Where the commands print: this process's stdout and stderr, unless runCli (main.ts) was given others. */
+export const output: { stdout: TextSink; stderr: TextSink } = { stdout: process.stdout, stderr: process.stderr };
+
 /** A line on stdout (a closed pipe, `flagserve ... | head`, is tolerated by main.ts). */
 export const out = (line: string): void => {
-  process.stdout.write(`${line}\n`);
+  output.stdout.write(`${line}\n`);
 };
 /** A line on stderr. */
 export const err = (line: string): void => {
-  process.stderr.write(`${line}\n`);
+  output.stderr.write(`${line}\n`);
 };
 
 export const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? "" : "s"}`;

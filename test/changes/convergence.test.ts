@@ -257,7 +257,7 @@ const asRoot = process.getuid?.() === 0;
 const SETPRIV = ["/usr/bin/setpriv", "/bin/setpriv"].find((p) => existsSync(p));
 
 describe("a config directory unreadable for a while", () => {
-  it.skipIf(asRoot && !SETPRIV)("chmod 000 for two seconds, edited meanwhile: served once readable again, and later edits too", async () => {
+  it.skipIf(asRoot && !SETPRIV)("chmod 000 until reads fail, edited meanwhile: served once readable again, and later edits too", async () => {
     const dir = await tempDir("flagserve-converge-");
     const root = dir.file("flags");
     const file = join(root, "dev.yaml");
@@ -273,15 +273,24 @@ describe("a config directory unreadable for a while", () => {
       : spawn(process.execPath, args);
     cleanups.push(() => child.kill("SIGKILL"));
     let out = "";
+    let err = "";
     child.stdout.setEncoding("utf8").on("data", (c: string) => (out += c));
+    child.stderr.setEncoding("utf8").on("data", (c: string) => (err += c));
     for (let t = 0; t < 300 && !/^ready /m.test(out); t++) await sleep(50);
     const url = /^ready (\S+)/m.exec(out)?.[1];
     expect(url, out).toBeDefined();
 
+    // Unreadable until the server has failed to read it, and again after the edit (at most 2 s each).
+    const failedReads = () => err.match(/cannot read directory: EACCES/g)?.length ?? 0;
+    const failedReadAfter = async (count: number) => {
+      for (let t = 0; t < 100 && failedReads() <= count; t++) await sleep(20);
+    };
     chmodSync(root, 0o000);
-    await sleep(1000);
+    await failedReadAfter(0);
+    expect(failedReads(), err).toBeGreaterThan(0);
+    const before = failedReads();
     writeFileSync(file, flagFile(keyOf("dev"), { a: 2 })); // root may still write it
-    await sleep(1000);
+    await failedReadAfter(before);
     chmodSync(root, 0o755);
     expect(await waitServed(url!, { dev: { a: 2 } })).toEqual({ dev: { a: 2 } });
     for (const value of [3, 4]) {

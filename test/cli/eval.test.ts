@@ -1,21 +1,22 @@
-/** `flagserve eval`: the same bytes the HTTP single-flag route answers, without a server. */
+/** `flagserve eval`, run in-process (runCli): the same bytes the HTTP single-flag route answers, without a server. */
 import { beforeAll, afterAll, describe, expect, it } from "vitest";
-import { startCli, type CliProcess } from "../helpers/cli.js";
+import { silentLogger } from "../../src/log/logger.js";
+import { startServer, type RunningServer } from "../../src/server/server.js";
 import { tempDir, type TempDir } from "../helpers/files.js";
 import { OFREP_FIXTURE, OTHER_FIXTURE, TEST_KEY } from "../helpers/fixtures.js";
-import { run } from "./run.js";
+import { run, runHere } from "./run.js";
 
 let dir: TempDir;
-let server: { cli: CliProcess; url: string };
+let server: RunningServer;
 
 beforeAll(async () => {
   dir = await tempDir("flagserve-eval-");
   await dir.write("flags/test.yaml", OFREP_FIXTURE);
   await dir.write("flags/other.yaml", OTHER_FIXTURE);
-  server = await startCli([dir.file("flags"), "--state-dir", dir.file("state"), "--no-watch"]);
+  server = await startServer({ source: { path: dir.file("flags") }, port: 0, host: "127.0.0.1", stateDir: dir.file("state"), watch: false, logger: silentLogger });
 });
 afterAll(async () => {
-  await server?.cli.stop("SIGKILL");
+  await server?.close();
 });
 
 /** The HTTP answer: status and the body's exact text. */
@@ -29,7 +30,7 @@ async function http(flag: string, body?: string) {
 }
 
 const evalCli = (flag: string, context?: string, env = "test") =>
-  run(["eval", flag, "--env", env, ...(context === undefined ? [] : ["--context", context]), dir.file("flags")]);
+  runHere(["eval", flag, "--env", env, ...(context === undefined ? [] : ["--context", context]), dir.file("flags")]);
 
 describe("flagserve eval", () => {
   // Every row of the acceptance table that does not depend on the clock.
@@ -87,6 +88,7 @@ describe("flagserve eval", () => {
     await dir.write("ctx.json", '{"plan": "premium"}');
     const fromFile = await evalCli("targeted-flag", `@${dir.file("ctx.json")}`);
     expect(JSON.parse(fromFile.stdout)).toMatchObject({ variant: "vip" });
+    // Standard input is the process's: read by the binary.
     const fromStdin = await run(["eval", "targeted-flag", "-e", "test", "-c", "@-", dir.file("flags")], { stdin: '{"plan":"premium"}' });
     expect(JSON.parse(fromStdin.stdout)).toMatchObject({ variant: "vip" });
     const unreadable = await evalCli("targeted-flag", `@${dir.file("nope.json")}`);
@@ -111,14 +113,14 @@ describe("flagserve eval", () => {
   it("an environment with problems: its problems and exit 1; other environments still evaluate, with a note", async () => {
     const bad = await tempDir("flagserve-eval-");
     await bad.write("flags/dev.yaml", "flags:\n  f:\n    variants: { a: 1 }\n    defaultVariant: b\n");
-    const { code, stderr } = await run(["eval", "f", "-e", "dev", bad.file("flags")]);
+    const { code, stderr } = await runHere(["eval", "f", "-e", "dev", bad.file("flags")]);
     expect(code).toBe(1);
     expect(stderr).toContain(`${bad.file("flags/dev.yaml")}:4:21 `);
     expect(stderr).toContain("environment 'dev' has problems");
 
     // A valid environment still evaluates; stderr says the server would refuse the set.
     await bad.write("flags/ok.yaml", "flags:\n  f:\n    variants: { a: 1 }\n    defaultVariant: a\n");
-    const ok = await run(["eval", "f", "-e", "ok", bad.file("flags")]);
+    const ok = await runHere(["eval", "f", "-e", "ok", bad.file("flags")]);
     expect(ok.code).toBe(0);
     expect(JSON.parse(ok.stdout)).toMatchObject({ key: "f", value: 1 });
     expect(ok.stderr).toContain("problems in dev");

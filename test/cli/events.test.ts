@@ -1,10 +1,16 @@
-/** `flagserve events`: a client printing a real server's stream, through edits and restarts. */
+/**
+ * `flagserve events`: a client printing a real server's stream, through edits and restarts. The
+ * client runs as the binary where it is stopped by a signal, in-process (runCli) where it ends by
+ * itself; the server in-process except where it is killed and restarted.
+ */
 import { writeFile } from "node:fs/promises";
 import { createServer, type IncomingHttpHeaders } from "node:http";
 import { describe, expect, it } from "vitest";
 import { runCli, startCli } from "../helpers/cli.js";
+import { silentLogger } from "../../src/log/logger.js";
+import { startServer, type ServerOptions } from "../../src/server/server.js";
 import { freePort } from "../helpers/ports.js";
-import { cleanupAfterEach } from "./run.js";
+import { cleanupAfterEach, runHere } from "./run.js";
 
 const KEY = "events-cli-key-0123";
 const t = cleanupAfterEach();
@@ -17,6 +23,14 @@ async function serve(extraArgs: string[] = []) {
   const { cli, url } = await startCli([dir.file("flags"), "--state-dir", dir.file("state"), ...extraArgs]);
   t.track(cli);
   return { dir, cli, url };
+}
+
+/** A server in this process, for the cases where the client is the subject. */
+async function serveHere(options: Partial<ServerOptions> = {}) {
+  const dir = await t.dir({ "flags/dev.yaml": flagsFile("on") });
+  const server = await startServer({ source: { path: dir.file("flags") }, port: 0, host: "127.0.0.1", stateDir: dir.file("state"), logger: silentLogger, ...options });
+  t.later(() => server.close());
+  return { dir, url: server.url };
 }
 
 /** Lines of stdout (complete ones). */
@@ -56,7 +70,7 @@ describe("flagserve events", () => {
   });
 
   it("--json prints raw JSON lines; heartbeats only with --heartbeats; the variant event set is understood", async () => {
-    const { dir, url } = await serve(["--heartbeat", "0.2", "--event-set", "variant"]);
+    const { dir, url } = await serveHere({ heartbeatSeconds: 0.2, eventSet: "variant" });
     const quiet = t.track(runCli(["events", `${url}/api/v1/flags/events`, "--key", KEY, "--json"]));
     const beats = t.track(runCli(["events", url, "--key", KEY, "--heartbeats"]));
     await Promise.all([quiet.waitFor(/^connected/m, "stderr"), beats.waitFor(/^connected/m, "stderr")]);
@@ -76,23 +90,23 @@ describe("flagserve events", () => {
   });
 
   it("exits 1 on 401 without retrying", async () => {
-    const { url } = await serve();
-    const client = t.track(runCli(["events", url, "--key", "wrong-key-123"]));
-    expect((await client.exited).code).toBe(1);
-    expect(client.stderr()).toContain("answered 401 UNAUTHORIZED");
-    expect(client.stderr()).not.toContain("reconnecting");
-    expect(client.stdout()).toBe("");
+    const { url } = await serveHere();
+    const client = await runHere(["events", url, "--key", "wrong-key-123"]);
+    expect(client.code).toBe(1);
+    expect(client.stderr).toContain("answered 401 UNAUTHORIZED");
+    expect(client.stderr).not.toContain("reconnecting");
+    expect(client.stdout).toBe("");
   });
 
   it("exits 1 for a URL that is not a flagserve event stream", async () => {
-    const { url } = await serve();
-    const client = t.track(runCli(["events", `${url}/nowhere/api/v1/flags/events`, "--key", KEY]));
-    expect((await client.exited).code).toBe(1);
-    expect(client.stderr()).toContain("answered 404");
+    const { url } = await serveHere();
+    const client = await runHere(["events", `${url}/nowhere/api/v1/flags/events`, "--key", KEY]);
+    expect(client.code).toBe(1);
+    expect(client.stderr).toContain("answered 404");
   });
 
   it("takes the key from FLAGSERVE_KEY", async () => {
-    const { url } = await serve();
+    const { url } = await serveHere();
     const client = t.track(runCli(["events", url], { env: { FLAGSERVE_KEY: KEY } }));
     await client.waitFor(/^connected/m, "stderr");
     expect(await client.stop("SIGINT")).toEqual({ code: 0, signal: null });
@@ -136,9 +150,9 @@ describe("flagserve events", () => {
     // A port that was free a moment ago: connections to it are refused.
     const port = await freePort();
 
-    const client = t.track(runCli(["events", `http://127.0.0.1:${port}`, "--key", KEY, "--give-up", "1.2"]));
-    expect((await client.exited).code).toBe(1);
-    const stderr = client.stderr().trim().split("\n");
+    const client = await runHere(["events", `http://127.0.0.1:${port}`, "--key", KEY, "--give-up", "1.2"]);
+    expect(client.code).toBe(1);
+    const stderr = client.stderr.trim().split("\n");
     const refused = `cannot connect to http://127.0.0.1:${port}/api/v1/flags/events (ECONNREFUSED)`;
     expect(stderr[0]).toBe(`${refused}; reconnecting in 0.5 s`);
     // The last wait is cut short to end at the deadline.
@@ -147,12 +161,12 @@ describe("flagserve events", () => {
     expect(stderr.at(-1)).toBe(
       `flagserve events: ${refused}; giving up after 1.2 s without a connection (--give-up)`,
     );
-    expect(client.stdout()).toBe("");
+    expect(client.stdout).toBe("");
   });
 
   it("--give-up must be a non-negative number (usage error)", async () => {
-    const client = t.track(runCli(["events", "http://127.0.0.1:1", "--key", KEY, "--give-up", "soon"]));
-    expect((await client.exited).code).toBe(2);
-    expect(client.stderr()).toContain("--give-up must be a non-negative number");
+    const client = await runHere(["events", "http://127.0.0.1:1", "--key", KEY, "--give-up", "soon"]);
+    expect(client.code).toBe(2);
+    expect(client.stderr).toContain("--give-up must be a non-negative number");
   });
 });

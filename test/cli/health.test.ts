@@ -1,9 +1,15 @@
-/** `flagserve health`: the real binary against a real server that is starting, running, or absent. */
+/**
+ * `flagserve health` against a real server that is starting, running, or absent: in-process
+ * (runCli), and as the binary where it starts beside the server and for --insecure (which sets
+ * NODE_TLS_REJECT_UNAUTHORIZED for the whole process).
+ */
 import { createServer as createHttpServer } from "node:http";
 import { describe, expect, it } from "vitest";
 import { runCli } from "../helpers/cli.js";
 import { freePort } from "../helpers/ports.js";
-import { cleanupAfterEach, run } from "./run.js";
+import { silentLogger } from "../../src/log/logger.js";
+import { startServer } from "../../src/server/server.js";
+import { cleanupAfterEach, run, runHere } from "./run.js";
 
 const t = cleanupAfterEach();
 
@@ -25,22 +31,21 @@ describe("flagserve health", () => {
 
   it("exits 1 right away without --wait when nothing listens, and 1 at the end of --wait", async () => {
     const port = await freePort();
-    const once = await run(["health", `http://127.0.0.1:${port}`]);
+    const once = await runHere(["health", `http://127.0.0.1:${port}`]);
     expect(once.code).toBe(1);
     expect(once.stderr).toMatch(new RegExp(`^not ready: http://127\\.0\\.0\\.1:${port}/readyz: ECONNREFUSED\\n$`));
 
-    const waited = await run(["health", `http://127.0.0.1:${port}/`, "--wait", "1"]);
+    const waited = await runHere(["health", `http://127.0.0.1:${port}/`, "--wait", "1"]);
     expect(waited.code).toBe(1);
     expect(waited.stderr).toMatch(/: ECONNREFUSED \(waited 1 s\)\n$/);
   });
 
   it("counts degraded (served, with a broken file) as ready; exits 1 on any other answer", async () => {
     const dir = await t.dir({ "flags/dev.yaml": FLAGS, "flags/broken.yaml": "flags: [" });
-    const port = await freePort();
-    const server = t.track(runCli([dir.file("flags"), "--state-dir", dir.file("state"), "--port", String(port), "--allow-invalid"]));
-    await server.waitFor(/^ready /m);
+    const server = await startServer({ source: { path: dir.file("flags") }, port: 0, host: "127.0.0.1", stateDir: dir.file("state"), allowInvalid: true, logger: silentLogger });
+    t.later(() => server.close());
     // Served with a broken file beside it: degraded, still ready.
-    const degraded = await run(["health", `http://127.0.0.1:${port}`, "-q"]);
+    const degraded = await runHere(["health", server.url, "-q"]);
     expect(degraded).toMatchObject({ code: 0, stdout: "", stderr: "" });
 
     // An HTTP server that is not flagserve's ready answer.
@@ -51,7 +56,7 @@ describe("flagserve health", () => {
       return new Promise((resolve) => other.close(resolve));
     });
     const { port: otherPort } = other.address() as { port: number };
-    const unavailable = await run(["health", `http://127.0.0.1:${otherPort}`]);
+    const unavailable = await runHere(["health", `http://127.0.0.1:${otherPort}`]);
     expect(unavailable.code).toBe(1);
     expect(unavailable.stderr).toBe(`not ready: http://127.0.0.1:${otherPort}/readyz: HTTP 503\n`);
   });
@@ -70,7 +75,7 @@ describe("flagserve health", () => {
 
   it("exits 2 on a usage error", async () => {
     for (const args of [["health", "not a url"], ["health", "ftp://127.0.0.1"], ["health", "--wait", "-1"], ["health", "--wait", "soon"], ["health", "--nope"]]) {
-      const result = await run(args);
+      const result = await runHere(args);
       expect(result.code, args.join(" ")).toBe(2);
       expect(result.stderr, args.join(" ")).toMatch(/error: .*\n\(run "flagserve health --help" for usage\)\n$/);
     }

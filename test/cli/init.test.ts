@@ -1,4 +1,4 @@
-/** `flagserve init`: a starter that validates, serves, and never overwrites by accident. */
+/** `flagserve init`, run in-process (runCli): a starter that validates, serves, and never overwrites by accident. */
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
@@ -6,7 +6,7 @@ import { execFile } from "node:child_process";
 import { dirname } from "node:path";
 import { promisify } from "node:util";
 import { BIN } from "../helpers/cli.js";
-import { cleanupAfterEach, run } from "./run.js";
+import { cleanupAfterEach, run, runHere } from "./run.js";
 
 const { version } = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string };
 const t = cleanupAfterEach();
@@ -16,7 +16,7 @@ const schemaLine = (text: string) => text.split("\n")[0];
 describe("flagserve init", () => {
   it("writes development.yaml and production.yaml in ./flags that validate", async () => {
     const dir = await t.dir();
-    const init = await run(["init"], { cwd: dir.path });
+    const init = await runHere(["init"], { cwd: dir.path });
     expect(init.code).toBe(0);
     expect(init.stderr).toBe("");
     expect(init.stdout).toContain("created flags/development.yaml\ncreated flags/production.yaml\n");
@@ -37,16 +37,16 @@ describe("flagserve init", () => {
     // Outside a project with flagserve installed: this version's schema on the npm CDN.
     expect(schemaLine(dev)).toBe(`# yaml-language-server: $schema=https://cdn.jsdelivr.net/npm/flagserve@${version}/schema/flagserve.schema.json`);
 
-    const validate = await run(["validate"], { cwd: dir.path });
+    const validate = await runHere(["validate"], { cwd: dir.path });
     expect(validate.code).toBe(0);
     expect(validate.stdout).toContain("2 valid environments: development (2 flags), production (2 flags)");
   });
 
   it("evaluates as its comments say", async () => {
     const dir = await t.dir();
-    expect((await run(["init", dir.path])).code).toBe(0);
+    expect((await runHere(["init", dir.path])).code).toBe(0);
     const evalJson = async (...args: string[]) => {
-      const r = await run(["eval", ...args, dir.path]);
+      const r = await runHere(["eval", ...args, dir.path]);
       return { code: r.code, body: JSON.parse(r.stdout) };
     };
     const [beta, other, rollout, noKey] = await Promise.all([
@@ -64,14 +64,14 @@ describe("flagserve init", () => {
 
   it("refuses to overwrite (exit 1, nothing written) unless --force", async () => {
     const dir = await t.dir({ "flags/production.yaml": "# mine\nflags: {}\n" });
-    const refused = await run(["init"], { cwd: dir.path });
+    const refused = await runHere(["init"], { cwd: dir.path });
     expect(refused.code).toBe(1);
     expect(refused.stdout).toBe("");
     expect(refused.stderr).toContain("flags/production.yaml already exists; nothing written (use --force to overwrite)");
     expect(await readFile(dir.file("flags/production.yaml"), "utf8")).toBe("# mine\nflags: {}\n");
     await expect(readFile(dir.file("flags/development.yaml"), "utf8")).rejects.toThrow(/ENOENT/);
 
-    const forced = await run(["init", "--force"], { cwd: dir.path });
+    const forced = await runHere(["init", "--force"], { cwd: dir.path });
     expect(forced.code).toBe(0);
     expect(await readFile(dir.file("flags/production.yaml"), "utf8")).toContain("banner-color:");
   });
@@ -80,19 +80,19 @@ describe("flagserve init", () => {
     const dir = await t.dir();
     await mkdir(dir.file("node_modules/flagserve/schema"), { recursive: true });
     await writeFile(dir.file("node_modules/flagserve/schema/flagserve.schema.json"), "{}");
-    const init = await run(["init", "config/flags"], { cwd: dir.path });
+    const init = await runHere(["init", "config/flags"], { cwd: dir.path });
     expect(init.code).toBe(0);
     const dev = await readFile(dir.file("config/flags/development.yaml"), "utf8");
     expect(schemaLine(dev)).toBe("# yaml-language-server: $schema=../../node_modules/flagserve/schema/flagserve.schema.json");
 
-    const custom = await run(["init", "other", "--schema", "./my.schema.json"], { cwd: dir.path });
+    const custom = await runHere(["init", "other", "--schema", "./my.schema.json"], { cwd: dir.path });
     expect(custom.code).toBe(0);
     expect(schemaLine(await readFile(dir.file("other/production.yaml"), "utf8"))).toBe("# yaml-language-server: $schema=./my.schema.json");
   });
 
   it("fails with exit 1 when DIR cannot be created", async () => {
     const dir = await t.dir({ "taken": "a file, not a directory" });
-    const { code, stderr } = await run(["init", "taken"], { cwd: dir.path });
+    const { code, stderr } = await runHere(["init", "taken"], { cwd: dir.path });
     expect(code).toBe(1);
     expect(stderr).toMatch(/^flagserve init: cannot write in taken: /);
   });

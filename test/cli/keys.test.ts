@@ -1,9 +1,10 @@
-/** `flagserve keys [list]` and `keys rotate ENV`: output and exit codes. */
+/** `flagserve keys [list]` and `keys rotate ENV`, run in-process (runCli): output and exit codes. */
 import { chmod, lstat, mkdir, readdir, readFile, readlink, stat, symlink } from "node:fs/promises";
 import { describe, expect, it } from "vitest";
-import { startCli } from "../helpers/cli.js";
+import { silentLogger } from "../../src/log/logger.js";
+import { startServer } from "../../src/server/server.js";
 import { TEST_KEY, OFREP_FIXTURE } from "../helpers/fixtures.js";
-import { cleanupAfterEach, run } from "./run.js";
+import { cleanupAfterEach, runHere } from "./run.js";
 
 const t = cleanupAfterEach();
 /** Polls `check` until it holds (at most 10 s). */
@@ -19,21 +20,21 @@ const NO_KEY = `flags:\n  f:\n    variants: { "on": true }\n    defaultVariant: 
 describe("flagserve keys", () => {
   it("lists each environment with its key and where it is kept; `keys` alone is `keys list`", async () => {
     const dir = await t.dir({ "flags/test.yaml": OFREP_FIXTURE, "flags/staging.yaml": NO_KEY });
-    const list = await run(["keys", "list", "flags", "--state-dir", "state"], { cwd: dir.path });
+    const list = await runHere(["keys", "list", "flags", "--state-dir", "state"], { cwd: dir.path });
     expect(list.code).toBe(0);
     expect(list.stderr).toBe("");
     const [staging, test] = list.stdout.trim().split("\n");
     expect(staging).toMatch(/^staging {2}fs_staging_\S{24} {2}\(state\)$/);
     expect(test).toBe(`test     ${TEST_KEY}  (file)`);
     // The generated key is kept: listing again (the short form) gives the same one.
-    const again = await run(["keys", "flags", "--state-dir", "state"], { cwd: dir.path });
+    const again = await runHere(["keys", "flags", "--state-dir", "state"], { cwd: dir.path });
     expect(again.stdout).toBe(list.stdout);
     expect(JSON.parse(await readFile(dir.file("state/keys.json"), "utf8")).staging).toBe(staging!.split(/\s+/)[1]);
   });
 
   it("exits 1 when an environment has problems, listing the others", async () => {
     const dir = await t.dir({ "flags/test.yaml": OFREP_FIXTURE, "flags/bad.yaml": "flags: [" });
-    const { code, stdout, stderr } = await run(["keys", "flags", "--state-dir", "state"], { cwd: dir.path });
+    const { code, stdout, stderr } = await runHere(["keys", "flags", "--state-dir", "state"], { cwd: dir.path });
     expect(code).toBe(1);
     expect(stdout).toContain(TEST_KEY);
     expect(stderr).toMatch(/^flags\/bad\.yaml:1:\d+ /m);
@@ -42,12 +43,12 @@ describe("flagserve keys", () => {
 
   it("rotate: a new key where the old one lived; unknown environment -> exit 1 with the known ones", async () => {
     const dir = await t.dir({ "flags/test.yaml": OFREP_FIXTURE, "flags/staging.yaml": NO_KEY });
-    const rotated = await run(["keys", "rotate", "test", "flags", "--state-dir", "state"], { cwd: dir.path });
+    const rotated = await runHere(["keys", "rotate", "test", "flags", "--state-dir", "state"], { cwd: dir.path });
     expect(rotated.code).toBe(0);
     const [, key] = rotated.stdout.match(/^test {2}(fs_test_\S+) {2}\(written to flags\/test\.yaml\)$/m)!;
     expect(await readFile(dir.file("flags/test.yaml"), "utf8")).toContain(`apiKey: ${key}\n`);
 
-    const unknown = await run(["keys", "rotate", "prod", "flags", "--state-dir", "state"], { cwd: dir.path });
+    const unknown = await runHere(["keys", "rotate", "prod", "flags", "--state-dir", "state"], { cwd: dir.path });
     expect(unknown.code).toBe(1);
     expect(unknown.stdout).toBe("");
     expect(unknown.stderr).toBe("flagserve keys rotate: cannot rotate the key of 'prod': no such environment (known: staging, test)\n");
@@ -66,7 +67,7 @@ describe("flagserve keys rotate: how the file is written", () => {
 
   it("changes only the key's bytes: flow style, comments and line endings are kept", async () => {
     const dir = await t.dir({ "flags/test.yaml": FLOW });
-    const rotated = await run(["keys", "rotate", "test", "flags", "--state-dir", "state"], { cwd: dir.path });
+    const rotated = await runHere(["keys", "rotate", "test", "flags", "--state-dir", "state"], { cwd: dir.path });
     expect(rotated.stderr).toBe("");
     expect(rotated.code).toBe(0);
     const [, key] = rotated.stdout.match(/^test {2}(fs_test_\S+) {2}/)!;
@@ -76,7 +77,7 @@ describe("flagserve keys rotate: how the file is written", () => {
   it("keeps the quoting style of the old key, and the key of the right environment in a multi-environment file", async () => {
     const source = `environments:\n  dev: { apiKey: "dev-key-0123456789", flags: {} }\n  test:\n    apiKey: 'test-key-0123456789' # quoted\n    flags: {}\n`;
     const dir = await t.dir({ "flags.yaml": source });
-    const rotated = await run(["keys", "rotate", "test", "flags.yaml", "--state-dir", "state"], { cwd: dir.path });
+    const rotated = await runHere(["keys", "rotate", "test", "flags.yaml", "--state-dir", "state"], { cwd: dir.path });
     expect(rotated.code).toBe(0);
     const [, key] = rotated.stdout.match(/^test {2}(fs_test_\S+) {2}/)!;
     expect(await readFile(dir.file("flags.yaml"), "utf8")).toBe(source.replace("'test-key-0123456789'", `'${key}'`));
@@ -87,10 +88,11 @@ describe("flagserve keys rotate: how the file is written", () => {
     await mkdir(dir.file("flags"));
     await symlink(dir.file("real/test.yaml"), dir.file("flags/test.yaml"));
     await chmod(dir.file("real/test.yaml"), 0o640);
-    const { cli, url } = await startCli([dir.file("flags"), "--state-dir", dir.file("state"), "--key-grace", "0"]);
-    t.track(cli);
+    const server = await startServer({ source: { path: dir.file("flags") }, port: 0, host: "127.0.0.1", stateDir: dir.file("state"), keyGraceSeconds: 0, logger: silentLogger });
+    t.later(() => server.close());
+    const { url } = server;
 
-    const rotated = await run(["keys", "rotate", "test", "flags", "--state-dir", "state"], { cwd: dir.path });
+    const rotated = await runHere(["keys", "rotate", "test", "flags", "--state-dir", "state"], { cwd: dir.path });
     expect(rotated.code).toBe(0);
     const [, key] = rotated.stdout.match(/^test {2}(fs_test_\S+) {2}\(written to flags\/test\.yaml\)$/m)!;
     expect((await lstat(dir.file("flags/test.yaml"))).isSymbolicLink()).toBe(true);
@@ -107,10 +109,10 @@ describe("flagserve keys rotate: how the file is written", () => {
 
   it("a generated key: the state file keeps its mode; a new state file is private (0600)", async () => {
     const dir = await t.dir({ "flags/staging.yaml": NO_KEY });
-    expect((await run(["keys", "rotate", "staging", "flags", "--state-dir", "state"], { cwd: dir.path })).code).toBe(0);
+    expect((await runHere(["keys", "rotate", "staging", "flags", "--state-dir", "state"], { cwd: dir.path })).code).toBe(0);
     expect((await stat(dir.file("state/keys.json"))).mode & 0o777).toBe(0o600);
     await chmod(dir.file("state/keys.json"), 0o640);
-    const rotated = await run(["keys", "rotate", "staging", "flags", "--state-dir", "state"], { cwd: dir.path });
+    const rotated = await runHere(["keys", "rotate", "staging", "flags", "--state-dir", "state"], { cwd: dir.path });
     const [, key] = rotated.stdout.match(/^staging {2}(fs_staging_\S+) {2}\(written to state\/keys\.json\)$/m)!;
     expect(JSON.parse(await readFile(dir.file("state/keys.json"), "utf8"))).toEqual({ staging: key });
     expect((await stat(dir.file("state/keys.json"))).mode & 0o777).toBe(0o640);

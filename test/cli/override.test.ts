@@ -1,13 +1,14 @@
-/** `flagserve override` against a running `flagserve` process, and the dashboard line of the banner. */
+/**
+ * `flagserve override`, run in-process (runCli), against a running `flagserve` process, and the
+ * dashboard line of the banner.
+ */
 import { readFile } from "node:fs/promises";
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runCli, startCli, type CliProcess } from "../helpers/cli.js";
 import { tempDir, type TempDir } from "../helpers/files.js";
 import { freePort } from "../helpers/ports.js";
 import { DEV_KEY, DEV_YAML } from "../admin/helpers.js";
-
-// Each case starts several processes.
-vi.setConfig({ testTimeout: 30_000 });
+import { runHere } from "./run.js";
 
 let dir: TempDir;
 let server: CliProcess;
@@ -25,11 +26,7 @@ afterAll(async () => {
 });
 
 /** Runs `flagserve override ...` to completion. */
-async function override(args: string[], env: NodeJS.ProcessEnv = { FLAGSERVE_ADMIN_TOKEN: "" }) {
-  const cli = runCli(["override", ...args], { env });
-  const { code } = await cli.exited;
-  return { code, stdout: cli.stdout(), stderr: cli.stderr() };
-}
+const override = (args: string[], env: NodeJS.ProcessEnv = { FLAGSERVE_ADMIN_TOKEN: "" }) => runHere(["override", ...args], { env });
 const connection = () => ["--url", url, "--state-dir", dir.file("state")];
 const banner = async () =>
   fetch(`${url}/ofrep/v1/evaluate/flags/banner`, { method: "POST", headers: { "x-api-key": DEV_KEY } }).then((r) => r.json() as Promise<{ value: unknown }>);

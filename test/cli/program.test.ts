@@ -1,14 +1,26 @@
-/** The program as a whole: --version, --help of every command, and the exit codes of usage errors. */
+/**
+ * The program as a whole: --version, --help of every command, and the exit codes of usage errors;
+ * run in-process (runCli), and through the real binary for the exit status it ends with.
+ */
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { run } from "./run.js";
+import { run, runHere } from "./run.js";
 
 const { version } = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string };
 
 describe("flagserve (program)", () => {
+  it("the binary ends with the exit status the program returns: 0, 1, 2", async () => {
+    const [ok, invalid, usage] = await Promise.all([run(["--version"]), run(["validate", "/nonexistent/flags"]), run(["valdiate"])]);
+    expect(ok).toEqual({ code: 0, stdout: `${version}\n`, stderr: "" });
+    expect(invalid.code).toBe(1);
+    expect(invalid.stderr).toContain("/nonexistent/flags");
+    expect(usage.code).toBe(2);
+    expect(usage.stderr).toMatch(/^error: 'valdiate' is not a command/);
+  });
+
   it("prints the version with --version and -v", async () => {
     for (const flag of ["--version", "-v"]) {
-      const { code, stdout } = await run([flag]);
+      const { code, stdout } = await runHere([flag]);
       expect(code).toBe(0);
       expect(stdout.trim()).toBe(version);
     }
@@ -16,7 +28,7 @@ describe("flagserve (program)", () => {
 
   it("has --help with examples for every command, exit 0", async () => {
     const commands = [[], ["serve"], ["validate"], ["init"], ["keys"], ["keys", "list"], ["keys", "rotate"], ["eval"], ["events"], ["session"]];
-    const results = await Promise.all(commands.map((c) => run([...c, "--help"])));
+    const results = await Promise.all(commands.map((c) => runHere([...c, "--help"])));
     results.forEach(({ code, stdout, stderr }, i) => {
       const name = ["flagserve", ...commands[i]!].join(" ");
       expect(code, name).toBe(0);
@@ -38,7 +50,7 @@ describe("flagserve (program)", () => {
   });
 
   it("`help COMMAND` works like COMMAND --help", async () => {
-    const { code, stdout } = await run(["help", "validate"]);
+    const { code, stdout } = await runHere(["help", "validate"]);
     expect(code).toBe(0);
     expect(stdout).toMatch(/^Usage: flagserve validate/);
   });
@@ -57,7 +69,7 @@ describe("flagserve (program)", () => {
     { args: ["serve", "--event-set", "other"], message: "Allowed choices are primary, variant", hint: "flagserve serve --help" },
     { args: ["valdiate"], message: "'valdiate' is not a command nor an existing path (did you mean validate?)", hint: "flagserve --help" },
   ])("usage error $args -> exit 2, one-line error and the --help hint", async ({ args, message, hint }) => {
-    const { code, stdout, stderr } = await run(args);
+    const { code, stdout, stderr } = await runHere(args);
     expect(code).toBe(2);
     expect(stdout).toBe("");
     const lines = stderr.trim().split("\n");

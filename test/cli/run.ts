@@ -1,5 +1,9 @@
-/** Shared by the CLI tests: run the real binary to its end, clean up what a test started. */
+/**
+ * Shared by the CLI tests: run a command to its end, in this process (runCli, what the binary
+ * runs) or as the real binary where the process itself is the point; clean up what a test started.
+ */
 import { afterEach } from "vitest";
+import { runCli as runInProcess } from "../../src/cli/main.js";
 import { runCli, type CliProcess } from "../helpers/cli.js";
 import { tempDir, type TempDir } from "../helpers/files.js";
 
@@ -18,6 +22,34 @@ export async function run(args: string[], options: { cwd?: string; env?: NodeJS.
   const { code } = await cli.exited;
   clearTimeout(timer);
   return { code, stdout: cli.stdout(), stderr: cli.stderr() };
+}
+
+let previousRun: Promise<unknown> = Promise.resolve();
+
+/**
+ * Runs `flagserve ARGS` in this process to its end: the exit code and what it printed, as `run`
+ * gives them for the binary. `cwd` and `env` apply for the run (process.chdir: the forks pool);
+ * runs are queued, as the commands print through one shared output.
+ */
+export function runHere(args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): Promise<Finished> {
+  const result = previousRun.then(async () => {
+    let stdout = "";
+    let stderr = "";
+    const [cwd, env] = [process.cwd(), { ...process.env }];
+    if (options.cwd !== undefined) process.chdir(options.cwd);
+    Object.assign(process.env, { NO_COLOR: "1", ...options.env });
+    try {
+      const code = await runInProcess(args, { stdout: { write: (text: string) => (stdout += text) }, stderr: { write: (text: string) => (stderr += text) } });
+      return { code, stdout, stderr };
+    } finally {
+      process.chdir(cwd);
+      // As it was, including what a command set (`--insecure` sets NODE_TLS_REJECT_UNAUTHORIZED).
+      for (const key of Object.keys(process.env)) if (!(key in env)) delete process.env[key];
+      Object.assign(process.env, env);
+    }
+  });
+  previousRun = result.catch(() => undefined);
+  return result;
 }
 
 /** Registers cleanups run after each test, last first. */

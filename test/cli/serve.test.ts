@@ -86,12 +86,15 @@ describe("flagserve serve (start-up output)", () => {
 
   it("SIGINT, SIGTERM and SIGHUP each close the server and exit 0, releasing the port", async () => {
     const dir = await t.dir({ "flags/test.yaml": OFREP_FIXTURE });
-    for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) {
-      const { cli, url } = await startCli([dir.file("flags"), "--state-dir", dir.file("state")]);
-      t.track(cli);
-      expect(await cli.stop(signal)).toEqual({ code: 0, signal: null });
-      await expect(fetch(`${url}/healthz`)).rejects.toThrow();
-    }
+    // One server per signal, side by side.
+    await Promise.all(
+      (["SIGINT", "SIGTERM", "SIGHUP"] as const).map(async (signal) => {
+        const { cli, url } = await startCli([dir.file("flags"), "--state-dir", dir.file(`state-${signal}`)]);
+        t.track(cli);
+        expect(await cli.stop(signal), signal).toEqual({ code: 0, signal: null });
+        await expect(fetch(`${url}/healthz`), signal).rejects.toThrow();
+      }),
+    );
   });
 
   it("prints the URL, each environment with its key, a note per invalid file, then `ready <url>`", async () => {
@@ -153,8 +156,8 @@ describe("flagserve serve (start-up output)", () => {
 
   it("a PATH that does not exist: says so (not --allow-invalid), exit 1, with or without --allow-invalid", async () => {
     const dir = await t.dir({});
-    for (const extra of [[], ["--allow-invalid"]]) {
-      const failed = t.track(runCli([dir.file("nosuch.yaml"), "--port", "0", ...extra]));
+    const runs = [[], ["--allow-invalid"]].map((extra) => t.track(runCli([dir.file("nosuch.yaml"), "--port", "0", ...extra])));
+    for (const failed of runs) {
       expect((await failed.exited).code).toBe(1);
       expect(failed.stdout()).toBe("");
       expect(failed.stderr()).toContain(`${dir.file("nosuch.yaml")}: path does not exist`);

@@ -1,16 +1,17 @@
-/** `flagserve session` against a running `flagserve` process, after a real OpenFeature client asked with a session. */
+/**
+ * `flagserve session`, run in-process (runCli), against a running `flagserve` process, after a
+ * real OpenFeature client asked with a session.
+ */
 import { readFile } from "node:fs/promises";
 import { OFREPProvider } from "@openfeature/ofrep-provider";
 import { OpenFeature } from "@openfeature/server-sdk";
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { runCli, startCli, type CliProcess } from "../helpers/cli.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startCli, type CliProcess } from "../helpers/cli.js";
 import { tempDir, type TempDir } from "../helpers/files.js";
 import { freePort } from "../helpers/ports.js";
 import { DEV_KEY, DEV_YAML } from "../admin/helpers.js";
 import { formatSession } from "../../src/cli/session.js";
-
-// Each case starts several processes (seconds each on a busy machine).
-vi.setConfig({ testTimeout: 60_000 });
+import { runHere } from "./run.js";
 
 const ID = "checkout/run-1";
 let dir: TempDir;
@@ -34,11 +35,7 @@ afterAll(async () => {
 });
 
 /** Runs `flagserve session ...` to completion. */
-async function session(args: string[], env: NodeJS.ProcessEnv = { FLAGSERVE_ADMIN_TOKEN: "" }) {
-  const cli = runCli(["session", ...args], { env });
-  const { code } = await cli.exited;
-  return { code, stdout: cli.stdout(), stderr: cli.stderr() };
-}
+const session = (args: string[], env: NodeJS.ProcessEnv = { FLAGSERVE_ADMIN_TOKEN: "" }) => runHere(["session", ...args], { env });
 const token = () => ["--state-dir", dir.file("state")];
 const at = /\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z/;
 

@@ -1,11 +1,15 @@
-/** The CLI with URL sources (a real local HTTP server) and mixed sources: serve, validate, keys. */
+/**
+ * The CLI with URL sources (a real local HTTP server) and mixed sources: serve (the binary),
+ * validate and keys (in-process, runCli).
+ */
 import { existsSync, readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { startCli } from "../helpers/cli.js";
 import { ConfigServer } from "../helpers/config-server.js";
 import { flagFile, keyOf, servedFlags } from "../helpers/converge.js";
+import { freePort } from "../helpers/ports.js";
 import { until } from "../helpers/wait.js";
-import { cleanupAfterEach, run } from "./run.js";
+import { cleanupAfterEach, run, runHere } from "./run.js";
 
 const t = cleanupAfterEach();
 
@@ -23,7 +27,7 @@ describe("flagserve validate with URLs", () => {
     const http = await configServer();
     http.set("/flags/dev.yaml", flagFile(keyOf("dev"), { a: 1 }));
     const url = http.url("/flags/dev.yaml");
-    const { code, stdout, stderr } = await run(["validate", url]);
+    const { code, stdout, stderr } = await runHere(["validate", url]);
     expect({ code, stderr }).toEqual({ code: 0, stderr: "" });
     expect(stdout).toBe(`ok: ${url} has 1 valid environment: dev (1 flag)\n`);
     expect(http.requestsTo("/flags/dev.yaml")).toHaveLength(1);
@@ -35,20 +39,20 @@ describe("flagserve validate with URLs", () => {
     http.fail("/500/dev.yaml", 500);
     http.hang("/slow/dev.yaml");
     http.set("/bad/dev.yaml", `flags:\n  a:\n    variants: { v: 1 }\n    defaultVariant: nope\n`);
-    const failing = await run(["validate", url("/500/dev.yaml")]);
+    const failing = await runHere(["validate", url("/500/dev.yaml")]);
     expect(failing.code).toBe(1);
     expect(failing.stderr).toContain(`${url("/500/dev.yaml")}:0:0 HTTP 500 Internal Server Error\n`);
-    const slow = await run(["validate", url("/slow/dev.yaml"), "--fetch-timeout", "0.2"]);
+    const slow = await runHere(["validate", url("/slow/dev.yaml"), "--fetch-timeout", "0.2"]);
     expect(slow.code).toBe(1);
     expect(slow.stderr).toContain(`${url("/slow/dev.yaml")}:0:0 no complete response within 0.2 s\n`);
-    const bad = await run(["validate", url("/bad/dev.yaml"), "--format", "json"]);
+    const bad = await runHere(["validate", url("/bad/dev.yaml"), "--format", "json"]);
     expect(bad.code).toBe(1);
     expect(JSON.parse(bad.stdout).problems).toEqual([
       { file: url("/bad/dev.yaml"), line: 4, col: 21, message: "defaultVariant 'nope' is not one of the variants ('v')" },
     ]);
-    const gone = url("/500/dev.yaml");
-    await http.stop();
-    const refused = await run(["validate", gone]);
+    // A port nobody listens on (a stopped server's port could still have a pooled connection in this process).
+    const gone = `http://127.0.0.1:${await freePort()}/dev.yaml`;
+    const refused = await runHere(["validate", gone]);
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain(`${gone}:0:0 cannot fetch: ECONNREFUSED\n`);
   });
@@ -58,10 +62,10 @@ describe("flagserve validate with URLs", () => {
     const dir = await t.dir({ "flags/local.yaml": flagFile(keyOf("local"), { a: 1 }), "one/prod.yaml": flagFile(keyOf("prod"), { a: 1 }) });
     http.set("/dev.yaml", flagFile(keyOf("dev"), { a: 1 }));
     http.set("/local.yaml", flagFile("other-key-0123456789", { a: 1 }));
-    const mixed = await run(["validate", "flags", "one/prod.yaml", http.url("/dev.yaml")], { cwd: dir.path });
+    const mixed = await runHere(["validate", "flags", "one/prod.yaml", http.url("/dev.yaml")], { cwd: dir.path });
     expect(mixed.code).toBe(0);
     expect(mixed.stdout).toContain("3 valid environments: dev (1 flag), local (1 flag), prod (1 flag)");
-    const twice = await run(["validate", "flags", http.url("/local.yaml")], { cwd: dir.path });
+    const twice = await runHere(["validate", "flags", http.url("/local.yaml")], { cwd: dir.path });
     expect(twice.code).toBe(1);
     expect(twice.stderr).toContain(`flags/local.yaml:0:0 environment 'local' is also defined by ${http.url("/local.yaml")}\n`);
     expect(twice.stderr).toContain(`${http.url("/local.yaml")}:0:0 environment 'local' is also defined by ${dir.file("flags/local.yaml")}\n`);
@@ -110,15 +114,15 @@ describe("flagserve keys with URLs", () => {
     const dir = await t.dir();
     http.set("/dev.yaml", flagFile(keyOf("dev"), { a: 1 }));
     http.set("/gen.yaml", NO_KEY);
-    const written = await run(["keys", "rotate", "dev", http.url("/dev.yaml")], { cwd: dir.path });
+    const written = await runHere(["keys", "rotate", "dev", http.url("/dev.yaml")], { cwd: dir.path });
     expect(written.code).toBe(1);
     expect(written.stderr).toBe(
       `flagserve keys rotate: cannot rotate the key of 'dev': it is written in ${http.url("/dev.yaml")}, which flagserve cannot write; change it there\n`,
     );
-    const listed = await run(["keys", http.url("/gen.yaml")], { cwd: dir.path });
+    const listed = await runHere(["keys", http.url("/gen.yaml")], { cwd: dir.path });
     expect(listed.code).toBe(0);
     const [, before] = /^gen\s+(\S+)\s+\(state\)$/m.exec(listed.stdout) ?? [];
-    const rotated = await run(["keys", "rotate", "gen", http.url("/gen.yaml")], { cwd: dir.path });
+    const rotated = await runHere(["keys", "rotate", "gen", http.url("/gen.yaml")], { cwd: dir.path });
     expect(rotated.code).toBe(0);
     const [, after] = /^gen\s+(\S+)\s+/m.exec(rotated.stdout) ?? [];
     expect(before).toBeTruthy();

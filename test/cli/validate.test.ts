@@ -1,10 +1,10 @@
-/** `flagserve validate`: the pre-commit / CI lint. */
+/** `flagserve validate`: the pre-commit / CI lint, run in-process (runCli). */
 import { execFile } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
 import { OFREP_FIXTURE } from "../helpers/fixtures.js";
-import { cleanupAfterEach, run } from "./run.js";
+import { cleanupAfterEach, runHere } from "./run.js";
 
 const EXAMPLE = fileURLToPath(new URL("../../flags.example.yaml", import.meta.url));
 const t = cleanupAfterEach();
@@ -13,7 +13,7 @@ const BAD = `flags:\n  f:\n    state: MAYBE\n    variants: { a: 1 }\n    default
 
 describe("flagserve validate", () => {
   it("passes the bundled example: exit 0, one summary line on stdout, nothing on stderr", async () => {
-    const { code, stdout, stderr } = await run(["validate", EXAMPLE]);
+    const { code, stdout, stderr } = await runHere(["validate", EXAMPLE]);
     expect(code).toBe(0);
     expect(stderr).toBe("");
     expect(stdout.trim().split("\n")).toHaveLength(1);
@@ -22,18 +22,18 @@ describe("flagserve validate", () => {
 
   it("validates ./flags by default, else the bundled example", async () => {
     const dir = await t.dir({ "flags/test.yaml": OFREP_FIXTURE });
-    const here = await run(["validate"], { cwd: dir.path });
+    const here = await runHere(["validate"], { cwd: dir.path });
     expect(here.code).toBe(0);
     expect(here.stdout).toContain("ok: flags has 1 valid environment: test (11 flags)");
     const empty = await t.dir();
-    const bundled = await run(["validate"], { cwd: empty.path });
+    const bundled = await runHere(["validate"], { cwd: empty.path });
     expect(bundled.code).toBe(0);
     expect(bundled.stdout).toContain("development (5 flags)");
   });
 
   it("reports every problem as file:line:col on stderr and exits 1", async () => {
     const dir = await t.dir({ "flags/good.yaml": OFREP_FIXTURE, "flags/bad.yaml": BAD, "flags/broken.yaml": "flags: [" });
-    const { code, stdout, stderr } = await run(["validate", "flags"], { cwd: dir.path });
+    const { code, stdout, stderr } = await runHere(["validate", "flags"], { cwd: dir.path });
     expect(code).toBe(1);
     expect(stdout).toBe("");
     const lines = stderr.trim().split("\n");
@@ -47,14 +47,14 @@ describe("flagserve validate", () => {
 
   it("shows absolute paths for files outside the working directory", async () => {
     const dir = await t.dir({ "bad.yaml": BAD });
-    const { code, stderr } = await run(["validate", dir.file("bad.yaml")]);
+    const { code, stderr } = await runHere(["validate", dir.file("bad.yaml")]);
     expect(code).toBe(1);
     expect(stderr).toContain(`${dir.file("bad.yaml")}:3:12 `);
   });
 
   it("--format json: {valid, path, sources, environments, problems} on stdout", async () => {
     const dir = await t.dir({ "flags/good.yaml": OFREP_FIXTURE, "flags/bad.yaml": BAD });
-    const bad = await run(["validate", dir.file("flags"), "--format", "json"]);
+    const bad = await runHere(["validate", dir.file("flags"), "--format", "json"]);
     expect(bad.code).toBe(1);
     expect(bad.stderr).toBe("");
     const report = JSON.parse(bad.stdout);
@@ -78,7 +78,7 @@ describe("flagserve validate", () => {
       ],
     });
 
-    const good = await run(["validate", EXAMPLE, "--format", "json"]);
+    const good = await runHere(["validate", EXAMPLE, "--format", "json"]);
     expect(good.code).toBe(0);
     const ok = JSON.parse(good.stdout);
     expect(ok.valid).toBe(true);
@@ -89,14 +89,14 @@ describe("flagserve validate", () => {
 
   it("fails on a missing path and on a directory without environments", async () => {
     const dir = await t.dir();
-    const missing = await run(["validate", dir.file("nope")]);
+    const missing = await runHere(["validate", dir.file("nope")]);
     expect(missing.code).toBe(1);
     expect(missing.stderr).toContain(`${dir.file("nope")}: path does not exist`);
     expect(missing.stderr).not.toContain(":0:0");
-    const json = await run(["validate", dir.file("nope"), "--format", "json"]);
+    const json = await runHere(["validate", dir.file("nope"), "--format", "json"]);
     expect(json.code).toBe(1);
     expect(JSON.parse(json.stdout)).toMatchObject({ valid: false, problems: [{ file: dir.file("nope"), message: "path does not exist" }] });
-    const empty = await run(["validate", dir.path]);
+    const empty = await runHere(["validate", dir.path]);
     expect(empty.code).toBe(1);
     expect(empty.stderr).toContain("no environments found");
   });
@@ -106,7 +106,7 @@ describe("flagserve validate", () => {
       "flags/a.yaml": `apiKey: same-key-123\nflags:\n  f:\n    variants: { x: 1 }\n    defaultVariant: x\n    targeting: { if: [{ $ref: nope }, x, null] }\n`,
       "flags/b.yaml": `apiKey: same-key-123\nflags: {}\n`,
     });
-    const { code, stderr } = await run(["validate", "flags"], { cwd: dir.path });
+    const { code, stderr } = await runHere(["validate", "flags"], { cwd: dir.path });
     expect(code).toBe(1);
     expect(stderr).toMatch(/^flags\/a\.yaml:6:\d+ .*nope/m);
     expect(stderr).toMatch(/^flags\/b\.yaml:1:1 apiKey is also used by environment 'a'/m);

@@ -1,7 +1,13 @@
-/** Files edited on disk while real clients listen: every edit becomes the right event. */
+/**
+ * Files edited on disk while real clients listen: every edit becomes the right event. The server
+ * runs in-process, or as the binary where its log lines, its banner or its shutdown are checked.
+ */
 import { mkdir, readFile, rename, rm, symlink, writeFile } from "node:fs/promises";
 import { afterEach, describe, expect, it } from "vitest";
-import { runCli, startCli, type CliProcess } from "../helpers/cli.js";
+import { silentLogger } from "../../src/log/logger.js";
+import { startServer, type ServerOptions } from "../../src/server/server.js";
+import { startCli, type CliProcess } from "../helpers/cli.js";
+import { runHere } from "../cli/run.js";
 import { tempDir, type TempDir } from "../helpers/files.js";
 import { openSse, type SseBlock, type SseConnection } from "../helpers/sse.js";
 
@@ -32,6 +38,15 @@ async function serve(files: Record<string, string>, extraArgs: string[] = []) {
   return { dir, cli, url };
 }
 
+/** The same server in this process. */
+async function serveHere(files: Record<string, string>, options: Partial<ServerOptions> = {}) {
+  const dir = await tempDir();
+  for (const [name, content] of Object.entries(files)) await dir.write(name, content);
+  const server = await startServer({ source: { path: dir.file("flags") }, port: 0, host: "127.0.0.1", stateDir: dir.file("state"), logger: silentLogger, ...options });
+  cleanups.push(() => server.close());
+  return { dir, url: server.url };
+}
+
 async function listen(url: string, key = KEY, accept = "text/event-stream"): Promise<SseConnection> {
   const sse = await openSse(`${url}/api/v1/flags/events`, { "x-api-key": key, accept });
   cleanups.push(() => sse.close());
@@ -53,7 +68,7 @@ async function served(url: string, flag: string, variant: string, key = KEY) {
 
 describe("GET /api/v1/flags/events", () => {
   it("answers 401 JSON without a valid key", async () => {
-    const { url } = await serve({ "flags/dev.yaml": flagsFile({ a: "on" }) });
+    const { url } = await serveHere({ "flags/dev.yaml": flagsFile({ a: "on" }) });
     for (const headers of [{}, { "x-api-key": "nope" }]) {
       const res = await fetch(`${url}/api/v1/flags/events`, { headers });
       expect(res.status).toBe(401);
@@ -62,7 +77,7 @@ describe("GET /api/v1/flags/events", () => {
   });
 
   it("flushes headers at once, with text/event-stream when asked and text/plain otherwise", async () => {
-    const { url } = await serve({ "flags/dev.yaml": flagsFile({ a: "on" }) });
+    const { url } = await serveHere({ "flags/dev.yaml": flagsFile({ a: "on" }) });
     const sse = await listen(url);
     expect(sse.response.status).toBe(200);
     expect(sse.response.headers.get("content-type")).toBe("text/event-stream");
@@ -73,7 +88,7 @@ describe("GET /api/v1/flags/events", () => {
   });
 
   it("sends heartbeats {} without an id at the --heartbeat interval", async () => {
-    const { url } = await serve({ "flags/dev.yaml": flagsFile({ a: "on" }) }, ["--heartbeat", "0.3"]);
+    const { url } = await serveHere({ "flags/dev.yaml": flagsFile({ a: "on" }) }, { heartbeatSeconds: 0.3 });
     const sse = await listen(url);
     const beat = await sse.next(isEvent("heartbeat"), 3_000);
     expect(beat.fields).toEqual(["event", "data"]);
@@ -81,7 +96,7 @@ describe("GET /api/v1/flags/events", () => {
   });
 
   it("turns created, changed and deleted flags into one flag-updated each", async () => {
-    const { dir, url } = await serve({ "flags/dev.yaml": flagsFile({ a: "on", b: "on", c: "on" }) });
+    const { dir, url } = await serveHere({ "flags/dev.yaml": flagsFile({ a: "on", b: "on", c: "on" }) });
     const sse = await listen(url);
     const before = Date.now();
     await writeFile(dir.file("flags/dev.yaml"), flagsFile({ a: "off", b: "on", d: "on" }));
@@ -105,7 +120,7 @@ describe("GET /api/v1/flags/events", () => {
 
   it("sends one segment-modified per reload however many segments changed", async () => {
     const seg = (v: string) => `  s1:\n    "==": [{ var: plan }, ${v}]\n  s2:\n    "==": [{ var: tier }, ${v}]\n`;
-    const { dir, url } = await serve({ "flags/dev.yaml": flagsFile({ a: "on" }, seg("gold")) });
+    const { dir, url } = await serveHere({ "flags/dev.yaml": flagsFile({ a: "on" }, seg("gold")) });
     const sse = await listen(url);
     await writeFile(dir.file("flags/dev.yaml"), flagsFile({ a: "off" }, seg("silver")));
     await sse.next(isEvent("config-updated"));
@@ -117,7 +132,7 @@ describe("GET /api/v1/flags/events", () => {
   });
 
   it("produces nothing for whitespace, comment and key-order edits", async () => {
-    const { dir, url } = await serve({ "flags/dev.yaml": flagsFile({ a: "on", b: "on" }) });
+    const { dir, url } = await serveHere({ "flags/dev.yaml": flagsFile({ a: "on", b: "on" }) });
     const sse = await listen(url);
     const reordered = `# a comment\nflags:\n  b:\n    defaultVariant: "on"\n    variants: { "off": false, "on": true }\n\n  a:\n    variants:\n      "on": true\n      "off": false\n    defaultVariant: "on"\napiKey:   ${KEY}\n`;
     await writeFile(dir.file("flags/dev.yaml"), reordered);
@@ -152,7 +167,7 @@ describe("GET /api/v1/flags/events", () => {
   });
 
   it("keeps environments apart", async () => {
-    const { dir, url } = await serve({
+    const { dir, url } = await serveHere({
       "flags/dev.yaml": flagsFile({ a: "on" }),
       "flags/prod.yaml": flagsFile({ a: "on" }, "", OTHER),
     });
@@ -168,7 +183,7 @@ describe("GET /api/v1/flags/events", () => {
   });
 
   it("replays events newer than Last-Event-ID", async () => {
-    const { dir, url } = await serve({ "flags/dev.yaml": flagsFile({ a: "on", b: "on" }) });
+    const { dir, url } = await serveHere({ "flags/dev.yaml": flagsFile({ a: "on", b: "on" }) });
     const sse = await listen(url);
     await writeFile(dir.file("flags/dev.yaml"), flagsFile({ a: "off", b: "on" }));
     const first = await sse.next(isEvent("flag-updated"));
@@ -194,7 +209,7 @@ describe("GET /api/v1/flags/events", () => {
   });
 
   it("limits streams per client address, taken from --client-ip-header when set", async () => {
-    const { url } = await serve({ "flags/dev.yaml": flagsFile({ a: "on" }) }, ["--max-streams-per-ip", "2", "--client-ip-header", "X-Forwarded-For"]);
+    const { url } = await serveHere({ "flags/dev.yaml": flagsFile({ a: "on" }) }, { maxStreamsPerIp: 2, clientIpHeader: "X-Forwarded-For" });
     const from = (ip: string) => openSse(`${url}/api/v1/flags/events`, { "x-api-key": KEY, "x-forwarded-for": `${ip}, 10.0.0.1` });
     const open = [await from("203.0.113.1"), await from("203.0.113.1"), await from("203.0.113.2")];
     cleanups.push(() => open.forEach((s) => s.close()));
@@ -215,7 +230,7 @@ describe("a burst of edits", () => {
       (i: number) => valid(i).replace("defaultVariant: current", "defaultVariant: missing"), // semantic
       () => "", // an empty, half-written file
     ];
-    const { dir, url } = await serve({ "flags/dev.yaml": valid(0) });
+    const { dir, url } = await serveHere({ "flags/dev.yaml": valid(0) });
     const sse = await listen(url);
     const file = dir.file("flags/dev.yaml");
     let lastValid = 0;
@@ -254,8 +269,9 @@ describe("a Kubernetes ConfigMap volume", () => {
     await version("..2026_11_21_00_00_00.000000001", flagsFile({ a: "on", b: "on" }));
     await symlink("..2026_11_21_00_00_00.000000001", `${mount}/..data`);
     await symlink("..data/dev.yaml", `${mount}/dev.yaml`);
-    const { cli, url } = await startCli([mount, "--state-dir", dir.file("state")]);
-    cleanups.push(() => cli.stop("SIGKILL"));
+    const server = await startServer({ source: { path: mount }, port: 0, host: "127.0.0.1", stateDir: dir.file("state"), logger: silentLogger });
+    cleanups.push(() => server.close());
+    const { url } = server;
     const sse = await listen(url);
 
     // An update: a new timestamped directory, a ..data_tmp link renamed over ..data, the old directory removed.
@@ -274,7 +290,7 @@ describe("a Kubernetes ConfigMap volume", () => {
 describe("variant event set", () => {
   it("sends flag-change with the flag key, or null for segment changes", async () => {
     const seg = (v: string) => `  s1:\n    "==": [{ var: plan }, ${v}]\n`;
-    const { dir, url } = await serve({ "flags/dev.yaml": flagsFile({ a: "on" }, seg("gold")) }, ["--event-set", "variant"]);
+    const { dir, url } = await serveHere({ "flags/dev.yaml": flagsFile({ a: "on" }, seg("gold")) }, { eventSet: "variant" });
     const sse = await listen(url);
     await writeFile(dir.file("flags/dev.yaml"), flagsFile({ a: "off" }, seg("silver")));
     await sse.next((b) => b.event === "flag-change" && data(b).flagKey === null);
@@ -287,11 +303,11 @@ describe("variant event set", () => {
 
 describe("key rotation", () => {
   it("with --revoke-now sends api-key-rotated valid until now, then revokes the old key and closes its streams", async () => {
-    const { dir, url } = await serve({ "flags/dev.yaml": `# keep this comment\n${flagsFile({ a: "on" })}` });
+    const { dir, url } = await serveHere({ "flags/dev.yaml": `# keep this comment\n${flagsFile({ a: "on" })}` });
     const sse = await listen(url);
-    const rotate = runCli(["keys", "rotate", "dev", dir.file("flags"), "--state-dir", dir.file("state"), "--revoke-now"]);
-    expect((await rotate.exited).code).toBe(0);
-    const newKey = rotate.stdout().match(/dev {2}(fs_dev_\S+)/)![1]!;
+    const rotate = await runHere(["keys", "rotate", "dev", dir.file("flags"), "--state-dir", dir.file("state"), "--revoke-now"]);
+    expect(rotate.code).toBe(0);
+    const newKey = rotate.stdout.match(/dev {2}(fs_dev_\S+)/)![1]!;
     const rotated = await sse.next(isEvent("config-updated"));
     expect(data(rotated)).toMatchObject({ reason: "api-key-rotated" });
     const flipswitch = await sse.next(isEvent("api-key-rotated"));
@@ -309,9 +325,9 @@ describe("key rotation", () => {
     const { dir, url, cli } = await serve({ "flags/dev.yaml": noKey });
     const oldKey = cli.stdout().match(/environment dev\s+key (\S+)/)![1]!;
     const sse = await listen(url, oldKey);
-    const rotate = runCli(["keys", "rotate", "dev", dir.file("flags"), "--state-dir", dir.file("state"), "--revoke-now"]);
-    expect((await rotate.exited).code).toBe(0);
-    expect(rotate.stdout()).toContain(dir.file("state/keys.json"));
+    const rotate = await runHere(["keys", "rotate", "dev", dir.file("flags"), "--state-dir", dir.file("state"), "--revoke-now"]);
+    expect(rotate.code).toBe(0);
+    expect(rotate.stdout).toContain(dir.file("state/keys.json"));
     const rotated = await sse.next(isEvent("config-updated"));
     expect(data(rotated)).toMatchObject({ reason: "api-key-rotated" });
     await sse.ended;
@@ -323,10 +339,10 @@ describe("key rotation", () => {
   });
 
   it("keeps the old key working for --key-grace seconds", async () => {
-    const { dir, url } = await serve({ "flags/dev.yaml": flagsFile({ a: "on" }) }, ["--key-grace", "1"]);
+    const { dir, url } = await serveHere({ "flags/dev.yaml": flagsFile({ a: "on" }) }, { keyGraceSeconds: 1 });
     const sse = await listen(url);
-    const rotate = runCli(["keys", "rotate", "dev", dir.file("flags"), "--state-dir", dir.file("state")]);
-    expect((await rotate.exited).code).toBe(0);
+    const rotate = await runHere(["keys", "rotate", "dev", dir.file("flags"), "--state-dir", dir.file("state")]);
+    expect(rotate.code).toBe(0);
     const { validUntil, timestamp } = data(await sse.next(isEvent("api-key-rotated")));
     expect(Date.parse(validUntil) - Date.parse(timestamp)).toBe(1000);
     const during = await fetch(`${url}/ofrep/v1/evaluate/flags/a`, { method: "POST", headers: { "x-api-key": KEY } });
@@ -341,9 +357,9 @@ describe("key rotation by default", () => {
   it("keeps the old key and its streams for an hour, and says so in api-key-rotated", async () => {
     const { dir, url, cli } = await serve({ "flags/dev.yaml": flagsFile({ a: "on" }) });
     const sse = await listen(url);
-    const rotate = runCli(["keys", "rotate", "dev", dir.file("flags"), "--state-dir", dir.file("state")]);
-    expect((await rotate.exited).code).toBe(0);
-    const newKey = rotate.stdout().match(/dev {2}(fs_dev_\S+)/)![1]!;
+    const rotate = await runHere(["keys", "rotate", "dev", dir.file("flags"), "--state-dir", dir.file("state")]);
+    expect(rotate.code).toBe(0);
+    const newKey = rotate.stdout.match(/dev {2}(fs_dev_\S+)/)![1]!;
     const { validUntil, timestamp } = data(await sse.next(isEvent("api-key-rotated")));
     expect(Date.parse(validUntil) - Date.parse(timestamp)).toBe(3600 * 1000);
     await cli.waitFor(/dev: the old key works until /, "stderr");

@@ -1,7 +1,7 @@
 /**
  * The config watcher against real files and real chokidar. Every case waits (up to 3 s) for the
  * callback and checks the paths it names; irrelevant edits are given time to (not) show up.
- * Timing is printed (latency), never asserted.
+ * Timing is printed on request (latency), never asserted.
  */
 import { execFileSync } from "node:child_process";
 import { mkdir, open, rename, rm, symlink, unlink, writeFile } from "node:fs/promises";
@@ -382,9 +382,7 @@ describe("lifecycle", () => {
     const rec = await record({ path: join(dir.path, "flags"), debounceMs: 300 });
     await writeFile(file, Y2);
     await sleep(150); // the change is seen and waiting in the debounce window
-    const t0 = performance.now();
     await rec.watcher.close();
-    console.log(`close() took ${(performance.now() - t0).toFixed(1)} ms`);
     await writeFile(file, Y1);
     await sleep(QUIET_MS);
     expect(rec.calls).toEqual([]);
@@ -398,7 +396,10 @@ describe("lifecycle", () => {
     await symlink("loop.yaml", dir.file("flags/loop.yaml")); // stat fails with ELOOP
     await writeFile(file, Y2);
     await rec.waitFor(0, file);
-    expect(rec.errors.map((e) => (e as NodeJS.ErrnoException).code)).toContain("ELOOP");
+    // The error may come after the edit's call (a busy machine): waited for, bounded.
+    const codes = () => rec.errors.map((e) => (e as NodeJS.ErrnoException).code);
+    for (let i = 0; i < WAIT_MS / 10 && !codes().includes("ELOOP"); i++) await sleep(10);
+    expect(codes()).toContain("ELOOP");
   });
 
   it("an onChange that throws goes to onError", async () => {
@@ -419,8 +420,15 @@ describe("lifecycle", () => {
   });
 });
 
-describe("latency (printed, not asserted)", () => {
-  it("edit-to-callback over 60 edits of each kind", { timeout: 120_000 }, async () => {
+/**
+ * Every edit of a quick series is reported. `WATCH_LATENCY_EDITS=60 npx vitest run
+ * test/sources/watch.test.ts` for a longer series with its edit-to-callback latency printed.
+ */
+const EDITS = Number(process.env.WATCH_LATENCY_EDITS ?? 10);
+const PRINT_LATENCY = process.env.WATCH_LATENCY_EDITS !== undefined;
+
+describe("a series of edits", () => {
+  it(`edit-to-callback over ${EDITS} edits of each kind`, { timeout: 120_000 }, async () => {
     const dir = await temp();
     const file = await dir.write("flags/dev.yaml", Y1);
     const rec = await record({ path: join(dir.path, "flags") });
@@ -436,7 +444,7 @@ describe("latency (printed, not asserted)", () => {
     ];
     for (const [kind, edit] of kinds) {
       const latencies: number[] = [];
-      for (let i = 0; i < 60; i++) {
+      for (let i = 0; i < EDITS; i++) {
         const n = rec.calls.length;
         const t0 = performance.now();
         await edit(i);
@@ -444,6 +452,8 @@ describe("latency (printed, not asserted)", () => {
         latencies.push(call.at - t0);
         await sleep(30);
       }
+      expect(latencies).toHaveLength(EDITS);
+      if (!PRINT_LATENCY) continue;
       latencies.sort((a, b) => a - b);
       const q = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor(p * latencies.length))]!;
       console.log(
