@@ -15,6 +15,7 @@ export type AdminErrorCode =
   | "VARIANT_NOT_FOUND"
   | "INVALID_CONFIG"
   | "CONFLICT"
+  | "NOT_SAVED"
   | "METHOD_NOT_ALLOWED";
 
 export class AdminError extends Error {

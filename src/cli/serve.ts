@@ -231,7 +231,9 @@ function noteInvalid(logger: Logger, problems: ReadonlyMap<string, Problem[]>, s
 
 /** On SIGINT, SIGTERM and SIGHUP; and, as signals sent to npm may never reach us, when npm (or its shell) is gone. */
 function stopWhenAsked(stop: () => void, logger: Logger): void {
-  for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.once(signal, stop);
+  // `on`, not `once`: a listener stays registered, so a library's own signal handler (signal-exit,
+  // used by write-file-atomic) never finds itself alone and kills the process before stop is done.
+  for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.on(signal, stop);
   watchProcesses(npmLaunchers(), (pid) => {
     logger.info(`stopping: npm, which started flagserve, has ended (pid ${pid})`, { pid });
     stop();
