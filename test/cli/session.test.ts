@@ -80,7 +80,7 @@ describe("flagserve session", () => {
     expect(await session(["clear", ID, url, ...token()])).toMatchObject({ code: 0, stdout: `${ID}  cleared\n` });
     expect(await session(["clear", ID, url, ...token()])).toMatchObject({ code: 0, stdout: `${ID}  had no evaluations\n` });
     expect(await session(["show", ID, url, ...token()])).toMatchObject({ code: 0, stdout: `session ${ID}: no evaluations recorded\n` });
-    expect(JSON.parse((await session(["show", ID, url, "--json", ...token()])).stdout)).toEqual({ evaluations: [], dropped: 0 });
+    expect(JSON.parse((await session(["show", ID, url, "--json", ...token()])).stdout)).toEqual({ evaluations: [], contexts: {}, dropped: 0 });
     expect(await session(["list", url, ...token()])).toMatchObject({ code: 0, stdout: "" });
   });
 
@@ -108,11 +108,11 @@ describe("flagserve session", () => {
 
 describe("formatSession", () => {
   it("says how many older evaluations the session dropped, after the table", () => {
-    const entry = { flagKey: "f", variant: "on", value: { a: [1] }, reason: "STATIC", context: {}, at: "2026-01-01T00:00:00.000Z" };
-    expect(formatSession("s", { evaluations: [entry], dropped: 12 }).split("\n")).toEqual([
+    const entry = { flagKey: "f", variant: "on", value: { a: [1] }, reason: "STATIC", contextId: "1", at: "2026-01-01T00:00:00.000Z" };
+    expect(formatSession("s", { evaluations: [entry], contexts: { "1": {} }, dropped: 12 }).split("\n")).toEqual([
       "FLAG  VARIANT  VALUE      REASON  ERROR  AT                        CONTEXT",
       'f     on       {"a":[1]}  STATIC  -      2026-01-01T00:00:00.000Z  {}',
-      "(12 older evaluations were dropped: a session keeps its newest 10 000)",
+      "(12 older evaluations were dropped: a session keeps its newest 10 000, within 4 MiB)",
     ]);
   });
 });
