@@ -13,6 +13,7 @@ import { expandNotifications, type EnvVars } from "./expand.js";
 import { mergeDocuments, originText, type MergedEnvironment } from "./merge.js";
 import { parseYamlOffThread, parseYamlYielding, type ParsedFile } from "./parse.js";
 import { ENVIRONMENT_NAME_RULE, isEnvironmentName } from "./schema.js";
+import { shapeProblem } from "./shape.js";
 import { docProblem, inlineSource, problemAt, type EnvDocument } from "./positions.js";
 import type { EnvironmentConfig, Problem } from "../model/types.js";
 import { compare, isRecord, setOwn } from "../model/json.js";
@@ -81,9 +82,24 @@ export async function loadSourceReads(reads: readonly SourceLoad[], options: Loa
   return runStepsYielding(finish(withoutDuplicates(found, problems), problems, options));
 }
 
-const parseDocument = async (document: SourceDocument, offThread: boolean): Promise<ParsedFile> =>
+/**
+ * A document, parsed, in the shape every later stage can walk (shape.ts); whatever the parser
+ * throws (a hostile document) is a problem of that document, never an escaped exception.
+ */
+async function parseDocument(document: SourceDocument, offThread: boolean): Promise<ParsedFile> {
+  let parsed: ParsedFile;
+  try {
+    parsed = await parseUnchecked(document, offThread);
+  } catch (error) {
+    return { problems: [{ file: document.file, line: 0, col: 0, message: `cannot be read: ${(error as Error).message}` }] };
+  }
+  const shape = parsed.problems.length === 0 ? shapeProblem(parsed.value) : undefined;
+  return shape === undefined ? parsed : { problems: [{ file: document.file, line: 0, col: 0, message: shape }] };
+}
+
+const parseUnchecked = async (document: SourceDocument, offThread: boolean): Promise<ParsedFile> =>
   "error" in document
-    ? { problems: [{ file: document.file, line: 0, col: 0, message: document.error }] }
+    ? { problems: [{ file: document.file, line: document.line ?? 0, col: document.col ?? 0, message: document.error }] }
     : "value" in document
       ? copyData(document.file, document.value)
       : offThread
@@ -222,6 +238,17 @@ function* finish(inputs: FoundEnvironment[], problems: ProblemMap, options: Load
  * every problem is reported in one run.
  */
 function* build(input: FoundEnvironment, env: EnvVars, problems: ProblemMap): Steps<Built> {
+  try {
+    return yield* buildUnguarded(input, env, problems);
+  } catch (error) {
+    // The stage boundary: a check that throws (a stack overflow on a value the shape check let
+    // through, a bug) costs this environment, never the load of the others.
+    problems.add(input.name, { file: input.origin, line: 0, col: 0, message: `cannot be loaded: ${(error as Error).message}` });
+    return { name: input.name, fatal: true };
+  }
+}
+
+function* buildUnguarded(input: FoundEnvironment, env: EnvVars, problems: ProblemMap): Steps<Built> {
   const { name, docs } = input;
   const flagProblems = new Map<string, Problem[]>();
   const segmentProblems = new Map<string, Problem[]>();
