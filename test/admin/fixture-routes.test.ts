@@ -7,6 +7,7 @@ import { OFREPProvider } from "@openfeature/ofrep-provider";
 import { OpenFeature } from "@openfeature/server-sdk";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { openSse } from "../helpers/sse.js";
+import { until } from "../helpers/wait.js";
 import { ADMIN_TOKEN, DEV_KEY, corsHeaders, rawRequest, startAdminFixture, type AdminFixture } from "./helpers.js";
 
 let fixture: AdminFixture;
@@ -53,6 +54,32 @@ describe("PUT/GET/DELETE /api/v1/admin/faults", () => {
     expect(await json(await fixture.admin("/faults", { method: "DELETE" }))).toEqual({ status: 200, body: { rules: [] } });
     expect(await json(await fixture.admin("/faults"))).toEqual({ status: 200, body: { rules: [] } });
     expect(await c.getStringDetails("banner", "x", { targetingKey: "u" })).toMatchObject({ value: "blue", reason: "STATIC" });
+  });
+
+  it("summed latencies are capped (never past setTimeout's limit), and a DELETE releases the requests waiting", async () => {
+    const injected = async () => {
+      const text = await (await fetch(`${fixture.server.url}/metrics`)).text();
+      return Number(/flagserve_faults_injected_total\{route="evaluate",effect="latency"\} (\d+)/.exec(text)?.[1] ?? 0);
+    };
+    const before = await injected();
+    // 4 000 rules of 10 minutes: 2.4e9 ms together, past 2^31-1 ms, where Node would wait 1 ms instead.
+    const rules = Array.from({ length: 4000 }, () => ({ route: "evaluate", ratio: 1, latencyMs: 600_000 }));
+    expect((await fixture.admin("/faults", { method: "PUT", body: rules })).status).toBe(200);
+    let settled = false;
+    const waiting = fetch(`${fixture.server.url}/ofrep/v1/evaluate/flags/banner`, { method: "POST", headers: { "x-api-key": DEV_KEY } }).then((r) => {
+      settled = true;
+      return r;
+    });
+    await until("the request is delayed", async () => (await injected()) > before);
+    // Other requests are answered meanwhile; the delayed one is still waiting.
+    expect((await fetch(`${fixture.server.url}/healthz`)).status).toBe(200);
+    expect((await fixture.admin("/faults")).status).toBe(200);
+    expect(settled).toBe(false);
+
+    expect((await fixture.admin("/faults", { method: "DELETE" })).status).toBe(200);
+    const released = await waiting;
+    expect(released.status).toBe(200);
+    expect(await released.json()).toMatchObject({ value: "blue" });
   });
 
   it("a PUT replaces the rules: a 429 with Retry-After after a latency rule", async () => {
