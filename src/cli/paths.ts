@@ -5,6 +5,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { isAbsolute, relative } from "node:path";
 import { fileURLToPath } from "node:url";
+import { escapeControls } from "../log/escape.js";
 
 /** The package root (holds package.json, schema/ and the bundled example). */
 export const PACKAGE_ROOT = fileURLToPath(new URL("../../", import.meta.url));
@@ -34,11 +35,11 @@ export function displayPath(file: string, cwd: string = process.cwd()): string {
 
 /** A line on stdout (a closed pipe, `flagserve ... | head`, is tolerated by main.ts). */
 export const out = (line: string): void => {
-  process.stdout.write(`${line}\n`);
+  process.stdout.write(`${escapeControls(line, { keepLines: true })}\n`);
 };
 /** A line on stderr. */
 export const err = (line: string): void => {
-  process.stderr.write(`${line}\n`);
+  process.stderr.write(`${escapeControls(line, { keepLines: true })}\n`);
 };
 
 export const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? "" : "s"}`;

@@ -2,6 +2,7 @@
 import { existsSync } from "node:fs";
 import { Command, Option } from "commander";
 import type { Problem } from "../model/types.js";
+import { escapeControls } from "../log/escape.js";
 import { createLogger, flushLog, formatRecord, type LogFormat, type Logger } from "../log/logger.js";
 import { DEFAULT_KEY_GRACE_SECONDS } from "../store/key-grace.js";
 import { npmLaunchers, watchProcesses } from "./launcher.js";
@@ -208,7 +209,7 @@ const shellQuote = (text: string): string => `'${text.replaceAll("'", "'\\''")}'
 function printer(format: LogFormat) {
   return (text: string, msg: string, fields?: Record<string, unknown>) => {
     flushLog(); // log lines written before this one are seen before it
-    process.stdout.write(format === "json" ? formatRecord("json", "info", msg, fields) : `${text}\n`);
+    process.stdout.write(format === "json" ? formatRecord("json", "info", msg, fields) : `${escapeControls(text, { keepLines: true })}\n`);
   };
 }
 

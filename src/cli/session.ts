@@ -6,13 +6,15 @@
 import { Argument, Command } from "commander";
 import type { SessionSummary, SharedSessionView } from "../fixture/sessions.js";
 import { adminCall, DEFAULT_ADMIN_URL, parseAdminUrl, runAdminAction, withAdminToken, type AdminConnection } from "./admin-client.js";
+import { escapeControls } from "../log/escape.js";
 import { out } from "./paths.js";
 
 const run = runAdminAction("session");
 
 /** Columns aligned with two spaces; the last one is not padded (it may be long). */
 export function formatTable(header: readonly string[], rows: readonly (readonly string[])[]): string {
-  const all = [header, ...rows];
+  // Cells hold text from outside (flag keys, contexts, ids): escaped whole, a newline included.
+  const all = [header, ...rows].map((row) => row.map((cell) => escapeControls(cell)));
   const widths = header.map((_, i) => Math.max(...all.map((row) => row[i]!.length)));
   return all.map((row) => row.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i]!))).join("  ")).join("\n");
 }

@@ -60,6 +60,23 @@ describe("flagserve session", () => {
     for (const line of lines.slice(1)) expect(line.slice(column)).toMatch(new RegExp(`^${at.source}`));
   });
 
+  it("show escapes control characters from flag keys and contexts (no screen clearing, titles or fake rows)", async () => {
+    const hostileKey = "\u001b[2J\u001b]0;pwned\u0007\n\u001b[32mfake";
+    const res = await fetch(`${url}/ofrep/v1/evaluate/flags/${encodeURIComponent(hostileKey)}`, {
+      method: "POST",
+      headers: { "x-api-key": DEV_KEY, "x-flagserve-session": "hostile" },
+      body: JSON.stringify({ context: { targetingKey: "\u009b31m\u202e" } }),
+    });
+    expect(res.status).toBe(404);
+    const shown = await session(["show", "hostile", url, ...token()]);
+    expect(shown.code).toBe(0);
+    expect(shown.stdout).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e]/);
+    expect(shown.stdout.trimEnd().split("\n")).toHaveLength(2); // the header and one row: the newline did not make a row
+    expect(shown.stdout).toContain("\\u001b[2J\\u001b]0;pwned\\u0007\\u000a\\u001b[32mfake");
+    expect(shown.stdout).toContain('{"targetingKey":"\\u009b31m\\u202e"}');
+    await session(["clear", "hostile", url, ...token()]);
+  });
+
   it("show --json prints the admin API's JSON", async () => {
     const shown = await session(["show", ID, url, "--json", ...token()]);
     expect(shown.code).toBe(0);
