@@ -290,7 +290,8 @@ function renderFlags() {
   }
   const shown = env.flags.filter((f) => matches(f, state.search));
   const overridden = env.flags.filter((f) => f.override).length;
-  $("flag-count").textContent = `${env.name}: ${shown.length} of ${env.flags.length} flags shown${overridden ? `, ${overridden} overridden` : ""}`;
+  const redirected = Object.entries(env.redirects ?? {}).map(([from, to]) => `; ${from} is read from ${to} (redirected)`).join("");
+  $("flag-count").textContent = `${env.name}: ${shown.length} of ${env.flags.length} flags shown${overridden ? `, ${overridden} overridden` : ""}${redirected}`;
   $("reset-all").disabled = overridden === 0;
   const focused = document.activeElement?.id;
   container.replaceChildren(...shown.map((flag) => flagCard(env, flag)));

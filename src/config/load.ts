@@ -55,6 +55,8 @@ interface FoundEnvironment {
   origin: string;
   /** Set for a subdirectory environment, whose files together must define `flags`. */
   dir?: string;
+  /** URL documents answered from elsewhere: URL -> final URL. */
+  redirects?: Record<string, string>;
 }
 
 /** Problems by environment name ("" for none). */
@@ -121,7 +123,10 @@ async function fromSource(read: SourceLoad, problems: ProblemMap, offThread: boo
   for (const p of read.problems) problems.add(p.env, { file: p.file, line: 0, col: 0, message: p.message });
   const found: FoundEnvironment[] = [];
   const singles = await Promise.all(read.documents.map(({ document }) => parseDocument(document, offThread)));
-  read.documents.forEach(({ stem, document }, i) => found.push(...fromSingleFile(document.file, stem, singles[i]!, problems)));
+  read.documents.forEach(({ stem, document }, i) => {
+    const redirects = "finalUrl" in document && document.finalUrl !== undefined ? { [document.file]: document.finalUrl } : undefined;
+    found.push(...fromSingleFile(document.file, stem, singles[i]!, problems).map((input) => (redirects ? { ...input, redirects } : input)));
+  });
   const named = read.environments.filter((env) => {
     if (isEnvironmentName(env.name)) return true;
     const file = env.dir ?? env.documents[0]?.file ?? read.id;
@@ -278,6 +283,7 @@ function* buildUnguarded(input: FoundEnvironment, env: EnvVars, problems: Proble
   }
 
   const merged = mergeDocuments(name, docs, input.files, new Set(flagProblems.keys()), schemaValid);
+  if (input.redirects) merged.config.redirects = input.redirects;
   yield;
   problems.add(name, ...merged.problems);
   for (const [key, list] of merged.flagProblems) addTo(flagProblems, key, ...list);

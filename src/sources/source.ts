@@ -13,7 +13,8 @@ import type { InputSet } from "./inputs.js";
  * could not be had. `file` names it in problems (a path, a URL, or `<inline:ENV>`).
  */
 export type SourceDocument =
-  | { file: string; text: string }
+  /** `finalUrl`: a URL document answered from another address (redirects followed). */
+  | { file: string; text: string; finalUrl?: string }
   | { file: string; value: unknown }
   /** `line`/`col`: where in the document, when the problem has a place (invalid UTF-8). */
   | { file: string; error: string; line?: number; col?: number };

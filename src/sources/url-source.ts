@@ -40,12 +40,12 @@ export function urlStem(url: string): string {
 }
 
 /** What one request gave: a document, no change (304), or a problem. */
-type Fetched = { text: string; etag?: string; lastModified?: string } | { notModified: true } | { error: string; line?: number; col?: number };
+type Fetched = { text: string; etag?: string; lastModified?: string; finalUrl?: string } | { notModified: true } | { error: string; line?: number; col?: number };
 
 export class UrlSource implements ConfigSource {
   readonly #options: Required<Omit<UrlSourceOptions, "logger">> & UrlSourceOptions;
   #current: SourceDocument | undefined;
-  #lastGood: { text: string; etag?: string; lastModified?: string } | undefined;
+  #lastGood: { text: string; etag?: string; lastModified?: string; finalUrl?: string } | undefined;
   /** Bumped whenever `#current` changes: what the inputs of a read compare. */
   #version = 0;
   #timer: NodeJS.Timeout | undefined;
@@ -83,9 +83,14 @@ export class UrlSource implements ConfigSource {
     } else {
       if ("text" in fetched) this.#lastGood = fetched;
       const text = this.#lastGood?.text ?? "";
+      const finalUrl = this.#lastGood?.finalUrl;
       if (before && "error" in before) this.#options.logger?.info(`${this.id}: fetched again (was: ${before.error})`, { url: this.id });
-      if (before && "text" in before && before.text === text) return false;
-      this.#current = { file: this.id, text };
+      const beforeFinal = before && "text" in before ? before.finalUrl : undefined;
+      if (finalUrl !== beforeFinal && finalUrl !== undefined) {
+        this.#options.logger?.info(`${this.id}: redirected: the document is read from ${finalUrl}`, { url: this.id, finalUrl });
+      }
+      if (before && "text" in before && before.text === text && beforeFinal === finalUrl) return false;
+      this.#current = { file: this.id, text, ...(finalUrl !== undefined && { finalUrl }) };
     }
     this.#version++;
     return true;
@@ -134,7 +139,8 @@ export class UrlSource implements ConfigSource {
       }
       const text = await readCapped(response, this.#options.maxBytes);
       if (typeof text !== "string") return text;
-      return { text, etag: response.headers.get("etag") ?? undefined, lastModified: response.headers.get("last-modified") ?? undefined };
+      const finalUrl = response.redirected && response.url !== this.id ? response.url : undefined;
+      return { text, etag: response.headers.get("etag") ?? undefined, lastModified: response.headers.get("last-modified") ?? undefined, finalUrl };
     } catch (error) {
       if (abort.signal.aborted) return { error: `no complete response within ${this.#options.timeoutMs / 1000} s` };
       return { error: `cannot fetch: ${networkReason(error)}` };

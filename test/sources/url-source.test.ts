@@ -236,6 +236,25 @@ describe("URL source", () => {
     });
   });
 
+  it("a URL answered from elsewhere (a redirect) is logged with the final URL, and shown in /readyz and on the page", async () => {
+    const http = await configServer();
+    const dir = await temp();
+    const url = http.url("/dev.yaml");
+    const final = http.url("/moved/dev.yaml");
+    http.redirect("/dev.yaml", final);
+    http.set("/moved/dev.yaml", flagFile(keyOf("dev"), { a: 3 }));
+    const logger = recordingLogger();
+    const server = await serve([urlSource(url, logger)], logger, dir);
+    expect(await servedFlags(server.url, keyOf("dev"))).toEqual({ a: 3 });
+    expect(logger.matching(/redirected/)).toEqual([`info: ${url}: redirected: the document is read from ${final}`]);
+    expect(await (await fetch(`${server.url}/readyz`)).json()).toMatchObject({ status: "ready", redirects: { [url]: final } });
+    const page = await fetch(`${server.url}/api/v1/admin/environments`, { headers: { authorization: `Bearer ${server.adminToken}` } });
+    expect((await page.json()).environments).toMatchObject([{ name: "dev", files: [url], redirects: { [url]: final } }]);
+    // Polled again through the same redirect: nothing new to log.
+    await http.waitRequests("/moved/dev.yaml", 2);
+    expect(logger.matching(/redirected/)).toHaveLength(1);
+  });
+
   it("an environment defined by two sources is an error naming both", async () => {
     const http = await configServer();
     const dir = await temp();
