@@ -340,7 +340,8 @@ function renderFlags() {
   }
   const shown = env.flags.filter((f) => matches(f, state.search));
   const overridden = env.flags.filter((f) => f.override).length;
-  $("flag-count").textContent = `${env.name}: ${shown.length} of ${env.flags.length} flags shown${overridden ? `, ${overridden} overridden` : ""}`;
+  const redirected = Object.entries(env.redirects ?? {}).map(([from, to]) => `; ${from} is read from ${to} (redirected)`).join("");
+  $("flag-count").textContent = `${env.name}: ${shown.length} of ${env.flags.length} flags shown${overridden ? `, ${overridden} overridden` : ""}${redirected}`;
   $("reset-all").disabled = overridden === 0;
   const view = state.view ?? (env.flags.length >= LIST_FROM ? "list" : "cards");
   for (const button of document.querySelectorAll("[data-view]")) button.setAttribute("aria-pressed", String(button.dataset.view === view));
@@ -584,7 +585,8 @@ async function stream() {
 
 const SESSION_ROWS = 100;
 
-function evaluationItem(e) {
+/** `contexts`: the event's contexts by id, each written once for the entries of one request. */
+function evaluationItem(e, contexts) {
   const failed = e.reason === "ERROR";
   // A disabled flag has neither value nor variant: the caller's default applies.
   const answered = e.value === undefined ? `no value (${e.reason})` : `${json(e.value)} (variant ${e.variant}, ${e.reason})`;
@@ -597,7 +599,7 @@ function evaluationItem(e) {
     el("strong", { text: e.flagKey }),
     " → ",
     el("span", { class: "outcome", text: outcome }),
-    el("code", { class: "context", text: `context ${json(e.context)}` }),
+    el("code", { class: "context", text: `context ${json(contexts[e.contextId])}` }),
   );
 }
 
@@ -609,13 +611,14 @@ function showEvaluations(data, replace) {
     state.sessionShown = 0;
     state.sessionSkipped = 0;
   }
-  list.prepend(...data.evaluations.map(evaluationItem).reverse());
+  list.prepend(...data.evaluations.map((e) => evaluationItem(e, data.contexts ?? {})).reverse());
   while (list.children.length > SESSION_ROWS) list.lastElementChild.remove();
   state.sessionShown += data.evaluations.length;
   state.sessionSkipped += data.skipped;
   const total = state.sessionShown + state.sessionSkipped;
   const older = total > list.children.length ? `; the newest ${list.children.length} shown` : "";
-  $("session-status").textContent = `Watching session ${state.session}: ${total} evaluation${total === 1 ? "" : "s"}${older}.`;
+  const evicted = data.evicted ? ` It was evicted (${data.evicted}): what it recorded before is gone.` : "";
+  $("session-status").textContent = `Watching session ${state.session}: ${total} evaluation${total === 1 ? "" : "s"}${older}.${evicted}`;
 }
 
 function watchSession(id) {

@@ -24,6 +24,8 @@ export interface FlagView {
 export interface EnvironmentView {
   name: string;
   files: string[];
+  /** URL sources answered from elsewhere: URL -> the URL finally read (after redirects). */
+  redirects?: Record<string, string>;
   configEtag: string;
   flags: FlagView[];
   segments: Record<string, JsonValue>;
@@ -81,6 +83,7 @@ export function describeEnvironments(store: FlagStore, layer: OverrideLayer): { 
       return {
         name: snapshot.name,
         files: config.files,
+        ...(config.redirects && { redirects: config.redirects }),
         configEtag: snapshot.configEtag,
         flags: flagViews(config, layer),
         segments: config.segments,

@@ -10,11 +10,13 @@ export type AdminErrorCode =
   | "MISDIRECTED_REQUEST"
   | "INVALID_REQUEST"
   | "INVALID_SESSION"
+  | "SESSION_EVICTED"
   | "ENVIRONMENT_NOT_FOUND"
   | "FLAG_NOT_FOUND"
   | "VARIANT_NOT_FOUND"
   | "INVALID_CONFIG"
   | "CONFLICT"
+  | "NOT_SAVED"
   | "METHOD_NOT_ALLOWED";
 
 export class AdminError extends Error {

@@ -8,7 +8,7 @@ import type { EnvironmentChange } from "../changes/reload.js";
 import { formatProblem } from "../model/types.js";
 import { Channel } from "../events/channel.js";
 import { encodeEvent, type SseEvent } from "../events/encode.js";
-import type { RecordedEvaluation, SessionStore } from "../fixture/sessions.js";
+import { shareContexts, type RecordedEvaluation, type SessionStore } from "../fixture/sessions.js";
 import type { FlagStore } from "../store/store.js";
 
 export const ADMIN_HEARTBEAT_SECONDS = 15;
@@ -86,21 +86,24 @@ export class AdminFeed {
 /** The most evaluations one event of a session feed carries (the newest); a page shows no more. */
 export const SESSION_FEED_LIMIT = 100;
 
-const sessionEvent = (name: string, id: string, entries: readonly RecordedEvaluation[], dropped = 0): string => {
-  const evaluations = entries.slice(-SESSION_FEED_LIMIT);
-  return encodeEvent({ name, data: JSON.stringify({ id, evaluations, skipped: dropped + entries.length - evaluations.length }) });
+const sessionEvent = (name: string, id: string, entries: readonly RecordedEvaluation[], dropped = 0, evicted?: string): string => {
+  const shown = entries.slice(-SESSION_FEED_LIMIT);
+  const data = { id, ...shareContexts(shown), skipped: dropped + entries.length - shown.length, ...(evicted !== undefined && { evicted }) };
+  return encodeEvent({ name, data: JSON.stringify(data) });
 };
 
 /**
  * Session `id` for one page: what it holds now (`session`, again when it is deleted), then
  * what is recorded from then on (`evaluations`), gathered per event-loop turn so a bulk evaluation is one event, not one per
- * flag, and the recording request pays only an array push. `skipped` counts the entries an
- * event leaves out (older than the newest SESSION_FEED_LIMIT, or dropped from the session).
+ * flag, and the recording request pays only an array push. Each event carries its entries'
+ * contexts once (`contexts`, by the entries' `contextId`); `skipped` counts the entries an
+ * event leaves out (older than the newest SESSION_FEED_LIMIT, or dropped from the session);
+ * `evicted` says why an evicted session holds nothing.
  * Returns the function that stops it.
  */
 export function followSession(sessions: SessionStore, id: string, send: (text: string) => void): () => void {
-  const { evaluations, dropped } = sessions.get(id);
-  send(sessionEvent("session", id, evaluations, dropped));
+  const { evaluations, dropped, evicted } = sessions.get(id);
+  send(sessionEvent("session", id, evaluations, dropped, evicted));
   let pending: RecordedEvaluation[] = [];
   let flushing: NodeJS.Immediate | undefined;
   const flush = () => {

@@ -6,7 +6,7 @@
 import type { H3, H3Event } from "h3";
 import { FaultRulesError } from "../fixture/fault-rules.js";
 import type { FaultInjector } from "../fixture/faults.js";
-import { isSessionId, type SessionStore } from "../fixture/sessions.js";
+import { isSessionId, shareContexts, type SessionStore } from "../fixture/sessions.js";
 import { decodedPathTail } from "../http/path.js";
 import { AdminError } from "./errors.js";
 import { ADMIN_API_PREFIX } from "./guard.js";
@@ -57,8 +57,17 @@ const sessionIdOf = (event: H3Event): string => checkedSessionId(decodedPathTail
 
 export function registerSessionRoutes(app: H3, { sessions }: FixtureRoutesOptions): void {
   app.get(SESSIONS_PATH, handle(() => ({ sessions: sessions.list() })));
-  // An unknown (or expired) session is an empty one: a test asserting "nothing was asked" passes.
-  app.get(SESSION_PATH, handle((event) => sessions.get(sessionIdOf(event))));
+  // An unknown session is an empty one; an evicted one is 410 Gone, so that a test asserting
+  // "nothing was asked" cannot pass on a session whose entries were thrown away.
+  app.get(
+    SESSION_PATH,
+    handle((event) => {
+      const id = sessionIdOf(event);
+      const { evaluations, dropped, evicted } = sessions.get(id);
+      if (evicted !== undefined) throw new AdminError(410, "SESSION_EVICTED", `session ${id} was evicted (${evicted}); its evaluations are gone`, { id });
+      return { ...shareContexts(evaluations), dropped };
+    }),
+  );
   app.delete(
     SESSION_PATH,
     handle((event) => {

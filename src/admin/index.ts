@@ -57,7 +57,8 @@ export interface Admin {
   bind(apply: (load: () => ConfigLoad) => Promise<unknown>): void;
   /** `answers`: the OFREP evaluate-all rules, which the playground calls as a client would be answered. */
   register(app: H3, answers: OfrepAnswers): void;
-  close(): void;
+  /** Stops the feed; resolves once the overrides file writes in flight are on disk. */
+  close(): Promise<void>;
 }
 
 export async function createAdmin(options: AdminOptions): Promise<Admin> {
@@ -113,6 +114,9 @@ export async function createAdmin(options: AdminOptions): Promise<Admin> {
         answers,
       });
     },
-    close: () => feed?.close(),
+    async close() {
+      feed?.close();
+      await layer.settled();
+    },
   };
 }

@@ -5,18 +5,63 @@
  * flag or variant an edit removed is dropped there (and logged). With a file they are kept as
  * YAML across restarts.
  */
-import { readFile } from "node:fs/promises";
-import writeFileAtomic from "write-file-atomic";
+import { access, constants, open, readFile, realpath, unlink } from "node:fs/promises";
+import { basename, dirname, isAbsolute, join, relative, resolve } from "node:path";
 import type { LoadedEnvironment } from "../config/index.js";
 import { yaml } from "../config/yaml-package.js";
 import type { FlagDefinition, FlagState } from "../model/types.js";
 import type { CompiledFlag } from "../engine/types.js";
 import type { Logger } from "../log/logger.js";
+import { writeFileDurable } from "../store/durable-write.js";
+import { AdminError } from "./errors.js";
 
 export type Override = { variant: string } | { state: FlagState };
 
 /** The `--overrides` file cannot be read or is not an overrides file: the server does not start. */
 export class OverridesFileError extends Error {}
+
+/**
+ * Refuses an overrides file the server could not keep: one that is, or lies inside, a served
+ * source (the server rewrites it whole, and the watcher would read it as flags), or one it
+ * cannot write (every change would be lost on restart).
+ */
+export async function checkOverridesFile(file: string, servedPaths: readonly string[]): Promise<void> {
+  const real = async (path: string): Promise<string> => {
+    // The file may not exist yet: its directory's real path, then its name.
+    const full = resolve(path);
+    try {
+      return await realpath(full);
+    } catch {
+      return resolve(await realpath(dirname(full)).catch(() => dirname(full)), relative(dirname(full), full));
+    }
+  };
+  const target = await real(file);
+  for (const served of servedPaths) {
+    const source = await real(served);
+    const rel = relative(source, target);
+    if (rel === "" || (!rel.startsWith("..") && !isAbsolute(rel))) {
+      throw new OverridesFileError(
+        `--overrides ${file}: ${rel === "" ? "is" : "lies inside"} the served source ${served}; the server rewrites this file whole, so keep it outside what is served (e.g. beside the flags directory)`,
+      );
+    }
+  }
+  try {
+    await probeWritable(target);
+  } catch (error) {
+    const cause = (error as NodeJS.ErrnoException).code ?? "error";
+    throw new OverridesFileError(`--overrides ${file}: cannot be written (${cause}: ${(error as Error).message}); overrides would be lost on restart`);
+  }
+}
+
+/** Throws unless the file can be written where it is: the file itself (if any), and a new file beside it (the rename's). */
+async function probeWritable(path: string): Promise<void> {
+  await access(path, constants.W_OK).catch((error: NodeJS.ErrnoException) => {
+    if (error.code !== "ENOENT") throw error;
+  });
+  const probe = join(dirname(path), `.${basename(path)}.${process.pid}.probe`);
+  await (await open(probe, "wx")).close();
+  await unlink(probe);
+}
 
 /** Environment -> flag key -> override. */
 export type OverrideList = Record<string, Record<string, Override>>;
@@ -76,7 +121,7 @@ export class OverrideLayer {
       for (const [key, value] of Object.entries(isRecord(flags) ? flags : {})) {
         const override = parseOverride(value);
         if (typeof override === "string") this.options.logger.warn(`${file}: ${env}/${key} ignored: ${override}`);
-        else this.#set(env, key, override);
+        else setIn(this.#overrides, env, key, override);
       }
     }
   }
@@ -109,7 +154,7 @@ export class OverrideLayer {
       if (stale || !def || !flag) {
         overrides!.delete(key);
         this.options.logger.warn(`${name}: override of ${key} dropped: ${stale ?? "the flag is no longer defined"}`);
-        void this.persist();
+        void this.#drop(name, key);
         continue;
       }
       const [nextDef, nextFlag] = overridden(def, flag, override);
@@ -147,42 +192,76 @@ export class OverrideLayer {
   }
 
   list(): OverrideList {
-    const out: OverrideList = {};
-    for (const [env, flags] of [...this.#overrides].sort(([a], [b]) => a.localeCompare(b))) {
-      if (flags.size > 0) out[env] = Object.fromEntries([...flags].sort(([a], [b]) => a.localeCompare(b)));
-    }
-    return out;
+    return listOf(this.#overrides);
   }
 
-  set(env: string, key: string, override: Override): void {
-    this.#set(env, key, override);
-    void this.persist();
+  /** Sets an override once it is on disk (with a file); a failed write changes nothing (AdminError 500). */
+  set(env: string, key: string, override: Override): Promise<void> {
+    return this.#change((next) => setIn(next, env, key, override));
   }
 
-  /** Removes one override, or all of an environment's; returns the flag keys that had one. */
-  clear(env: string, key?: string): string[] {
-    const flags = this.#overrides.get(env);
-    if (!flags) return [];
-    const removed = key === undefined ? [...flags.keys()] : flags.has(key) ? [key] : [];
-    for (const k of removed) flags.delete(k);
-    if (removed.length > 0) void this.persist();
-    return removed.sort();
+  /** Removes one override, or all of an environment's, once that is on disk; resolves to the flag keys that had one. */
+  clear(env: string, key?: string): Promise<string[]> {
+    let removed: string[] = [];
+    return this.#change((next) => {
+      const flags = next.get(env);
+      removed = !flags ? [] : key === undefined ? [...flags.keys()] : flags.has(key) ? [key] : [];
+      for (const k of removed) flags!.delete(k);
+      return removed.length > 0;
+    }).then(() => removed.sort());
   }
 
-  /** Writes the file (when there is one) with the current overrides; writes never interleave. */
-  persist(): Promise<void> {
-    const { file, logger } = this.options;
-    if (!file) return Promise.resolve();
-    this.#writing = this.#writing.then(async () => {
-      const text = `# flagserve overrides (--overrides): rewritten by the server on every change\n${yaml().stringify({ environments: this.list() })}`;
-      await writeFileAtomic(file, text).catch((error: Error) => logger.error(`cannot write the overrides file ${file}: ${error.message}`));
+  /**
+   * Applies `edit` to a copy of the overrides, writes the copy (when there is a file) and only
+   * then makes it current: an answer that says a change was made is sent after it is on disk.
+   * Changes are queued, so writes never interleave and none is lost.
+   */
+  #change(edit: (next: Map<string, Map<string, Override>>) => boolean | void): Promise<void> {
+    const run = this.#writing.then(async () => {
+      const next = new Map([...this.#overrides].map(([env, flags]) => [env, new Map(flags)]));
+      if (edit(next) === false) return;
+      try {
+        await this.#write(next);
+      } catch (error) {
+        const cause = (error as NodeJS.ErrnoException).code ?? "error";
+        throw new AdminError(500, "NOT_SAVED", `the change was not made: cannot write the overrides file ${this.options.file} (${cause}: ${(error as Error).message})`);
+      }
+      this.#overrides = next;
     });
+    this.#writing = run.catch(() => undefined);
+    return run;
+  }
+
+  /** The file (when there is one) with these overrides. */
+  async #write(overrides: Map<string, Map<string, Override>>): Promise<void> {
+    const { file } = this.options;
+    if (!file) return;
+    const text = `# flagserve overrides (--overrides): rewritten by the server on every change\n${yaml().stringify({ environments: listOf(overrides) })}`;
+    await writeFileDurable(file, text);
+  }
+
+  /** Removes an override a reload found stale (already gone from what is served); a failed write is logged. */
+  #drop(env: string, key: string): Promise<void> {
+    return this.#change((next) => next.get(env)?.delete(key)).catch((error: Error) => this.options.logger.error(error.message));
+  }
+
+  /** Resolves once every write queued so far is done (shutdown waits for it). */
+  settled(): Promise<void> {
     return this.#writing;
   }
 
-  #set(env: string, key: string, override: Override): void {
-    let flags = this.#overrides.get(env);
-    if (!flags) this.#overrides.set(env, (flags = new Map()));
-    flags.set(key, override);
+}
+
+function setIn(overrides: Map<string, Map<string, Override>>, env: string, key: string, override: Override): void {
+  let flags = overrides.get(env);
+  if (!flags) overrides.set(env, (flags = new Map()));
+  flags.set(key, override);
+}
+
+function listOf(overrides: Map<string, Map<string, Override>>): OverrideList {
+  const out: OverrideList = {};
+  for (const [env, flags] of [...overrides].sort(([a], [b]) => a.localeCompare(b))) {
+    if (flags.size > 0) out[env] = Object.fromEntries([...flags].sort(([a], [b]) => a.localeCompare(b)));
   }
+  return out;
 }

@@ -5,10 +5,10 @@
  * change is a one-line diff. The watcher then reloads it like a hand edit.
  */
 import { access, constants, readFile } from "node:fs/promises";
-import writeFileAtomic from "write-file-atomic";
 import { isUrl } from "../sources/source.js";
 import type { EnvironmentConfig, FlagDefinition } from "../model/types.js";
 import { yaml } from "../config/yaml-package.js";
+import { writeFileDurable } from "../store/durable-write.js";
 import { replaceStringInSource, scalarSource } from "../store/yaml-edit.js";
 import { AdminError } from "./errors.js";
 
@@ -94,7 +94,7 @@ function position(source: string, path: string[]): { line: number; col: number }
   return node?.range ? lineCounter.linePos(node.range[0]) : { line: 0, col: 0 };
 }
 
-/** Validates the patch against the flag, then rewrites the file that defines it (atomically). */
+/** Validates the patch against the flag, then rewrites the file that defines it (on disk before it resolves). */
 export async function saveFlag(config: EnvironmentConfig, flagKey: string, def: FlagDefinition, patch: FlagPatch): Promise<SaveResult> {
   const { file, source, path } = await definingFile(config, flagKey);
   if (patch.defaultVariant !== undefined && !Object.hasOwn(def.variants, patch.defaultVariant)) {
@@ -121,6 +121,6 @@ export async function saveFlag(config: EnvironmentConfig, flagKey: string, def: 
     text = setScalarInSource(text, path, field, value, file);
     changed.push(field);
   }
-  if (changed.length > 0) await writeFileAtomic(file, text);
+  if (changed.length > 0) await writeFileDurable(file, text);
   return { file, changed };
 }

@@ -49,14 +49,14 @@ export function createOverrideService({ store, layer, reapply }: OverrideService
           validVariants,
         });
       }
-      layer.set(env, flagKey, override);
+      await layer.set(env, flagKey, override);
       await reapply(env);
       return override;
     },
     async clear(env, flagKey) {
       baseOf(env);
       if (flagKey !== undefined && !layer.get(env, flagKey)) definitionOf(env, flagKey); // 404 for a flag that does not exist
-      const removed = layer.clear(env, flagKey);
+      const removed = await layer.clear(env, flagKey);
       if (removed.length > 0) await reapply(env);
       return removed;
     },

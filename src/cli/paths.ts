@@ -5,6 +5,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { isAbsolute, relative } from "node:path";
 import { fileURLToPath } from "node:url";
+import { escapeControls } from "../log/escape.js";
 
 /** The package root (holds package.json, schema/ and the bundled example). */
 export const PACKAGE_ROOT = fileURLToPath(new URL("../../", import.meta.url));
@@ -42,11 +43,11 @@ export const output: { stdout: TextSink; stderr: TextSink } = { stdout: process.
 
 /** A line on stdout (a closed pipe, `flagserve ... | head`, is tolerated by main.ts). */
 export const out = (line: string): void => {
-  output.stdout.write(`${line}\n`);
+  output.stdout.write(`${escapeControls(line, { keepLines: true })}\n`);
 };
 /** A line on stderr. */
 export const err = (line: string): void => {
-  output.stderr.write(`${line}\n`);
+  output.stderr.write(`${escapeControls(line, { keepLines: true })}\n`);
 };
 
 export const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? "" : "s"}`;

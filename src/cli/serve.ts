@@ -3,6 +3,7 @@ import { existsSync } from "node:fs";
 import { Command, Option } from "commander";
 import type { Problem } from "../model/types.js";
 import { closestName } from "../model/names.js";
+import { escapeControls } from "../log/escape.js";
 import { createLogger, flushLog, formatRecord, type LogFormat, type Logger } from "../log/logger.js";
 import { DEFAULT_KEY_GRACE_SECONDS } from "../store/key-grace.js";
 import { npmLaunchers, watchProcesses } from "./launcher.js";
@@ -176,7 +177,7 @@ const shellQuote = (text: string): string => `'${text.replaceAll("'", "'\\''")}'
 function printer(format: LogFormat) {
   return (text: string, msg: string, fields?: Record<string, unknown>) => {
     flushLog(); // log lines written before this one are seen before it
-    process.stdout.write(format === "json" ? formatRecord("json", "info", msg, fields) : `${text}\n`);
+    process.stdout.write(format === "json" ? formatRecord("json", "info", msg, fields) : `${escapeControls(text, { keepLines: true })}\n`);
   };
 }
 
@@ -199,7 +200,9 @@ function noteInvalid(logger: Logger, problems: ReadonlyMap<string, Problem[]>, s
 
 /** On SIGINT, SIGTERM and SIGHUP; and, as signals sent to npm may never reach us, when npm (or its shell) is gone. */
 function stopWhenAsked(stop: () => void, logger: Logger): void {
-  for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.once(signal, stop);
+  // `on`, not `once`: a listener stays registered, so a library's own signal handler (signal-exit,
+  // used by write-file-atomic) never finds itself alone and kills the process before stop is done.
+  for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.on(signal, stop);
   watchProcesses(npmLaunchers(), (pid) => {
     logger.info(`stopping: npm, which started flagserve, has ended (pid ${pid})`, { pid });
     stop();

@@ -4,37 +4,41 @@
  * done, 1 refused or unreachable, 2 usage error.
  */
 import { Argument, Command } from "commander";
-import type { RecordedEvaluation, SessionSummary, SessionView } from "../fixture/sessions.js";
+import type { SessionSummary, SharedSessionView } from "../fixture/sessions.js";
 import { adminCall, DEFAULT_ADMIN_URL, parseAdminUrl, runAdminAction, withAdminToken, type AdminConnection } from "./admin-client.js";
+import { escapeControls } from "../log/escape.js";
 import { out } from "./paths.js";
 
 const run = runAdminAction("session");
 
 /** Columns aligned with two spaces; the last one is not padded (it may be long). */
 export function formatTable(header: readonly string[], rows: readonly (readonly string[])[]): string {
-  const all = [header, ...rows];
+  // Cells hold text from outside (flag keys, contexts, ids): escaped whole, a newline included.
+  const all = [header, ...rows].map((row) => row.map((cell) => escapeControls(cell)));
   const widths = header.map((_, i) => Math.max(...all.map((row) => row[i]!.length)));
   return all.map((row) => row.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i]!))).join("  ")).join("\n");
 }
 
 const EVALUATION_HEADER = ["FLAG", "VARIANT", "VALUE", "REASON", "ERROR", "AT", "CONTEXT"];
 
+type SharedEvaluation = SharedSessionView["evaluations"][number];
+
 /** One recorded evaluation as a row; `-` where there is nothing (an error has no variant or value). */
-export const evaluationRow = (e: RecordedEvaluation): string[] => [
+export const evaluationRow = (e: SharedEvaluation, contexts: SharedSessionView["contexts"]): string[] => [
   e.flagKey,
   e.variant ?? "-",
   e.value === undefined ? "-" : JSON.stringify(e.value),
   e.reason,
   e.errorCode ?? "-",
   e.at,
-  JSON.stringify(e.context),
+  JSON.stringify(contexts[e.contextId]) ?? "-",
 ];
 
-/** The table of a session, with a last line saying how many older entries the server dropped. */
-export function formatSession(id: string, view: SessionView): string {
+/** The table of a session (as the admin API sends it), with a last line saying how many older entries the server dropped. */
+export function formatSession(id: string, view: SharedSessionView): string {
   if (view.evaluations.length === 0) return `session ${id}: no evaluations recorded`;
-  const table = formatTable(EVALUATION_HEADER, view.evaluations.map(evaluationRow));
-  return view.dropped === 0 ? table : `${table}\n(${view.dropped} older evaluations were dropped: a session keeps its newest 10 000)`;
+  const table = formatTable(EVALUATION_HEADER, view.evaluations.map((e) => evaluationRow(e, view.contexts)));
+  return view.dropped === 0 ? table : `${table}\n(${view.dropped} older evaluations were dropped: a session keeps its newest 10 000, within 4 MiB)`;
 }
 
 const urlArgument = () => new Argument("[url]", "the running server").argParser(parseAdminUrl).default(DEFAULT_ADMIN_URL);
@@ -55,13 +59,13 @@ Exit status: 0 done, 1 refused by the server (wrong token, bad id) or unreachabl
   withAdminToken(
     session
       .command("show")
-      .description("print what session ID recorded, oldest first (an unknown session is empty)")
+      .description("print what session ID recorded, oldest first (an unknown session is empty; an evicted one is an error)")
       .argument("<id>", "the session id (the X-Flagserve-Session header's value)")
       .addArgument(urlArgument())
-      .option("--json", 'print the server\'s JSON: {"evaluations":[...],"dropped":N}'),
+      .option("--json", 'print the server\'s JSON: {"evaluations":[...{"contextId"}],"contexts":{...},"dropped":N}'),
   ).action(
     run(async (id: string, url: string, flags: Flags) => {
-      const view = (await adminCall({ ...flags, url }, "GET", sessionPath(id))) as unknown as SessionView;
+      const view = (await adminCall({ ...flags, url }, "GET", sessionPath(id))) as unknown as SharedSessionView;
       out(flags.json ? JSON.stringify(view) : formatSession(id, view));
     }),
   );

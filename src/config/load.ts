@@ -13,6 +13,7 @@ import { expandNotifications, type EnvVars } from "./expand.js";
 import { mergeDocuments, originText, type MergedEnvironment } from "./merge.js";
 import { parseYamlOffThread, parseYamlYielding, type ParsedFile } from "./parse.js";
 import { ENVIRONMENT_NAME_RULE, isEnvironmentName } from "./schema.js";
+import { shapeProblem } from "./shape.js";
 import { docProblem, inlineSource, problemAt, type EnvDocument } from "./positions.js";
 import type { EnvironmentConfig, Problem } from "../model/types.js";
 import { compare, isRecord, setOwn } from "../model/json.js";
@@ -54,6 +55,8 @@ interface FoundEnvironment {
   origin: string;
   /** Set for a subdirectory environment, whose files together must define `flags`. */
   dir?: string;
+  /** URL documents answered from elsewhere: URL -> final URL. */
+  redirects?: Record<string, string>;
 }
 
 /** Problems by environment name ("" for none). */
@@ -81,9 +84,24 @@ export async function loadSourceReads(reads: readonly SourceLoad[], options: Loa
   return runStepsYielding(finish(withoutDuplicates(found, problems), problems, options));
 }
 
-const parseDocument = async (document: SourceDocument, offThread: boolean): Promise<ParsedFile> =>
+/**
+ * A document, parsed, in the shape every later stage can walk (shape.ts); whatever the parser
+ * throws (a hostile document) is a problem of that document, never an escaped exception.
+ */
+async function parseDocument(document: SourceDocument, offThread: boolean): Promise<ParsedFile> {
+  let parsed: ParsedFile;
+  try {
+    parsed = await parseUnchecked(document, offThread);
+  } catch (error) {
+    return { problems: [{ file: document.file, line: 0, col: 0, message: `cannot be read: ${(error as Error).message}` }] };
+  }
+  const shape = parsed.problems.length === 0 ? shapeProblem(parsed.value) : undefined;
+  return shape === undefined ? parsed : { problems: [{ file: document.file, line: 0, col: 0, message: shape }] };
+}
+
+const parseUnchecked = async (document: SourceDocument, offThread: boolean): Promise<ParsedFile> =>
   "error" in document
-    ? { problems: [{ file: document.file, line: 0, col: 0, message: document.error }] }
+    ? { problems: [{ file: document.file, line: document.line ?? 0, col: document.col ?? 0, message: document.error }] }
     : "value" in document
       ? copyData(document.file, document.value)
       : offThread
@@ -105,7 +123,10 @@ async function fromSource(read: SourceLoad, problems: ProblemMap, offThread: boo
   for (const p of read.problems) problems.add(p.env, { file: p.file, line: 0, col: 0, message: p.message });
   const found: FoundEnvironment[] = [];
   const singles = await Promise.all(read.documents.map(({ document }) => parseDocument(document, offThread)));
-  read.documents.forEach(({ stem, document }, i) => found.push(...fromSingleFile(document.file, stem, singles[i]!, problems)));
+  read.documents.forEach(({ stem, document }, i) => {
+    const redirects = "finalUrl" in document && document.finalUrl !== undefined ? { [document.file]: document.finalUrl } : undefined;
+    found.push(...fromSingleFile(document.file, stem, singles[i]!, problems).map((input) => (redirects ? { ...input, redirects } : input)));
+  });
   const named = read.environments.filter((env) => {
     if (isEnvironmentName(env.name)) return true;
     const file = env.dir ?? env.documents[0]?.file ?? read.id;
@@ -222,6 +243,17 @@ function* finish(inputs: FoundEnvironment[], problems: ProblemMap, options: Load
  * every problem is reported in one run.
  */
 function* build(input: FoundEnvironment, env: EnvVars, problems: ProblemMap): Steps<Built> {
+  try {
+    return yield* buildUnguarded(input, env, problems);
+  } catch (error) {
+    // The stage boundary: a check that throws (a stack overflow on a value the shape check let
+    // through, a bug) costs this environment, never the load of the others.
+    problems.add(input.name, { file: input.origin, line: 0, col: 0, message: `cannot be loaded: ${(error as Error).message}` });
+    return { name: input.name, fatal: true };
+  }
+}
+
+function* buildUnguarded(input: FoundEnvironment, env: EnvVars, problems: ProblemMap): Steps<Built> {
   const { name, docs } = input;
   const flagProblems = new Map<string, Problem[]>();
   const segmentProblems = new Map<string, Problem[]>();
@@ -251,6 +283,7 @@ function* build(input: FoundEnvironment, env: EnvVars, problems: ProblemMap): St
   }
 
   const merged = mergeDocuments(name, docs, input.files, new Set(flagProblems.keys()), schemaValid);
+  if (input.redirects) merged.config.redirects = input.redirects;
   yield;
   problems.add(name, ...merged.problems);
   for (const [key, list] of merged.flagProblems) addTo(flagProblems, key, ...list);

@@ -15,7 +15,9 @@ export function registerHealthRoutes(app: H3, store: FlagStore, metrics: Metrics
     const environments = store.environments.size;
     const status = environments === 0 ? "unavailable" : problems.length > 0 ? "degraded" : "ready";
     if (environments === 0) event.res.status = 503;
-    return json(event, { status, environments, problems });
+    // A URL source answered from elsewhere says so: source URL -> the URL finally read.
+    const redirects = Object.assign({}, ...[...store.environments.values()].map((s) => s.config.redirects ?? {})) as Record<string, string>;
+    return json(event, { status, environments, problems, ...(Object.keys(redirects).length > 0 && { redirects }) });
   });
 
   app.get("/metrics", () => new Response(metrics.render(), { headers: { "content-type": "text/plain; version=0.0.4" } }));

@@ -1,5 +1,6 @@
 /** Human-readable lines on stderr by default, or JSON lines for machines. */
 import { writeSync } from "node:fs";
+import { escapeControls } from "./escape.js";
 
 export interface Logger {
   info(message: string, fields?: Record<string, unknown>): void;
@@ -20,8 +21,10 @@ export interface LoggerOptions {
  * prefixed with its level unless it is info (the fields are for machines only).
  */
 export function formatRecord(format: LogFormat, level: LogLevel, message: string, fields?: Record<string, unknown>): string {
-  if (format === "json") return `${JSON.stringify({ time: new Date().toISOString(), level, msg: message, ...fields })}\n`;
-  return `${level === "info" ? "" : `${level}: `}${message}\n`;
+  // Messages carry text from outside (flag keys, URL documents, reason phrases): no control
+  // character reaches the terminal raw. JSON escapes C0 itself; the rest is escaped the JSON way.
+  if (format === "json") return `${escapeControls(JSON.stringify({ time: new Date().toISOString(), level, msg: message, ...fields }))}\n`;
+  return `${level === "info" ? "" : `${level}: `}${escapeControls(message, { keepLines: true })}\n`;
 }
 
 /**

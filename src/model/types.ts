@@ -48,6 +48,8 @@ export interface EnvironmentConfig {
   notifications: NotificationTarget[];
   /** Absolute paths of the files this environment was read from. */
   files: string[];
+  /** URL sources whose document was answered from elsewhere: source URL -> the URL finally read (after redirects). */
+  redirects?: Record<string, string>;
 }
 
 /** A validation problem, located in a source file. Lines and columns are 1-based. */

@@ -24,7 +24,7 @@ import { recordFile } from "../sources/files.js";
 import { FileSource } from "../sources/files-source.js";
 import { InlineSource } from "../sources/inline-source.js";
 import { InputSet } from "../sources/inputs.js";
-import type { ConfigSource } from "../sources/source.js";
+import { INLINE_ID, isUrl, type ConfigSource } from "../sources/source.js";
 import type { Parts } from "./parts.js";
 
 /** Where the configuration comes from: one path, sources (files, directories, URLs), or environments inline. */
@@ -186,6 +186,10 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   // Checked before anything starts: a bad option is the caller's error, not a half-started server.
   const enrich = createEnricher({ values: options.contextValues, fromHeaders: options.contextFromHeaders });
   const initialFaults = validateFaultRules(options.faults ?? []);
+  if (options.overridesFile !== undefined) {
+    const { checkOverridesFile } = await import("../admin/overrides.js");
+    await checkOverridesFile(options.overridesFile, sources.flatMap((s) => (isUrl(s.id) || s.id === INLINE_ID ? [] : [s.id])));
+  }
 
   // What serves (HTTP, admin, streams) loads while the configuration is read: its modules' files
   // are read in the turns the load leaves between its steps. Awaited below; when the
@@ -276,7 +280,7 @@ interface Stopping {
 /** Everything but the listener, in order. */
 async function stopAll({ parts, reloader, sources }: Stopping): Promise<void> {
   parts.hub.close(); // end the streams first, or closing the listener waits on them
-  parts.admin.close();
+  await parts.admin.close(); // overrides being written are on disk before the process may exit
   await reloader.close();
   await closeAll(sources);
   await parts.notifier.close(); // pending messages get a short deadline, then are dropped

@@ -8,6 +8,7 @@
  * - every path read, listed or looked at is recorded in an `InputSet` with its signature
  *   (type, inode, size, mtime, ctime, and a content hash), which `changed()` re-checks with a stat.
  */
+import { decodeUtf8 } from "./decode.js";
 import { createHash } from "node:crypto";
 import { constants, type Stats } from "node:fs";
 import { open, readdir, stat } from "node:fs/promises";
@@ -42,7 +43,7 @@ const SETTLE_DEADLINE_MS = 2_000;
  */
 const RACY_MS = 2_000;
 
-export type FileRead = { text: string } | { error: string };
+export type FileRead = { text: string } | { error: string; line?: number; col?: number };
 
 const errorCode = (error: unknown): string => (error as NodeJS.ErrnoException).code ?? (error as Error).message ?? String(error);
 
@@ -202,7 +203,7 @@ export async function readStableFile(path: string, options: ReadOptions = {}): P
       const left = settleLeft(state, read.checkedAt ?? now);
       if (left === 0) {
         inputs?.add(new FileInput(path, read.after, hashOf(read.bytes), read.changedAt));
-        return { text: Buffer.from(read.bytes).toString("utf8") };
+        return decodeUtf8(read.bytes);
       }
       if (now >= deadline) break;
       await sleep(Math.min(left, WRITER_SETTLE_MS));

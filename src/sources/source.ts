@@ -12,7 +12,12 @@ import type { InputSet } from "./inputs.js";
  * One document: its text, its data (given as values, not text: the inline source), or why it
  * could not be had. `file` names it in problems (a path, a URL, or `<inline:ENV>`).
  */
-export type SourceDocument = { file: string; text: string } | { file: string; value: unknown } | { file: string; error: string };
+export type SourceDocument =
+  /** `finalUrl`: a URL document answered from another address (redirects followed). */
+  | { file: string; text: string; finalUrl?: string }
+  | { file: string; value: unknown }
+  /** `line`/`col`: where in the document, when the problem has a place (invalid UTF-8). */
+  | { file: string; error: string; line?: number; col?: number };
 
 /** An environment named by the source's layout (a directory entry), with its documents in merge order. */
 export interface SourceEnvironment {

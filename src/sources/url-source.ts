@@ -9,6 +9,7 @@
  */
 import { basename, extname } from "node:path";
 import type { Logger } from "../log/logger.js";
+import { decodeUtf8 } from "./decode.js";
 import { MAX_FILE_BYTES, sizeText } from "./files.js";
 import type { Input, InputSet } from "./inputs.js";
 import { networkReason } from "./network-reason.js";
@@ -39,12 +40,12 @@ export function urlStem(url: string): string {
 }
 
 /** What one request gave: a document, no change (304), or a problem. */
-type Fetched = { text: string; etag?: string; lastModified?: string } | { notModified: true } | { error: string };
+type Fetched = { text: string; etag?: string; lastModified?: string; finalUrl?: string } | { notModified: true } | { error: string; line?: number; col?: number };
 
 export class UrlSource implements ConfigSource {
   readonly #options: Required<Omit<UrlSourceOptions, "logger">> & UrlSourceOptions;
   #current: SourceDocument | undefined;
-  #lastGood: { text: string; etag?: string; lastModified?: string } | undefined;
+  #lastGood: { text: string; etag?: string; lastModified?: string; finalUrl?: string } | undefined;
   /** Bumped whenever `#current` changes: what the inputs of a read compare. */
   #version = 0;
   #timer: NodeJS.Timeout | undefined;
@@ -77,13 +78,19 @@ export class UrlSource implements ConfigSource {
     const before = this.#current;
     if ("error" in fetched) {
       if (before && "error" in before && before.error === fetched.error) return false;
-      this.#current = { file: this.id, error: fetched.error };
+      const { error, line, col } = fetched;
+      this.#current = { file: this.id, error, ...(line !== undefined && { line, col }) };
     } else {
       if ("text" in fetched) this.#lastGood = fetched;
       const text = this.#lastGood?.text ?? "";
+      const finalUrl = this.#lastGood?.finalUrl;
       if (before && "error" in before) this.#options.logger?.info(`${this.id}: fetched again (was: ${before.error})`, { url: this.id });
-      if (before && "text" in before && before.text === text) return false;
-      this.#current = { file: this.id, text };
+      const beforeFinal = before && "text" in before ? before.finalUrl : undefined;
+      if (finalUrl !== beforeFinal && finalUrl !== undefined) {
+        this.#options.logger?.info(`${this.id}: redirected: the document is read from ${finalUrl}`, { url: this.id, finalUrl });
+      }
+      if (before && "text" in before && before.text === text && beforeFinal === finalUrl) return false;
+      this.#current = { file: this.id, text, ...(finalUrl !== undefined && { finalUrl }) };
     }
     this.#version++;
     return true;
@@ -132,7 +139,8 @@ export class UrlSource implements ConfigSource {
       }
       const text = await readCapped(response, this.#options.maxBytes);
       if (typeof text !== "string") return text;
-      return { text, etag: response.headers.get("etag") ?? undefined, lastModified: response.headers.get("last-modified") ?? undefined };
+      const finalUrl = response.redirected && response.url !== this.id ? response.url : undefined;
+      return { text, etag: response.headers.get("etag") ?? undefined, lastModified: response.headers.get("last-modified") ?? undefined, finalUrl };
     } catch (error) {
       if (abort.signal.aborted) return { error: `no complete response within ${this.#options.timeoutMs / 1000} s` };
       return { error: `cannot fetch: ${networkReason(error)}` };
@@ -144,7 +152,7 @@ export class UrlSource implements ConfigSource {
 }
 
 /** The body as text, unless it is larger than `maxBytes` (then read no further). */
-async function readCapped(response: Response, maxBytes: number): Promise<string | { error: string }> {
+async function readCapped(response: Response, maxBytes: number): Promise<string | { error: string; line?: number; col?: number }> {
   const tooLarge = { error: `document is larger than ${sizeText(maxBytes)}` };
   if (Number(response.headers.get("content-length") ?? 0) > maxBytes) {
     void response.body?.cancel().catch(() => {});
@@ -157,7 +165,8 @@ async function readCapped(response: Response, maxBytes: number): Promise<string 
     if (total > maxBytes) return tooLarge; // leaving the loop cancels the stream
     chunks.push(chunk);
   }
-  return Buffer.concat(chunks).toString("utf8");
+  const decoded = decodeUtf8(Buffer.concat(chunks));
+  return "text" in decoded ? decoded.text : decoded;
 }
 
 /** A URL as read: changed when the source's latest poll changed what a read hands over. */

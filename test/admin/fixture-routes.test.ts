@@ -7,6 +7,7 @@ import { OFREPProvider } from "@openfeature/ofrep-provider";
 import { OpenFeature } from "@openfeature/server-sdk";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { openSse } from "../helpers/sse.js";
+import { until } from "../helpers/wait.js";
 import { ADMIN_TOKEN, DEV_KEY, corsHeaders, rawRequest, startAdminFixture, type AdminFixture } from "./helpers.js";
 
 let fixture: AdminFixture;
@@ -53,6 +54,32 @@ describe("PUT/GET/DELETE /api/v1/admin/faults", () => {
     expect(await json(await fixture.admin("/faults", { method: "DELETE" }))).toEqual({ status: 200, body: { rules: [] } });
     expect(await json(await fixture.admin("/faults"))).toEqual({ status: 200, body: { rules: [] } });
     expect(await c.getStringDetails("banner", "x", { targetingKey: "u" })).toMatchObject({ value: "blue", reason: "STATIC" });
+  });
+
+  it("summed latencies are capped (never past setTimeout's limit), and a DELETE releases the requests waiting", async () => {
+    const injected = async () => {
+      const text = await (await fetch(`${fixture.server.url}/metrics`)).text();
+      return Number(/flagserve_faults_injected_total\{route="evaluate",effect="latency"\} (\d+)/.exec(text)?.[1] ?? 0);
+    };
+    const before = await injected();
+    // 4 000 rules of 10 minutes: 2.4e9 ms together, past 2^31-1 ms, where Node would wait 1 ms instead.
+    const rules = Array.from({ length: 4000 }, () => ({ route: "evaluate", ratio: 1, latencyMs: 600_000 }));
+    expect((await fixture.admin("/faults", { method: "PUT", body: rules })).status).toBe(200);
+    let settled = false;
+    const waiting = fetch(`${fixture.server.url}/ofrep/v1/evaluate/flags/banner`, { method: "POST", headers: { "x-api-key": DEV_KEY } }).then((r) => {
+      settled = true;
+      return r;
+    });
+    await until("the request is delayed", async () => (await injected()) > before);
+    // Other requests are answered meanwhile; the delayed one is still waiting.
+    expect((await fetch(`${fixture.server.url}/healthz`)).status).toBe(200);
+    expect((await fixture.admin("/faults")).status).toBe(200);
+    expect(settled).toBe(false);
+
+    expect((await fixture.admin("/faults", { method: "DELETE" })).status).toBe(200);
+    const released = await waiting;
+    expect(released.status).toBe(200);
+    expect(await released.json()).toMatchObject({ value: "blue" });
   });
 
   it("a PUT replaces the rules: a 429 with Retry-After after a latency rule", async () => {
@@ -137,32 +164,36 @@ describe("GET/DELETE /api/v1/admin/sessions", () => {
     await c.getBooleanValue("new-checkout", false, { targetingKey: "u2", email: "ann@example.com" });
     await c.getBooleanValue("missing", false, { targetingKey: "u3" });
 
+    // Over HTTP each request's context is sent once, in `contexts`, named by the entries' contextId.
     const expected = {
       dropped: 0,
       evaluations: [
-        { flagKey: "banner", variant: "blue", value: "blue", reason: "STATIC", context: { targetingKey: "u1" }, at },
-        { flagKey: "new-checkout", variant: "on", value: true, reason: "TARGETING_MATCH", context: { targetingKey: "u2", email: "ann@example.com" }, at },
-        { flagKey: "missing", reason: "ERROR", errorCode: "FLAG_NOT_FOUND", context: { targetingKey: "u3" }, at },
+        { flagKey: "banner", variant: "blue", value: "blue", reason: "STATIC", contextId: "1", at },
+        { flagKey: "new-checkout", variant: "on", value: true, reason: "TARGETING_MATCH", contextId: "2", at },
+        { flagKey: "missing", reason: "ERROR", errorCode: "FLAG_NOT_FOUND", contextId: "3", at },
       ],
+      contexts: { "1": { targetingKey: "u1" }, "2": { targetingKey: "u2", email: "ann@example.com" }, "3": { targetingKey: "u3" } },
     };
     const encoded = await json(await fixture.admin(`/sessions/${encodeURIComponent(id)}`));
     expect(encoded).toEqual({ status: 200, body: expected });
-    expect(encoded.body).toEqual(fixture.server.session(id));
+    // The same as the programmatic API's, which puts each context in its entries.
+    const inProcess = fixture.server.session(id);
+    expect(inProcess.evaluations.map((e) => e.context)).toEqual(encoded.body.evaluations.map((e: { contextId: string }) => encoded.body.contexts[e.contextId]));
     // Written without encoding the slash, as a shell user might: the rest of the path is the id.
     expect((await json(await fixture.admin("/sessions/ci/shard-1%25done"))).body).toEqual(expected);
 
     const list = await json(await fixture.admin("/sessions"));
     expect(list.status).toBe(200);
-    expect(list.body.sessions).toContainEqual({ id, evaluations: 3, dropped: 0, lastActivity: at });
+    expect(list.body.sessions).toContainEqual({ id, evaluations: 3, dropped: 0, bytes: expect.any(Number), lastActivity: at });
 
     expect(await json(await fixture.admin(`/sessions/${encodeURIComponent(id)}`, { method: "DELETE" }))).toEqual({ status: 200, body: { id, removed: true } });
     expect(await json(await fixture.admin(`/sessions/${encodeURIComponent(id)}`, { method: "DELETE" }))).toEqual({ status: 200, body: { id, removed: false } });
-    expect((await json(await fixture.admin(`/sessions/${encodeURIComponent(id)}`))).body).toEqual({ evaluations: [], dropped: 0 });
+    expect((await json(await fixture.admin(`/sessions/${encodeURIComponent(id)}`))).body).toEqual({ evaluations: [], contexts: {}, dropped: 0 });
     expect((await json(await fixture.admin("/sessions"))).body.sessions.map((s: { id: string }) => s.id)).not.toContain(id);
   });
 
   it("an unknown session is an empty one; an id no request could carry is 400 INVALID_SESSION", async () => {
-    expect(await json(await fixture.admin("/sessions/never-used"))).toEqual({ status: 200, body: { evaluations: [], dropped: 0 } });
+    expect(await json(await fixture.admin("/sessions/never-used"))).toEqual({ status: 200, body: { evaluations: [], contexts: {}, dropped: 0 } });
     for (const path of [`/sessions/${"x".repeat(129)}`, "/sessions/two%20words", "/events?session=two%20words"]) {
       const response = await json(await fixture.admin(path));
       expect(response.status, path).toBe(400);
@@ -186,7 +217,12 @@ describe("GET/DELETE /api/v1/admin/sessions", () => {
     const feed = await openSse(`${fixture.server.url}/api/v1/admin/events?session=${encodeURIComponent(id)}`, { authorization: `Bearer ${ADMIN_TOKEN}` });
     try {
       const first = await feed.next((b) => b.event === "session");
-      expect(JSON.parse(first.data!)).toEqual({ id, skipped: 0, evaluations: [expect.objectContaining({ flagKey: "banner", context: { targetingKey: "before" } })] });
+      expect(JSON.parse(first.data!)).toEqual({
+        id,
+        skipped: 0,
+        evaluations: [expect.objectContaining({ flagKey: "banner", contextId: "1" })],
+        contexts: { "1": { targetingKey: "before" } },
+      });
 
       const from = feed.blocks.length;
       const bulk = await fetch(`${fixture.server.url}/ofrep/v1/evaluate/flags`, {
@@ -196,8 +232,13 @@ describe("GET/DELETE /api/v1/admin/sessions", () => {
       });
       expect(bulk.status).toBe(200);
       const live = await feed.next((b) => b.event === "evaluations", 5_000, from);
-      // One event for the whole evaluate-all, in the answer's order.
-      expect(JSON.parse(live.data!)).toMatchObject({ id, skipped: 0, evaluations: [{ flagKey: "banner", context: { targetingKey: "after" } }, { flagKey: "new-checkout" }] });
+      // One event for the whole evaluate-all, in the answer's order, its context written once.
+      expect(JSON.parse(live.data!)).toEqual({
+        id,
+        skipped: 0,
+        evaluations: [expect.objectContaining({ flagKey: "banner", contextId: "1" }), expect.objectContaining({ flagKey: "new-checkout", contextId: "1" })],
+        contexts: { "1": { targetingKey: "after" } },
+      });
 
       // Another session's evaluations do not reach this stream; a flag change still does.
       const mark = feed.blocks.length;
@@ -211,7 +252,7 @@ describe("GET/DELETE /api/v1/admin/sessions", () => {
       const beforeDelete = feed.blocks.length;
       expect((await fixture.admin(`/sessions/${encodeURIComponent(id)}`, { method: "DELETE" })).status).toBe(200);
       const restarted = await feed.next((b) => b.event === "session", 5_000, beforeDelete);
-      expect(JSON.parse(restarted.data!)).toEqual({ id, evaluations: [], skipped: 0 });
+      expect(JSON.parse(restarted.data!)).toEqual({ id, evaluations: [], contexts: {}, skipped: 0 });
     } finally {
       feed.close();
     }

@@ -1,5 +1,5 @@
 /** Overrides through the admin API: errors, what clients see, events, ETag, metrics, reloads, persistence. */
-import { readFile, stat, writeFile } from "node:fs/promises";
+import { chmod, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { OFREPProvider } from "@openfeature/ofrep-provider";
 import { OpenFeature } from "@openfeature/server-sdk";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
@@ -356,5 +356,57 @@ describe("the admin token", () => {
       if (saved === undefined) delete process.env.FLAGSERVE_ADMIN_TOKEN;
       else process.env.FLAGSERVE_ADMIN_TOKEN = saved;
     }
+  });
+});
+
+describe("--overrides FILE: an acknowledged change is on disk", () => {
+  it("a PUT is answered once the file holds it; a write that fails is an error naming the cause and changes nothing", async () => {
+    const dir = await tempDir();
+    await dir.write("flags/dev.yaml", DEV_YAML);
+    const overridesFile = dir.file("kept/overrides.yaml");
+    await dir.mkdir("kept");
+    const own = await startAdminFixture({ overridesFile }, dir);
+    try {
+      const set = await own.admin("/environments/dev/overrides/banner", { method: "PUT", body: { variant: "green" } });
+      expect(set.status).toBe(200);
+      // Read right after the answer, not waited for.
+      expect(await readFile(overridesFile, "utf8")).toContain("variant: green");
+
+      await rm(dir.file("kept"), { recursive: true }); // the file's directory is gone: no write can succeed
+      const failed = await own.admin("/environments/dev/overrides/new-checkout", { method: "PUT", body: { state: "DISABLED" } });
+      expect(failed.status).toBe(500);
+      const body = await failed.json();
+      expect(body.errorCode).toBe("NOT_SAVED");
+      expect(body.errorDetails).toContain(overridesFile);
+      expect(body.errorDetails).toContain("ENOENT");
+      const cleared = await own.admin("/environments/dev/overrides/banner", { method: "DELETE" });
+      expect(cleared.status).toBe(500);
+      // Nothing changed in memory: the list and what clients get are as before.
+      expect(own.server.overrides.list()).toEqual({ dev: { banner: { variant: "green" } } });
+      const answer = await fetch(`${own.server.url}/ofrep/v1/evaluate/flags/banner`, { method: "POST", headers: { "x-api-key": DEV_KEY } }).then((r) => r.json());
+      expect(answer).toMatchObject({ value: "green" });
+    } finally {
+      await own.close();
+    }
+  });
+
+  it("is refused at start when it is, or lies inside, a served source, or cannot be written", async () => {
+    const dir = await tempDir();
+    await dir.write("flags/dev.yaml", DEV_YAML);
+    await dir.write("not-a-dir", "");
+    const start = (overridesFile: string) => createFlagServer({ config: dir.file("flags"), adminToken: ADMIN_TOKEN, stateDir: dir.file("state"), overridesFile });
+    await expect(start(dir.file("flags/dev.yaml"))).rejects.toThrow(/--overrides .*dev\.yaml: lies inside the served source .*flags;/);
+    const single = createFlagServer({ config: dir.file("flags/dev.yaml"), adminToken: ADMIN_TOKEN, stateDir: dir.file("state"), overridesFile: dir.file("flags/dev.yaml") });
+    await expect(single).rejects.toThrow(/--overrides .*dev\.yaml: is the served source/);
+    await expect(start(dir.file("flags/overrides.yaml"))).rejects.toThrow(/--overrides .*overrides\.yaml: lies inside the served source .*flags/);
+    await expect(start(dir.file("not-a-dir/overrides.yaml"))).rejects.toThrow(/cannot be written \(ENOTDIR/);
+    await expect(start(dir.file("missing/overrides.yaml"))).rejects.toThrow(/cannot be written \(ENOENT/);
+    if (process.getuid?.() !== 0) {
+      await dir.mkdir("read-only");
+      await chmod(dir.file("read-only"), 0o555);
+      await expect(start(dir.file("read-only/overrides.yaml"))).rejects.toThrow(/cannot be written \(EACCES/);
+    }
+    // The served file is untouched.
+    expect(await readFile(dir.file("flags/dev.yaml"), "utf8")).toBe(DEV_YAML);
   });
 });

@@ -84,14 +84,25 @@ describe("flagserve serve (start-up output)", () => {
     expect(keys.stdout).toContain(`production   ${production}  (state)`);
   });
 
-  it("SIGINT, SIGTERM and SIGHUP each close the server and exit 0, releasing the port", async () => {
+  it("SIGINT, SIGTERM and SIGHUP each close the server and exit 0, releasing the port; an override answered 200 is in the file", async () => {
     const dir = await t.dir({ "flags/test.yaml": OFREP_FIXTURE });
+    const token = "admin-token-for-signal-tests";
     // One server per signal, side by side.
     await Promise.all(
       (["SIGINT", "SIGTERM", "SIGHUP"] as const).map(async (signal) => {
-        const { cli, url } = await startCli([dir.file("flags"), "--state-dir", dir.file(`state-${signal}`)]);
+        const overrides = dir.file(`overrides-${signal}.yaml`);
+        const args = [dir.file("flags"), "--state-dir", dir.file(`state-${signal}`), "--overrides", overrides, "--admin-token", token];
+        const { cli, url } = await startCli(args);
         t.track(cli);
+        const put = await fetch(`${url}/api/v1/admin/environments/test/overrides/bool-flag`, {
+          method: "PUT",
+          headers: { authorization: `Bearer ${token}` },
+          body: '{"state":"DISABLED"}',
+        });
+        expect(put.status, signal).toBe(200);
+        // Signalled at once: the 200 was sent after the file was in place, and the process exits 0.
         expect(await cli.stop(signal), signal).toEqual({ code: 0, signal: null });
+        expect(await readFile(overrides, "utf8"), signal).toContain("state: DISABLED");
         await expect(fetch(`${url}/healthz`), signal).rejects.toThrow();
       }),
     );

@@ -57,6 +57,23 @@ describe("flagserve session", () => {
     for (const line of lines.slice(1)) expect(line.slice(column)).toMatch(new RegExp(`^${at.source}`));
   });
 
+  it("show escapes control characters from flag keys and contexts (no screen clearing, titles or fake rows)", async () => {
+    const hostileKey = "\u001b[2J\u001b]0;pwned\u0007\n\u001b[32mfake";
+    const res = await fetch(`${url}/ofrep/v1/evaluate/flags/${encodeURIComponent(hostileKey)}`, {
+      method: "POST",
+      headers: { "x-api-key": DEV_KEY, "x-flagserve-session": "hostile" },
+      body: JSON.stringify({ context: { targetingKey: "\u009b31m\u202e" } }),
+    });
+    expect(res.status).toBe(404);
+    const shown = await session(["show", "hostile", url, ...token()]);
+    expect(shown.code).toBe(0);
+    expect(shown.stdout).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e]/);
+    expect(shown.stdout.trimEnd().split("\n")).toHaveLength(2); // the header and one row: the newline did not make a row
+    expect(shown.stdout).toContain("\\u001b[2J\\u001b]0;pwned\\u0007\\u000a\\u001b[32mfake");
+    expect(shown.stdout).toContain('{"targetingKey":"\\u009b31m\\u202e"}');
+    await session(["clear", "hostile", url, ...token()]);
+  });
+
   it("show --json prints the admin API's JSON", async () => {
     const shown = await session(["show", ID, url, "--json", ...token()]);
     expect(shown.code).toBe(0);
@@ -77,7 +94,7 @@ describe("flagserve session", () => {
     expect(await session(["clear", ID, url, ...token()])).toMatchObject({ code: 0, stdout: `${ID}  cleared\n` });
     expect(await session(["clear", ID, url, ...token()])).toMatchObject({ code: 0, stdout: `${ID}  had no evaluations\n` });
     expect(await session(["show", ID, url, ...token()])).toMatchObject({ code: 0, stdout: `session ${ID}: no evaluations recorded\n` });
-    expect(JSON.parse((await session(["show", ID, url, "--json", ...token()])).stdout)).toEqual({ evaluations: [], dropped: 0 });
+    expect(JSON.parse((await session(["show", ID, url, "--json", ...token()])).stdout)).toEqual({ evaluations: [], contexts: {}, dropped: 0 });
     expect(await session(["list", url, ...token()])).toMatchObject({ code: 0, stdout: "" });
   });
 
@@ -105,11 +122,11 @@ describe("flagserve session", () => {
 
 describe("formatSession", () => {
   it("says how many older evaluations the session dropped, after the table", () => {
-    const entry = { flagKey: "f", variant: "on", value: { a: [1] }, reason: "STATIC", context: {}, at: "2026-01-01T00:00:00.000Z" };
-    expect(formatSession("s", { evaluations: [entry], dropped: 12 }).split("\n")).toEqual([
+    const entry = { flagKey: "f", variant: "on", value: { a: [1] }, reason: "STATIC", contextId: "1", at: "2026-01-01T00:00:00.000Z" };
+    expect(formatSession("s", { evaluations: [entry], contexts: { "1": {} }, dropped: 12 }).split("\n")).toEqual([
       "FLAG  VARIANT  VALUE      REASON  ERROR  AT                        CONTEXT",
       'f     on       {"a":[1]}  STATIC  -      2026-01-01T00:00:00.000Z  {}',
-      "(12 older evaluations were dropped: a session keeps its newest 10 000)",
+      "(12 older evaluations were dropped: a session keeps its newest 10 000, within 4 MiB)",
     ]);
   });
 });

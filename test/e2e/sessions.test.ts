@@ -149,4 +149,34 @@ describe("X-Flagserve-Session", () => {
     expect(preflight.status).toBeLessThan(300);
     expect(preflight.headers.get("access-control-allow-headers")?.toLowerCase()).toContain("x-flagserve-session");
   });
+
+  it("1 MiB contexts: a session keeps them truncated and once per request, reading it over HTTP stays small, and an evicted session answers 410", async () => {
+    const admin = (path: string) => fetch(`${server.url}/api/v1/admin${path}`, { headers: { authorization: `Bearer ${server.adminToken}` } });
+    const body = JSON.stringify({ context: { targetingKey: "huge-user", blob: "z".repeat(900 * 1024) } });
+    for (let i = 0; i < 8; i++) {
+      const res = await fetch(`${server.url}/ofrep/v1/evaluate/flags`, { method: "POST", headers: { "x-api-key": KEY, [SESSION_HEADER]: "huge" }, body });
+      expect(res.status).toBe(200);
+      await res.arrayBuffer();
+    }
+    expect(server.sessions().find((s) => s.id === "huge")!.bytes).toBeLessThan(16 * 1024);
+    const read = await admin("/sessions/huge");
+    expect(read.status).toBe(200);
+    const text = await read.text();
+    expect(text.length).toBeLessThan(16 * 1024);
+    const view = JSON.parse(text) as { evaluations: { contextId: string }[]; contexts: Record<string, Record<string, unknown>> };
+    expect(view.evaluations).toHaveLength(24); // 8 requests x 3 flags
+    expect(Object.keys(view.contexts)).toHaveLength(8); // one context per request
+    expect(view.contexts[view.evaluations[0]!.contextId]).toEqual({ $truncated: expect.stringMatching(/^context of \d+ bytes, over the 8192-byte limit/), targetingKey: "huge-user" });
+
+    // 100 other sessions later "huge" is evicted: it says so, and does not read as never asked.
+    for (let i = 0; i < 100; i++) {
+      const res = await fetch(`${server.url}/ofrep/v1/evaluate/flags/greeting`, { method: "POST", headers: { "x-api-key": KEY, [SESSION_HEADER]: `filler-${i}` } });
+      await res.arrayBuffer();
+    }
+    const evicted = await admin("/sessions/huge");
+    expect(evicted.status).toBe(410);
+    expect(await evicted.json()).toMatchObject({ errorCode: "SESSION_EVICTED", errorDetails: "session huge was evicted (more than 100 sessions were recorded); its evaluations are gone" });
+    expect(server.session("huge")).toEqual({ evaluations: [], dropped: 0, evicted: "more than 100 sessions were recorded" });
+    expect((await admin("/sessions/never-asked")).status).toBe(200);
+  });
 });

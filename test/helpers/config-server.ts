@@ -16,7 +16,7 @@ export interface ServedRequest {
   status: number;
 }
 
-type Behaviour = { body: string; etag: string; lastModified: string } | { status: number } | { hang: true };
+type Behaviour = { body: string | Uint8Array; etag: string; lastModified: string } | { status: number } | { hang: true } | { location: string };
 
 export class ConfigServer {
   readonly requests: ServedRequest[] = [];
@@ -35,8 +35,8 @@ export class ConfigServer {
     return `http://127.0.0.1:${this.#port}${path}`;
   }
 
-  /** Serves `body` at `path` from now on (a new ETag when it differs). */
-  set(path: string, body: string): void {
+  /** Serves `body` (text, or bytes as they are) at `path` from now on (a new ETag when it differs). */
+  set(path: string, body: string | Uint8Array): void {
     const etag = `"${createHash("sha256").update(body).digest("base64url").slice(0, 16)}"`;
     this.#paths.set(path, { body, etag, lastModified: new Date().toUTCString() });
   }
@@ -44,6 +44,11 @@ export class ConfigServer {
   /** Answers `status` (with a body) at `path` from now on. */
   fail(path: string, status: number): void {
     this.#paths.set(path, { status });
+  }
+
+  /** Answers a 302 to `location` at `path` from now on. */
+  redirect(path: string, location: string): void {
+    this.#paths.set(path, { location });
   }
 
   /** Accepts requests at `path` and never answers them. */
@@ -104,6 +109,9 @@ export class ConfigServer {
       res.writeHead(404).end("not found");
     } else if ("hang" in behaviour) {
       log(0);
+    } else if ("location" in behaviour) {
+      log(302);
+      res.writeHead(302, { location: behaviour.location }).end();
     } else if ("status" in behaviour) {
       log(behaviour.status);
       res.writeHead(behaviour.status, { "content-type": "text/plain" }).end("failing on purpose");

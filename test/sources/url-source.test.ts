@@ -200,6 +200,61 @@ describe("URL source", () => {
     expect(await waitServed(server.url, { dev: { a: 7 }, local: { a: 1 } })).toEqual({ dev: { a: 7 }, local: { a: 1 } });
   });
 
+  it("a hostile document (5 700 nested `[`) is a problem of its own environment: the other sources keep reloading, --allow-invalid starts", async () => {
+    const http = await configServer();
+    const dir = await temp();
+    const deep = `{"apiKey": "${keyOf("dev")}", "flags": ${"[".repeat(5700)}${"]".repeat(5700)}}`;
+    http.set("/dev.yaml", flagFile(keyOf("dev"), { a: 1 }));
+    const local = await dir.write("flags/local.yaml", flagFile(keyOf("local"), { a: 1 }));
+    const url = http.url("/dev.yaml");
+    const logger = recordingLogger();
+    const server = await serve([urlSource(url, logger), new FileSource(local)], logger, dir);
+
+    http.set("/dev.yaml", deep);
+    await until("the deep document in /readyz", async () => (await readiness(server.url)).status === "degraded");
+    expect((await readiness(server.url)).problems).toEqual([`${url}:0:0 the document nests deeper than 128 levels of mappings and lists; no flag configuration needs that`]);
+    // Edits of the valid local file still apply; dev keeps its last good configuration.
+    await writeFile(local, flagFile(keyOf("local"), { a: 2 }));
+    expect(await waitServed(server.url, { dev: { a: 1 }, local: { a: 2 } })).toEqual({ dev: { a: 1 }, local: { a: 2 } });
+    expect(logger.matching(/reload failed|RangeError|call stack/)).toEqual([]);
+
+    // At start: refused with the problem (no stack trace), and served without it with allowInvalid.
+    const refused = serve([urlSource(url), new FileSource(local)], recordingLogger(), dir);
+    await expect(refused).rejects.toThrow(InvalidConfigError);
+    const tolerant = await serve([urlSource(url), new FileSource(local)], recordingLogger(), dir, true);
+    expect(Object.keys(tolerant.keys())).toEqual(["local"]);
+  });
+
+  it("a document that is not valid UTF-8 is a problem at its first bad byte, not served with U+FFFD", async () => {
+    const http = await configServer();
+    const dir = await temp();
+    const url = http.url("/dev.yaml");
+    http.set("/dev.yaml", Buffer.concat([Buffer.from(`apiKey: ${keyOf("dev")}\nflags:\n  a: { variants: { v: "caf`), Buffer.from([0xe9]), Buffer.from('" }, defaultVariant: v }\n')]));
+    const failing = serve([urlSource(url)], recordingLogger(), dir);
+    await expect(failing).rejects.toMatchObject({
+      problems: [{ file: url, line: 3, col: 27, message: "not valid UTF-8: byte 0xe9 at byte offset 60; save the file as UTF-8" }],
+    });
+  });
+
+  it("a URL answered from elsewhere (a redirect) is logged with the final URL, and shown in /readyz and on the page", async () => {
+    const http = await configServer();
+    const dir = await temp();
+    const url = http.url("/dev.yaml");
+    const final = http.url("/moved/dev.yaml");
+    http.redirect("/dev.yaml", final);
+    http.set("/moved/dev.yaml", flagFile(keyOf("dev"), { a: 3 }));
+    const logger = recordingLogger();
+    const server = await serve([urlSource(url, logger)], logger, dir);
+    expect(await servedFlags(server.url, keyOf("dev"))).toEqual({ a: 3 });
+    expect(logger.matching(/redirected/)).toEqual([`info: ${url}: redirected: the document is read from ${final}`]);
+    expect(await (await fetch(`${server.url}/readyz`)).json()).toMatchObject({ status: "ready", redirects: { [url]: final } });
+    const page = await fetch(`${server.url}/api/v1/admin/environments`, { headers: { authorization: `Bearer ${server.adminToken}` } });
+    expect((await page.json()).environments).toMatchObject([{ name: "dev", files: [url], redirects: { [url]: final } }]);
+    // Polled again through the same redirect: nothing new to log.
+    await http.waitRequests("/moved/dev.yaml", 2);
+    expect(logger.matching(/redirected/)).toHaveLength(1);
+  });
+
   it("an environment defined by two sources is an error naming both", async () => {
     const http = await configServer();
     const dir = await temp();
