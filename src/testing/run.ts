@@ -187,7 +187,7 @@ async function overrideLayer(file: string | undefined): Promise<OverrideLayer | 
   const fromFile = new OverrideLayer({ logger: silentLogger, file });
   await fromFile.load();
   const layer = new OverrideLayer({ logger: silentLogger });
-  for (const [env, flags] of Object.entries(fromFile.list())) for (const [key, override] of Object.entries(flags)) layer.set(env, key, override);
+  for (const [env, flags] of Object.entries(fromFile.list())) for (const [key, override] of Object.entries(flags)) await layer.set(env, key, override);
   return layer;
 }
 

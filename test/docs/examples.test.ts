@@ -4,7 +4,9 @@
  *   with the environment variables the page exports before it (`export NAME='value'` in a
  *   ```sh block) and no others; ```yaml fragment marks a part of a file, shown on purpose
  *   without the rest, ```yaml overrides an --overrides file, and ```yaml invalid a file broken
- *   on purpose, whose problems are the ones the next ```text block shows;
+ *   on purpose, whose problems are the ones the next ```text block shows; ```yaml test is a
+ *   `flagserve test` file (run by test/testing/docs.test.ts) and ```yaml ci a CI workflow, which
+ *   must parse;
  * - the README's code blocks are the files of examples/ they present;
  * - the README's first-run path and the examples of docs/api.md and docs/ci.md run against a
  *   real server on the bundled example, started in the clone as the README says (a server per
@@ -21,6 +23,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { parse } from "yaml";
 import { OverrideLayer } from "../../src/admin/overrides.js";
 import { loadSourceReads } from "../../src/config/load.js";
 import { readOnce } from "../../src/sources/read-once.js";
@@ -89,7 +92,11 @@ afterAll(() => rm(dir, { recursive: true, force: true }));
 describe("YAML examples", () => {
   it("are there to check, and only marked ones are fragments", () => {
     expect(yamlExamples.filter((b) => b.info === "yaml").length).toBeGreaterThanOrEqual(3);
-    for (const b of yamlExamples) expect(["yaml", "yaml fragment", "yaml overrides", "yaml invalid"], `${b.page}:${b.line}`).toContain(b.info);
+    for (const b of yamlExamples) expect(["yaml", "yaml fragment", "yaml overrides", "yaml invalid", "yaml test", "yaml ci"], `${b.page}:${b.line}`).toContain(b.info);
+  });
+
+  it.each(yamlExamples.filter((b) => b.info === "yaml ci").map((b) => [`${b.page}:${b.line}`, b] as const))("%s is YAML", (_where, b) => {
+    expect(() => parse(b.text)).not.toThrow();
   });
 
   it.each(yamlExamples.filter((b) => b.info === "yaml").map((b) => [`${b.page}:${b.line}`, b] as const))("%s validates as written", async (where, b) => {

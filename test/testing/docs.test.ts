@@ -14,7 +14,7 @@ import { tempDir } from "../helpers/files.js";
 const PAGE = readFileSync(new URL("../../docs/testing-flags.md", import.meta.url), "utf8");
 
 /** Fenced blocks of the page: info string and body. */
-const blocks = [...PAGE.matchAll(/^```(\w*)\n([\s\S]*?)^```$/gm)].map(([, lang, body]) => ({ lang: lang!, body: body! }));
+const blocks = [...PAGE.matchAll(/^```(\w*)[^\n]*\n([\s\S]*?)^```$/gm)].map(([, lang, body]) => ({ lang: lang!, body: body! }));
 /** The example files: YAML blocks whose first line names them. */
 const files = Object.fromEntries(blocks.filter((b) => b.lang === "yaml" && /^# [\w./-]+\.ya?ml\n/.test(b.body)).map((b) => [b.body.slice(2, b.body.indexOf("\n")), b.body]));
 const outputs = blocks.filter((b) => b.lang === "text").map((b) => b.body);
