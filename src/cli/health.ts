@@ -62,10 +62,16 @@ export async function checkHealth(url: string, flags: HealthFlags): Promise<numb
   }
 }
 
+/** The URL the default configuration's server recorded (docs/state.md), else the default. */
+async function recordedUrl(): Promise<string> {
+  const { findRecordedServer } = await import("./admin-client.js");
+  return (await findRecordedServer({}).catch(() => undefined))?.url ?? DEFAULT_HEALTH_URL;
+}
+
 export function healthCommand(): Command {
   return new Command("health")
     .description("exit 0 when a flagserve answers /readyz as ready, 1 when it does not (e.g. a CI step or a container HEALTHCHECK)")
-    .addArgument(new Argument("[url]", `the server (default: ${DEFAULT_HEALTH_URL})`).argParser(readyzUrl))
+    .addArgument(new Argument("[url]", `the server (default: the one recorded in the state directory, else ${DEFAULT_HEALTH_URL})`).argParser(readyzUrl))
     .addOption(
       new Option("--wait <seconds>", "keep asking until ready or this many seconds have passed")
         .argParser(parseNonNegativeNumber("--wait"))
@@ -85,6 +91,6 @@ Examples:
     )
     .action(async (url: string | undefined, flags: HealthFlags) => {
       if (flags.insecure) process.env.NODE_TLS_REJECT_UNAUTHORIZED = "0";
-      process.exitCode = await checkHealth(url ?? readyzUrl(DEFAULT_HEALTH_URL), flags);
+      process.exitCode = await checkHealth(url ?? readyzUrl(await recordedUrl()), flags);
     });
 }

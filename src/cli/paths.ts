@@ -14,7 +14,7 @@ export const INSTALLED_SCHEMA = fileURLToPath(new URL("../../schema/flagserve.sc
 export const VERSION = (JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string }).version;
 
 export const STATE_DIR_HELP =
-  "where generated API keys are kept (default: .flagserve beside the first configuration path, or in the working directory for URLs alone; for the bundled example, a per-user directory)";
+  "where generated API keys, the admin token and the server's URL are kept (default: a private per-user directory of this configuration, see `flagserve keys dir` and docs/state.md)";
 
 export const PATH_ARGUMENT_HELP = "directory of environment files, one file, or an http(s):// URL (default: ./flags, else the bundled example)";
 

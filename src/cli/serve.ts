@@ -1,6 +1,7 @@
 /** `flagserve [serve] [SOURCE...]`: load, listen, print where and with which keys, stop cleanly. */
 import { existsSync } from "node:fs";
-import { Command, Option } from "commander";
+import { Command, InvalidArgumentError, Option } from "commander";
+import { adminTokenProblem } from "../admin/token-rules.js";
 import type { Problem } from "../model/types.js";
 import { createLogger, flushLog, formatRecord, type LogFormat, type Logger } from "../log/logger.js";
 import { DEFAULT_KEY_GRACE_SECONDS } from "../store/key-grace.js";
@@ -136,9 +137,9 @@ function adminOptions(command: Command): Command {
   return command
     .option("--no-admin", "turn off the admin API and the dashboard page at /")
     .addOption(
-      new Option("--admin-token <token>", "bearer token of the admin API (default: generated once and kept in the state directory)").env(
-        "FLAGSERVE_ADMIN_TOKEN",
-      ),
+      new Option("--admin-token <token>", "bearer token of the admin API, 16 characters or more (default: generated once and kept in the state directory)")
+        .env("FLAGSERVE_ADMIN_TOKEN")
+        .argParser(parseAdminToken),
     )
     .addOption(
       new Option("--admin-host <name>", "a host name the admin API and page answer to besides localhost and the listen address (repeatable)").argParser(
@@ -146,6 +147,13 @@ function adminOptions(command: Command): Command {
       ),
     )
     .option("--overrides <file>", "keep overrides in this YAML file across restarts (default: in memory only)");
+}
+
+/** A given admin token long enough not to be guessed (checked again by the server, for the programmatic API). */
+function parseAdminToken(value: string): string {
+  const problem = adminTokenProblem(value);
+  if (problem) throw new InvalidArgumentError(problem);
+  return value;
 }
 
 /** What is printed. */
@@ -238,6 +246,18 @@ function stopWhenAsked(stop: () => void, logger: Logger): void {
   });
 }
 
+/** Listening beyond loopback: say so, with every address other machines reach it at. */
+function warnIfReachable(logger: Logger, serverUrl: string, isPublic = false): void {
+  const host = new URL(serverUrl).hostname;
+  if (host === "localhost" || host === "[::1]" || /^127(\.\d{1,3}){3}$/.test(host)) return;
+  const addresses = networkUrls(serverUrl);
+  const where = addresses.length > 0 ? addresses.join(", ") : "(no network address found)";
+  logger.warn(
+    `${isPublic ? "--public" : `--host ${host}`}: other machines can reach this server at ${where}; evaluations need an environment's key, the dashboard and admin API the admin token`,
+    { addresses },
+  );
+}
+
 /** The page's URL with the token in the fragment: never sent to a server, a proxy or a Referer. */
 function printDashboard(print: ReturnType<typeof printer>, format: LogFormat, url: string, token: string | undefined): void {
   if (token === undefined) return;
@@ -268,6 +288,7 @@ async function runServe(args: string[], flags: ServeFlags): Promise<void> {
   };
   stopWhenAsked(() => void stop(), logger);
   noteInvalid(logger, server.store.problems, new Set(server.store.environments.keys()));
+  warnIfReachable(logger, server.url, flags.public);
   const url = localUrl(server.url);
   if (!flags.quiet) await printBanner({ specs, bundled, url, serverUrl: server.url, keys: server.keys(), adminToken: server.adminToken }, flags, logger);
   printer(format)(`ready ${url}`, "ready", { url });
@@ -315,7 +336,12 @@ async function start(specs: string[], flags: ServeFlags, logger: Logger): Promis
   } catch (error) {
     // The listener's and the admin API's errors. startServer has loaded both modules before it can
     // raise them; for an error raised earlier this loads them, a few milliseconds on the way out.
-    const [{ PortInUseError }, { OverridesFileError }] = await Promise.all([import("../http/listen.js"), import("../admin/overrides.js")]);
+    const [{ PortInUseError }, { OverridesFileError }, { StateDirError }, { AdminTokenError }] = await Promise.all([
+      import("../http/listen.js"),
+      import("../admin/overrides.js"),
+      import("../store/state-dir.js"),
+      import("../admin/token.js"),
+    ]);
     if (error instanceof InvalidConfigError) {
       for (const problem of error.problems) logger.error(formatProblem(problem), { ...problem });
       const where = listText(specs);
@@ -327,6 +353,8 @@ async function start(specs: string[], flags: ServeFlags, logger: Logger): Promis
       logger.error(error.message, { host: error.host, port: error.port });
     } else if (error instanceof OverridesFileError) {
       logger.error(error.message);
+    } else if (error instanceof StateDirError || error instanceof AdminTokenError) {
+      logger.error(`not serving: ${error.message}`);
     } else throw error;
     process.exitCode = 1;
     return undefined;

@@ -105,14 +105,20 @@ describe("flagserve keys rotate: how the file is written", () => {
     expect((await evaluate(TEST_KEY)).status).toBe(401);
   });
 
-  it("a generated key: the state file keeps its mode; a new state file is private (0600)", async () => {
+  it("a generated key: the state directory is private (0700), the state file too (0600), and rewritten so; one others may write is refused", async () => {
     const dir = await t.dir({ "flags/staging.yaml": NO_KEY });
     expect((await run(["keys", "rotate", "staging", "flags", "--state-dir", "state"], { cwd: dir.path })).code).toBe(0);
+    expect((await stat(dir.file("state"))).mode & 0o777).toBe(0o700);
     expect((await stat(dir.file("state/keys.json"))).mode & 0o777).toBe(0o600);
     await chmod(dir.file("state/keys.json"), 0o640);
     const rotated = await run(["keys", "rotate", "staging", "flags", "--state-dir", "state"], { cwd: dir.path });
     const [, key] = rotated.stdout.match(/^staging {2}(fs_staging_\S+) {2}\(written to state\/keys\.json\)$/m)!;
     expect(JSON.parse(await readFile(dir.file("state/keys.json"), "utf8"))).toEqual({ staging: key });
-    expect((await stat(dir.file("state/keys.json"))).mode & 0o777).toBe(0o640);
+    expect((await stat(dir.file("state/keys.json"))).mode & 0o777).toBe(0o600);
+
+    await chmod(dir.file("state/keys.json"), 0o666);
+    const refused = await run(["keys", "list", "flags", "--state-dir", "state"], { cwd: dir.path });
+    expect(refused).toMatchObject({ code: 1, stdout: "" });
+    expect(refused.stderr).toMatch(/^flagserve keys list: refusing state file \S*keys\.json: other users may write it \(mode 0666\); fix it with: chmod 600 /);
   });
 });
