@@ -150,7 +150,8 @@ function adminOptions(command: Command): Command {
 }
 
 /** A given admin token long enough not to be guessed (checked again by the server, for the programmatic API). */
-function parseAdminToken(value: string): string {
+function parseAdminToken(value: string): string | undefined {
+  if (value === "") return undefined; // FLAGSERVE_ADMIN_TOKEN= (set, empty): not given
   const problem = adminTokenProblem(value);
   if (problem) throw new InvalidArgumentError(problem);
   return value;
