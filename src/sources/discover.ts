@@ -30,7 +30,7 @@ const CONFIG_EXTENSIONS = new Set([".yaml", ".yml", ".json"]);
 export const isConfigFileName = (name: string): boolean => CONFIG_EXTENSIONS.has(extname(name).toLowerCase());
 
 /**
- * Dot-entries are never configuration: `.flagserve/` (our state), `.git/`, editor swap files, and
+ * Dot-entries are never configuration: `.flagserve/` (where older versions kept state), `.git/`, editor swap files, and
  * Kubernetes' ConfigMap internals (`..data`, `..2026_01_01_...`), whose files are reached
  * through the symlinks beside them.
  */

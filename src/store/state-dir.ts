@@ -141,6 +141,9 @@ export async function withStateLock<T>(dir: string, update: () => Promise<T>): P
     stale: 10_000,
     retries: { retries: 200, factor: 1.2, minTimeout: 5, maxTimeout: 100, randomize: true },
     realpath: false,
+    // Held for one read-modify-write: a lock taken over meanwhile (after a 10 s stall) is no
+    // reason to end the process, which proper-lockfile's default would do.
+    onCompromised: () => undefined,
   });
   try {
     return await update();
