@@ -138,6 +138,15 @@ describe("flagserve keys: the state directory and revoking replaced keys", () =>
     expect(await readdir(dir.path)).toEqual(["flags", "xdg"]); // nothing beside the configuration
   });
 
+  it("processes generating keys over one state directory at once agree: none loses another's key", async () => {
+    const dir = await t.dir({ "flags/a.yaml": NO_KEY, "flags/b.yaml": NO_KEY, "flags/c.yaml": NO_KEY });
+    const lists = await Promise.all([1, 2, 3].map(() => run(["keys", "list", "flags", "--state-dir", "state"], { cwd: dir.path })));
+    expect(lists.map((l) => l.code)).toEqual([0, 0, 0]);
+    expect(new Set(lists.map((l) => l.stdout)).size).toBe(1);
+    const kept = JSON.parse(await readFile(dir.file("state/keys.json"), "utf8")) as Record<string, string>;
+    expect(lists[0]!.stdout).toBe(`a  ${kept.a}  (state)\nb  ${kept.b}  (state)\nc  ${kept.c}  (state)\n`);
+  });
+
   it("rotate --revoke-now with no running server in the state directory says none will see it, and exits 1", async () => {
     const dir = await t.dir({ "flags/test.yaml": OFREP_FIXTURE });
     const rotated = await run(["keys", "rotate", "test", "flags", "--state-dir", "state", "--revoke-now"], { cwd: dir.path });

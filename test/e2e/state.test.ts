@@ -4,7 +4,7 @@
  * admin logins limited, replaced keys revocable at once, and probes that name nothing to a
  * foreign Host.
  */
-import { chmod, chown, mkdir, readFile, writeFile } from "node:fs/promises";
+import { chmod, chown, mkdir, readFile, rename, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createFlagServer, type FlagServer } from "../../src/index.js";
@@ -91,6 +91,14 @@ describe("one state directory per configuration", () => {
     await until("the reload refuses the file", () => logger.lines.some((l) => /refusing state file .*keys\.json: other users may write it/.test(l)));
     expect(server.keys.dev).toBe(key);
     expect(await evaluate(server, "swapped-key-0123")).toBe(401);
+    expect(await evaluate(server, key)).toBe(200);
+    if (!isRoot) return;
+    // Nor one another user put there (private mode, their file).
+    await writeFile(join(state, "other.json"), '{"dev":"their-key-0123"}\n', { mode: 0o600 });
+    await chown(join(state, "other.json"), OTHER_UID, OTHER_UID);
+    await rename(join(state, "other.json"), join(state, "keys.json"));
+    await until("the reload refuses their file", () => logger.lines.some((l) => /refusing state file .*keys\.json: it belongs to another user/.test(l)));
+    expect(await evaluate(server, "their-key-0123")).toBe(401);
     expect(await evaluate(server, key)).toBe(200);
   });
 });
