@@ -45,8 +45,8 @@ export interface AdminRoutesOptions {
  * Host, origin and token checks for the page and the API, before any handler; failed token
  * checks are limited per client address (auth-limit.ts).
  */
-export function registerAdminGuard(app: H3, options: Pick<AdminRoutesOptions, "token" | "isAllowedHost"> & { limiter?: FailedAuthLimiter }): void {
-  const limiter = options.limiter ?? new FailedAuthLimiter();
+export function registerAdminGuard(app: H3, options: Pick<AdminRoutesOptions, "token" | "isAllowedHost">): void {
+  const limiter = new FailedAuthLimiter();
   app.use((event) => {
     const path = event.url.pathname;
     if (!isAdminPath(path)) return;

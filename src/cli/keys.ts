@@ -106,8 +106,7 @@ Examples:
     )
     .action(
       runAdminAction("keys revoke")(async (env: string, args: string[], flags: AdminConnection) => {
-        const stateDir = flags.adminToken ? flags.stateDir : await stateDirOf(args, flags);
-        const result = await adminCall({ ...flags, stateDir }, "POST", `/keys/${encodeURIComponent(env)}/revoke-old`);
+        const result = await adminCall({ ...flags, stateDir: await stateDirOf(args, flags) }, "POST", `/keys/${encodeURIComponent(env)}/revoke-old`);
         out(`${env}  ${String(result.revoked)} old key(s) revoked`);
       }),
     );
