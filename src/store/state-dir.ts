@@ -126,9 +126,6 @@ export async function openStateDir(dir: string, uid: number | null = currentUid(
   return dir;
 }
 
-/** Checks an existing state directory before it is read: false when there is none. */
-export const checkStateDir = (dir: string, uid: number | null = currentUid()): Promise<boolean> => checkPath(dir, uid);
-
 /**
  * Runs `update` holding the state directory's lock (a `.lock` directory inside it, taken by
  * other processes as well as by this one), so a read-modify-write of its files is never
