@@ -1,4 +1,5 @@
-import { availableParallelism } from "node:os";
+import { availableParallelism, tmpdir } from "node:os";
+import { join } from "node:path";
 import { defineConfig } from "vitest/config";
 
 /**
@@ -33,6 +34,11 @@ export default defineConfig({
     maxWorkers: Math.max(4, availableParallelism() * 2),
     testTimeout: 20_000,
     hookTimeout: 20_000,
+    // The tests' state directories (store/state-dir.ts: per user, under $XDG_STATE_HOME) go to a
+    // temporary directory of this run, removed at its end, not to the home directory of whoever
+    // runs the tests. The CLI processes the tests start inherit it.
+    env: { XDG_STATE_HOME: join(tmpdir(), `flagserve-test-state-${process.pid}`) },
+    globalSetup: ["./test/helpers/state-home.ts"],
     projects: [
       { extends: true, test: { name: "isolated", include: ISOLATED } },
       { extends: true, test: { name: "shared", include: ["test/**/*.test.ts"], exclude: ISOLATED, isolate: false } },

@@ -61,9 +61,9 @@ export interface FlagServerOptions {
   /** Default 127.0.0.1. */
   host?: string;
   /**
-   * Where generated keys are kept. Default: `.flagserve` beside the first config path (in the
-   * working directory for URLs alone); for inline environments a temporary directory removed by
-   * `close()`.
+   * Where generated keys and the admin token are kept. Default: the configuration's private
+   * per-user state directory (docs/state.md); for inline environments a temporary directory
+   * removed by `close()`.
    */
   stateDir?: string;
   /** Watch a config path for changes, poll URLs (default true). */

@@ -6,6 +6,7 @@ import { HTTPError } from "h3";
 
 export type AdminErrorCode =
   | "UNAUTHORIZED"
+  | "TOO_MANY_REQUESTS"
   | "FORBIDDEN"
   | "MISDIRECTED_REQUEST"
   | "INVALID_REQUEST"

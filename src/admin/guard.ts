@@ -3,8 +3,8 @@
  * (DNS rebinding), no cross-origin use (no CORS, preflights refused, a foreign Origin refused),
  * and for the API the admin token as `Authorization: Bearer TOKEN`.
  */
-import { networkInterfaces } from "node:os";
 import type { H3Event } from "h3";
+import { hostName } from "../http/hosts.js";
 import { AdminError } from "./errors.js";
 import { tokenMatches } from "./token.js";
 
@@ -15,27 +15,7 @@ export const PAGE_ASSETS_PREFIX = "/ui/";
 export const isAdminPath = (path: string): boolean =>
   path === "/" || path.startsWith(PAGE_ASSETS_PREFIX) || path === ADMIN_API_PREFIX || path.startsWith(`${ADMIN_API_PREFIX}/`);
 
-const WILDCARD_HOSTS = new Set(["0.0.0.0", "::", "[::]", ""]);
-
-/** The host name of a Host header (or URL host): lower case, no port, IPv6 without brackets. */
-export function hostName(host: string): string {
-  const value = host.trim().toLowerCase();
-  if (value.startsWith("[")) return value.slice(1, value.indexOf("]") > 0 ? value.indexOf("]") : undefined);
-  const colon = value.lastIndexOf(":");
-  return colon > 0 && value.indexOf(":") === colon ? value.slice(0, colon) : value;
-}
-
-/**
- * Loopback names, the listen address (for a wildcard such as 0.0.0.0 with --public: the
- * machine's interface addresses, as of start-up) and the configured public hosts.
- */
-export function allowedHosts(listenHost: string, extra: readonly string[] = []): (name: string) => boolean {
-  const names = new Set(["localhost", "127.0.0.1", "::1"]);
-  if (!WILDCARD_HOSTS.has(listenHost)) names.add(hostName(listenHost));
-  else for (const list of Object.values(networkInterfaces())) for (const a of list ?? []) names.add(a.address.toLowerCase());
-  for (const host of extra) names.add(hostName(host));
-  return (name) => names.has(name) || name.endsWith(".localhost") || /^127(\.\d{1,3}){3}$/.test(name);
-}
+export { allowedHosts, hostName } from "../http/hosts.js";
 
 export function checkHostAndOrigin(event: H3Event, isAllowedHost: (name: string) => boolean): void {
   const host = event.req.headers.get("host") ?? "";

@@ -42,6 +42,8 @@ export interface AdminOptions {
   /** The fault rules and recorded sessions the admin API shows and changes. */
   faults: FaultInjector;
   sessions: SessionStore;
+  /** Ends the grace of an environment's replaced keys now; returns how many (`keys revoke`). */
+  revokeOldKeys: (env: string) => number;
 }
 
 export interface Admin {
@@ -49,6 +51,8 @@ export interface Admin {
   overrides: OverrideService;
   /** Undefined with the admin API off. */
   token?: string;
+  /** The token is the one kept in the state directory (not given): the server records its URL beside it. */
+  tokenInState: boolean;
   onChanges(changes: readonly EnvironmentChange[]): void;
   /**
    * How an override change re-applies an environment: the same path a reload takes, given a
@@ -78,16 +82,19 @@ export async function createAdmin(options: AdminOptions): Promise<Admin> {
   const feed = options.enabled ? new AdminFeed(store) : undefined;
 
   let token: string | undefined;
+  let tokenInState = false;
   if (options.enabled) {
     const resolved = await resolveAdminToken(options.stateDir, options.token);
     if (resolved.persistError) logger.warn(`the admin token could not be saved in ${options.stateDir} (${resolved.persistError.message}); it will change on restart`);
     token = resolved.token;
+    tokenInState = (resolved.source === "state" || resolved.source === "generated") && !resolved.persistError;
   }
 
   return {
     layer: layer.apply,
     overrides,
     token,
+    tokenInState,
     onChanges: (changes) => feed?.onChanges(changes),
     bind(apply) {
       reapply = (env) =>
@@ -112,6 +119,7 @@ export async function createAdmin(options: AdminOptions): Promise<Admin> {
         maxBodyBytes: options.maxBodyBytes,
         logger,
         answers,
+        revokeOldKeys: options.revokeOldKeys,
       });
     },
     async close() {

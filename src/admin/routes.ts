@@ -2,7 +2,8 @@
  * The admin API under `/api/v1/admin/`: environments, overrides, save to file, playground, live
  * feed, and the test-fixture routes (fault rules, recorded sessions).
  */
-import type { H3 } from "h3";
+import type { H3, H3Event } from "h3";
+import { FailedAuthLimiter } from "./auth-limit.js";
 import { encodeEvent } from "../events/encode.js";
 import { SseFrame } from "../events/frame.js";
 import { createSseResponse } from "../events/sse.js";
@@ -36,20 +37,41 @@ export interface AdminRoutesOptions {
   logger: Logger;
   /** The OFREP evaluation rules (http/ofrep-answers.ts), called directly by the playground. */
   answers: OfrepAnswers;
+  /** Ends the grace of an environment's replaced keys; returns how many (changes/reload.ts). */
+  revokeOldKeys: (env: string) => number;
 }
 
-/** Host, origin and token checks for the page and the API, before any handler. */
+/**
+ * Host, origin and token checks for the page and the API, before any handler; failed token
+ * checks are limited per client address (auth-limit.ts).
+ */
 export function registerAdminGuard(app: H3, options: Pick<AdminRoutesOptions, "token" | "isAllowedHost">): void {
+  const limiter = new FailedAuthLimiter();
   app.use((event) => {
     const path = event.url.pathname;
     if (!isAdminPath(path)) return;
     try {
       checkHostAndOrigin(event, options.isAllowedHost);
-      if (path.startsWith(ADMIN_API_PREFIX)) checkToken(event, options.token);
+      if (path.startsWith(ADMIN_API_PREFIX)) checkLimitedToken(event, options.token, limiter);
     } catch (error) {
       rethrow(error);
     }
   });
+}
+
+function checkLimitedToken(event: H3Event, token: string, limiter: FailedAuthLimiter): void {
+  const address = clientIp(event);
+  const wait = limiter.retryAfter(address);
+  if (wait !== undefined) {
+    throw new AdminError(429, "TOO_MANY_REQUESTS", `too many failed admin authentications from ${address}; try again in ${wait} s`, {}, { "retry-after": String(wait) });
+  }
+  try {
+    checkToken(event, token);
+  } catch (error) {
+    // A guess is a token presented; a request without one (a page's plain fetch) guesses nothing.
+    if (event.req.headers.has("authorization")) limiter.fail(address);
+    throw error;
+  }
 }
 
 const BASE = `${ADMIN_API_PREFIX}/environments/:env`;
@@ -62,6 +84,14 @@ export function registerAdminRoutes(app: H3, options: AdminRoutesOptions): void 
   registerSaveRoute(app, options);
   registerPlaygroundRoute(app, options);
   registerFeedRoute(app, options);
+  app.post(
+    `${ADMIN_API_PREFIX}/keys/:env/revoke-old`,
+    handle((event) => {
+      const env = param(event, "env");
+      snapshotOf(store, env);
+      return { environment: env, revoked: options.revokeOldKeys(env) };
+    }),
+  );
   registerFaultRoutes(app, options);
   registerSessionRoutes(app, options);
   // Any other method on these paths: 405 naming the allowed ones (after the routes above, which win).
@@ -83,6 +113,7 @@ const ALLOWED_METHODS: Record<string, string> = {
   [`${BASE}/overrides`]: "DELETE",
   [`${BASE}/flags/:flag`]: "PATCH",
   [`${BASE}/evaluate`]: "POST",
+  [`${ADMIN_API_PREFIX}/keys/:env/revoke-old`]: "POST",
   [FAULTS_PATH]: "GET, PUT, DELETE",
   [SESSIONS_PATH]: "GET",
   [SESSION_PATH]: "GET, DELETE",

@@ -202,6 +202,17 @@ function revokeLater(ctx: ReloadContext, env: string, oldKey: string, graceSecon
   }
 }
 
+/**
+ * Ends the grace of `env`'s replaced keys now (`keys revoke`, the admin API): they stop working
+ * and the streams opened with them close. Returns how many keys were revoked.
+ */
+export function revokeOldKeys(ctx: Pick<ReloadContext, "store" | "hub" | "logger">, env: string): number {
+  const digests = ctx.store.revokeRetired(env);
+  const closed = digests.reduce((n, digest) => n + ctx.hub.closeStreamsOf(env, digest), 0);
+  if (digests.length > 0) ctx.logger.info(`${env}: ${digests.length} old key(s) revoked on request${closed ? `, ${closed} stream(s) closed` : ""}`);
+  return digests.length;
+}
+
 function describeChanges(changes: readonly Change[]): string {
   return changes
     .map((c) => (c.kind === "api-key" ? "key rotated" : `${c.kind} ${c.key} ${c.change}`))

@@ -44,10 +44,15 @@ async function probe(url: string, timeoutMs: number): Promise<Probe> {
   }
 }
 
-/** Asks until ready or `waitSeconds` have passed (one attempt when 0); returns the exit code. */
-export async function checkHealth(url: string, flags: HealthFlags): Promise<number> {
+/**
+ * Asks until ready or `waitSeconds` have passed (one attempt when 0); returns the exit code.
+ * `target` may be looked up again before each attempt (a server started at the same moment
+ * records its URL once it listens).
+ */
+export async function checkHealth(target: string | (() => Promise<string>), flags: HealthFlags): Promise<number> {
   const deadline = Date.now() + flags.wait * 1000;
   for (;;) {
+    const url = typeof target === "string" ? target : await target();
     const left = deadline - Date.now();
     const result = await probe(url, flags.wait > 0 ? Math.min(ATTEMPT_TIMEOUT_MS, left) : ATTEMPT_TIMEOUT_MS);
     if (result.ready) {
@@ -62,10 +67,16 @@ export async function checkHealth(url: string, flags: HealthFlags): Promise<numb
   }
 }
 
+/** The URL the default configuration's server recorded (docs/state.md), else the default. */
+async function recordedUrl(): Promise<string> {
+  const { findRecordedServer } = await import("./admin-client.js");
+  return (await findRecordedServer({}).catch(() => undefined))?.url ?? DEFAULT_HEALTH_URL;
+}
+
 export function healthCommand(): Command {
   return new Command("health")
     .description("exit 0 when a flagserve answers /readyz as ready, 1 when it does not (e.g. a CI step or a container HEALTHCHECK)")
-    .addArgument(new Argument("[url]", `the server (default: ${DEFAULT_HEALTH_URL})`).argParser(readyzUrl))
+    .addArgument(new Argument("[url]", `the server (default: the one recorded in the state directory, else ${DEFAULT_HEALTH_URL})`).argParser(readyzUrl))
     .addOption(
       new Option("--wait <seconds>", "keep asking until ready or this many seconds have passed")
         .argParser(parseNonNegativeNumber("--wait"))
@@ -85,6 +96,6 @@ Examples:
     )
     .action(async (url: string | undefined, flags: HealthFlags) => {
       if (flags.insecure) process.env.NODE_TLS_REJECT_UNAUTHORIZED = "0";
-      process.exitCode = await checkHealth(url ?? readyzUrl(DEFAULT_HEALTH_URL), flags);
+      process.exitCode = await checkHealth(url ?? (async () => readyzUrl(await recordedUrl())), flags);
     });
 }

@@ -49,6 +49,8 @@ export function developmentFile(schema: string): string {
   return `${header(schema, "development")}
 # Clients send the key as \`X-API-Key: <key>\` or \`Authorization: Bearer <key>\`.
 # A fixed key is handy for local development and CI; see production.yaml for a generated one.
+# Changing it here keeps the old key working for the server's --key-grace (default one hour);
+# \`flagserve keys revoke development\` ends that at once (for a key that leaked).
 apiKey: dev-local-key-change-me
 
 # Flag-set metadata, returned with every evaluation (a flag's own metadata wins).
@@ -99,8 +101,10 @@ flags:
 export function productionFile(schema: string): string {
   return `${header(schema, "production")}
 # No apiKey: flagserve generates a random one when it first sees this environment, prints it
-# at start-up (and in \`flagserve keys\`) and keeps it in .flagserve/keys.json beside this
-# directory. \`flagserve keys rotate production\` replaces it.
+# at start-up (and in \`flagserve keys\`) and keeps it in this configuration's private state
+# directory, outside the project (\`flagserve keys dir\` prints it). \`flagserve keys rotate
+# production\` replaces it; the old key keeps working for the server's --key-grace (default one
+# hour) unless you add --revoke-now.
 
 metadata:
   team: my-team
@@ -226,7 +230,7 @@ installed in the project, else at this version's schema on the npm CDN.`,
         [`${flagserve} validate ${dirArg}`, "check the files"],
         [`${flagserve} test ${dirArg}`, "run the cases in development.test.yaml"],
         [`${flagserve} ${dirArg}`, "serve them on http://127.0.0.1:8080 and print the keys"],
-        ["echo .flagserve/ >> .gitignore", "generated keys are kept there"],
+        [`${flagserve} keys dir ${dirArg}`, "where generated keys and the admin token are kept (outside the project)"],
       ] as const;
       const width = Math.max(...steps.map(([c]) => c.length));
       for (const [cmd, what] of steps) out(`  ${cmd.padEnd(width)}  # ${what}`);

@@ -1,20 +1,25 @@
-/** `flagserve keys [list]` and `flagserve keys rotate ENV`. */
-import { Command } from "commander";
+/** `flagserve keys [list]`, `keys rotate ENV`, `keys revoke ENV` and `keys dir`. */
+import { Command, Option } from "commander";
 import { isUrl } from "../sources/source.js";
-import { PATH_ARGUMENT_HELP, STATE_DIR_HELP, displayPath, err, out, resolveConfigPath } from "./paths.js";
-import { loadOnce } from "./sources.js";
+import { adminCall, parseAdminUrl, runAdminAction, withAdminToken, type AdminConnection } from "./admin-client.js";
+import { STATE_DIR_HELP, displayPath, err, out } from "./paths.js";
+import { SOURCES_ARGUMENT_HELP, loadOnce, resolveSources } from "./sources.js";
 
 interface KeysFlags {
   stateDir?: string;
   revokeNow?: boolean;
 }
 
+/** The state directory of the configuration the SOURCE arguments name (the server's rule: store/state-dir.ts). */
+async function stateDirOf(args: readonly string[], flags: KeysFlags): Promise<string> {
+  const { defaultStateDir } = await import("../store/state-dir.js");
+  return flags.stateDir ?? defaultStateDir(resolveSources(args).specs);
+}
 
-async function loadForKeys(pathArg: string | undefined, flags: KeysFlags) {
-  const { defaultStateDirOf } = await import("../store/state-dir.js");
-  const { path } = resolveConfigPath(pathArg);
-  const load = await loadOnce([path]);
-  return { path, load, stateDir: flags.stateDir ?? defaultStateDirOf([path]) };
+async function loadForKeys(args: readonly string[], flags: KeysFlags) {
+  const { specs } = resolveSources(args);
+  const [load, stateDir] = await Promise.all([loadOnce(specs), stateDirOf(args, flags)]);
+  return { load, stateDir };
 }
 
 export function keysCommand(): Command {
@@ -24,13 +29,16 @@ export function keysCommand(): Command {
 Examples:
   $ flagserve keys                        list the keys of ./flags (same as: keys list)
   $ flagserve keys list config/flags.yaml
-  $ flagserve keys rotate production      new key for production; a running server switches to it`,
+  $ flagserve keys rotate production      new key for production; a running server switches to it
+  $ flagserve keys revoke production      the running server stops accepting production's old keys now
+  $ flagserve keys dir                    where ./flags keeps its state (keys, admin token)
+The same SOURCE arguments as the server's name the same state directory (see docs/state.md).`,
   );
 
   keys
     .command("list", { isDefault: true })
     .description("print each environment with its API key (generating missing ones) and where it is kept")
-    .argument("[path]", PATH_ARGUMENT_HELP)
+    .argument("[sources...]", SOURCES_ARGUMENT_HELP)
     .option("--state-dir <dir>", STATE_DIR_HELP)
     .addHelpText(
       "after",
@@ -43,13 +51,13 @@ Examples:
   $ flagserve keys list
   $ flagserve keys list ./flags --state-dir /var/lib/flagserve`,
     )
-    .action(listKeys);
+    .action(refusingState("keys list", listKeys));
 
   keys
     .command("rotate")
     .description("replace an environment's API key; a running server announces it and revokes the old one")
     .argument("<env>", "the environment")
-    .argument("[path]", PATH_ARGUMENT_HELP)
+    .argument("[sources...]", SOURCES_ARGUMENT_HELP)
     .option("--state-dir <dir>", STATE_DIR_HELP)
     .option("--revoke-now", "the running server stops accepting the old key at once, whatever its --key-grace (for a leaked key)")
     .addHelpText(
@@ -61,23 +69,85 @@ generated key is replaced in the state directory. A running server notices, send
 config-updated {"reason":"api-key-rotated"} and api-key-rotated {"validUntil",...} on the
 environment's streams and, after its --key-grace (default 3600 s), stops accepting the old key
 and closes the streams opened with it. With --revoke-now that happens at once; the server
-learns it from the state directory, so it must use the same --state-dir.
-Exit status: 0, 1 when the environment is unknown or has problems, 2 usage error.
+learns it from the state directory, so it must use the same one (same SOURCE arguments, or
+the same --state-dir). When no running server recorded itself there, --revoke-now says so and
+exits 1 (the new key is written all the same): revoke on that server with keys revoke.
+Exit status: 0, 1 when the environment is unknown or has problems (or --revoke-now found no
+running server), 2 usage error.
 
 Examples:
   $ flagserve keys rotate production
   $ flagserve keys rotate staging config/flags.yaml
   $ flagserve keys rotate production --revoke-now   the old key leaked: revoke it now`,
     )
-    .action(rotateEnvironmentKey);
+    .action(refusingState("keys rotate", rotateEnvironmentKey));
+
+  withAdminToken(
+    keys
+      .command("revoke")
+      .description("the running server stops accepting ENV's replaced keys now, ending their grace (e.g. after editing a leaked apiKey in its file)")
+      .argument("<env>", "the environment")
+      .argument("[sources...]", SOURCES_ARGUMENT_HELP)
+      .addOption(new Option("--url <url>", "the running server (default: the one recorded in the state directory)").argParser(parseAdminUrl)),
+  )
+    .addHelpText(
+      "after",
+      `
+A replaced key (apiKey edited in the file, or keys rotate) keeps working for the server's
+--key-grace (default 3600 s). This ends that grace for every replaced key of ENV and closes
+the event streams opened with them; the current key is not touched. The server is the one
+recorded in the configuration's state directory (or --url with --admin-token).
+Output: "<env>  <n> old key(s) revoked". Exit status: 0, 1 refused or unreachable, 2 usage error.
+
+Examples:
+  $ flagserve keys revoke production
+  $ flagserve keys revoke production config/flags.yaml
+  $ flagserve keys revoke production --url http://127.0.0.1:8080 --admin-token "$TOKEN"`,
+    )
+    .action(
+      runAdminAction("keys revoke")(async (env: string, args: string[], flags: AdminConnection) => {
+        const result = await adminCall({ ...flags, stateDir: await stateDirOf(args, flags) }, "POST", `/keys/${encodeURIComponent(env)}/revoke-old`);
+        out(`${env}  ${String(result.revoked)} old key(s) revoked`);
+      }),
+    );
+
+  keys
+    .command("dir")
+    .description("print the state directory of the configuration (generated keys, admin token, the running server's URL)")
+    .argument("[sources...]", SOURCES_ARGUMENT_HELP)
+    .option("--state-dir <dir>", STATE_DIR_HELP)
+    .addHelpText(
+      "after",
+      `
+Output: the directory, one line on stdout (it may not exist yet). See docs/state.md.
+
+Examples:
+  $ flagserve keys dir
+  $ cat "$(flagserve keys dir config/flags.yaml)/admin-token"`,
+    )
+    .action(async (args: string[], flags: KeysFlags) => out(await stateDirOf(args, flags)));
 
   return keys;
 }
 
+/** A state directory or file refused (not private): its message, exit status 1, no stack trace. */
+const refusingState =
+  <A extends unknown[]>(name: string, action: (...args: A) => Promise<void>) =>
+  async (...args: A): Promise<void> => {
+    const { StateDirError } = await import("../store/state-dir.js");
+    try {
+      await action(...args);
+    } catch (error) {
+      if (!(error instanceof StateDirError)) throw error;
+      err(`flagserve ${name}: ${error.message}`);
+      process.exitCode = 1;
+    }
+  };
+
 /** `keys list`: each environment with its key, and where the key is kept. */
-async function listKeys(pathArg: string | undefined, flags: KeysFlags): Promise<void> {
+async function listKeys(args: string[], flags: KeysFlags): Promise<void> {
   const [{ load, stateDir }, { resolveKeys }, { formatProblem }] = await Promise.all([
-    loadForKeys(pathArg, flags),
+    loadForKeys(args, flags),
     import("../store/keys.js"),
     import("../model/types.js"),
   ]);
@@ -97,8 +167,8 @@ async function listKeys(pathArg: string | undefined, flags: KeysFlags): Promise<
 }
 
 /** `keys rotate ENV`: a new key, written where the old one was. */
-async function rotateEnvironmentKey(env: string, pathArg: string | undefined, flags: KeysFlags): Promise<void> {
-  const [{ load, stateDir }, { rotateKey }] = await Promise.all([loadForKeys(pathArg, flags), import("../store/rotate.js")]);
+async function rotateEnvironmentKey(env: string, args: string[], flags: KeysFlags): Promise<void> {
+  const [{ load, stateDir }, { rotateKey }] = await Promise.all([loadForKeys(args, flags), import("../store/rotate.js")]);
   const loaded = load.environments.get(env);
   if (!loaded) {
     const known = [...load.environments.keys()].join(", ") || "none";
@@ -121,4 +191,22 @@ async function rotateEnvironmentKey(env: string, pathArg: string | undefined, fl
   }
   const rotation = await rotateKey(loaded.config, stateDir);
   out(`${rotation.env}  ${rotation.key}  (written to ${displayPath(rotation.file)})`);
+  if (flags.revokeNow) await reportRevocation(env, stateDir);
+}
+
+/**
+ * --revoke-now reaches only a server that reads this state directory: one that recorded its URL
+ * there. Without one, a server elsewhere keeps the old key for its grace: say so, exit 1.
+ */
+async function reportRevocation(env: string, stateDir: string): Promise<void> {
+  const { readAdminUrl } = await import("../admin/token.js");
+  const url = await readAdminUrl(stateDir).catch(() => undefined);
+  if (url !== undefined) {
+    err(`the server at ${url} reads ${stateDir}: it stops accepting the old key as soon as it loads the new one`);
+    return;
+  }
+  err(
+    `flagserve keys rotate: --revoke-now: no running server recorded itself in ${stateDir}, so none will see the revocation (a server started later knows only the new key). A server running with another --state-dir keeps the old key for its --key-grace: run flagserve keys revoke ${env} --state-dir DIR (its directory) or with --url and --admin-token`,
+  );
+  process.exitCode = 1;
 }

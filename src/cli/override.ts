@@ -1,10 +1,10 @@
 /**
  * `flagserve override set|clear|list`: overrides on a running server, through its admin API.
  * The token: --admin-token, else FLAGSERVE_ADMIN_TOKEN, else the one the server keeps in its
- * state directory. Exit status: 0 done, 1 refused or unreachable, 2 usage error.
+ * state directory, sent only to the URL recorded beside it (admin-client.ts). Exit status: 0 done, 1 refused or unreachable, 2 usage error.
  */
 import { Command, Option } from "commander";
-import { adminCall, DEFAULT_ADMIN_URL, parseAdminUrl, runAdminAction, withAdminToken, type AdminConnection } from "./admin-client.js";
+import { adminCall, parseAdminUrl, runAdminAction, withAdminToken, type AdminConnection } from "./admin-client.js";
 import { out } from "./paths.js";
 
 const overrideText = (override: Record<string, unknown>): string => (typeof override.variant === "string" ? `variant ${override.variant}` : String(override.state).toLowerCase());
@@ -12,7 +12,7 @@ const overrideText = (override: Record<string, unknown>): string => (typeof over
 const run = runAdminAction("override");
 
 function withConnection(command: Command): Command {
-  return withAdminToken(command.addOption(new Option("--url <url>", "the running server").argParser(parseAdminUrl).default(DEFAULT_ADMIN_URL)));
+  return withAdminToken(command.addOption(new Option("--url <url>", "the running server (default: the one recorded in the state directory)").argParser(parseAdminUrl)));
 }
 
 export function overrideCommand(): Command {

@@ -1,6 +1,7 @@
 /** `flagserve [serve] [SOURCE...]`: load, listen, print where and with which keys, stop cleanly. */
 import { existsSync } from "node:fs";
-import { Command, Option } from "commander";
+import { Command, InvalidArgumentError, Option } from "commander";
+import { adminTokenProblem } from "../admin/token-rules.js";
 import type { Problem } from "../model/types.js";
 import { closestName } from "../model/names.js";
 import { escapeControls } from "../log/escape.js";
@@ -108,7 +109,7 @@ function keyOptions(command: Command): Command {
 function adminOptions(command: Command): Command {
   return command
     .option("--no-admin", "no admin API, no dashboard")
-    .addOption(new Option("--admin-token <token>", "admin token").env("FLAGSERVE_ADMIN_TOKEN"))
+    .addOption(new Option("--admin-token <token>", "admin token, 16 characters or more").env("FLAGSERVE_ADMIN_TOKEN").argParser(parseAdminToken))
     .addOption(
       new Option("--admin-host <name>", "another host name for the admin API").argParser(
         (value: string, previous: string[] = []) => [...previous, ...value.split(",").map((v) => v.trim()).filter(Boolean)],
@@ -127,6 +128,14 @@ function fixtureOptions(command: Command): Command {
       ),
     )
     .addOption(new Option("--fault <json>", "inject a fault (JSON rule)").argParser(parseFaults));
+}
+
+/** A given admin token long enough not to be guessed (checked again by the server, for the programmatic API). */
+function parseAdminToken(value: string): string | undefined {
+  if (value === "") return undefined; // FLAGSERVE_ADMIN_TOKEN= (set, empty): not given
+  const problem = adminTokenProblem(value);
+  if (problem) throw new InvalidArgumentError(problem);
+  return value;
 }
 
 /** What is printed. */
@@ -209,6 +218,18 @@ function stopWhenAsked(stop: () => void, logger: Logger): void {
   });
 }
 
+/** Listening beyond loopback: say so, with every address other machines reach it at. */
+function warnIfReachable(logger: Logger, serverUrl: string, isPublic = false): void {
+  const host = new URL(serverUrl).hostname;
+  if (host === "localhost" || host === "[::1]" || /^127(\.\d{1,3}){3}$/.test(host)) return;
+  const addresses = networkUrls(serverUrl);
+  const where = addresses.length > 0 ? addresses.join(", ") : "(no network address found)";
+  logger.warn(
+    `${isPublic ? "--public" : `--host ${host}`}: other machines can reach this server at ${where}; evaluations need an environment's key, the dashboard and admin API the admin token`,
+    { addresses },
+  );
+}
+
 /** The page's URL with the token in the fragment: never sent to a server, a proxy or a Referer. */
 function printDashboard(print: ReturnType<typeof printer>, format: LogFormat, url: string, token: string | undefined): void {
   if (token === undefined) return;
@@ -243,6 +264,7 @@ async function runServe(args: string[], flags: ServeFlags): Promise<void> {
     const where = listText(specs);
     logger.warn(`${where}: ${NO_ENVIRONMENTS}; serving nothing until one appears`, { path: where });
   }
+  warnIfReachable(logger, server.url, flags.public);
   const url = localUrl(server.url);
   if (!flags.quiet) await printBanner({ specs, bundled, url, serverUrl: server.url, keys: server.keys(), adminToken: server.adminToken }, flags, logger);
   printer(format)(`ready ${url}`, "ready", { url });
@@ -290,7 +312,12 @@ async function start(specs: string[], flags: ServeFlags, logger: Logger): Promis
   } catch (error) {
     // The listener's and the admin API's errors. startServer has loaded both modules before it can
     // raise them; for an error raised earlier this loads them, a few milliseconds on the way out.
-    const [{ PortUnavailableError }, { OverridesFileError }] = await Promise.all([import("../http/listen.js"), import("../admin/overrides.js")]);
+    const [{ PortUnavailableError }, { OverridesFileError }, { StateDirError }, { AdminTokenError }] = await Promise.all([
+      import("../http/listen.js"),
+      import("../admin/overrides.js"),
+      import("../store/state-dir.js"),
+      import("../admin/token.js"),
+    ]);
     if (error instanceof InvalidConfigError) {
       for (const problem of error.problems) logger.error(formatProblem(problem), { ...problem });
       const where = listText(specs);
@@ -302,6 +329,8 @@ async function start(specs: string[], flags: ServeFlags, logger: Logger): Promis
       logger.error(error.message, { host: error.host, port: error.port, problem: error.problem });
     } else if (error instanceof OverridesFileError) {
       logger.error(error.message);
+    } else if (error instanceof StateDirError || error instanceof AdminTokenError) {
+      logger.error(`not serving: ${error.message}`);
     } else throw error;
     process.exitCode = 1;
     return undefined;

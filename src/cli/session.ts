@@ -5,7 +5,7 @@
  */
 import { Argument, Command } from "commander";
 import type { SessionSummary, SharedSessionView } from "../fixture/sessions.js";
-import { adminCall, DEFAULT_ADMIN_URL, parseAdminUrl, runAdminAction, withAdminToken, type AdminConnection } from "./admin-client.js";
+import { adminCall, parseAdminUrl, runAdminAction, withAdminToken, type AdminConnection } from "./admin-client.js";
 import { escapeControls } from "../log/escape.js";
 import { out } from "./paths.js";
 
@@ -41,7 +41,7 @@ export function formatSession(id: string, view: SharedSessionView): string {
   return view.dropped === 0 ? table : `${table}\n(${view.dropped} older evaluations were dropped: a session keeps its newest 10 000, within 4 MiB)`;
 }
 
-const urlArgument = () => new Argument("[url]", "the running server").argParser(parseAdminUrl).default(DEFAULT_ADMIN_URL);
+const urlArgument = () => new Argument("[url]", "the running server (default: the one recorded in the state directory)").argParser(parseAdminUrl);
 const sessionPath = (id: string) => `/sessions/${encodeURIComponent(id)}`;
 type Flags = Omit<AdminConnection, "url"> & { json?: boolean };
 
@@ -64,13 +64,13 @@ Exit status: 0 done, 1 refused by the server (wrong token, bad id) or unreachabl
       .addArgument(urlArgument())
       .option("--json", 'print the server\'s JSON: {"evaluations":[...{"contextId"}],"contexts":{...},"dropped":N}'),
   ).action(
-    run(async (id: string, url: string, flags: Flags) => {
+    run(async (id: string, url: string | undefined, flags: Flags) => {
       const view = (await adminCall({ ...flags, url }, "GET", sessionPath(id))) as unknown as SharedSessionView;
       out(flags.json ? JSON.stringify(view) : formatSession(id, view));
     }),
   );
   withAdminToken(session.command("clear").description("forget session ID").argument("<id>", "the session id").addArgument(urlArgument())).action(
-    run(async (id: string, url: string, flags: Flags) => {
+    run(async (id: string, url: string | undefined, flags: Flags) => {
       const result = await adminCall({ ...flags, url }, "DELETE", sessionPath(id));
       out(`${id}  ${result.removed ? "cleared" : "had no evaluations"}`);
     }),
@@ -78,7 +78,7 @@ Exit status: 0 done, 1 refused by the server (wrong token, bad id) or unreachabl
   withAdminToken(
     session.command("list").description("print each session: ID EVALUATIONS DROPPED LAST-ACTIVITY").addArgument(urlArgument()).option("--json", "print the server's JSON"),
   ).action(
-    run(async (url: string, flags: Flags) => {
+    run(async (url: string | undefined, flags: Flags) => {
       const result = (await adminCall({ ...flags, url }, "GET", "/sessions")) as { sessions: SessionSummary[] };
       if (flags.json) return out(JSON.stringify(result));
       const rows = result.sessions.map((s) => [s.id, String(s.evaluations), String(s.dropped), s.lastActivity]);

@@ -35,6 +35,8 @@ export interface AppOptions {
   sessions?: SessionStore;
   /** The admin API and dashboard page (src/admin): their own guard, never CORS (not a CORS route). */
   admin?: { register(app: H3, answers: OfrepAnswers): void };
+  /** Host names that see the details of /readyz and /metrics (default: loopback; see hosts.ts). */
+  isKnownHost?: (name: string) => boolean;
 }
 
 /**
@@ -128,7 +130,7 @@ export function createApp(options: AppOptions): { app: H3; fastPath?: NodeFastPa
   }
   // Any origin allowed: plain evaluations and stream openings skip h3 (fast-path.ts); a configured origin keeps h3's CORS rules.
   const fastPath = origin === "*" ? createFastPath({ store, answers, streams, metrics, logger, maxBodyBytes, faults }) : undefined;
-  registerHealthRoutes(app, store, metrics);
+  registerHealthRoutes(app, store, metrics, options.isKnownHost);
   options.admin?.register(app, answers);
   metrics.gauge("flagserve_environments", "Environments being served", () => store.environments.size);
 

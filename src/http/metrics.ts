@@ -93,7 +93,7 @@ export class Metrics {
     this.#gauges.set(name, { help, read });
   }
 
-  /** Adds lines (HELP, TYPE and samples) produced when /metrics is read. */
+  /** Adds lines (HELP, TYPE and samples) produced when /metrics is read: the series naming flags, variants and environments. */
   collect(lines: () => string[]): void {
     this.#collectors.push(lines);
   }
@@ -116,7 +116,8 @@ export class Metrics {
     return value;
   }
 
-  render(): string {
+  /** details false: without the collected series (they name flags, variants and environments). */
+  render({ details = true }: { details?: boolean } = {}): string {
     const lines: string[] = [];
     for (const [name, { help, values }] of this.#counters) {
       lines.push(`# HELP ${name} ${help}`, `# TYPE ${name} counter`);
@@ -125,7 +126,7 @@ export class Metrics {
     for (const [name, { help, read }] of this.#gauges) {
       lines.push(`# HELP ${name} ${help}`, `# TYPE ${name} gauge`, `${name} ${read()}`);
     }
-    for (const collector of this.#collectors) lines.push(...collector());
+    if (details) for (const collector of this.#collectors) lines.push(...collector());
     return `${lines.join("\n")}\n`;
   }
 }

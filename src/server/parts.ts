@@ -4,12 +4,14 @@
  * server.ts loads it (h3, listhen, the admin API...) while the configuration is being read.
  */
 import { createAdmin, type Admin } from "../admin/index.js";
+import { revokeOldKeys } from "../changes/reload.js";
 import { EventHub } from "../events/hub.js";
 import type { Enricher } from "../fixture/enrich.js";
 import type { FaultRule } from "../fixture/fault-rules.js";
 import { FaultInjector } from "../fixture/faults.js";
 import { SessionStore } from "../fixture/sessions.js";
 import { createApp } from "../http/app.js";
+import { allowedHosts } from "../http/hosts.js";
 import { DEFAULT_MAX_BODY_BYTES } from "../http/body.js";
 import { listenApp } from "../http/listen.js";
 import { Metrics } from "../http/metrics.js";
@@ -54,6 +56,7 @@ export async function createParts(options: ServerOptions, stateDir: string, init
     metrics,
     faults,
     sessions,
+    revokeOldKeys: (env) => revokeOldKeys({ store, hub, logger }, env),
   });
   return { store, metrics, hub, faults, sessions, notifier, admin };
 }
@@ -73,6 +76,7 @@ export async function listen({ store, hub, metrics, faults, sessions, admin }: P
     faults,
     sessions,
     admin,
+    isKnownHost: allowedHosts(options.host, options.adminHosts),
   });
   return listenApp(app, { port: options.port, host: options.host, https: options.https, public: options.public, fastPath });
 }

@@ -18,7 +18,8 @@ import type { Metrics } from "../http/metrics.js";
 import type { Logger } from "../log/logger.js";
 import { DEFAULT_KEY_GRACE_SECONDS } from "../store/key-grace.js";
 import { stateFilePath } from "../store/keys.js";
-import { defaultStateDirOf } from "../store/state-dir.js";
+import { defaultStateDir } from "../store/state-dir.js";
+import { forgetAdminUrl, recordAdminUrl } from "../admin/token.js";
 import type { FlagStore } from "../store/store.js";
 import { recordFile } from "../sources/files.js";
 import { FileSource } from "../sources/files-source.js";
@@ -36,8 +37,8 @@ export interface ServerOptions {
   port: number;
   host: string;
   /**
-   * Where generated keys are kept; default `.flagserve` beside the first file source's
-   * configuration (see defaultStateDir), else in the working directory.
+   * Where generated keys, the admin token and the server's URL are kept; default a private
+   * per-user directory of this configuration (see store/state-dir.ts and docs/state.md).
    */
   stateDir?: string;
   /** Serve the valid environments even when others have problems. */
@@ -180,7 +181,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const { logger, source } = options;
   const sources = sourcesOf(source);
   const watching = sources.length > 0 && options.watch !== false;
-  const stateDir = options.stateDir ?? defaultStateDirOf(sources.map((s) => s.id));
+  const stateDir = options.stateDir ?? defaultStateDir(sources.map((s) => s.id));
   const read = reader(sources, stateFilePath(stateDir));
 
   // Checked before anything starts: a bad option is the caller's error, not a half-started server.
@@ -214,6 +215,14 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     await stopAll(stopping);
     throw error;
   }
+  // The token kept in the state directory goes only to the server that uses it: the commands
+  // reading it (override, session, keys revoke) send it to the URL recorded beside it.
+  const recordedUrl = admin.token !== undefined && admin.tokenInState ? loopbackOrigin(listening.url) : undefined;
+  if (recordedUrl !== undefined) {
+    await recordAdminUrl(stateDir, recordedUrl).catch((error: Error) =>
+      logger.warn(`the server's URL could not be recorded in ${stateDir} (${error.message}); flagserve override and session need --url and --admin-token`),
+    );
+  }
 
   let closing: Promise<void> | undefined;
   return {
@@ -227,6 +236,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     adminToken: admin.token,
     close: () =>
       (closing ??= (async () => {
+        if (recordedUrl !== undefined) await forgetAdminUrl(stateDir, recordedUrl).catch(() => undefined);
         await stopAll(stopping);
         await listening.close();
       })()),
@@ -269,6 +279,14 @@ async function updateEnvironment(env: string, config: unknown, reloadContext: Re
   const found = allProblems(load);
   if (found.length > 0) throw new InvalidConfigError(found);
   return applyLoad(load, reloadContext, { partial: true });
+}
+
+/** The origin a local client uses: a wildcard listen address becomes loopback. */
+function loopbackOrigin(url: string): string {
+  const parsed = new URL(url);
+  if (parsed.hostname === "0.0.0.0") parsed.hostname = "127.0.0.1";
+  else if (parsed.hostname === "[::]") parsed.hostname = "[::1]";
+  return parsed.origin;
 }
 
 interface Stopping {

@@ -33,7 +33,7 @@ export const isTestFileName = (name: string): boolean => /\.test\.ya?ml$/i.test(
 export const isConfigFileName = (name: string): boolean => CONFIG_EXTENSIONS.has(extname(name).toLowerCase()) && !isTestFileName(name);
 
 /**
- * Dot-entries are never configuration: `.flagserve/` (our state), `.git/`, editor swap files, and
+ * Dot-entries are never configuration: `.flagserve/` (where older versions kept state), `.git/`, editor swap files, and
  * Kubernetes' ConfigMap internals (`..data`, `..2026_01_01_...`), whose files are reached
  * through the symlinks beside them.
  */

@@ -1,45 +1,33 @@
 /**
- * A file write that is on disk when it resolves: the data goes to a temporary file in the same
- * directory, is flushed (fsync), renamed over the target, and the directory is flushed so the
- * rename itself survives a crash. A reader sees the old file or the new one, never a part.
+ * How every acknowledged write goes to disk (state files, overrides, save to file): to a
+ * temporary file, fsynced, renamed over the old one, and the directory fsynced, so that once the
+ * promise resolves the new content survives a crash or a power cut, and a reader never sees half
+ * a file.
  */
-import { randomBytes } from "node:crypto";
-import { open, rename, stat, unlink } from "node:fs/promises";
-import { basename, dirname, join } from "node:path";
+import { open } from "node:fs/promises";
+import { dirname } from "node:path";
+import writeFileAtomic from "write-file-atomic";
 
-export async function writeFileDurable(path: string, data: string | Uint8Array, options: { mode?: number } = {}): Promise<void> {
-  const dir = dirname(path);
-  const temp = join(dir, `.${basename(path)}.${randomBytes(6).toString("hex")}.tmp`);
-  // Without a mode, a file written again keeps its own (as write-file-atomic does).
-  const mode = options.mode ?? (await stat(path).then((s) => s.mode & 0o7777, () => 0o644));
-  const file = await open(temp, "wx", mode);
-  try {
-    try {
-      await file.writeFile(data);
-      await file.sync();
-    } finally {
-      await file.close();
-    }
-    await rename(temp, path);
-  } catch (error) {
-    await unlink(temp).catch(() => undefined);
-    throw error;
-  }
-  await syncDirectory(dir);
+export interface DurableWriteOptions {
+  /** The file's mode; without one, a file written again keeps its own (a new one gets the umask's). */
+  mode?: number;
 }
 
-/** Flushes a directory's entries (the rename); some platforms cannot open a directory for that. */
+/** The mode of every state file: private to its user. */
+export const STATE_FILE_MODE = 0o600;
+
+/** Writes `data` to `path` durably (write, fsync, rename, fsync the directory). */
+export async function writeFileDurable(path: string, data: string | Uint8Array, { mode }: DurableWriteOptions = {}): Promise<void> {
+  await writeFileAtomic(path, typeof data === "string" ? data : Buffer.from(data), { fsync: true, ...(mode !== undefined && { mode }) });
+  await syncDirectory(dirname(path));
+}
+
+/** The rename is durable once the directory entry is: fsync the directory (not possible on Windows). */
 async function syncDirectory(dir: string): Promise<void> {
-  let handle;
+  if (process.platform === "win32") return;
+  const handle = await open(dir, "r");
   try {
-    handle = await open(dir, "r");
-  } catch {
-    return;
-  }
-  try {
-    await handle.sync().catch((error: NodeJS.ErrnoException) => {
-      if (error.code !== "EINVAL" && error.code !== "EPERM" && error.code !== "EISDIR") throw error;
-    });
+    await handle.sync();
   } finally {
     await handle.close();
   }

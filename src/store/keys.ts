@@ -3,9 +3,10 @@
  * generated once and persisted in a state file so it survives restarts (DESIGN §6).
  */
 import { createHash, hash, randomBytes } from "node:crypto";
-import { mkdir, readFile, stat } from "node:fs/promises";
-import { dirname, join } from "node:path";
-import writeFileAtomic from "write-file-atomic";
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
+import { STATE_FILE_MODE, writeFileDurable } from "./durable-write.js";
+import { checkStateFile, StateDirError, withStateLock } from "./state-dir.js";
 
 export const STATE_FILE = "keys.json";
 
@@ -27,7 +28,9 @@ export const redactKey = (key: string): string => (key.length <= 8 ? "****" : `$
 
 export const stateFilePath = (stateDir: string): string => join(stateDir, STATE_FILE);
 
+/** The generated keys kept in the state directory ({} when none); a file that is not private is refused (StateDirError). */
 export async function readKeyState(stateDir: string): Promise<Record<string, string>> {
+  if (!(await checkStateFile(stateFilePath(stateDir)))) return {};
   try {
     const parsed: unknown = JSON.parse(await readFile(stateFilePath(stateDir), "utf8"));
     if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) return {};
@@ -39,18 +42,19 @@ export async function readKeyState(stateDir: string): Promise<Record<string, str
 }
 
 /**
- * Written to a temporary file and renamed over the old one, so a reader never sees half a file;
- * through a symlink to its target. A new file is private (0600); an existing one keeps its mode.
+ * Changes the kept keys: `update` is given the file's current content, read under the state
+ * directory's lock, and what it returns is written durably (0600) before the lock is released,
+ * so concurrent writers (another server over the same configuration, `keys rotate`) never lose
+ * each other's keys.
  */
-export async function writeKeyState(stateDir: string, keys: Record<string, string>): Promise<void> {
-  const file = stateFilePath(stateDir);
-  await mkdir(dirname(file), { recursive: true });
-  const exists = await stat(file).then(
-    () => true,
-    () => false,
-  );
-  const sorted = Object.fromEntries(Object.entries(keys).sort(([a], [b]) => a.localeCompare(b)));
-  await writeFileAtomic(file, `${JSON.stringify(sorted, null, 2)}\n`, exists ? {} : { mode: 0o600 });
+export async function updateKeyState<T>(stateDir: string, update: (keys: Record<string, string>) => T): Promise<T> {
+  return withStateLock(stateDir, async () => {
+    const keys = await readKeyState(stateDir);
+    const result = update(keys);
+    const sorted = Object.fromEntries(Object.entries(keys).sort(([a], [b]) => a.localeCompare(b)));
+    await writeFileDurable(stateFilePath(stateDir), `${JSON.stringify(sorted, null, 2)}\n`, { mode: STATE_FILE_MODE });
+    return result;
+  });
 }
 
 export interface ResolvedKeys {
@@ -70,27 +74,32 @@ export async function resolveKeys(
   stateDir: string,
   environments: Iterable<{ name: string; apiKey?: string }>,
 ): Promise<ResolvedKeys> {
-  const state = await readKeyState(stateDir);
+  const list = [...environments];
   const keys = new Map<string, string>();
-  const generated: string[] = [];
-  for (const env of environments) {
-    if (env.apiKey !== undefined) {
-      keys.set(env.name, env.apiKey);
-      continue;
+  /** Every environment's key into `keys`, generating (into `state`) the missing ones; returns their environments. */
+  const fill = (state: Record<string, string>): string[] => {
+    const generated: string[] = [];
+    for (const env of list) {
+      let key = env.apiKey ?? state[env.name];
+      if (key === undefined) {
+        key = generateKey(env.name);
+        state[env.name] = key;
+        generated.push(env.name);
+      }
+      keys.set(env.name, key);
     }
-    let key = state[env.name];
-    if (key === undefined) {
-      key = generateKey(env.name);
-      state[env.name] = key;
-      generated.push(env.name);
-    }
-    keys.set(env.name, key);
-  }
+    return generated;
+  };
+  // Most loads generate nothing: read without the lock; generate (and write) under it, after
+  // reading again, so a key another process generated meanwhile is taken, not replaced.
+  const state = { ...(await readKeyState(stateDir)) };
+  const generated = fill(state);
   if (generated.length === 0) return { keys, generated };
   try {
-    await writeKeyState(stateDir, state);
-    return { keys, generated };
+    return { keys, generated: await updateKeyState(stateDir, fill) };
   } catch (error) {
+    if (error instanceof StateDirError) throw error;
+    fill(state);
     return { keys, generated, persistError: error as Error };
   }
 }
@@ -109,10 +118,11 @@ const rotationsPath = (stateDir: string): string => join(stateDir, ROTATIONS_FIL
 
 async function readRotations(stateDir: string): Promise<Record<string, RotationRecord>> {
   try {
+    if (!(await checkStateFile(rotationsPath(stateDir)))) return {};
     const parsed: unknown = JSON.parse(await readFile(rotationsPath(stateDir), "utf8"));
     return typeof parsed === "object" && parsed !== null && !Array.isArray(parsed) ? (parsed as Record<string, RotationRecord>) : {};
   } catch {
-    return {}; // none, or unreadable: the server's --key-grace applies
+    return {}; // unreadable, or not private: the server's --key-grace applies
   }
 }
 
@@ -121,11 +131,11 @@ async function readRotations(stateDir: string): Promise<Record<string, RotationR
  * at once). Written before the new key, so the reload the new key triggers finds it.
  */
 export async function recordRotation(stateDir: string, env: string, oldKey: string, graceSeconds: number): Promise<void> {
-  const rotations = await readRotations(stateDir);
-  rotations[env] = { oldKeyDigest: keyDigest(oldKey), graceSeconds, at: new Date().toISOString() };
-  const file = rotationsPath(stateDir);
-  await mkdir(dirname(file), { recursive: true });
-  await writeFileAtomic(file, `${JSON.stringify(rotations, null, 2)}\n`, { mode: 0o600 });
+  await withStateLock(stateDir, async () => {
+    const rotations = await readRotations(stateDir);
+    rotations[env] = { oldKeyDigest: keyDigest(oldKey), graceSeconds, at: new Date().toISOString() };
+    await writeFileDurable(rotationsPath(stateDir), `${JSON.stringify(rotations, null, 2)}\n`, { mode: STATE_FILE_MODE });
+  });
 }
 
 /** The grace period recorded for replacing `oldKey` of `env`, if `keys rotate` recorded one. */

@@ -7,7 +7,7 @@
 import { readFile } from "node:fs/promises";
 import writeFileAtomic from "write-file-atomic";
 import type { EnvironmentConfig } from "../model/types.js";
-import { generateKey, readKeyState, stateFilePath, writeKeyState } from "./keys.js";
+import { generateKey, stateFilePath, updateKeyState } from "./keys.js";
 import { replaceStringInSource } from "./yaml-edit.js";
 import { yaml } from "../config/yaml-package.js";
 
@@ -41,8 +41,8 @@ export async function rotateKey(config: EnvironmentConfig, stateDir: string): Pr
     const file = await rotateInFile(config, key);
     if (file) return { env: config.name, key, file };
   }
-  const state = await readKeyState(stateDir);
-  state[config.name] = key;
-  await writeKeyState(stateDir, state);
+  await updateKeyState(stateDir, (state) => {
+    state[config.name] = key;
+  });
   return { env: config.name, key, file: stateFilePath(stateDir) };
 }

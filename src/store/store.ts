@@ -83,6 +83,13 @@ export class FlagStore {
     return this.#environments.get(retired.env);
   }
 
+  /** Ends the grace of every replaced key of `env` at once; returns their digests. */
+  revokeRetired(env: string): string[] {
+    const revoked = [...this.#retired].filter(([, r]) => r.env === env && Date.now() < r.until).map(([digest]) => digest);
+    for (const [digest, r] of [...this.#retired]) if (r.env === env) this.#retired.delete(digest);
+    return revoked;
+  }
+
   /** Keeps accepting a replaced key for `graceMs` (0: revoked at once). */
   retireKey(env: string, key: string, graceMs: number): void {
     if (graceMs > 0) this.#retired.set(keyDigest(key), { env, until: Date.now() + graceMs });

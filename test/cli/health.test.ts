@@ -29,6 +29,14 @@ describe("flagserve health", () => {
     expect(server.child.exitCode).toBeNull();
   });
 
+  it("without a URL, probes the server that recorded itself in ./flags' state directory, whatever its port", async () => {
+    const dir = await t.dir({ "flags/dev.yaml": FLAGS });
+    const server = t.track(runCli(["--port", "0", "-q"], { cwd: dir.path }));
+    const [, url] = await server.waitFor(/^ready (\S+)$/m);
+    const result = await run(["health"], { cwd: dir.path });
+    expect(result).toMatchObject({ code: 0, stdout: `ready ${url}/readyz (1 environment)\n`, stderr: "" });
+  });
+
   it("exits 1 right away without --wait when nothing listens, and 1 at the end of --wait", async () => {
     const port = await freePort();
     const once = await runHere(["health", `http://127.0.0.1:${port}`]);

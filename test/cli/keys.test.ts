@@ -1,10 +1,11 @@
-/** `flagserve keys [list]` and `keys rotate ENV`, run in-process (runCli): output and exit codes. */
-import { chmod, lstat, mkdir, readdir, readFile, readlink, stat, symlink } from "node:fs/promises";
+/** `flagserve keys [list]`, `keys rotate ENV`, `keys dir` and `keys revoke ENV`: output and exit codes. */
+import { chmod, lstat, mkdir, readdir, readFile, readlink, stat, symlink, writeFile } from "node:fs/promises";
 import { describe, expect, it } from "vitest";
 import { silentLogger } from "../../src/log/logger.js";
 import { startServer } from "../../src/server/server.js";
 import { TEST_KEY, OFREP_FIXTURE } from "../helpers/fixtures.js";
-import { cleanupAfterEach, runHere } from "./run.js";
+import { startCli } from "../helpers/cli.js";
+import { cleanupAfterEach, run, runHere } from "./run.js";
 
 const t = cleanupAfterEach();
 /** Polls `check` until it holds (at most 10 s). */
@@ -107,14 +108,73 @@ describe("flagserve keys rotate: how the file is written", () => {
     expect((await evaluate(TEST_KEY)).status).toBe(401);
   });
 
-  it("a generated key: the state file keeps its mode; a new state file is private (0600)", async () => {
+  it("a generated key: the state directory is private (0700), the state file too (0600), and rewritten so; one others may write is refused", async () => {
     const dir = await t.dir({ "flags/staging.yaml": NO_KEY });
     expect((await runHere(["keys", "rotate", "staging", "flags", "--state-dir", "state"], { cwd: dir.path })).code).toBe(0);
+    expect((await stat(dir.file("state"))).mode & 0o777).toBe(0o700);
     expect((await stat(dir.file("state/keys.json"))).mode & 0o777).toBe(0o600);
     await chmod(dir.file("state/keys.json"), 0o640);
     const rotated = await runHere(["keys", "rotate", "staging", "flags", "--state-dir", "state"], { cwd: dir.path });
     const [, key] = rotated.stdout.match(/^staging {2}(fs_staging_\S+) {2}\(written to state\/keys\.json\)$/m)!;
     expect(JSON.parse(await readFile(dir.file("state/keys.json"), "utf8"))).toEqual({ staging: key });
-    expect((await stat(dir.file("state/keys.json"))).mode & 0o777).toBe(0o640);
+    expect((await stat(dir.file("state/keys.json"))).mode & 0o777).toBe(0o600);
+
+    await chmod(dir.file("state/keys.json"), 0o666);
+    const refused = await run(["keys", "list", "flags", "--state-dir", "state"], { cwd: dir.path });
+    expect(refused).toMatchObject({ code: 1, stdout: "" });
+    expect(refused.stderr).toMatch(/^flagserve keys list: refusing state file \S*keys\.json: other users may write it \(mode 0666\); fix it with: chmod 600 /);
+  });
+});
+
+describe("flagserve keys: the state directory and revoking replaced keys", () => {
+  it("dir prints the configuration's state directory, the one list and the server use", async () => {
+    const dir = await t.dir({ "flags/staging.yaml": NO_KEY });
+    const env = { XDG_STATE_HOME: dir.file("xdg") };
+    const printed = await run(["keys", "dir", "flags"], { cwd: dir.path, env });
+    expect(printed).toMatchObject({ code: 0, stderr: "" });
+    const state = printed.stdout.trim();
+    expect(state).toMatch(new RegExp(`^${dir.file("xdg/flagserve/flags-")}[0-9a-f]{12}$`));
+    expect((await run(["keys", "dir", dir.file("flags")], { env })).stdout.trim()).toBe(state); // from anywhere
+    const list = await run(["keys", "list", "flags"], { cwd: dir.path, env });
+    const key = list.stdout.match(/^staging {2}(\S+)/m)![1];
+    expect(JSON.parse(await readFile(`${state}/keys.json`, "utf8"))).toEqual({ staging: key });
+    expect(await readdir(dir.path)).toEqual(["flags", "xdg"]); // nothing beside the configuration
+  });
+
+  it("processes generating keys over one state directory at once agree: none loses another's key", async () => {
+    const dir = await t.dir({ "flags/a.yaml": NO_KEY, "flags/b.yaml": NO_KEY, "flags/c.yaml": NO_KEY });
+    const lists = await Promise.all([1, 2, 3].map(() => run(["keys", "list", "flags", "--state-dir", "state"], { cwd: dir.path })));
+    expect(lists.map((l) => l.code)).toEqual([0, 0, 0]);
+    expect(new Set(lists.map((l) => l.stdout)).size).toBe(1);
+    const kept = JSON.parse(await readFile(dir.file("state/keys.json"), "utf8")) as Record<string, string>;
+    expect(lists[0]!.stdout).toBe(`a  ${kept.a}  (state)\nb  ${kept.b}  (state)\nc  ${kept.c}  (state)\n`);
+  });
+
+  it("rotate --revoke-now with no running server in the state directory says none will see it, and exits 1", async () => {
+    const dir = await t.dir({ "flags/test.yaml": OFREP_FIXTURE });
+    const rotated = await run(["keys", "rotate", "test", "flags", "--state-dir", "state", "--revoke-now"], { cwd: dir.path });
+    expect(rotated.code).toBe(1);
+    expect(rotated.stdout).toMatch(/^test {2}fs_test_\S+ {2}\(written to flags\/test\.yaml\)$/m);
+    expect(rotated.stderr).toContain("--revoke-now: no running server recorded itself in state, so none will see the revocation");
+  });
+
+  it("revoke ends the grace of a key edited in the file on the running server; rotate --revoke-now finds the server", async () => {
+    const dir = await t.dir({ "flags/test.yaml": OFREP_FIXTURE });
+    const { cli, url } = await startCli([dir.file("flags"), "--state-dir", dir.file("state")], { env: { FLAGSERVE_ADMIN_TOKEN: "" } });
+    t.track(cli);
+    const evaluate = (k: string) => fetch(`${url}/ofrep/v1/evaluate/flags/bool-flag`, { method: "POST", headers: { "x-api-key": k } }).then((r) => r.status);
+    await writeFile(dir.file("flags/test.yaml"), OFREP_FIXTURE.replace(TEST_KEY, "edited-key-0123456789"));
+    await until(async () => (await evaluate("edited-key-0123456789")) === 200);
+    expect(await evaluate(TEST_KEY)).toBe(200); // the old key's grace (an hour by default)
+    const revoked = await run(["keys", "revoke", "test", "flags", "--state-dir", "state"], { cwd: dir.path, env: { FLAGSERVE_ADMIN_TOKEN: "" } });
+    expect(revoked).toMatchObject({ code: 0, stdout: "test  1 old key(s) revoked\n", stderr: "" });
+    expect(await evaluate(TEST_KEY)).toBe(401);
+
+    const rotated = await run(["keys", "rotate", "test", "flags", "--state-dir", "state", "--revoke-now"], { cwd: dir.path });
+    expect(rotated.code).toBe(0);
+    expect(rotated.stderr).toBe(`the server at ${url} reads state: it stops accepting the old key as soon as it loads the new one\n`);
+    const [, key] = rotated.stdout.match(/^test {2}(fs_test_\S+) /m)!;
+    await until(async () => (await evaluate(key!)) === 200);
+    expect(await evaluate("edited-key-0123456789")).toBe(401);
   });
 });

@@ -3,7 +3,9 @@
  * dashboard line of the banner.
  */
 import { readFile } from "node:fs/promises";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { runCli, startCli, type CliProcess } from "../helpers/cli.js";
 import { tempDir, type TempDir } from "../helpers/files.js";
 import { freePort } from "../helpers/ports.js";
@@ -74,6 +76,32 @@ describe("flagserve override", () => {
     expect(down.code).toBe(1);
     expect(down.stderr).toContain(`cannot reach http://127.0.0.1:${port}: ECONNREFUSED`);
     expect(await banner()).toMatchObject({ value: "blue" });
+  });
+
+  it("sends the token kept in the state directory only to the server that recorded it there, by default to its URL", async () => {
+    // Another local server: it must never see the first one's token.
+    const seen: (string | undefined)[] = [];
+    const other = createServer((req, res) => {
+      seen.push(req.headers.authorization);
+      res.writeHead(200, { "content-type": "application/json" }).end('{"overrides":{}}');
+    });
+    await new Promise<void>((resolve) => other.listen(0, "127.0.0.1", resolve));
+    try {
+      const otherUrl = `http://127.0.0.1:${(other.address() as AddressInfo).port}`;
+      const refused = await override(["list", "--url", otherUrl, "--state-dir", dir.file("state")]);
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toBe(
+        `flagserve override: not sending the admin token kept in ${dir.file("state")} to ${otherUrl}: it belongs to the server at ${url}. Use --url ${url}, or pass the other server's token with --admin-token\n`,
+      );
+      expect(seen).toEqual([]);
+      // A token given explicitly goes where it is told.
+      expect((await override(["list", "--url", otherUrl, "--admin-token", "a-token-for-the-other-one"])).code).toBe(0);
+      expect(seen).toEqual(["Bearer a-token-for-the-other-one"]);
+    } finally {
+      await new Promise((resolve) => other.close(resolve));
+    }
+    // Without --url: the recorded one.
+    expect(await override(["list", "--json", "--state-dir", dir.file("state")])).toMatchObject({ code: 0 });
   });
 
   it("exit 2 for usage errors", async () => {

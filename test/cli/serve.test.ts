@@ -1,6 +1,7 @@
 /** `flagserve serve` output: the start-up lines, --json-logs, --quiet, --https and --public. */
 import { readdir, readFile } from "node:fs/promises";
 import { request } from "node:https";
+import { networkInterfaces } from "node:os";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { runCli, startCli } from "../helpers/cli.js";
@@ -243,5 +244,29 @@ describe("flagserve serve (start-up output)", () => {
       expect(health.status).toBe(200);
     }
     expect((await fetch(`${url}/healthz`)).status).toBe(200);
+  });
+
+  it("--host beyond loopback: a warning with every address it is reachable at; the admin API still needs the token there", async () => {
+    const dir = await t.dir({ "flags/test.yaml": OFREP_FIXTURE });
+    const { cli, url } = await startCli([dir.file("flags"), "--host", "0.0.0.0", "-q", "--state-dir", dir.file("state")]);
+    t.track(cli);
+    const warning = cli.stderr().match(/^warn: --host 0\.0\.0\.0: other machines can reach this server at (.+); evaluations need an environment's key, the dashboard and admin API the admin token$/m);
+    expect(warning).not.toBeNull();
+    const port = new URL(url).port;
+    const addresses = Object.values(networkInterfaces())
+      .flat()
+      .filter((a) => a && a.family === "IPv4" && !a.internal && a.mac !== "00:00:00:00:00:00" && !a.address.startsWith("169.254."))
+      .map((a) => `http://${a!.address}:${port}`);
+    for (const address of addresses) expect(warning![1]).toContain(address);
+    for (const base of [url, ...addresses]) expect((await fetch(`${base}/api/v1/admin/environments`)).status).toBe(401);
+  });
+
+  it("--admin-token (or FLAGSERVE_ADMIN_TOKEN) shorter than 16 characters: refused at start, exit 2", async () => {
+    const dir = await t.dir({ "flags/test.yaml": OFREP_FIXTURE });
+    const given = await run([dir.file("flags"), "--admin-token", "secret", "--state-dir", dir.file("state")]);
+    expect(given.code).toBe(2);
+    expect(given.stderr).toContain("an admin token must be at least 16 characters long (this one has 6)");
+    const fromEnv = await run([dir.file("flags"), "--state-dir", dir.file("state")], { env: { FLAGSERVE_ADMIN_TOKEN: "letmein" } });
+    expect(fromEnv.code).toBe(2);
   });
 });

@@ -2,8 +2,10 @@
  * The CLI with URL sources (a real local HTTP server) and mixed sources: serve (the binary),
  * validate and keys (in-process, runCli).
  */
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { defaultStateDir } from "../../src/store/state-dir.js";
 import { startCli } from "../helpers/cli.js";
 import { ConfigServer } from "../helpers/config-server.js";
 import { flagFile, keyOf, servedFlags } from "../helpers/converge.js";
@@ -78,10 +80,12 @@ describe("flagserve serve with URLs", () => {
     const dir = await t.dir({ "flags/local.yaml": flagFile(keyOf("local"), { a: 1 }) });
     http.set("/config/dev.yaml", NO_KEY);
     const url = http.url("/config/dev.yaml");
-    const { cli, url: base } = await startCli(["flags", url, "--poll-interval", "0.05", "-q"], { cwd: dir.path });
+    const env = { XDG_STATE_HOME: dir.file("xdg") };
+    const { cli, url: base } = await startCli(["flags", url, "--poll-interval", "0.05", "-q"], { cwd: dir.path, env });
     t.track(cli);
-    // Beside the first path (flags/../.flagserve), and the key the server answers to.
-    const key = (JSON.parse(readFileSync(dir.file(".flagserve/keys.json"), "utf8")) as Record<string, string>).dev!;
+    // In the configuration's own state directory (store/state-dir.ts), and the key the server answers to.
+    const state = defaultStateDir(["flags", url], env, dir.path);
+    const key = (JSON.parse(readFileSync(join(state, "keys.json"), "utf8")) as Record<string, string>).dev!;
     expect(key).toMatch(/^fs_dev_/);
     expect(await servedFlags(base, key)).toEqual({ a: 1 });
     expect(await servedFlags(base, keyOf("local"))).toEqual({ a: 1 });
@@ -89,13 +93,15 @@ describe("flagserve serve with URLs", () => {
     await until("the new value served", async () => (await servedFlags(base, key))?.a === 2);
   });
 
-  it("with URLs alone, the state directory is .flagserve in the working directory", async () => {
+  it("with URLs alone, the state directory is per user too, named after the URL's host; nothing is written in the working directory", async () => {
     const http = await configServer();
     const dir = await t.dir();
     http.set("/dev.yaml", NO_KEY);
-    const { cli } = await startCli([http.url("/dev.yaml"), "-q"], { cwd: dir.path });
+    const { cli } = await startCli([http.url("/dev.yaml"), "-q"], { cwd: dir.path, env: { XDG_STATE_HOME: dir.file("xdg") } });
     t.track(cli);
-    expect(existsSync(dir.file(".flagserve/keys.json"))).toBe(true);
+    expect(existsSync(join(defaultStateDir([http.url("/dev.yaml")], { XDG_STATE_HOME: dir.file("xdg") }), "keys.json"))).toBe(true);
+    expect(readdirSync(dir.file("xdg/flagserve"))).toEqual([expect.stringMatching(/^127\.0\.0\.1-[0-9a-f]{12}$/)]);
+    expect(readdirSync(dir.path)).toEqual(["xdg"]);
   });
 
   it("a failing URL at start-up: not serving, exit 1, the problem at the URL", async () => {

@@ -1,39 +1,53 @@
-/** Where generated keys go by default: beside the configuration, or per user for one inside the package. */
-import { mkdir, symlink } from "node:fs/promises";
+/**
+ * Where state lives (one private directory per configuration, per user) and what is refused:
+ * directories and files another user owns or others may write. Writers over one directory
+ * never lose each other's keys.
+ */
+import { chmod, chown, readFile, stat, symlink, writeFile } from "node:fs/promises";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { beforeEach, describe, expect, it } from "vitest";
-import { defaultStateDir, userStateDir } from "../../src/store/state-dir.js";
+import { readAdminToken, resolveAdminToken } from "../../src/admin/token.js";
+import { readKeyState, recordRotation, resolveKeys, stateFilePath } from "../../src/store/keys.js";
+import { writeFileDurable } from "../../src/store/durable-write.js";
+import { checkPrivate, defaultStateDir, openStateDir, StateDirError, userStateDir } from "../../src/store/state-dir.js";
 import { tempDir, type TempDir } from "../helpers/files.js";
+
+/** A user id that is not ours: the tests run as root here, so they can give files away. */
+const OTHER_UID = 65534;
+const isRoot = process.getuid?.() === 0;
 
 let dir: TempDir;
 beforeEach(async () => {
   dir = await tempDir("flagserve-state-dir-");
+  await dir.write("a/dev.yaml", "flags: {}\n");
+  await dir.write("b/dev.yaml", "flags: {}\n");
   await dir.write("pkg/flags.example.yaml", "flags: {}\n");
-  await dir.write("project/flags/dev.yaml", "flags: {}\n");
 });
 
 describe("defaultStateDir", () => {
   const env = () => ({ XDG_STATE_HOME: dir.file("xdg") });
 
-  it("is .flagserve beside a configuration outside the package", () => {
-    expect(defaultStateDir(dir.file("project/flags"), env(), dir.file("pkg"))).toBe(dir.file("project/.flagserve"));
-    expect(defaultStateDir(dir.file("project/flags/dev.yaml"), env(), dir.file("pkg"))).toBe(dir.file("project/flags/.flagserve"));
+  it("is a per-user directory named after the configuration, never beside the served path", () => {
+    const a = defaultStateDir([dir.file("a")], env());
+    expect(a).toMatch(new RegExp(`^${dir.file("xdg/flagserve/a-")}[0-9a-f]{12}$`));
+    expect(defaultStateDir([dir.file("pkg/flags.example.yaml")], env())).toMatch(new RegExp(`^${dir.file("xdg/flagserve/flags.example-")}[0-9a-f]{12}$`));
   });
 
-  it("is a per-configuration directory under $XDG_STATE_HOME/flagserve for a configuration inside the package", () => {
-    const state = defaultStateDir(dir.file("pkg/flags.example.yaml"), env(), dir.file("pkg"));
-    expect(state).toMatch(new RegExp(`^${dir.file("xdg/flagserve/flags.example-")}[0-9a-f]{12}$`));
-    // Stable for the same file, different for another copy of the package.
-    expect(defaultStateDir(dir.file("pkg/flags.example.yaml"), env(), dir.file("pkg"))).toBe(state);
-    expect(defaultStateDir(dir.file("pkg2/flags.example.yaml"), env(), dir.file("pkg2"))).not.toBe(state);
+  it("differs for sibling configurations (a/ and b/ shared $TMPDIR/.flagserve before) and for another list of sources", () => {
+    const a = defaultStateDir([dir.file("a")], env());
+    expect(defaultStateDir([dir.file("b")], env())).not.toBe(a);
+    expect(defaultStateDir([dir.file("a"), dir.file("b")], env())).not.toBe(a);
+    expect(defaultStateDir(["https://config.example/flags.yaml"], env())).toMatch(/\/config\.example-[0-9a-f]{12}$/);
   });
 
-  it("sees through symlinks: a linked package still counts as the package", async () => {
-    await mkdir(dir.file("project/node_modules"), { recursive: true });
-    await symlink(dir.file("pkg"), dir.file("project/node_modules/flagserve"));
-    const viaLink = defaultStateDir(dir.file("project/node_modules/flagserve/flags.example.yaml"), env(), dir.file("pkg"));
-    expect(viaLink).toBe(defaultStateDir(dir.file("pkg/flags.example.yaml"), env(), dir.file("pkg")));
+  it("is the same for the same configuration: relative or absolute, through a symlink, from another working directory", async () => {
+    const a = defaultStateDir([dir.file("a")], env());
+    expect(defaultStateDir(["a"], env(), dir.path)).toBe(a);
+    expect(defaultStateDir(["../a"], env(), dir.file("b"))).toBe(a);
+    await symlink(dir.file("a"), dir.file("link"));
+    expect(defaultStateDir([dir.file("link")], env())).toBe(a);
+    expect(defaultStateDir(dir.file("a"), env())).toBe(a);
   });
 });
 
@@ -44,4 +58,91 @@ describe("userStateDir", () => {
     expect(userStateDir({ XDG_STATE_HOME: "relative" }, "linux")).toBe(join(homedir(), ".local", "state", "flagserve"));
     expect(userStateDir({ LOCALAPPDATA: "C:\\Users\\ann\\AppData\\Local" }, "win32")).toBe(join("C:\\Users\\ann\\AppData\\Local", "flagserve"));
   });
+});
+
+describe("private state", () => {
+  const dirStats = (uid: number, mode: number) => ({ uid, mode, isDirectory: () => true });
+  const fileStats = (uid: number, mode: number) => ({ uid, mode, isDirectory: () => false });
+
+  it("refuses what another user owns or others may write, saying why and how to fix it (as ssh does)", () => {
+    expect(() => checkPrivate("/s", dirStats(1000, 0o40700), 1000)).not.toThrow();
+    expect(() => checkPrivate("/s/keys.json", fileStats(1000, 0o100640), 1000)).not.toThrow();
+    expect(() => checkPrivate("/s", dirStats(1001, 0o40700), 1000)).toThrow(/^refusing state directory \/s: it belongs to another user \(uid 1001, you are 1000\).*pass --state-dir/);
+    expect(() => checkPrivate("/s", dirStats(1000, 0o40777), 1000)).toThrow("refusing state directory /s: other users may write it (mode 0777); fix it with: chmod 700 /s");
+    expect(() => checkPrivate("/s/admin-token", fileStats(1000, 0o100620), 1000)).toThrow(
+      "refusing state file /s/admin-token: other users may write it (mode 0620); fix it with: chmod 600 /s/admin-token",
+    );
+    expect(() => checkPrivate("/s", dirStats(1001, 0o40777), null)).not.toThrow(); // no user ids (Windows)
+  });
+
+  it("creates the directory 0700 and its files 0600", async () => {
+    const state = dir.file("xdg/flagserve/a-0123");
+    await resolveKeys(state, [{ name: "dev" }]);
+    await resolveAdminToken(state, undefined, {});
+    expect((await stat(state)).mode & 0o777).toBe(0o700);
+    expect((await stat(stateFilePath(state))).mode & 0o777).toBe(0o600);
+    expect((await stat(join(state, "admin-token"))).mode & 0o777).toBe(0o600);
+    await writeFileDurable(dir.file("other"), "x");
+    expect((await stat(dir.file("other"))).mode & 0o777).toBe(0o600);
+  });
+
+  it("refuses a group- or world-writable state directory", async () => {
+    const state = await dir.mkdir("shared");
+    await chmod(state, 0o777);
+    await expect(openStateDir(state)).rejects.toThrow(/other users may write it \(mode 0777\)/);
+    await expect(resolveKeys(state, [{ name: "dev" }])).rejects.toBeInstanceOf(StateDirError);
+  });
+
+  it.runIf(isRoot)("never adopts a keys.json or admin-token planted by another user, nor a directory they made", async () => {
+    const state = await dir.mkdir("planted");
+    await chmod(state, 0o700);
+    await writeFile(join(state, "keys.json"), '{"dev":"planted-key-123"}\n', { mode: 0o644 });
+    await writeFile(join(state, "admin-token"), "planted-token-0123456789\n", { mode: 0o644 });
+    await chown(join(state, "keys.json"), OTHER_UID, OTHER_UID);
+    await chown(join(state, "admin-token"), OTHER_UID, OTHER_UID);
+    await expect(readKeyState(state)).rejects.toThrow(/refusing state file .*keys\.json: it belongs to another user/);
+    await expect(resolveKeys(state, [{ name: "dev" }])).rejects.toBeInstanceOf(StateDirError);
+    await expect(readAdminToken(state)).rejects.toThrow(/refusing state file .*admin-token: it belongs to another user/);
+    await expect(resolveAdminToken(state, undefined, {})).rejects.toBeInstanceOf(StateDirError);
+
+    const theirs = await dir.mkdir("theirs");
+    await chown(theirs, OTHER_UID, OTHER_UID);
+    await expect(openStateDir(theirs)).rejects.toThrow(/refusing state directory .*theirs: it belongs to another user/);
+    // A symlink of ours to a file of theirs is theirs.
+    const mine = await dir.mkdir("mine");
+    await symlink(join(state, "keys.json"), join(mine, "keys.json"));
+    await expect(readKeyState(mine)).rejects.toThrow(/belongs to another user/);
+  });
+});
+
+describe("writers over one state directory", () => {
+  it("never lose each other's keys: 20 loads generating keys at once all end up in keys.json", async () => {
+    const state = dir.file("state");
+    const results = await Promise.all(Array.from({ length: 20 }, (_, i) => resolveKeys(state, [{ name: `env${i}` }])));
+    const kept = JSON.parse(await readFile(stateFilePath(state), "utf8")) as Record<string, string>;
+    expect(Object.keys(kept)).toHaveLength(20);
+    results.forEach((r, i) => expect(kept[`env${i}`]).toBe(r.keys.get(`env${i}`)));
+  });
+
+  it("that generate the same environment's key at once agree on one key", async () => {
+    const state = dir.file("state");
+    const results = await Promise.all(Array.from({ length: 10 }, () => resolveKeys(state, [{ name: "dev" }])));
+    const keys = new Set(results.map((r) => r.keys.get("dev")));
+    expect(keys.size).toBe(1);
+    expect((await readKeyState(state)).dev).toBe([...keys][0]);
+  });
+
+  it("keep every rotation record and one admin token", async () => {
+    const state = dir.file("state");
+    await Promise.all(Array.from({ length: 10 }, (_, i) => recordRotation(state, `env${i}`, `old-key-${i}`, 0)));
+    expect(Object.keys(JSON.parse(await readFile(join(state, "rotations.json"), "utf8")))).toHaveLength(10);
+    const tokens = await Promise.all(Array.from({ length: 10 }, () => resolveAdminToken(state, undefined, {})));
+    expect(new Set(tokens.map((t) => t.token)).size).toBe(1);
+    expect(await readAdminToken(state)).toBe(tokens[0]!.token);
+  });
+});
+
+it("a state directory that does not exist yet is made with its parents", async () => {
+  expect(await openStateDir(dir.file("new/deeper"))).toBe(dir.file("new/deeper"));
+  expect((await stat(dir.file("new/deeper"))).mode & 0o777).toBe(0o700);
 });

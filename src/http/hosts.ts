@@ -1,0 +1,28 @@
+/**
+ * Which Host names a request may carry to see what this server serves in detail (the admin API
+ * and page, and the details of /readyz and /metrics): loopback, the listen address and the
+ * configured names. Another name is what a DNS-rebinding page sends.
+ */
+import { networkInterfaces } from "node:os";
+
+const WILDCARD_HOSTS = new Set(["0.0.0.0", "::", "[::]", ""]);
+
+/** The host name of a Host header (or URL host): lower case, no port, IPv6 without brackets. */
+export function hostName(host: string): string {
+  const value = host.trim().toLowerCase();
+  if (value.startsWith("[")) return value.slice(1, value.indexOf("]") > 0 ? value.indexOf("]") : undefined);
+  const colon = value.lastIndexOf(":");
+  return colon > 0 && value.indexOf(":") === colon ? value.slice(0, colon) : value;
+}
+
+/**
+ * Loopback names, the listen address (for a wildcard such as 0.0.0.0 with --public: the
+ * machine's interface addresses, as of start-up) and the configured public hosts.
+ */
+export function allowedHosts(listenHost: string, extra: readonly string[] = []): (name: string) => boolean {
+  const names = new Set(["localhost", "127.0.0.1", "::1"]);
+  if (!WILDCARD_HOSTS.has(listenHost)) names.add(hostName(listenHost));
+  else for (const list of Object.values(networkInterfaces())) for (const a of list ?? []) names.add(a.address.toLowerCase());
+  for (const host of extra) names.add(hostName(host));
+  return (name) => names.has(name) || name.endsWith(".localhost") || /^127(\.\d{1,3}){3}$/.test(name);
+}
