@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { beforeEach, describe, expect, it } from "vitest";
 import { readAdminToken, resolveAdminToken } from "../../src/admin/token.js";
 import { readKeyState, recordRotation, resolveKeys, stateFilePath } from "../../src/store/keys.js";
-import { writeFileDurable } from "../../src/store/durable-write.js";
+import { STATE_FILE_MODE, writeFileDurable } from "../../src/store/durable-write.js";
 import { checkPrivate, defaultStateDir, openStateDir, StateDirError, userStateDir } from "../../src/store/state-dir.js";
 import { tempDir, type TempDir } from "../helpers/files.js";
 
@@ -82,8 +82,12 @@ describe("private state", () => {
     expect((await stat(state)).mode & 0o777).toBe(0o700);
     expect((await stat(stateFilePath(state))).mode & 0o777).toBe(0o600);
     expect((await stat(join(state, "admin-token"))).mode & 0o777).toBe(0o600);
-    await writeFileDurable(dir.file("other"), "x");
+    await writeFileDurable(dir.file("other"), "x", { mode: STATE_FILE_MODE });
     expect((await stat(dir.file("other"))).mode & 0o777).toBe(0o600);
+    // A file of the user's (overrides, a flag file saved from the page) keeps its own mode.
+    await chmod(dir.file("other"), 0o644);
+    await writeFileDurable(dir.file("other"), "y");
+    expect((await stat(dir.file("other"))).mode & 0o777).toBe(0o644);
   });
 
   it("refuses a group- or world-writable state directory", async () => {
