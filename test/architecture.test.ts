@@ -27,7 +27,7 @@ const LAYERS: readonly (readonly string[])[] = [
   ["changes"], // a reload: load -> snapshots -> store -> one list of changes
   ["events", "notify", "fixture"], // subscribers to changes; test fixtures (sessions, faults, enrichment)
   ["http"],
-  ["admin"],
+  ["admin", "flagd"], // the admin API; flagd's gRPC services (--flagd-port)
   ["server"], // the composition root
   ["cli"],
   ["."],

@@ -1,0 +1,53 @@
+/**
+ * The open flagd streams (EventStream and SyncFlags), by environment: what a reload tells about
+ * its changes, what a `drop` fault rule closes, and what /metrics counts. The server's parts
+ * hold one whether or not `--flagd-port` is set (it is empty then).
+ */
+import { status } from "@grpc/grpc-js";
+import type { EnvironmentChange } from "../changes/reload.js";
+
+export type FlagdStreamRoute = "flagd-events" | "flagd-sync";
+
+export interface FlagdStream {
+  readonly route: FlagdStreamRoute;
+  /** The environment it reads; undefined for an EventStream not yet bound to one (see services.ts). */
+  readonly env: string | undefined;
+  /** One reload's change of its environment (removal included: `after` undefined). */
+  changed(change: EnvironmentChange): void;
+  /** Ends the call with a status. */
+  end(code: status, details: string): void;
+}
+
+export class FlagdStreams {
+  #open = new Set<FlagdStream>();
+
+  add(stream: FlagdStream): () => void {
+    this.#open.add(stream);
+    return () => void this.#open.delete(stream);
+  }
+
+  get size(): number {
+    return this.#open.size;
+  }
+
+  /** Tells every stream of a changed environment (after the HTTP streams were told). */
+  changed(changes: readonly EnvironmentChange[]): void {
+    for (const change of changes) for (const stream of [...this.#open]) if (stream.env === change.env) stream.changed(change);
+  }
+
+  /** A `drop` fault rule: ends the route's streams (of one environment, or all) that `pick` chooses; returns how many. */
+  drop(route: FlagdStreamRoute, env: string | undefined, pick: () => boolean): number {
+    let dropped = 0;
+    for (const stream of [...this.#open]) {
+      if (stream.route !== route || (env !== undefined && stream.env !== env) || !pick()) continue;
+      stream.end(status.UNAVAILABLE, `injected fault: ${route} dropped`);
+      dropped++;
+    }
+    return dropped;
+  }
+
+  /** Shutdown: every stream ends, as flagd's do when it stops. */
+  close(): void {
+    for (const stream of [...this.#open]) stream.end(status.UNAVAILABLE, "the server is shutting down");
+  }
+}
