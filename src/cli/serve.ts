@@ -37,13 +37,15 @@ interface ServeFlags {
   adminToken?: string;
   adminHost?: string[];
   overrides?: string;
+  flagdPort?: number;
+  flagdSelectorByName?: string[];
 }
 
 export function serveCommand(): Command {
   const serve = new Command("serve")
     .description("serve flag files and URLs over OFREP, reloading on every change (the default command)")
     .argument("[sources...]", SOURCES_ARGUMENT_HELP);
-  for (const addOptions of [listenOptions, sourceOptions, streamOptions, loadOptions, fixtureOptions, networkOptions, adminOptions, outputOptions]) {
+  for (const addOptions of [listenOptions, sourceOptions, streamOptions, loadOptions, fixtureOptions, networkOptions, adminOptions, flagdOptions, outputOptions]) {
     addOptions(serve);
   }
   return serve.addHelpText("after", SERVE_HELP).action(async (args: string[], flags: ServeFlags, command: Command) => {
@@ -146,6 +148,17 @@ function adminOptions(command: Command): Command {
       ),
     )
     .option("--overrides <file>", "keep overrides in this YAML file across restarts (default: in memory only)");
+}
+
+/** flagd's gRPC protocols, for flagd's providers (docs/flagd.md). */
+function flagdOptions(command: Command): Command {
+  return command
+    .addOption(new Option("--flagd-port <port>", "also serve flagd's gRPC evaluation and sync services on this port (e.g. 8013; 0 = any free port)").argParser(parsePort))
+    .addOption(
+      new Option("--flagd-selector-by-name <env>", "let a flagd selector name this environment instead of giving its key (repeatable; anyone who can connect reads it)").argParser(
+        (value: string, previous: string[] = []) => [...previous, ...value.split(",").map((v) => v.trim()).filter(Boolean)],
+      ),
+    );
 }
 
 /** What is printed. */
@@ -269,7 +282,7 @@ async function runServe(args: string[], flags: ServeFlags): Promise<void> {
   stopWhenAsked(() => void stop(), logger);
   noteInvalid(logger, server.store.problems, new Set(server.store.environments.keys()));
   const url = localUrl(server.url);
-  if (!flags.quiet) await printBanner({ specs, bundled, url, serverUrl: server.url, keys: server.keys(), adminToken: server.adminToken }, flags, logger);
+  if (!flags.quiet) await printBanner({ specs, bundled, url, serverUrl: server.url, keys: server.keys(), adminToken: server.adminToken, flagdPort: server.flagdPort }, flags, logger);
   printer(format)(`ready ${url}`, "ready", { url });
 }
 
@@ -311,11 +324,17 @@ async function start(specs: string[], flags: ServeFlags, logger: Logger): Promis
       contextValues: flags.contextValue,
       contextFromHeaders: flags.contextFromHeader,
       faults: flags.fault,
+      flagdPort: flags.flagdPort,
+      flagdSelectorByName: flags.flagdSelectorByName,
     });
   } catch (error) {
     // The listener's and the admin API's errors. startServer has loaded both modules before it can
     // raise them; for an error raised earlier this loads them, a few milliseconds on the way out.
-    const [{ PortInUseError }, { OverridesFileError }] = await Promise.all([import("../http/listen.js"), import("../admin/overrides.js")]);
+    const [{ PortInUseError }, { OverridesFileError }, { FlagdPortError }] = await Promise.all([
+      import("../http/listen.js"),
+      import("../admin/overrides.js"),
+      import("../flagd/server.js"),
+    ]);
     if (error instanceof InvalidConfigError) {
       for (const problem of error.problems) logger.error(formatProblem(problem), { ...problem });
       const where = listText(specs);
@@ -325,7 +344,7 @@ async function start(specs: string[], flags: ServeFlags, logger: Logger): Promis
       });
     } else if (error instanceof PortInUseError) {
       logger.error(error.message, { host: error.host, port: error.port });
-    } else if (error instanceof OverridesFileError) {
+    } else if (error instanceof OverridesFileError || error instanceof FlagdPortError) {
       logger.error(error.message);
     } else throw error;
     process.exitCode = 1;
@@ -342,16 +361,18 @@ interface Banner {
   keys: Record<string, string>;
   /** Undefined with the admin API off. */
   adminToken?: string;
+  flagdPort?: number;
 }
 
 /** What is served, where, with which keys, and a request to try. */
-async function printBanner({ specs, bundled, url, serverUrl, keys, adminToken }: Banner, flags: ServeFlags, logger: Logger): Promise<void> {
+async function printBanner({ specs, bundled, url, serverUrl, keys, adminToken, flagdPort }: Banner, flags: ServeFlags, logger: Logger): Promise<void> {
   const format: LogFormat = flags.jsonLogs ? "json" : "text";
   const print = printer(format);
   const path = listText(specs);
   const where = bundled ? `${path} (the bundled example; pass a PATH or create ./flags to serve your own)` : path;
   print(`flagserve ${VERSION} serving ${where}`, "serving", { version: VERSION, path, ...(specs.length > 1 && { sources: specs }), bundled, watch: flags.watch });
   print(`  ${url}`, "listening", { url });
+  if (flagdPort !== undefined) print(`  flagd gRPC port ${flagdPort} (selector: an environment's key)`, "flagd", { port: flagdPort });
   if (flags.public) {
     const network = networkUrls(serverUrl);
     for (const n of network) print(`  ${n}  (network)`, "network", { url: n });
