@@ -45,6 +45,8 @@ export interface FlagdServiceOptions {
 
 export const DEFAULT_KEEP_ALIVE_SECONDS = 20;
 const DEFAULT_MAX_BUFFERED_BYTES = 4 * 1024 * 1024;
+/** Connections whose last selection is remembered for their next EventStream (see bindConnection). */
+const MAX_REMEMBERED_CONNECTIONS = 1024;
 
 /** An HTTP status of a fault rule as the gRPC status a flagd provider reads (Google's API mapping). */
 const STATUS_OF: Record<number, status> = {
@@ -173,12 +175,18 @@ export function createFlagdServices(options: FlagdServiceOptions) {
    * EventStreams opened without a selector, by client connection (its peer address): the JS
    * provider sends its selector with every Resolve call but not with the EventStream. Such a
    * stream says provider_ready and keep_alive, which tell nothing about any environment, and is
-   * bound to an environment by the first Resolve call on the same connection that selects one:
-   * only a client that sent a key there hears about that environment's flags.
+   * bound to an environment by a Resolve call on the same connection that selected one (the last
+   * one before it opened, else the next one): only a client that sent a key there hears about that
+   * environment's flags.
    */
   const unbound = new Map<string, Set<(selection: Selection) => void>>();
+  /** The last selection of each connection's Resolve calls (the most recent connections only). */
+  const lastSelection = new Map<string, Selection>();
 
   function bindConnection(peer: string, selection: Selection): void {
+    lastSelection.delete(peer);
+    lastSelection.set(peer, selection);
+    if (lastSelection.size > MAX_REMEMBERED_CONNECTIONS) lastSelection.delete(lastSelection.keys().next().value!);
     const waiting = unbound.get(peer);
     if (!waiting) return;
     unbound.delete(peer);
@@ -245,8 +253,13 @@ export function createFlagdServices(options: FlagdServiceOptions) {
           });
           if (!selection) {
             const peer = call.getPeer();
-            if (!unbound.has(peer)) unbound.set(peer, new Set());
-            unbound.get(peer)!.add(bind);
+            const known = lastSelection.get(peer);
+            // Still selecting that environment: bound at once (a reconnect on a connection that resolved before).
+            if (known && selector.current(known.selector)?.name === known.snapshot.name) bind({ ...known, snapshot: selector.current(known.selector)! });
+            else {
+              if (!unbound.has(peer)) unbound.set(peer, new Set());
+              unbound.get(peer)!.add(bind);
+            }
           }
           call.on("cancelled", () => end(status.CANCELLED, "cancelled"));
           call.on("close", () => end(status.CANCELLED, "closed"));
