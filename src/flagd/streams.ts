@@ -3,8 +3,14 @@
  * its changes, what a `drop` fault rule closes, and what /metrics counts. The server's parts
  * hold one whether or not `--flagd-port` is set (it is empty then).
  */
-import { status } from "@grpc/grpc-js";
+import type { status } from "@grpc/grpc-js";
 import type { EnvironmentChange } from "../changes/reload.js";
+
+/**
+ * gRPC's UNAVAILABLE, written out: every server loads this module, and only one with
+ * `--flagd-port` loads gRPC.
+ */
+const UNAVAILABLE = 14 as status;
 
 export type FlagdStreamRoute = "flagd-events" | "flagd-sync";
 
@@ -40,7 +46,7 @@ export class FlagdStreams {
     let dropped = 0;
     for (const stream of [...this.#open]) {
       if (stream.route !== route || (env !== undefined && stream.env !== env) || !pick()) continue;
-      stream.end(status.UNAVAILABLE, `injected fault: ${route} dropped`);
+      stream.end(UNAVAILABLE, `injected fault: ${route} dropped`);
       dropped++;
     }
     return dropped;
@@ -48,6 +54,6 @@ export class FlagdStreams {
 
   /** Shutdown: every stream ends, as flagd's do when it stops. */
   close(): void {
-    for (const stream of [...this.#open]) stream.end(status.UNAVAILABLE, "the server is shutting down");
+    for (const stream of [...this.#open]) stream.end(UNAVAILABLE, "the server is shutting down");
   }
 }

@@ -10,7 +10,6 @@ import type { Enricher } from "../fixture/enrich.js";
 import type { FaultRule } from "../fixture/fault-rules.js";
 import { FaultInjector } from "../fixture/faults.js";
 import { SessionStore } from "../fixture/sessions.js";
-import { listenFlagd } from "../flagd/server.js";
 import { createApp } from "../http/app.js";
 import { DEFAULT_MAX_BODY_BYTES } from "../http/body.js";
 import { listenApp } from "../http/listen.js";
@@ -85,12 +84,16 @@ export async function listen({ store, hub, metrics, faults, sessions, admin }: P
   return { ...listening, answers };
 }
 
-/** The flagd port (`--flagd-port`) over the same parts and evaluation answers as the HTTP app. */
+/**
+ * The flagd port (`--flagd-port`) over the same parts and evaluation answers as the HTTP app.
+ * gRPC is loaded here, only when the port is asked for.
+ */
 export async function listenFlagdPort(
   { store, metrics, faults, flagdStreams }: Parts,
   options: ServerOptions & { flagdPort: number },
   answers: OfrepAnswers,
 ) {
+  const { listenFlagd } = await import("../flagd/server.js");
   return listenFlagd({
     port: options.flagdPort,
     host: options.host,
