@@ -218,13 +218,16 @@ export function createFlagdServices(options: FlagdServiceOptions) {
           let env = selection?.snapshot.name;
           let current = selection?.snapshot;
           let selected = selection?.selector;
+          const peer = call.getPeer();
+          logger.info(`flagd stream opened: ${method} ${env ?? "(bound by the connection's first Resolve call)"} from ${peer}`);
           const end = (code: status, details: string) => {
             if (ended) return;
             ended = true;
             remove();
             keepAlives.delete(call as ServerWritableStream<unknown, unknown>);
-            const waiting = unbound.get(call.getPeer());
-            if (waiting?.delete(bind) && waiting.size === 0) unbound.delete(call.getPeer());
+            const waiting = unbound.get(peer);
+            if (waiting?.delete(bind) && waiting.size === 0) unbound.delete(peer);
+            logger.info(`flagd stream closed: ${method} ${env ?? "(unbound)"} from ${peer} (${details})`);
             if (code === status.OK) call.end();
             else call.emit("error", { code, details });
           };
@@ -252,10 +255,10 @@ export function createFlagdServices(options: FlagdServiceOptions) {
             },
           });
           if (!selection) {
-            const peer = call.getPeer();
-            const known = lastSelection.get(peer);
-            // Still selecting that environment: bound at once (a reconnect on a connection that resolved before).
-            if (known && selector.current(known.selector)?.name === known.snapshot.name) bind({ ...known, snapshot: selector.current(known.selector)! });
+            // A connection that resolved before (a reconnect): bound at once, if its selector still selects.
+            const known = lastSelection.get(peer)?.selector;
+            const snapshot = known === undefined ? undefined : selector.current(known);
+            if (known !== undefined && snapshot) bind({ selector: known, snapshot });
             else {
               if (!unbound.has(peer)) unbound.set(peer, new Set());
               unbound.get(peer)!.add(bind);
