@@ -5,13 +5,14 @@
  * engine resolves them (nested segments included, which flagd's own `$evaluators` cannot do). So
  * a provider evaluating it in-process answers as the server does.
  *
- * Flags that answer PARSE_ERROR on the server (a problem in their files and no good version) are
- * left out: in-process they are not found.
+ * A flag that answers PARSE_ERROR on the server (a problem in its files and no good version) is
+ * sent as a flag whose targeting no evaluator knows, which flagd's evaluators answer with
+ * PARSE_ERROR too.
  */
 import { answeredFlag } from "../changes/diff.js";
 import { isOperator, logicEngine } from "../engine/logic.js";
 import { resolveRule, type Resolver } from "../engine/resolve.js";
-import { canonicalJson } from "../model/json.js";
+import { canonicalJson, setOwn } from "../model/json.js";
 import type { FlagDefinition, JsonObject } from "../model/types.js";
 import type { EnvironmentSnapshot } from "../store/snapshot.js";
 
@@ -29,6 +30,15 @@ function flagdFlag(definition: FlagDefinition, resolve: (rule: JsonObject) => un
   return { state, variants, defaultVariant, ...(hasTargeting && { targeting: resolve(targeting) }), metadata };
 }
 
+/** A flag with a problem in its files, as a flag every evaluator answers PARSE_ERROR for (an operator none has, naming the problem). */
+const unusableFlag = (problem: string, metadata: EnvironmentSnapshot["config"]["metadata"]) => ({
+  state: "ENABLED",
+  variants: { invalid: true },
+  defaultVariant: null,
+  targeting: { "flagserve:invalid": [problem] },
+  metadata,
+});
+
 function build(snapshot: EnvironmentSnapshot): FlagSet {
   const { config } = snapshot;
   const resolver: Resolver = { segments: config.segments, isOperator: (name) => isOperator(logicEngine, name), errors: [], done: new Map() };
@@ -37,7 +47,13 @@ function build(snapshot: EnvironmentSnapshot): FlagSet {
   const canonical = new Map<string, string>();
   for (const key of Object.keys(config.flags).sort()) {
     const flag = flagdFlag(config.flags[key]!, resolve, config.metadata);
-    Object.defineProperty(flags, key, { value: flag, enumerable: true, writable: true, configurable: true });
+    setOwn(flags, key, flag);
+    canonical.set(key, canonicalJson(flag));
+  }
+  for (const [key, problem] of Object.entries(config.invalidFlags ?? {})) {
+    if (Object.hasOwn(config.flags, key)) continue; // served as its last good version
+    const flag = unusableFlag(problem, config.metadata);
+    setOwn(flags, key, flag);
     canonical.set(key, canonicalJson(flag));
   }
   return { json: JSON.stringify({ flags, metadata: config.metadata }), flags: canonical };

@@ -1,5 +1,5 @@
 /**
- * flagd's two gRPC services over flagserve's one evaluation path and one change stream:
+ * flagd's two gRPC services over flagserve's one evaluation path and its store's snapshots:
  *
  * - evaluation (`flagd.evaluation.v1/v2.Service`, RPC mode): each Resolve call is the OFREP
  *   single-flag evaluation (OfrepAnswers.evaluateFlag: the same snapshot, overrides, context
@@ -243,14 +243,14 @@ export function createFlagdServices(options: FlagdServiceOptions) {
               return env;
             },
             end,
-            changed(change) {
-              if (ended || selected === undefined) return;
+            replaced(after) {
+              if (ended || selected === undefined || after === current) return;
               // The selector must still select this environment (a rotated key's grace may be over).
-              if (!change.after || selector.current(selected)?.name !== change.env) {
+              if (!after || selector.current(selected)?.name !== env) {
                 return end(status.UNAUTHENTICATED, "the selector no longer selects this environment (its key was replaced, or it was removed)");
               }
               const before = current;
-              onChange(before, (current = change.after));
+              onChange(before, (current = after));
               if (call.writableLength > maxBuffered) end(status.RESOURCE_EXHAUSTED, "the client is not reading its stream");
             },
           });

@@ -1,10 +1,11 @@
 /**
- * The open flagd streams (EventStream and SyncFlags), by environment: what a reload tells about
- * its changes, what a `drop` fault rule closes, and what /metrics counts. The server's parts
- * hold one whether or not `--flagd-port` is set (it is empty then).
+ * The open flagd streams (EventStream and SyncFlags), by environment: what the store tells when
+ * it is replaced (a reload, an override, a flag newly broken: every change a client could see),
+ * what a `drop` fault rule closes, and what /metrics counts. The server's parts hold one whether
+ * or not `--flagd-port` is set (it is empty then).
  */
 import type { status } from "@grpc/grpc-js";
-import type { EnvironmentChange } from "../changes/reload.js";
+import type { EnvironmentSnapshot } from "../store/snapshot.js";
 
 /**
  * gRPC's UNAVAILABLE, written out: every server loads this module, and only one with
@@ -18,8 +19,8 @@ export interface FlagdStream {
   readonly route: FlagdStreamRoute;
   /** The environment it reads; undefined for an EventStream not yet bound to one (see services.ts). */
   readonly env: string | undefined;
-  /** One reload's change of its environment (removal included: `after` undefined). */
-  changed(change: EnvironmentChange): void;
+  /** Its environment's snapshot after a replace of the store (undefined: removed); maybe the same as before. */
+  replaced(snapshot: EnvironmentSnapshot | undefined): void;
   /** Ends the call with a status. */
   end(code: status, details: string): void;
 }
@@ -36,9 +37,9 @@ export class FlagdStreams {
     return this.#open.size;
   }
 
-  /** Tells every stream of a changed environment (after the HTTP streams were told). */
-  changed(changes: readonly EnvironmentChange[]): void {
-    for (const change of changes) for (const stream of [...this.#open]) if (stream.env === change.env) stream.changed(change);
+  /** Tells every stream bound to an environment what the store now serves for it. */
+  replaced(environments: ReadonlyMap<string, EnvironmentSnapshot>): void {
+    for (const stream of [...this.#open]) if (stream.env !== undefined) stream.replaced(environments.get(stream.env));
   }
 
   /** A `drop` fault rule: ends the route's streams (of one environment, or all) that `pick` chooses; returns how many. */

@@ -38,6 +38,7 @@ export async function createParts(options: ServerOptions, stateDir: string, init
   const metrics = new Metrics();
   const hub = new EventHub({ eventSet: options.eventSet, heartbeatSeconds: options.heartbeatSeconds });
   const flagdStreams = new FlagdStreams();
+  store.onReplace(() => flagdStreams.replaced(store.environments));
   const faults = new FaultInjector({
     dropStreams: (route, env, pick) =>
       route === "flagd-events" || route === "flagd-sync" ? flagdStreams.drop(route, env, pick) : hub.dropStreams(route === "ofrep-events" ? "ofrep" : "events", env, pick),

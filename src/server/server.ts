@@ -269,9 +269,8 @@ async function readInitial(
 }
 
 /** Where applied changes go: the store and the streams (applyLoad), then the notifier, the admin feed and the caller. */
-function changesContext(options: ServerOptions, stateDir: string, { store, hub, notifier, admin, flagdStreams }: Parts): ReloadContext {
+function changesContext(options: ServerOptions, stateDir: string, { store, hub, notifier, admin }: Parts): ReloadContext {
   const onChanges = (changes: EnvironmentChange[]) => {
-    flagdStreams.changed(changes);
     notifier.onChanges(changes);
     admin.onChanges(changes);
     options.onChanges?.(changes);

@@ -312,6 +312,21 @@ describe("in-process mode (flagd.sync.v1)", () => {
     await dir.write("flags/test.yaml", FLAGS);
   });
 
+  it("a flag broken by an edit answers PARSE_ERROR in both modes, as on OFREP; the other flags keep answering", async () => {
+    const inProcess = OpenFeature.getClient("in-process");
+    const rpc = OpenFeature.getClient("rpc");
+    const added = nextChange(inProcess, "broken-flag");
+    await dir.write("flags/test.yaml", `${FLAGS}  broken-flag: { variants: { "on": true }, defaultVariant: "on", targeting: { invalid: [1] } }\n`);
+    await added;
+    expect(await ofrep("broken-flag", {})).toMatchObject({ errorCode: "PARSE_ERROR" });
+    expect(await inProcess.getBooleanDetails("broken-flag", false, {})).toMatchObject({ value: false, reason: "ERROR", errorCode: "PARSE_ERROR" });
+    expect(await rpc.getBooleanDetails("broken-flag", false, {})).toMatchObject({ value: false, reason: "ERROR", errorCode: "PARSE_ERROR" });
+    expect(await inProcess.getBooleanDetails("bool-flag", false, {})).toMatchObject({ value: true });
+    const removed = nextChange(inProcess, "broken-flag");
+    await dir.write("flags/test.yaml", FLAGS);
+    await removed;
+  });
+
   it("a drop rule on flagd-sync ends the stream; the provider reconnects and is ready again", async () => {
     const client = OpenFeature.getClient("in-process");
     const stale = nextEvent(client, ProviderEvents.Stale);
