@@ -180,13 +180,13 @@ export function createFlagdServices(options: FlagdServiceOptions) {
    * environment's flags.
    */
   const unbound = new Map<string, Set<(selection: Selection) => void>>();
-  /** The last selection of each connection's Resolve calls (the most recent connections only). */
-  const lastSelection = new Map<string, Selection>();
+  /** The selector of each connection's last Resolve call (the most recent connections only; no snapshot kept). */
+  const lastSelector = new Map<string, string>();
 
   function bindConnection(peer: string, selection: Selection): void {
-    lastSelection.delete(peer);
-    lastSelection.set(peer, selection);
-    if (lastSelection.size > MAX_REMEMBERED_CONNECTIONS) lastSelection.delete(lastSelection.keys().next().value!);
+    lastSelector.delete(peer);
+    lastSelector.set(peer, selection.selector);
+    if (lastSelector.size > MAX_REMEMBERED_CONNECTIONS) lastSelector.delete(lastSelector.keys().next().value!);
     const waiting = unbound.get(peer);
     if (!waiting) return;
     unbound.delete(peer);
@@ -256,7 +256,7 @@ export function createFlagdServices(options: FlagdServiceOptions) {
           });
           if (!selection) {
             // A connection that resolved before (a reconnect): bound at once, if its selector still selects.
-            const known = lastSelection.get(peer)?.selector;
+            const known = lastSelector.get(peer);
             const snapshot = known === undefined ? undefined : selector.current(known);
             if (known !== undefined && snapshot) bind({ selector: known, snapshot });
             else {
