@@ -312,6 +312,12 @@ describe("in-process mode (flagd.sync.v1)", () => {
     await dir.write("flags/test.yaml", FLAGS);
   });
 
+  it("does not start with a selector that selects nothing, saying what to send", async () => {
+    const refused = provider({ resolverType: "in-process", selector: "not-a-key", fatalStatusCodes: ["UNAUTHENTICATED"] });
+    await expect(OpenFeature.setProviderAndWait("in-process-refused", refused)).rejects.toThrow(/selector matches no environment.*API key/);
+    await refused.onClose();
+  });
+
   it("a flag broken by an edit answers PARSE_ERROR in both modes, as on OFREP; the other flags keep answering", async () => {
     const inProcess = OpenFeature.getClient("in-process");
     const rpc = OpenFeature.getClient("rpc");
