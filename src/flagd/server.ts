@@ -29,6 +29,7 @@ export interface FlagdServerOptions {
   /** The largest message accepted (a request's context): larger ones get RESOURCE_EXHAUSTED. */
   maxMessageBytes: number;
   keepAliveSeconds?: number;
+  maxStreamsPerIp?: number;
 }
 
 export interface FlagdListener {
@@ -55,6 +56,7 @@ export async function listenFlagd(options: FlagdServerOptions): Promise<FlagdLis
     metrics: options.metrics,
     staticContext: options.staticContext,
     keepAliveSeconds: options.keepAliveSeconds,
+    maxStreamsPerIp: options.maxStreamsPerIp,
   });
   const server = new Server({ "grpc.max_receive_message_length": options.maxMessageBytes });
   for (const version of EVALUATION_VERSIONS) server.addService(evaluation[version], services.evaluation);

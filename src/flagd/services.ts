@@ -41,6 +41,8 @@ export interface FlagdServiceOptions {
   keepAliveSeconds?: number;
   /** A stream whose unsent messages exceed this many bytes is ended (a client that stopped reading). */
   maxBufferedBytes?: number;
+  /** Most flagd streams one client address may hold open (`--max-streams-per-ip`). */
+  maxStreamsPerIp?: number;
 }
 
 export const DEFAULT_KEEP_ALIVE_SECONDS = 20;
@@ -205,8 +207,11 @@ export function createFlagdServices(options: FlagdServiceOptions) {
     start: (call: ServerWritableStream<Req, unknown>, snapshot: EnvironmentSnapshot | undefined) => (before: EnvironmentSnapshot | undefined, after: EnvironmentSnapshot) => void,
   ) {
     return (call: ServerWritableStream<Req, unknown>) => {
+      const ip = call.getPeer().replace(/:\d+$/, "").replace(/^\[(.*)\]$/, "$1");
       void (async () => {
         const selection = selectionOf(call);
+        const max = options.maxStreamsPerIp;
+        if (max !== undefined && streams.from(ip) >= max) throw new CallError(status.RESOURCE_EXHAUSTED, `too many open streams from ${ip} (at most ${max})`);
         await applyFaults(route, selection?.snapshot.name ?? "");
         return selection;
       })().then(
@@ -239,6 +244,7 @@ export function createFlagdServices(options: FlagdServiceOptions) {
           const onChange = start(call, current);
           remove = streams.add({
             route,
+            ip,
             get env() {
               return env;
             },

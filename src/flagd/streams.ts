@@ -17,6 +17,8 @@ export type FlagdStreamRoute = "flagd-events" | "flagd-sync";
 
 export interface FlagdStream {
   readonly route: FlagdStreamRoute;
+  /** The client's address (without its port). */
+  readonly ip: string;
   /** The environment it reads; undefined for an EventStream not yet bound to one (see services.ts). */
   readonly env: string | undefined;
   /** Its environment's snapshot after a replace of the store (undefined: removed); maybe the same as before. */
@@ -31,6 +33,13 @@ export class FlagdStreams {
   add(stream: FlagdStream): () => void {
     this.#open.add(stream);
     return () => void this.#open.delete(stream);
+  }
+
+  /** Open streams from one client address (`--max-streams-per-ip` counts them with the HTTP streams' rule). */
+  from(ip: string): number {
+    let n = 0;
+    for (const stream of this.#open) if (stream.ip === ip) n++;
+    return n;
   }
 
   get size(): number {

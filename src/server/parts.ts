@@ -107,5 +107,6 @@ export async function listenFlagdPort(
     metrics,
     staticContext: options.contextValues,
     maxMessageBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
+    maxStreamsPerIp: options.maxStreamsPerIp,
   });
 }

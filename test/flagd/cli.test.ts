@@ -13,7 +13,7 @@ let flagdPort: number;
 beforeAll(async () => {
   const dir = await tempDir();
   await dir.write("flags/test.yaml", OFREP_FIXTURE);
-  ({ cli } = await startCli([dir.file("flags"), "--flagd-port", "0", "--flagd-selector-by-name", "test", "--state-dir", dir.file("state")]));
+  ({ cli } = await startCli([dir.file("flags"), "--flagd-port", "0", "--flagd-selector-by-name", "test", "--max-streams-per-ip", "1", "--state-dir", dir.file("state")]));
   flagdPort = Number(cli.stdout().match(/^ {2}flagd gRPC port (\d+) /m)?.[1]);
 });
 
@@ -37,6 +37,20 @@ describe("flagserve serve --flagd-port", () => {
     client.close();
     expect(answer.error).toBeNull();
     expect(answer.response).toMatchObject({ value: true, reason: "STATIC", variant: "on" });
+  });
+
+  it("--max-streams-per-ip holds for the flagd streams too", async () => {
+    const client = new (makeClientConstructor(flagdServices().sync, "flagd"))(`127.0.0.1:${flagdPort}`, credentials.createInsecure());
+    type Stream = NodeJS.EventEmitter & { cancel(): void };
+    const open = () => (client as unknown as { SyncFlags(request: unknown): Stream }).SyncFlags({ selector: "test" });
+    const first = open();
+    await new Promise((resolve) => first.once("data", resolve));
+    const second = open();
+    const error = await new Promise<ServiceError>((resolve) => second.once("error", resolve));
+    expect(error.details).toMatch(/too many open streams from 127\.0\.0\.1 \(at most 1\)/);
+    first.on("error", () => undefined);
+    first.cancel();
+    client.close();
   });
 
   it("a flagd port in use is an error: exit 1, naming the port", async () => {
