@@ -14,6 +14,7 @@ import { isOperator, logicEngine } from "../engine/logic.js";
 import { resolveRule, type Resolver } from "../engine/resolve.js";
 import { canonicalJson, setOwn } from "../model/json.js";
 import type { FlagDefinition, JsonObject } from "../model/types.js";
+import type { CompiledFlag } from "../engine/types.js";
 import type { EnvironmentSnapshot } from "../store/snapshot.js";
 
 export interface FlagSet {
@@ -39,6 +40,14 @@ const unusableFlag = (problem: string, metadata: EnvironmentSnapshot["config"]["
   metadata,
 });
 
+/**
+ * Each compiled flag's flagd JSON, as resolved with the segments it was compiled with. A flag
+ * that keeps its last good version after an edit broke it (or a segment it uses) is served as
+ * the very compiled flag of the snapshot before: its JSON is found here, resolved with the
+ * segments of that time, which the new configuration may no longer hold as they were.
+ */
+const flagdJsonOf = new WeakMap<CompiledFlag, ReturnType<typeof flagdFlag>>();
+
 function build(snapshot: EnvironmentSnapshot): FlagSet {
   const { config } = snapshot;
   const resolver: Resolver = { segments: config.segments, isOperator: (name) => isOperator(logicEngine, name), errors: [], done: new Map() };
@@ -46,7 +55,12 @@ function build(snapshot: EnvironmentSnapshot): FlagSet {
   const flags: Record<string, unknown> = {};
   const canonical = new Map<string, string>();
   for (const key of Object.keys(config.flags).sort()) {
-    const flag = flagdFlag(config.flags[key]!, resolve, config.metadata);
+    const compiled = snapshot.flags.get(key);
+    let flag = compiled && flagdJsonOf.get(compiled);
+    if (!flag) {
+      flag = flagdFlag(config.flags[key]!, resolve, config.metadata);
+      if (compiled) flagdJsonOf.set(compiled, flag);
+    }
     setOwn(flags, key, flag);
     canonical.set(key, canonicalJson(flag));
   }

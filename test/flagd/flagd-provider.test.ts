@@ -333,6 +333,21 @@ describe("in-process mode (flagd.sync.v1)", () => {
     await removed;
   });
 
+  it("a flag whose segment an edit broke keeps its last good version in-process too", async () => {
+    const client = OpenFeature.getClient("in-process");
+    const premium = { targetingKey: "u", plan: "premium" };
+    const edited = nextChange(client, "string-flag");
+    // The segment breaks (flags using it keep their last good version); another flag's edit applies.
+    await dir.write("flags/test.yaml", FLAGS.replace("premium: { \"==\": [{ var: plan }, premium] }", "premium: { nope: [1] }").replace("defaultVariant: blue", "defaultVariant: red"));
+    await edited;
+    expect(await ofrep("targeted-flag", premium)).toMatchObject({ value: true, reason: "TARGETING_MATCH" });
+    expect(await client.getBooleanDetails("targeted-flag", false, premium)).toMatchObject({ value: true, reason: "TARGETING_MATCH" });
+    expect(await client.getStringDetails("eu-flag", "x", { ...premium, region: "eu" })).toMatchObject({ value: "eu" });
+    const restored = nextChange(client, "string-flag");
+    await dir.write("flags/test.yaml", FLAGS);
+    await restored;
+  });
+
   it("a drop rule on flagd-sync ends the stream; the provider reconnects and is ready again", async () => {
     const client = OpenFeature.getClient("in-process");
     const stale = nextEvent(client, ProviderEvents.Stale);
