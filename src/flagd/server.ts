@@ -9,6 +9,7 @@ import type { Metrics } from "../http/metrics.js";
 import type { OfrepAnswers } from "../http/ofrep-answers.js";
 import type { Logger } from "../log/logger.js";
 import type { FlagStore } from "../store/store.js";
+import { flagSetOf } from "./flag-set.js";
 import { EVALUATION_VERSIONS, flagdServices } from "./protocol.js";
 import { EnvironmentSelector } from "./select.js";
 import { createFlagdServices } from "./services.js";
@@ -58,6 +59,13 @@ export async function listenFlagd(options: FlagdServerOptions): Promise<FlagdLis
     keepAliveSeconds: options.keepAliveSeconds,
     maxStreamsPerIp: options.maxStreamsPerIp,
   });
+  // Every snapshot's flag set is built as it comes, sync client or not: a flag that keeps its last
+  // good version later is then sent as it was resolved (see flag-set.ts).
+  const buildFlagSets = () => {
+    for (const snapshot of options.store.environments.values()) flagSetOf(snapshot);
+  };
+  buildFlagSets();
+  const stopBuilding = options.store.onReplace(buildFlagSets);
   const server = new Server({ "grpc.max_receive_message_length": options.maxMessageBytes });
   for (const version of EVALUATION_VERSIONS) server.addService(evaluation[version], services.evaluation);
   server.addService(sync, services.sync);
@@ -69,6 +77,7 @@ export async function listenFlagd(options: FlagdServerOptions): Promise<FlagdLis
       else resolve(bound);
     });
   }).catch((error: unknown) => {
+    stopBuilding();
     services.close();
     server.forceShutdown();
     throw error;
@@ -79,6 +88,7 @@ export async function listenFlagd(options: FlagdServerOptions): Promise<FlagdLis
     address: hostPort(options.host, port),
     close: () =>
       new Promise<void>((resolve) => {
+        stopBuilding();
         services.close(); // streams end first, or the shutdown would wait on them
         // In-flight calls get a moment to finish; then the rest are cut.
         const force = setTimeout(() => {
