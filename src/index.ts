@@ -97,11 +97,20 @@ export interface FlagServerOptions {
   contextFromHeaders?: Record<string, string>;
   /** Fault rules active from the start (see `setFaults`). */
   faults?: FaultRule[];
+  /**
+   * Serve flagd's gRPC evaluation and sync services on this port too, for flagd's providers in
+   * RPC and in-process mode (0: any free port; read `flagdPort`). Off when absent.
+   */
+  flagdPort?: number;
+  /** Environments a flagd provider may select by name; keys always select (see docs/flagd.md). */
+  flagdSelectorByName?: string[];
 }
 
 export interface FlagServer {
   /** Base URL, e.g. `http://127.0.0.1:41234`: the `baseUrl` of the OFREP providers. */
   readonly url: string;
+  /** The flagd gRPC port, with `flagdPort` set (a flagd provider's `port`). */
+  readonly flagdPort?: number;
   /** Environment name -> API key, as of now. */
   readonly keys: Readonly<Record<string, string>>;
   /**
@@ -157,6 +166,8 @@ export async function createFlagServer(options: FlagServerOptions): Promise<Flag
       contextValues: options.contextValues,
       contextFromHeaders: options.contextFromHeaders,
       faults: options.faults,
+      flagdPort: options.flagdPort,
+      flagdSelectorByName: options.flagdSelectorByName,
     });
   } catch (error) {
     if (tempState) await rm(tempState, { recursive: true, force: true });
@@ -165,6 +176,7 @@ export async function createFlagServer(options: FlagServerOptions): Promise<Flag
   const running = server;
   return {
     url: running.url,
+    flagdPort: running.flagdPort,
     get keys() {
       return running.keys();
     },

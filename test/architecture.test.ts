@@ -27,7 +27,7 @@ const LAYERS: readonly (readonly string[])[] = [
   ["changes"], // a reload: load -> snapshots -> store -> one list of changes
   ["events", "notify", "fixture"], // subscribers to changes; test fixtures (sessions, faults, enrichment)
   ["http"],
-  ["admin"],
+  ["admin", "flagd"], // the admin API; flagd's gRPC services (--flagd-port)
   ["testing"], // `flagserve test`: test files, cases, rule coverage, reporters
   ["review"], // `flagserve diff`: two configurations compared, from git too
   ["server"], // the composition root

@@ -30,8 +30,8 @@ beforeAll(async () => {
 
 
 describe("npm pack", () => {
-  it("ships dist, bin, schema, the example and the licence, and no sources or tests", () => {
-    expect(files).toEqual(expect.arrayContaining(["bin/flagserve.js", "dist/cli/main.js", "dist/index.js", "dist/index.d.ts", "schema/flagserve.schema.json", "flags.example.yaml", "README.md", "LICENSE", "package.json", "ui/index.html", "ui/app.js", "ui/app.css"]));
+  it("ships dist, bin, schema, the protocol files, the example and the licence, and no sources or tests", () => {
+    expect(files).toEqual(expect.arrayContaining(["bin/flagserve.js", "dist/cli/main.js", "dist/index.js", "dist/index.d.ts", "schema/flagserve.schema.json", "flags.example.yaml", "README.md", "LICENSE", "package.json", "ui/index.html", "ui/app.js", "ui/app.css", "proto/flagd/evaluation/v1/evaluation.proto", "proto/flagd/evaluation/v2/evaluation.proto", "proto/flagd/sync/v1/sync.proto"]));
     expect(files.filter((f) => /^(src|test|bench|\.ci)\//.test(f))).toEqual([]);
   });
 
@@ -64,6 +64,36 @@ describe("npm pack", () => {
       expect(page.status).toBe(200);
       expect(await page.text()).toContain("<title>flagserve dashboard</title>");
       for (const asset of ["/ui/app.js", "/ui/app.css"]) expect((await fetch(`${url}${asset}`)).status).toBe(200);
+    } finally {
+      process.kill(-npx.child.pid!, "SIGKILL");
+    }
+  }, 60_000);
+});
+
+describe("npm pack: the flagd port", () => {
+  it("serves flagd's services from the installed package (its .proto files found beside dist/)", async () => {
+    const npx = startNpm("npx", ["--no-install", "flagserve", "--port", "0", "--flagd-port", "0", "--flagd-selector-by-name", "development", "--state-dir", dir.file("state-flagd")]);
+    try {
+      await npx.ready;
+      const port = Number(/flagd gRPC port (\d+)/.exec(npx.output())?.[1]);
+      const { credentials, makeGenericClientConstructor, Metadata } = await import("@grpc/grpc-js");
+      const path = "/flagd.evaluation.v2.Service/ResolveBoolean";
+      // ResolveBooleanRequest { flag_key = 1 } by hand, so that nothing of the package under test reads it.
+      const key = Buffer.from("new-checkout");
+      const Client = makeGenericClientConstructor({ ResolveBoolean: { path, requestStream: false, responseStream: false, requestSerialize: (b: Buffer) => b, requestDeserialize: (b: Buffer) => b, responseSerialize: (b: Buffer) => b, responseDeserialize: (b: Buffer) => b } }, "flagd");
+      const client = new Client(`127.0.0.1:${port}`, credentials.createInsecure());
+      const metadata = new Metadata();
+      metadata.set("flagd-selector", "development");
+      const answer = await new Promise<{ error: unknown; bytes?: Buffer }>((resolve) =>
+        (client as unknown as { ResolveBoolean: (r: Buffer, m: InstanceType<typeof Metadata>, cb: (e: unknown, r?: Buffer) => void) => void }).ResolveBoolean(
+          Buffer.concat([Buffer.from([0x0a, key.length]), key]),
+          metadata,
+          (error, bytes) => resolve({ error, bytes }),
+        ),
+      );
+      client.close();
+      expect(answer.error).toBeNull();
+      expect(answer.bytes!.toString("latin1")).toContain("DEFAULT"); // field 2, the reason (no email: not a beta tester)
     } finally {
       process.kill(-npx.child.pid!, "SIGKILL");
     }

@@ -40,6 +40,8 @@ interface ServeFlags {
   adminToken?: string;
   adminHost?: string[];
   overrides?: string;
+  flagdPort?: number;
+  flagdSelectorByName?: string[];
 }
 
 export function serveCommand(): Command {
@@ -138,6 +140,17 @@ function parseAdminToken(value: string): string | undefined {
   return value;
 }
 
+/** flagd's gRPC protocols, for flagd's providers (docs/flagd.md). */
+function flagdOptions(command: Command): Command {
+  return command
+    .addOption(new Option("--flagd-port <port>", "serve flagd's gRPC services too (e.g. 8013)").argParser(parsePort))
+    .addOption(
+      new Option("--flagd-selector-by-name <env>", "a flagd selector may name ENV, no key").argParser(
+        (value: string, previous: string[] = []) => [...previous, ...value.split(",").map((v) => v.trim()).filter(Boolean)],
+      ),
+    );
+}
+
 /** What is printed. */
 function outputOptions(command: Command): Command {
   return command.option("-q, --quiet", "only the ready line and problems").option("--json-logs", "every line as JSON");
@@ -149,6 +162,7 @@ const OPTION_GROUPS: ReadonlyArray<readonly [string, (command: Command) => Comma
   ["Events:", streamOptions],
   ["Keys and state:", keyOptions],
   ["Admin and dashboard:", adminOptions],
+  ["flagd protocols:", flagdOptions],
   ["Test fixture:", fixtureOptions],
   ["Logging:", outputOptions],
 ];
@@ -156,7 +170,8 @@ const OPTION_GROUPS: ReadonlyArray<readonly [string, (command: Command) => Comma
 const SERVE_HELP = `
 stdout: the start-up lines, then "ready <url>" once requests are accepted;
 stderr: problems and changes. Stops (exit 0) on SIGINT, SIGTERM or SIGHUP.
-Repeatable: --context-value, --context-from-header, --fault, --admin-host.
+Repeatable: --context-value, --context-from-header, --fault, --admin-host,
+--flagd-selector-by-name.
 
 Examples:
   $ flagserve                         ./flags, or the bundled example
@@ -266,7 +281,7 @@ async function runServe(args: string[], flags: ServeFlags): Promise<void> {
   }
   warnIfReachable(logger, server.url, flags.public);
   const url = localUrl(server.url);
-  if (!flags.quiet) await printBanner({ specs, bundled, url, serverUrl: server.url, keys: server.keys(), adminToken: server.adminToken }, flags, logger);
+  if (!flags.quiet) await printBanner({ specs, bundled, url, serverUrl: server.url, keys: server.keys(), adminToken: server.adminToken, flagdPort: server.flagdPort }, flags, logger);
   printer(format)(`ready ${url}`, "ready", { url });
 }
 
@@ -308,15 +323,18 @@ async function start(specs: string[], flags: ServeFlags, logger: Logger): Promis
       contextValues: flags.contextValue,
       contextFromHeaders: flags.contextFromHeader,
       faults: flags.fault,
+      flagdPort: flags.flagdPort,
+      flagdSelectorByName: flags.flagdSelectorByName,
     });
   } catch (error) {
     // The listener's and the admin API's errors. startServer has loaded both modules before it can
     // raise them; for an error raised earlier this loads them, a few milliseconds on the way out.
-    const [{ PortUnavailableError }, { OverridesFileError }, { StateDirError }, { AdminTokenError }] = await Promise.all([
+    const [{ PortUnavailableError }, { OverridesFileError }, { StateDirError }, { AdminTokenError }, { FlagdPortError }] = await Promise.all([
       import("../http/listen.js"),
       import("../admin/overrides.js"),
       import("../store/state-dir.js"),
       import("../admin/token.js"),
+      import("../flagd/server.js"),
     ]);
     if (error instanceof InvalidConfigError) {
       for (const problem of error.problems) logger.error(formatProblem(problem), { ...problem });
@@ -327,7 +345,7 @@ async function start(specs: string[], flags: ServeFlags, logger: Logger): Promis
       });
     } else if (error instanceof PortUnavailableError) {
       logger.error(error.message, { host: error.host, port: error.port, problem: error.problem });
-    } else if (error instanceof OverridesFileError) {
+    } else if (error instanceof OverridesFileError || error instanceof FlagdPortError) {
       logger.error(error.message);
     } else if (error instanceof StateDirError || error instanceof AdminTokenError) {
       logger.error(`not serving: ${error.message}`);
@@ -346,16 +364,18 @@ interface Banner {
   keys: Record<string, string>;
   /** Undefined with the admin API off. */
   adminToken?: string;
+  flagdPort?: number;
 }
 
 /** What is served, where, with which keys, and a request to try. */
-async function printBanner({ specs, bundled, url, serverUrl, keys, adminToken }: Banner, flags: ServeFlags, logger: Logger): Promise<void> {
+async function printBanner({ specs, bundled, url, serverUrl, keys, adminToken, flagdPort }: Banner, flags: ServeFlags, logger: Logger): Promise<void> {
   const format: LogFormat = flags.jsonLogs ? "json" : "text";
   const print = printer(format);
   const path = listText(specs);
   const where = bundled ? `${path} (the bundled example; pass a PATH or create ./flags to serve your own)` : path;
   print(`flagserve ${VERSION} serving ${where}`, "serving", { version: VERSION, path, ...(specs.length > 1 && { sources: specs }), bundled, watch: flags.watch });
   print(`  ${url}`, "listening", { url });
+  if (flagdPort !== undefined) print(`  flagd gRPC port ${flagdPort} (selector: an environment's key)`, "flagd", { port: flagdPort });
   if (flags.public) {
     const network = networkUrls(serverUrl);
     for (const n of network) print(`  ${n}  (network)`, "network", { url: n });

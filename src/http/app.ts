@@ -106,7 +106,7 @@ function useCors(app: H3, metrics: Metrics, origin: string | string[]): void {
   });
 }
 
-export function createApp(options: AppOptions): { app: H3; fastPath?: NodeFastPath } {
+export function createApp(options: AppOptions): { app: H3; fastPath?: NodeFastPath; answers: OfrepAnswers } {
   const { store, logger } = options;
   const metrics = options.metrics ?? new Metrics();
   const origin = options.corsOrigin ?? "*";
@@ -134,5 +134,5 @@ export function createApp(options: AppOptions): { app: H3; fastPath?: NodeFastPa
   options.admin?.register(app, answers);
   metrics.gauge("flagserve_environments", "Environments being served", () => store.environments.size);
 
-  return { app, fastPath };
+  return { app, fastPath, answers };
 }

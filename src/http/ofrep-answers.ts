@@ -9,6 +9,7 @@ import type { Enricher } from "../fixture/enrich.js";
 import { isSessionId, SESSION_HEADER, type SessionLog, type SessionStore } from "../fixture/sessions.js";
 import { contextFromBody } from "../evaluation/context.js";
 import { ApiError, apiError } from "../evaluation/problem.js";
+import type { Evaluation } from "../engine/types.js";
 import type { EnvironmentSnapshot } from "../store/snapshot.js";
 import type { RequestHeaders } from "./auth.js";
 import { parseJsonBody } from "./body.js";
@@ -53,6 +54,13 @@ export interface OfrepAnswers {
   all(snapshot: EnvironmentSnapshot, text: string, headers: RequestHeaders, flagConfigEtag: string | null): OfrepReply;
   /** `POST /ofrep/v1/evaluate/flags/{key}`; throws the 400 and 404 ApiErrors. */
   flag(snapshot: EnvironmentSnapshot, key: string, text: string, headers: RequestHeaders): OfrepReply;
+  /**
+   * `flag` before it becomes a reply: the evaluation itself, counted, recorded and cached the same
+   * way, for transports that send it in a shape of their own (src/flagd/). Same errors.
+   */
+  evaluateFlag(snapshot: EnvironmentSnapshot, key: string, text: string, headers: RequestHeaders): Evaluation;
+  /** `all` before it becomes a reply: every flag's evaluation, in `snapshot.flagKeys` order. */
+  evaluateAll(snapshot: EnvironmentSnapshot, text: string, headers: RequestHeaders): readonly Evaluation[];
 }
 
 /** The session named by `X-Flagserve-Session`, when the request carries one. */
@@ -117,14 +125,19 @@ export function createOfrepAnswers(options: OfrepAnswerOptions): OfrepAnswers {
   const fullAnswers = new KeptReplies(fullReply);
   const singleReplies = new KeptReplies(singleReply);
 
-  function all(snapshot: EnvironmentSnapshot, text: string, headers: RequestHeaders, flagConfigEtag: string | null): OfrepReply {
+  function allAnswer(snapshot: EnvironmentSnapshot, text: string, headers: RequestHeaders): BulkAnswer {
     const session = sessionOf(headers, sessions);
     // With headers copied into the context, the answer depends on them too: they scope the cache.
     const scope = enrich ? enrich.cacheKey(headers) : "";
     const answer = bulkAnswer(snapshot, scope, text, enrich ? (body) => enrich(contextOf(body), headers) : contextOf);
-    const { etag, outcomes } = answer;
-    evaluations?.environment(snapshot.name).countAll(snapshot.flagKeys, outcomes, answer.repeated);
-    if (session) session.recordAll(snapshot.flagKeys, outcomes, receivedContext(text), now());
+    evaluations?.environment(snapshot.name).countAll(snapshot.flagKeys, answer.outcomes, answer.repeated);
+    if (session) session.recordAll(snapshot.flagKeys, answer.outcomes, receivedContext(text), now());
+    return answer;
+  }
+
+  function all(snapshot: EnvironmentSnapshot, text: string, headers: RequestHeaders, flagConfigEtag: string | null): OfrepReply {
+    const answer = allAnswer(snapshot, text, headers);
+    const { etag } = answer;
     // A re-fetch triggered by a change event names the configuration it was told about; when
     // that is not the current one the client must get a full answer, never a 304 (OFREP ADR-0008).
     const staleTrigger = flagConfigEtag !== null && !sameConfigEtag(flagConfigEtag, snapshot.configEtag);
@@ -134,7 +147,7 @@ export function createOfrepAnswers(options: OfrepAnswerOptions): OfrepAnswers {
     return answer.repeated ? fullAnswers.reply(answer, true) : fullReply(answer);
   }
 
-  function flag(snapshot: EnvironmentSnapshot, key: string, text: string, headers: RequestHeaders): OfrepReply {
+  function flagAnswer(snapshot: EnvironmentSnapshot, key: string, text: string, headers: RequestHeaders): SingleAnswer {
     const session = sessionOf(headers, sessions);
     const counts = evaluations?.environment(snapshot.name);
     let answer: SingleAnswer;
@@ -151,10 +164,15 @@ export function createOfrepAnswers(options: OfrepAnswerOptions): OfrepAnswers {
     }
     counts?.count(key, answer.result);
     session?.record(key, answer.result, receivedContext(text), now());
-    return singleReplies.reply(answer);
+    return answer;
   }
 
-  return { all, flag };
+  return {
+    all,
+    flag: (snapshot, key, text, headers) => singleReplies.reply(flagAnswer(snapshot, key, text, headers)),
+    evaluateFlag: (snapshot, key, text, headers) => flagAnswer(snapshot, key, text, headers).result,
+    evaluateAll: (snapshot, text, headers) => allAnswer(snapshot, text, headers).outcomes,
+  };
 }
 
 /** A reply's body as text, for senders that take text (the h3 routes, the playground). */

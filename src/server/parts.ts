@@ -6,6 +6,7 @@
 import { createAdmin, type Admin } from "../admin/index.js";
 import { revokeOldKeys } from "../changes/reload.js";
 import { EventHub } from "../events/hub.js";
+import { FlagdStreams } from "../flagd/streams.js";
 import type { Enricher } from "../fixture/enrich.js";
 import type { FaultRule } from "../fixture/fault-rules.js";
 import { FaultInjector } from "../fixture/faults.js";
@@ -15,6 +16,7 @@ import { allowedHosts } from "../http/hosts.js";
 import { DEFAULT_MAX_BODY_BYTES } from "../http/body.js";
 import { listenApp } from "../http/listen.js";
 import { Metrics } from "../http/metrics.js";
+import type { OfrepAnswers } from "../http/ofrep-answers.js";
 import { createNotifier, type Notifier } from "../notify/notifier.js";
 import { FlagStore } from "../store/store.js";
 import type { ServerOptions } from "./server.js";
@@ -28,6 +30,8 @@ export interface Parts {
   sessions: SessionStore;
   notifier: Notifier;
   admin: Admin;
+  /** The flagd port's open streams (empty without `--flagd-port`). */
+  flagdStreams: FlagdStreams;
 }
 
 export async function createParts(options: ServerOptions, stateDir: string, initialFaults: FaultRule[]): Promise<Parts> {
@@ -35,8 +39,11 @@ export async function createParts(options: ServerOptions, stateDir: string, init
   const store = new FlagStore();
   const metrics = new Metrics();
   const hub = new EventHub({ eventSet: options.eventSet, heartbeatSeconds: options.heartbeatSeconds });
+  const flagdStreams = new FlagdStreams();
+  store.onReplace(() => flagdStreams.replaced(store.environments));
   const faults = new FaultInjector({
-    dropStreams: (route, env, pick) => hub.dropStreams(route === "ofrep-events" ? "ofrep" : "events", env, pick),
+    dropStreams: (route, env, pick) =>
+      route === "flagd-events" || route === "flagd-sync" ? flagdStreams.drop(route, env, pick) : hub.dropStreams(route === "ofrep-events" ? "ofrep" : "events", env, pick),
     onInjected: (route, effect) => metrics.count("flagserve_faults_injected_total", "Injected faults by route and effect", { route, effect }),
   });
   faults.set(initialFaults);
@@ -58,12 +65,12 @@ export async function createParts(options: ServerOptions, stateDir: string, init
     sessions,
     revokeOldKeys: (env) => revokeOldKeys({ store, hub, logger }, env),
   });
-  return { store, metrics, hub, faults, sessions, notifier, admin };
+  return { store, metrics, hub, faults, sessions, notifier, admin, flagdStreams };
 }
 
 /** The HTTP app over the parts, listening as the options say. */
 export async function listen({ store, hub, metrics, faults, sessions, admin }: Parts, options: ServerOptions, enrich: Enricher | undefined) {
-  const { app, fastPath } = createApp({
+  const { app, fastPath, answers } = createApp({
     store,
     hub,
     logger: options.logger,
@@ -78,5 +85,32 @@ export async function listen({ store, hub, metrics, faults, sessions, admin }: P
     admin,
     isKnownHost: allowedHosts(options.host, options.adminHosts),
   });
-  return listenApp(app, { port: options.port, host: options.host, https: options.https, public: options.public, fastPath });
+  const listening = await listenApp(app, { port: options.port, host: options.host, https: options.https, public: options.public, fastPath });
+  return { ...listening, answers };
+}
+
+/**
+ * The flagd port (`--flagd-port`) over the same parts and evaluation answers as the HTTP app.
+ * gRPC is loaded here, only when the port is asked for.
+ */
+export async function listenFlagdPort(
+  { store, metrics, faults, flagdStreams }: Parts,
+  options: ServerOptions & { flagdPort: number },
+  answers: OfrepAnswers,
+) {
+  const { listenFlagd } = await import("../flagd/server.js");
+  return listenFlagd({
+    port: options.flagdPort,
+    host: options.host,
+    store,
+    answers,
+    streams: flagdStreams,
+    logger: options.logger,
+    selectorByName: options.flagdSelectorByName,
+    faults,
+    metrics,
+    staticContext: options.contextValues,
+    maxMessageBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
+    maxStreamsPerIp: options.maxStreamsPerIp,
+  });
 }

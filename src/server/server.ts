@@ -13,6 +13,7 @@ import type { EventSet } from "../events/encode.js";
 import { createEnricher } from "../fixture/enrich.js";
 import { validateFaultRules, type FaultRule } from "../fixture/fault-rules.js";
 import type { FaultInjector } from "../fixture/faults.js";
+import type { FlagdListener } from "../flagd/server.js";
 import type { SessionStore } from "../fixture/sessions.js";
 import type { Metrics } from "../http/metrics.js";
 import type { Logger } from "../log/logger.js";
@@ -71,10 +72,16 @@ export interface ServerOptions {
   contextFromHeaders?: Record<string, string>;
   /** Fault rules active from the start (validated: FaultRulesError). */
   faults?: FaultRule[];
+  /** Serve flagd's gRPC evaluation and sync services on this port too (0: any free port). */
+  flagdPort?: number;
+  /** Environments a flagd selector may name (besides their keys, which always select). */
+  flagdSelectorByName?: string[];
 }
 
 export interface RunningServer {
   url: string;
+  /** The flagd port bound, with `flagdPort`. */
+  flagdPort?: number;
   store: FlagStore;
   /** Environment name -> API key. */
   keys(): Record<string, string>;
@@ -199,7 +206,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   serving.catch(() => undefined);
   const initialInputs = new InputSet();
   const initial = await readInitial(read, initialInputs, sources, options.allowInvalid ?? false);
-  const { createParts, listen } = await serving;
+  const { createParts, listen, listenFlagdPort } = await serving;
   const parts = await createParts(options, stateDir, initialFaults);
   const { store, faults, sessions, admin } = parts;
   const reloadContext = changesContext(options, stateDir, parts);
@@ -215,6 +222,17 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     await stopAll(stopping);
     throw error;
   }
+  let flagd: FlagdListener | undefined;
+  const { flagdPort } = options;
+  if (flagdPort !== undefined) {
+    try {
+      flagd = await listenFlagdPort(parts, { ...options, flagdPort }, listening.answers);
+    } catch (error) {
+      await stopAll(stopping);
+      await listening.close();
+      throw error;
+    }
+  }
   // The token kept in the state directory goes only to the server that uses it: the commands
   // reading it (override, session, keys revoke) send it to the URL recorded beside it.
   const recordedUrl = admin.token !== undefined && admin.tokenInState ? loopbackOrigin(listening.url) : undefined;
@@ -225,8 +243,10 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   }
 
   let closing: Promise<void> | undefined;
+  const listeningHttp = listening;
   return {
     url: listening.url,
+    flagdPort: flagd?.port,
     store,
     keys: () => Object.fromEntries([...store.environments.values()].map((s) => [s.name, s.apiKey])),
     update: (env, config) => updateEnvironment(env, config, reloadContext),
@@ -238,7 +258,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       (closing ??= (async () => {
         if (recordedUrl !== undefined) await forgetAdminUrl(stateDir, recordedUrl).catch(() => undefined);
         await stopAll(stopping);
-        await listening.close();
+        await Promise.all([listeningHttp.close(), flagd?.close()]);
       })()),
   };
 }

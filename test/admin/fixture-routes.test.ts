@@ -104,7 +104,7 @@ describe("PUT/GET/DELETE /api/v1/admin/faults", () => {
     );
     expect(bad.status).toBe(400);
     expect(bad.body.errorCode).toBe("INVALID_REQUEST");
-    expect(bad.body.problems).toEqual(["rule 2: ratio must be <= 1", expect.stringMatching(/^rule 3: route must be one of "evaluate", "evaluate-all", "events", "ofrep-events"$/)]);
+    expect(bad.body.problems).toEqual(["rule 2: ratio must be <= 1", expect.stringMatching(/^rule 3: route must be one of "evaluate", "evaluate-all", "events", "ofrep-events", "flagd-evaluate", "flagd-events", "flagd-sync"$/)]);
     expect(bad.body.errorDetails).toContain("rule 2: ratio must be <= 1");
 
     const effect = await json(await fixture.admin("/faults", { method: "PUT", body: [{ route: "evaluate", ratio: 1, status: 500, latencyMs: 3 }] }));
