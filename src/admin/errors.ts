@@ -1,8 +1,8 @@
 /**
  * Admin errors: a status and a JSON body `{errorCode, errorDetails, ...}`. Thrown by the
- * override service (so the programmatic API gets the same message) and sent as-is over HTTP.
+ * override service (so the programmatic API gets the same message) and sent as-is over HTTP
+ * (handler.ts); plain data, so that commands using the override layer load no HTTP code.
  */
-import { HTTPError } from "h3";
 
 export type AdminErrorCode =
   | "UNAUTHORIZED"
@@ -31,14 +31,5 @@ export class AdminError extends Error {
     readonly headers: Record<string, string> = {},
   ) {
     super(errorDetails);
-  }
-
-  toHttp(): HTTPError {
-    return new HTTPError({
-      status: this.status,
-      message: this.errorDetails,
-      data: { errorCode: this.errorCode, errorDetails: this.errorDetails, ...this.extra },
-      headers: this.headers,
-    });
   }
 }

@@ -1,5 +1,5 @@
 /** How an admin route answers: AdminErrors as their JSON, plain results as JSON, bodies read as JSON. */
-import { getRouterParam, type H3Event } from "h3";
+import { getRouterParam, HTTPError, type H3Event } from "h3";
 import { readJsonBody } from "../http/body.js";
 import { json } from "../http/errors.js";
 import { AdminError } from "./errors.js";
@@ -7,7 +7,12 @@ import { AdminError } from "./errors.js";
 /** AdminErrors leave as their JSON, with their headers. */
 export function rethrow(error: unknown): never {
   if (!(error instanceof AdminError)) throw error;
-  throw error.toHttp();
+  throw new HTTPError({
+    status: error.status,
+    message: error.errorDetails,
+    data: { errorCode: error.errorCode, errorDetails: error.errorDetails, ...error.extra },
+    headers: error.headers,
+  });
 }
 
 /** A handler whose AdminErrors become responses, and whose plain results are sent as JSON. */
