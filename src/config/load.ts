@@ -117,7 +117,7 @@ async function fromSource(read: SourceLoad, problems: ProblemMap, offThread: boo
     const docs: EnvDocument[] = [];
     for (const file of parsed[i] ?? []) {
       problems.add(env.name, ...file.problems);
-      if (file.source && file.problems.length === 0) docs.push({ source: file.source, prefix: [], value: file.value, finite: file.finite });
+      if (file.source && file.problems.length === 0) docs.push({ source: file.source, prefix: [], value: file.value });
     }
     // Data given as values was read from no file.
     const files = env.documents.filter((d) => !("value" in d)).map((d) => d.file);
@@ -165,9 +165,9 @@ function fromSingleFile(file: string, stem: string, parsed: ParsedFile, problems
     problems.add(single ? stem : "", ...parsed.problems);
     return [];
   }
-  const { source, finite } = parsed;
+  const { source } = parsed;
   if (!source) return [];
-  if (single) return [{ name: stem, docs: [{ source, prefix: [], value, finite }], files: [file], origin: file }];
+  if (single) return [{ name: stem, docs: [{ source, prefix: [], value }], files: [file], origin: file }];
   if (!multi || !isRecord(value)) return [];
 
   // The wrapper: `environments:` (and `$schema`), nothing else.
@@ -186,7 +186,7 @@ function fromSingleFile(file: string, stem: string, parsed: ParsedFile, problems
     if (!isEnvironmentName(name)) {
       problems.add("", problemAt(source, ["environments", name], `'${name}' is not a valid environment name: ${ENVIRONMENT_NAME_RULE}`, "key"));
     } else {
-      inputs.push({ name, docs: [{ source, prefix: ["environments", name], value: doc, finite }], files: [file], origin: file });
+      inputs.push({ name, docs: [{ source, prefix: ["environments", name], value: doc }], files: [file], origin: file });
     }
   }
   return inputs;

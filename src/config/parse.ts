@@ -6,7 +6,7 @@
  */
 import type { Document, Node, Scalar, YAMLError } from "yaml";
 import { Worker } from "node:worker_threads";
-import { readFast } from "./fast-parse.js";
+import { fastParse } from "./fast-parse.js";
 import { yaml } from "./yaml-package.js";
 import { inlineSource, yamlSource, type Source } from "./positions.js";
 import { runSteps, runStepsYielding, type Steps } from "../model/steps.js";
@@ -19,8 +19,6 @@ export interface ParsedFile {
   doc?: Document;
   /** The document as plain JSON-like data; undefined when the file has problems. */
   value?: unknown;
-  /** Every number in `value` is known to be finite (the fast path's block-style reader read it). */
-  finite?: boolean;
   problems: Problem[];
 }
 
@@ -36,8 +34,8 @@ export const parseWithPositions = (file: string, text: string): ParsedFile => ru
 
 /** The fast path's value, with a source that builds the Document on the first position asked. */
 function parseFast(file: string, text: string): ParsedFile | undefined {
-  const read = readFast(withoutBom(text));
-  return read === undefined ? undefined : { source: lazySource(file, text), value: read.value, finite: read.finite, problems: [] };
+  const value = fastParse(withoutBom(text));
+  return value === undefined ? undefined : { source: lazySource(file, text), value, problems: [] };
 }
 
 // Editors show columns without the BOM; so must we.

@@ -43,7 +43,7 @@ export function validateDocument(doc: EnvDocument): DocumentCheck {
     for (const { path, problem } of schemaProblems(doc, validateEnvironmentSchema.errors ?? [])) add(path, problem);
   }
   if (isRecord(doc.value)) for (const { path, problem } of semanticProblems(doc, doc.value)) add(path, problem);
-  if (!doc.finite) for (const { path, problem } of nonFiniteNumbers(doc, doc.value)) add(path, problem);
+  for (const { path, problem } of nonFiniteNumbers(doc, doc.value)) add(path, problem);
   return check;
 }
 
