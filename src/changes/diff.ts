@@ -1,7 +1,8 @@
 /**
  * What changed between two versions of an environment: a pure function of the two
  * configurations. Formatting, comments and key order change nothing, because definitions are
- * compared as canonical JSON.
+ * compared as canonical JSON; a definition that is the very object it was (the loader shares
+ * unchanged ones between loads, config/memo.ts) is not compared at all.
  */
 import type { EnvironmentConfig, FlagDefinition, JsonValue, Metadata } from "../model/types.js";
 import { canonicalJson } from "../model/json.js";
@@ -43,10 +44,13 @@ export function diffEnvironments(before: Version | undefined, after: Version | u
   const empty: Version["config"] = { flags: {}, segments: {}, metadata: {} };
   const a = before?.config ?? empty;
   const b = after?.config ?? empty;
-  const flagChanges: Change[] = diffKeys<FlagDefinition>(a.flags, b.flags, (was, now) =>
-    canonicalJson(answeredFlag(was, a.metadata)) === canonicalJson(answeredFlag(now, b.metadata)),
+  const sameMetadata = a.metadata === b.metadata || canonicalJson(a.metadata) === canonicalJson(b.metadata);
+  const flagChanges: Change[] = diffKeys<FlagDefinition>(
+    a.flags,
+    b.flags,
+    (was, now) => (was === now && sameMetadata) || canonicalJson(answeredFlag(was, a.metadata)) === canonicalJson(answeredFlag(now, b.metadata)),
   ).map((c) => ({ kind: "flag", ...c }));
-  const segmentChanges: Change[] = diffKeys<JsonValue>(a.segments, b.segments, (was, now) => canonicalJson(was) === canonicalJson(now)).map(
+  const segmentChanges: Change[] = diffKeys<JsonValue>(a.segments, b.segments, (was, now) => was === now || canonicalJson(was) === canonicalJson(now)).map(
     (c) => ({ kind: "segment", ...c }),
   );
   const keyChanges: Change[] = before && after && before.apiKey !== after.apiKey ? [{ kind: "api-key", change: "updated" }] : [];

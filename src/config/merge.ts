@@ -160,8 +160,21 @@ class Merging {
  */
 const entries = (v: unknown): [string, JsonValue][] => (isRecord(v) ? (Object.entries(v) as [string, JsonValue][]) : []);
 
-/** The file's flag with flagd's defaults made explicit (and flagd's array-form `key` dropped). */
+/**
+ * Each flag value's definition, made once: the loader shares unchanged values between loads
+ * (memo.ts), so an unchanged flag keeps its definition object, which is how the compiler and
+ * the diff tell it is unchanged.
+ */
+const definitions = new WeakMap<FlagInput, FlagDefinition>();
+
 function toFlag(raw: FlagInput): FlagDefinition {
+  let def = definitions.get(raw);
+  if (!def) definitions.set(raw, (def = definitionOf(raw)));
+  return def;
+}
+
+/** The file's flag with flagd's defaults made explicit (and flagd's array-form `key` dropped). */
+function definitionOf(raw: FlagInput): FlagDefinition {
   const flag: FlagDefinition = {
     state: raw.state ?? "ENABLED",
     variants: raw.variants,
