@@ -131,8 +131,10 @@ describe("a reload with the memo", () => {
 
   it("announces exactly the net change, keeps the untouched environments' snapshots, and keeps a broken flag's last good definition", async () => {
     for (const env of ["a", "b"]) await dir.write(`${env}.yaml`, envFile(env, 200));
-    const source = new FileSource(dir.path);
+    // Timestamps prove these files unchanged at once (by default only once their last change is 2 s old).
+    const source = new FileSource(dir.path, { racyMs: 0 });
     await reload(source);
+    expect(source.texts.reads).toBe(2);
     const [a, b] = [ctx.store.get("a"), ctx.store.get("b")];
 
     // One flag edited, one broken, in the big file b.
@@ -145,6 +147,7 @@ describe("a reload with the memo", () => {
     expect(after.config.flags["flag-11"]).toEqual(b!.config.flags["flag-11"]); // its last good definition
     expect(after.flags.get("flag-11")).toBe(b!.flags.get("flag-11"));
     expect(memo.last).toEqual({ filesParsed: 1, flagsValidated: 2, environmentsBuilt: 1, flagsCompiled: 1 });
+    expect(source.texts.reads).toBe(3); // b.yaml alone read again
 
     // Fixed again: the flag's definition as written comes back, announced as no change (it is the last good one).
     await dir.write("b.yaml", envFile("b", 200, { defaultVariant: { 10: "on" } }));
