@@ -119,7 +119,7 @@ async function parseDocument(document: SourceDocument, { offThread, memo }: Read
         ? await parseYamlOffThread(document.file, text)
         : await parseYamlYielding(document.file, text);
   if (memo && parsed.problems.length === 0 && parsed.value !== undefined && known?.parsed.value !== undefined) {
-    parsed = { ...parsed, value: shareUnchanged(known.parsed.value, parsed.value) };
+    parsed = { ...parsed, value: await runStepsYielding(shareUnchanged(known.parsed.value, parsed.value)) };
   }
   memo?.parsed.set(document.file, { text, parsed });
   return parsed;

@@ -13,6 +13,7 @@
  */
 import type { CompileMemo } from "../engine/compile.js";
 import { isRecord, setOwn } from "../model/json.js";
+import type { Steps } from "../model/steps.js";
 import type { ParsedFile } from "./parse.js";
 
 /** The work a load did (for tests and the benchmark: edits must cost what they change). */
@@ -97,13 +98,28 @@ export function sameData(a: unknown, b: unknown): boolean {
  * `next` (a fresh parse, not yet seen by anyone) with every part that equals the last parse's
  * replaced by the last one's object, down to the entries of an environment's sections (root ->
  * `environments:` -> an environment -> `flags:` -> one flag). Returns what to use: `last`
- * itself when nothing changed.
+ * itself when nothing changed. In steps: a big file's flags are compared a few hundred at a
+ * time, with the event loop free in between.
  */
-export function shareUnchanged(last: unknown, next: unknown, depth = 0): unknown {
-  if (sameData(last, next)) return last;
-  if (depth >= 4 || !isRecord(last) || !isRecord(next)) return next;
-  for (const key of Object.keys(next)) {
-    if (Object.hasOwn(last, key)) setOwn(next, key, shareUnchanged(last[key], next[key], depth + 1));
+export function* shareUnchanged(last: unknown, next: unknown, depth = 0): Steps<unknown> {
+  if (depth >= 4 || !isRecord(last) || !isRecord(next)) return sameData(last, next) ? last : next;
+  const keys = Object.keys(next);
+  const lastKeys = Object.keys(last);
+  let same = keys.length === lastKeys.length;
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i]!;
+    if (!Object.hasOwn(last, key)) {
+      same = false;
+      continue;
+    }
+    const shared = yield* shareUnchanged(last[key], next[key], depth + 1);
+    setOwn(next, key, shared);
+    // Key order counts: a reordered mapping is a new value (it costs a check, never a wrong answer).
+    if (shared !== last[key] || lastKeys[i] !== key) same = false;
+    if (i % SHARED_PER_STEP === SHARED_PER_STEP - 1) yield;
   }
-  return next;
+  return same ? last : next;
 }
+
+/** Entries of one mapping compared between two yields of shareUnchanged. */
+const SHARED_PER_STEP = 500;
