@@ -257,8 +257,9 @@ export function* compileEnvironmentSteps(config: EnvironmentConfig, options: Com
     if (++compiledFlags % FLAGS_PER_STEP === 0) yield;
   }
   const retired = (previous?.retired ?? 0) + (previous ? [...dirty!].filter((name) => Object.hasOwn(previous.segments, name)).length : 0);
+  // Kept unless a segment has a problem (it would have to be reported again); flags with problems are not in it.
   const memo: CompileMemo | undefined =
-    resolver.errors.length === 0
+    resolver.errors.every((e) => e.path[0] !== "segments")
       ? { compiling, segments: config.segments, metadata: canonicalJson(config.metadata), broken: brokenSegments, flags: clean, retired }
       : undefined;
   return { flags, errors: resolver.errors, broken, compiledFlags, ...(memo && { memo }) };

@@ -101,6 +101,16 @@ describe("a load with the memo of the last", () => {
     expect(memo.last.flagsCompiled).toBe(1);
   });
 
+  it("with a flag whose targeting cannot compile: compiles that flag and the edited one, not the others", async () => {
+    const withBadRule = (variant: string) => envFile("a", 40, { defaultVariant: { 9: variant } }).replace("flags:\n", "flags:\n  bad:\n    variants: { on: true }\n    defaultVariant: on\n    targeting: { nope: [1] }\n");
+    await dir.write("a.yaml", withBadRule("off"));
+    await loadConfig(dir.path, { memo });
+    await dir.write("a.yaml", withBadRule("on"));
+    const load = await loadConfig(dir.path, { memo });
+    expect(load.problems.get("a")?.map((p) => p.message)).toEqual([expect.stringContaining("nope")]);
+    expect(memo.last.flagsCompiled).toBe(2);
+  });
+
   it("reads inline environments the same way", async () => {
     const config = { apiKey: "inline-key-0123456789", flags: { f: { variants: { on: true }, defaultVariant: "on" }, g: { variants: { on: true }, defaultVariant: "on" } } };
     await loadInlineConfig({ dev: config }, { memo });
