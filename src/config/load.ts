@@ -116,7 +116,7 @@ async function parseDocument(document: SourceDocument, { offThread, memo }: Read
     "value" in document
       ? copyData(document.file, text)
       : offThread
-        ? await parseYamlOffThread(document.file, text)
+        ? await parseYamlOffThread(document.file, text, known?.parsed)
         : await parseYamlYielding(document.file, text);
   if (memo && parsed.problems.length === 0 && parsed.value !== undefined && known?.parsed.value !== undefined) {
     parsed = { ...parsed, value: await runStepsYielding(shareUnchanged(known.parsed.value, parsed.value)) };

@@ -102,6 +102,7 @@ export function sameData(a: unknown, b: unknown): boolean {
  * time, with the event loop free in between.
  */
 export function* shareUnchanged(last: unknown, next: unknown, depth = 0): Steps<unknown> {
+  if (last === next) return last;
   if (depth >= 4 || !isRecord(last) || !isRecord(next)) return sameData(last, next) ? last : next;
   const keys = Object.keys(next);
   const lastKeys = Object.keys(last);
@@ -123,3 +124,31 @@ export function* shareUnchanged(last: unknown, next: unknown, depth = 0): Steps<
 
 /** Entries of one mapping compared between two yields of shareUnchanged. */
 const SHARED_PER_STEP = 500;
+
+/**
+ * What changed from `last` to `next`, as the parse worker sends it: `next` with every part equal
+ * to `last`'s (down to the depth shareUnchanged shares) left out as `undefined`, which no parsed
+ * value holds. `withUnchanged` puts `last`'s parts back.
+ */
+export function leaveOutUnchanged(last: unknown, next: unknown, depth = 0): unknown {
+  if (sameData(last, next)) return undefined;
+  if (depth >= 4 || !isRecord(last) || !isRecord(next)) return next;
+  const changes: Record<string, unknown> = {};
+  for (const key of Object.keys(next)) setOwn(changes, key, Object.hasOwn(last, key) ? leaveOutUnchanged(last[key], next[key], depth + 1) : next[key]);
+  return changes;
+}
+
+/** The value `leaveOutUnchanged(last, next)` was made from, sharing `last`'s unchanged parts (`last` itself when nothing changed). In steps. */
+export function* withUnchanged(last: unknown, changes: unknown, depth = 0): Steps<unknown> {
+  if (changes === undefined) return last;
+  // leaveOutUnchanged went into a mapping exactly when both were mappings.
+  if (depth >= 4 || !isRecord(last) || !isRecord(changes)) return changes;
+  const keys = Object.keys(changes);
+  const value: Record<string, unknown> = {};
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i]!;
+    setOwn(value, key, Object.hasOwn(last, key) ? yield* withUnchanged(last[key], changes[key], depth + 1) : changes[key]);
+    if (i % SHARED_PER_STEP === SHARED_PER_STEP - 1) yield;
+  }
+  return value;
+}
