@@ -20,6 +20,7 @@
  *
  *   npm run bench:reload
  *   npm run bench:reload -- --edits 5 --startup-flags 20000   # a quick check
+ *   npm run bench:reload -- --startup-flags 0                  # the edits alone
  */
 import { fork, type ChildProcess } from "node:child_process";
 import { Agent, request } from "node:http";
@@ -225,6 +226,11 @@ await withTempDir(async (dir) => {
     ["configuration", "edit -> flag-updated p50 ms", "max ms", "ratio to 100 flags", "longest evaluation meanwhile, ms"],
     configs.map((c) => [c.label, median(c.latencies).toFixed(1), Math.max(...c.latencies).toFixed(1), ratio(median(c.latencies), base), c.maxEval.toFixed(1)]),
   );
+  printRatios(
+    "bench:reload (edit p50 / 100 flags)",
+    configs.slice(1).map((c) => [c.short, ratio(median(c.latencies), base)]),
+  );
+  if (STARTUP_FLAGS === 0) return;
   const start = await measureStartup(dir);
   console.log();
   printTable(
@@ -235,9 +241,5 @@ await withTempDir(async (dir) => {
       ["peak RSS until then, MB", (start.peak / 1e6).toFixed(0)],
       [`longest evaluation in the 2 s after (${start.evals} evaluations), ms`, start.maxEval.toFixed(1)],
     ],
-  );
-  printRatios(
-    "bench:reload (edit p50 / 100 flags)",
-    configs.slice(1).map((c) => [c.short, ratio(median(c.latencies), base)]),
   );
 });
