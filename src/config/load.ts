@@ -329,7 +329,7 @@ function* build(input: FoundEnvironment, env: EnvVars, problems: ProblemMap, mem
     );
   }
 
-  const merged = mergeDocuments(name, docs, input.files, new Set(flagProblems.keys()), schemaValid);
+  const merged = yield* mergeDocuments(name, docs, input.files, new Set(flagProblems.keys()), schemaValid);
   yield;
   problems.add(name, ...merged.problems);
   for (const [key, list] of merged.flagProblems) addTo(flagProblems, key, ...list);

@@ -243,7 +243,9 @@ export function* compileEnvironmentSteps(config: EnvironmentConfig, options: Com
   const broken = new Map<string, string>();
   const clean = new Map<string, { def: FlagDefinition; flag: CompiledFlag }>();
   let compiledFlags = 0;
+  let seen = 0;
   for (const [key, def] of Object.entries(config.flags)) {
+    if (++seen % FLAGS_PER_STEP === 0) yield;
     const kept = previous?.flags.get(key);
     if (kept && kept.def === def && !refsOf(def.targeting).some((ref) => dirty!.has(ref))) {
       flags.set(key, kept.flag);
@@ -254,7 +256,7 @@ export function* compileEnvironmentSteps(config: EnvironmentConfig, options: Com
     flags.set(key, flag);
     if (problem !== undefined) broken.set(key, problem);
     else clean.set(key, { def, flag });
-    if (++compiledFlags % FLAGS_PER_STEP === 0) yield;
+    compiledFlags++;
   }
   const retired = (previous?.retired ?? 0) + (previous ? [...dirty!].filter((name) => Object.hasOwn(previous.segments, name)).length : 0);
   // Kept unless a segment has a problem (it would have to be reported again); flags with problems are not in it.
