@@ -82,8 +82,7 @@ export function benchContexts(count: number): Record<string, string>[] {
 /**
  * The floor of reading a flag file, as the arguments of a bare `node` process: read FILE and
  * parse it with flagserve's own fast path alone (`fastParse` from dist/: `JSON.parse` for a JSON
- * text, else the block-style reader, else js-yaml with YAML's core schema), with no checks at
- * all. The baseline of the validate rows; it fails if the fast path declines the file.
+ * text, else js-yaml with YAML's core schema), with no checks at all. The baseline of the validate rows; it fails if the fast path declines the file.
  */
 const FAST_PARSE = new URL("../dist/config/fast-parse.js", import.meta.url).href;
 export const readFloorArgs = (file: string): string[] => [

@@ -1,10 +1,11 @@
 /**
  * What changed between two versions of an environment: a pure function of the two
  * configurations. Formatting, comments and key order change nothing, because definitions are
- * compared as canonical JSON.
+ * compared as canonical JSON; a definition that is the very object it was (the loader shares
+ * unchanged ones between loads, config/memo.ts) is not compared at all.
  */
 import type { EnvironmentConfig, FlagDefinition, JsonValue, Metadata } from "../model/types.js";
-import { canonicalJson } from "../model/json.js";
+import { canonicalJson, compare } from "../model/json.js";
 import type { Change, ChangeKind } from "../model/change.js";
 
 export type { Change, ChangeKind } from "../model/change.js";
@@ -15,17 +16,24 @@ export interface Version {
   apiKey: string;
 }
 
-/** Entries created, deleted or (by `same`) updated between two maps, in key order. */
+/**
+ * Entries created, deleted or (by `same`) updated between two maps, in key order. Only the
+ * changes are sorted: an edit of one flag among 10 000 sorts one key, not 20 000.
+ */
 function diffKeys<T>(before: Record<string, T>, after: Record<string, T>, same: (was: T, now: T) => boolean) {
   const out: { key: string; change: ChangeKind; before?: T; after?: T }[] = [];
-  for (const key of [...new Set([...Object.keys(before), ...Object.keys(after)])].sort()) {
-    const was = Object.hasOwn(before, key) ? before[key] : undefined;
+  for (const key of Object.keys(before)) {
+    const was = before[key];
     const now = Object.hasOwn(after, key) ? after[key] : undefined;
-    if (was === undefined && now !== undefined) out.push({ key, change: "created", after: now });
-    else if (was !== undefined && now === undefined) out.push({ key, change: "deleted", before: was });
-    else if (was !== undefined && now !== undefined && !same(was, now)) out.push({ key, change: "updated", before: was, after: now });
+    if (was === undefined) continue;
+    if (now === undefined) out.push({ key, change: "deleted", before: was });
+    else if (!same(was, now)) out.push({ key, change: "updated", before: was, after: now });
   }
-  return out;
+  for (const key of Object.keys(after)) {
+    const now = after[key];
+    if (now !== undefined && (!Object.hasOwn(before, key) || before[key] === undefined)) out.push({ key, change: "created", after: now });
+  }
+  return out.sort((a, b) => compare(a.key, b.key));
 }
 
 /** A flag as it answers: with the flag-set metadata merged under its own (what clients see). */
@@ -43,10 +51,13 @@ export function diffEnvironments(before: Version | undefined, after: Version | u
   const empty: Version["config"] = { flags: {}, segments: {}, metadata: {} };
   const a = before?.config ?? empty;
   const b = after?.config ?? empty;
-  const flagChanges: Change[] = diffKeys<FlagDefinition>(a.flags, b.flags, (was, now) =>
-    canonicalJson(answeredFlag(was, a.metadata)) === canonicalJson(answeredFlag(now, b.metadata)),
+  const sameMetadata = a.metadata === b.metadata || canonicalJson(a.metadata) === canonicalJson(b.metadata);
+  const flagChanges: Change[] = diffKeys<FlagDefinition>(
+    a.flags,
+    b.flags,
+    (was, now) => (was === now && sameMetadata) || canonicalJson(answeredFlag(was, a.metadata)) === canonicalJson(answeredFlag(now, b.metadata)),
   ).map((c) => ({ kind: "flag", ...c }));
-  const segmentChanges: Change[] = diffKeys<JsonValue>(a.segments, b.segments, (was, now) => canonicalJson(was) === canonicalJson(now)).map(
+  const segmentChanges: Change[] = diffKeys<JsonValue>(a.segments, b.segments, (was, now) => was === now || canonicalJson(was) === canonicalJson(now)).map(
     (c) => ({ kind: "segment", ...c }),
   );
   const keyChanges: Change[] = before && after && before.apiKey !== after.apiKey ? [{ kind: "api-key", change: "updated" }] : [];

@@ -124,8 +124,12 @@ function nextSnapshots(
   // A flag broken by this edit keeps its last good definition; the other flags' edits apply.
   for (const loaded of valid) {
     const name = loaded.config.name;
-    const { config, flags } = keepLastGoodFlags(loaded.config, loaded.flags, previous.get(name));
-    next.set(name, createSnapshot(config, flags, keys.get(name)!));
+    const before = previous.get(name);
+    const { config, flags } = keepLastGoodFlags(loaded.config, loaded.flags, before);
+    const apiKey = keys.get(name)!;
+    // The loader reuses an unchanged environment whole (config/memo.ts): so does the store.
+    const same = before !== undefined && before.config === config && before.flags === flags && before.apiKey === apiKey;
+    next.set(name, same ? before : createSnapshot(config, flags, apiKey));
   }
   return next;
 }

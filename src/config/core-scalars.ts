@@ -1,8 +1,7 @@
 /**
  * The implicit types of plain scalars in YAML 1.2's core schema, as the `yaml` package resolves
- * them (yaml/dist/schema/core and common/null), in the order it tries them. Shared by both
- * readers of the fast path (block-yaml.ts and js-yaml in fast-parse.ts), so that neither can
- * drift from the other or from `yaml`.
+ * them (yaml/dist/schema/core and common/null), in the order it tries them: js-yaml reads the
+ * fast path's files with these (fast-parse.ts), so that it cannot drift from `yaml`.
  */
 export interface CoreScalar {
   tag: string;

@@ -12,10 +12,13 @@ export type EnvVars = Record<string, string | undefined>;
 /** `${NAME}` is replaced; `$${NAME}` stands for a literal `${NAME}`. */
 const REFERENCE = /\$(\$?)\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
 
-/** Expands every string under `notifications` in place; returns the variables that are not set. */
-export function expandNotifications(doc: EnvDocument, env: EnvVars): Problem[] {
+/**
+ * The document with every string under `notifications` expanded (a copy: the parsed value is kept
+ * for the next load, see memo.ts), and the variables that are not set.
+ */
+export function expandNotifications(doc: EnvDocument, env: EnvVars): { doc: EnvDocument; problems: Problem[] } {
   const value = doc.value;
-  if (!isRecord(value) || !Array.isArray(value.notifications)) return [];
+  if (!isRecord(value) || !Array.isArray(value.notifications)) return { doc, problems: [] };
   const problems: Problem[] = [];
   const expand = (text: string, path: JsonPath): string =>
     text.replace(REFERENCE, (whole, escape: string, name: string) => {
@@ -29,10 +32,20 @@ export function expandNotifications(doc: EnvDocument, env: EnvVars): Problem[] {
     });
   const walk = (node: unknown, path: JsonPath): unknown => {
     if (typeof node === "string") return expand(node, path);
-    if (Array.isArray(node)) node.forEach((item, i) => (node[i] = walk(item, [...path, i])));
-    else if (isRecord(node)) for (const key of Object.keys(node)) setOwn(node, key, walk(node[key], [...path, key]));
-    return node;
+    if (Array.isArray(node)) return node.map((item, i) => walk(item, [...path, i]));
+    if (!isRecord(node)) return node;
+    const copy: Record<string, unknown> = {};
+    for (const key of Object.keys(node)) setOwn(copy, key, walk(node[key], [...path, key]));
+    return copy;
   };
-  walk(value.notifications, ["notifications"]);
-  return problems;
+  const notifications = walk(value.notifications, ["notifications"]);
+  return { doc: { ...doc, value: { ...value, notifications } }, problems };
+}
+
+/** The variables a document's notifications name: their values are part of what it means. */
+export function variablesOf(doc: EnvDocument, env: EnvVars): string {
+  const value = doc.value;
+  if (!isRecord(value) || !Array.isArray(value.notifications)) return "";
+  const names = new Set([...JSON.stringify(value.notifications).matchAll(REFERENCE)].map((m) => m[2]!));
+  return JSON.stringify([...names].sort().map((name) => [name, env[name] ?? null]));
 }

@@ -1,8 +1,8 @@
 /**
- * The fast path of parsing. JSON.parse reads a JSON file, block-yaml.ts a block-style YAML file,
- * and js-yaml other plain, well-formed YAML, five to a hundred times faster than the `yaml`
- * package builds its Document (which keeps every node's position and the CST); most files are
- * one of these. The fast path answers only when
+ * The fast path of parsing. JSON.parse reads a JSON file and js-yaml plain, well-formed YAML,
+ * five to thirty times faster than the `yaml` package builds its Document (which keeps every
+ * node's position and the CST; docs/architecture-config.md has the figures); most files are one
+ * of these. The fast path answers only when
  * its value is certainly the one the `yaml` path gives: the same YAML 1.2 core schema (the
  * resolvers of core-scalars.ts mirror `yaml`'s, in its order) and nothing the readers treat each their own
  * way. Anything else (a tag, an alias, a merge key, a directive, a construct spanning lines, a
@@ -10,7 +10,6 @@
  * file and reports what is wrong with its position.
  */
 import { FAILSAFE_SCHEMA, load, Type } from "js-yaml";
-import { parseBlockYaml } from "./block-yaml.js";
 import { BACKSLASH, COLON, COMMA, CR, DASH, DOUBLE, HASH, NL, OPEN_LIST, OPEN_MAP, SINGLE, SPACE, TAB } from "./char-codes.js";
 import { CORE_SCALARS, type CoreScalar } from "./core-scalars.js";
 
@@ -54,23 +53,10 @@ const NULL_KEY = /(?:^[ \t]*(?:- +)*|[[{,][ \t]*)(?:~|null|Null|NULL)?[ \t]*:(?:
 
 /**
  * The plain value of `text` (without a BOM), or undefined when the `yaml` path must read it:
- * JSON, else block-style YAML (block-yaml.ts, the cheapest), else YAML js-yaml can read.
+ * JSON, else YAML js-yaml can read.
  */
 export function fastParse(text: string): unknown {
-  return readFast(text)?.value;
-}
-
-/**
- * fastParse, also saying whether every number in the value is known to be finite: true when the
- * block-style reader read it (it declines the others), so no later check need look for them.
- */
-export function readFast(text: string): { value: unknown; finite: boolean } | undefined {
-  const json = parseJson(text);
-  if (json !== undefined) return { value: json, finite: false }; // `1e999` is Infinity to JSON.parse
-  const block = parseBlockYaml(text);
-  if (block !== undefined) return { value: block, finite: true };
-  const plain = parsePlainYaml(text);
-  return plain === undefined ? undefined : { value: plain, finite: false };
+  return parseJson(text) ?? parsePlainYaml(text);
 }
 
 /**

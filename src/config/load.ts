@@ -9,7 +9,8 @@ import { InlineSource } from "../sources/inline-source.js";
 import { readFiles } from "../sources/read-once.js";
 import type { InputSet } from "../sources/inputs.js";
 import type { ConfigSource, SourceDocument, SourceLoad } from "../sources/source.js";
-import { expandNotifications, type EnvVars } from "./expand.js";
+import { expandNotifications, variablesOf, type EnvVars } from "./expand.js";
+import { shareUnchanged, type LoadMemo } from "./memo.js";
 import { mergeDocuments, originText, type MergedEnvironment } from "./merge.js";
 import { parseYamlOffThread, parseYamlYielding, type ParsedFile } from "./parse.js";
 import { ENVIRONMENT_NAME_RULE, isEnvironmentName } from "./schema.js";
@@ -44,6 +45,11 @@ export interface LoadOptions {
    * worker would only add its own start-up and the copy of the value back.
    */
   offThread?: boolean;
+  /**
+   * What the last load with the same memo did, reused where its input did not change (memo.ts):
+   * a server keeps one across its reloads. The load's work is counted in it.
+   */
+  memo?: LoadMemo;
 }
 
 /** What one environment is made of, before validation. */
@@ -80,49 +86,73 @@ export async function loadSources(sources: readonly ConfigSource[], options: Loa
 export async function loadSourceReads(reads: readonly SourceLoad[], options: LoadOptions = {}): Promise<ConfigLoad> {
   const problems = new ProblemMap();
   const found: FoundEnvironment[] = [];
-  for (const read of reads) found.push(...(await fromSource(read, problems, options.offThread ?? false)));
-  return runStepsYielding(finish(withoutDuplicates(found, problems), problems, options));
+  const reading: Reading = { offThread: options.offThread ?? false, memo: options.memo };
+  for (const read of reads) found.push(...(await fromSource(read, problems, reading)));
+  const load = await runStepsYielding(finish(withoutDuplicates(found, problems), problems, options));
+  options.memo?.end();
+  return load;
+}
+
+interface Reading {
+  offThread: boolean;
+  memo?: LoadMemo;
 }
 
 /**
- * A document, parsed, in the shape every later stage can walk (shape.ts); whatever the parser
- * throws (a hostile document) is a problem of that document, never an escaped exception.
+ * A document's value: parsed again only when its text changed, sharing what did not change with
+ * the last parse (memo.ts). Whatever the parser throws (a hostile document) is a problem of that
+ * document, never an escaped exception, and a value too deep for the later stages is refused
+ * (shape.ts).
  */
-async function parseDocument(document: SourceDocument, offThread: boolean): Promise<ParsedFile> {
-  let parsed: ParsedFile;
+async function parseDocument(document: SourceDocument, reading: Reading): Promise<ParsedFile> {
   try {
-    parsed = await parseUnchecked(document, offThread);
+    return await parseChanged(document, reading);
   } catch (error) {
     return { problems: [{ file: document.file, line: 0, col: 0, message: `cannot be read: ${(error as Error).message}` }] };
   }
-  const shape = parsed.problems.length === 0 ? shapeProblem(parsed.value) : undefined;
-  return shape === undefined ? parsed : { problems: [{ file: document.file, line: 0, col: 0, message: shape }] };
 }
 
-const parseUnchecked = async (document: SourceDocument, offThread: boolean): Promise<ParsedFile> =>
-  "error" in document
-    ? { problems: [{ file: document.file, line: document.line ?? 0, col: document.col ?? 0, message: document.error }] }
-    : "value" in document
-      ? copyData(document.file, document.value)
-      : offThread
-        ? parseYamlOffThread(document.file, document.text)
-        : parseYamlYielding(document.file, document.text);
-
-/** Data given as values: a private, JSON-only copy, so later changes to the caller's object cannot reach a snapshot. */
-function copyData(file: string, value: unknown): ParsedFile {
-  const source = inlineSource(file);
-  try {
-    return { source, value: JSON.parse(JSON.stringify(value) ?? "null"), problems: [] };
-  } catch (error) {
-    return { problems: [problemAt(source, [], `not JSON data: ${(error as Error).message}`)] };
+async function parseChanged(document: SourceDocument, { offThread, memo }: Reading): Promise<ParsedFile> {
+  if ("error" in document) return { problems: [{ file: document.file, line: document.line ?? 0, col: document.col ?? 0, message: document.error }] };
+  let text: string;
+  if ("value" in document) {
+    try {
+      text = JSON.stringify(document.value) ?? "null";
+    } catch (error) {
+      return { problems: [problemAt(inlineSource(document.file), [], `not JSON data: ${(error as Error).message}`)] };
+    }
+  } else text = document.text;
+  const known = memo?.parsed.get(document.file);
+  if (known?.text === text) {
+    memo!.parsed.set(document.file, known);
+    return known.parsed;
   }
+  memo?.count("filesParsed");
+  let parsed =
+    "value" in document
+      ? copyData(document.file, text)
+      : offThread
+        ? await parseYamlOffThread(document.file, text, known?.parsed)
+        : await parseYamlYielding(document.file, text);
+  const shape = parsed.problems.length === 0 ? shapeProblem(parsed.value) : undefined;
+  if (shape !== undefined) parsed = { problems: [{ file: document.file, line: 0, col: 0, message: shape }] };
+  else if (memo && parsed.problems.length === 0 && parsed.value !== undefined && known?.parsed.value !== undefined) {
+    parsed = { ...parsed, value: await runStepsYielding(shareUnchanged(known.parsed.value, parsed.value)) };
+  }
+  memo?.parsed.set(document.file, { text, parsed });
+  return parsed;
+}
+
+/** Data given as values (as JSON text): a private, JSON-only copy, so later changes to the caller's object cannot reach a snapshot. */
+function copyData(file: string, json: string): ParsedFile {
+  return { source: inlineSource(file), value: JSON.parse(json), problems: [] };
 }
 
 /** One source's documents, parsed, as environments (named by the layout, or by each document's content). */
-async function fromSource(read: SourceLoad, problems: ProblemMap, offThread: boolean): Promise<FoundEnvironment[]> {
+async function fromSource(read: SourceLoad, problems: ProblemMap, reading: Reading): Promise<FoundEnvironment[]> {
   for (const p of read.problems) problems.add(p.env, { file: p.file, line: 0, col: 0, message: p.message });
   const found: FoundEnvironment[] = [];
-  const singles = await Promise.all(read.documents.map(({ document }) => parseDocument(document, offThread)));
+  const singles = await Promise.all(read.documents.map(({ document }) => parseDocument(document, reading)));
   read.documents.forEach(({ stem, document }, i) => {
     const redirects = "finalUrl" in document && document.finalUrl !== undefined ? { [document.file]: document.finalUrl } : undefined;
     found.push(...fromSingleFile(document.file, stem, singles[i]!, problems).map((input) => (redirects ? { ...input, redirects } : input)));
@@ -133,12 +163,12 @@ async function fromSource(read: SourceLoad, problems: ProblemMap, offThread: boo
     problems.add("", { file, line: 0, col: 0, message: `'${env.name}' is not a valid environment name: ${ENVIRONMENT_NAME_RULE}` });
     return false;
   });
-  const parsed = await Promise.all(named.map((env) => Promise.all(env.documents.map((d) => parseDocument(d, offThread)))));
+  const parsed = await Promise.all(named.map((env) => Promise.all(env.documents.map((d) => parseDocument(d, reading)))));
   named.forEach((env, i) => {
     const docs: EnvDocument[] = [];
     for (const file of parsed[i] ?? []) {
       problems.add(env.name, ...file.problems);
-      if (file.source && file.problems.length === 0) docs.push({ source: file.source, prefix: [], value: file.value, finite: file.finite });
+      if (file.source && file.problems.length === 0) docs.push({ source: file.source, prefix: [], value: file.value });
     }
     // Data given as values was read from no file.
     const files = env.documents.filter((d) => !("value" in d)).map((d) => d.file);
@@ -186,9 +216,9 @@ function fromSingleFile(file: string, stem: string, parsed: ParsedFile, problems
     problems.add(single ? stem : "", ...parsed.problems);
     return [];
   }
-  const { source, finite } = parsed;
+  const { source } = parsed;
   if (!source) return [];
-  if (single) return [{ name: stem, docs: [{ source, prefix: [], value, finite }], files: [file], origin: file }];
+  if (single) return [{ name: stem, docs: [{ source, prefix: [], value }], files: [file], origin: file }];
   if (!multi || !isRecord(value)) return [];
 
   // The wrapper: `environments:` (and `$schema`), nothing else.
@@ -207,7 +237,7 @@ function fromSingleFile(file: string, stem: string, parsed: ParsedFile, problems
     if (!isEnvironmentName(name)) {
       problems.add("", problemAt(source, ["environments", name], `'${name}' is not a valid environment name: ${ENVIRONMENT_NAME_RULE}`, "key"));
     } else {
-      inputs.push({ name, docs: [{ source, prefix: ["environments", name], value: doc, finite }], files: [file], origin: file });
+      inputs.push({ name, docs: [{ source, prefix: ["environments", name], value: doc }], files: [file], origin: file });
     }
   }
   return inputs;
@@ -224,7 +254,7 @@ interface Built {
 function* finish(inputs: FoundEnvironment[], problems: ProblemMap, options: LoadOptions): Steps<ConfigLoad> {
   const env = options.env ?? process.env;
   const built: Built[] = [];
-  for (const input of inputs) built.push(yield* build(input, env, problems));
+  for (const input of inputs) built.push(yield* buildOrReuse(input, env, problems, options.memo));
   for (const name of checkApiKeysAreUnique(built, problems)) for (const b of built) if (b.name === name) b.fatal = true;
 
   const environments = new Map<string, LoadedEnvironment>();
@@ -236,15 +266,60 @@ function* finish(inputs: FoundEnvironment[], problems: ProblemMap, options: Load
   return { environments, problems: sorted };
 }
 
+/** An environment as built by the last load, with what it was built from. */
+interface BuiltBefore {
+  docs: readonly EnvDocument[];
+  files: string;
+  dir?: string;
+  variables: string;
+  built: Built;
+  problems: Problem[];
+}
+
+/**
+ * The last load's build of this environment when it was built from the very same documents (the
+ * same parsed values and sources: memo.ts shares them while their text is unchanged), files and
+ * variables; else a build.
+ */
+function* buildOrReuse(input: FoundEnvironment, env: EnvVars, problems: ProblemMap, memo: LoadMemo | undefined): Steps<Built> {
+  // Problems found before (reading, parsing) are this load's own: built afresh.
+  if (!memo || problems.has(input.name)) return yield* build(input, env, problems, memo);
+  const variables = input.docs.map((doc) => variablesOf(doc, env)).join("\n");
+  const files = input.files.join("\n");
+  const before = memo.environments.get(input.name) as BuiltBefore | undefined;
+  const same =
+    before !== undefined &&
+    before.files === files &&
+    before.dir === input.dir &&
+    before.variables === variables &&
+    before.docs.length === input.docs.length &&
+    before.docs.every((doc, i) => doc.value === input.docs[i]!.value && doc.source === input.docs[i]!.source && sameJson(doc.prefix, input.docs[i]!.prefix));
+  if (same) {
+    memo.environments.set(input.name, before);
+    const compiled = memo.compiled.get(input.name);
+    if (compiled) memo.compiled.set(input.name, compiled);
+    problems.add(input.name, ...before.problems);
+    return { ...before.built };
+  }
+  memo.count("environmentsBuilt");
+  const built = yield* build(input, env, problems, memo);
+  const entry: BuiltBefore = { docs: input.docs, files, variables, built: { ...built }, problems: [...(problems.get(input.name) ?? [])] };
+  if (input.dir !== undefined) entry.dir = input.dir;
+  memo.environments.set(input.name, entry);
+  return built;
+}
+
+const sameJson = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b);
+
 /**
  * One environment: expand, validate each document, merge and compile. A problem inside one flag
  * (or one segment) takes out that flag (or the flags using it) alone; the environment is left
  * out only for problems outside flags and segments, which the checks still run past so that
  * every problem is reported in one run.
  */
-function* build(input: FoundEnvironment, env: EnvVars, problems: ProblemMap): Steps<Built> {
+function* build(input: FoundEnvironment, env: EnvVars, problems: ProblemMap, memo?: LoadMemo): Steps<Built> {
   try {
-    return yield* buildUnguarded(input, env, problems);
+    return yield* buildUnguarded(input, env, problems, memo);
   } catch (error) {
     // The stage boundary: a check that throws (a stack overflow on a value the shape check let
     // through, a bug) costs this environment, never the load of the others.
@@ -253,14 +328,18 @@ function* build(input: FoundEnvironment, env: EnvVars, problems: ProblemMap): St
   }
 }
 
-function* buildUnguarded(input: FoundEnvironment, env: EnvVars, problems: ProblemMap): Steps<Built> {
-  const { name, docs } = input;
+function* buildUnguarded(input: FoundEnvironment, env: EnvVars, problems: ProblemMap, memo?: LoadMemo): Steps<Built> {
+  const { name } = input;
   const flagProblems = new Map<string, Problem[]>();
   const segmentProblems = new Map<string, Problem[]>();
   const schemaValid = new Set<EnvDocument>();
-  for (const doc of docs) {
-    problems.add(name, ...expandNotifications(doc, env));
-    const check = validateDocument(doc);
+  const docs: EnvDocument[] = [];
+  for (const written of input.docs) {
+    const { doc, problems: unset } = expandNotifications(written, env);
+    docs.push(doc);
+    problems.add(name, ...unset);
+    const check = validateDocument(doc, memo?.validFlags);
+    memo?.count("flagsValidated", check.flagsChecked);
     if (check.schemaValid) schemaValid.add(doc);
     problems.add(name, ...check.problems);
     for (const [key, list] of check.flagProblems) addTo(flagProblems, key, ...list);
@@ -282,7 +361,7 @@ function* buildUnguarded(input: FoundEnvironment, env: EnvVars, problems: Proble
     );
   }
 
-  const merged = mergeDocuments(name, docs, input.files, new Set(flagProblems.keys()), schemaValid);
+  const merged = yield* mergeDocuments(name, docs, input.files, new Set(flagProblems.keys()), schemaValid);
   if (input.redirects) merged.config.redirects = input.redirects;
   yield;
   problems.add(name, ...merged.problems);
@@ -291,7 +370,9 @@ function* buildUnguarded(input: FoundEnvironment, env: EnvVars, problems: Proble
   const fatal = problems.has(name);
   for (const list of [...flagProblems.values(), ...segmentProblems.values()]) problems.add(name, ...list);
 
-  const compiled = yield* compileAndLocate(merged, segmentProblems.keys());
+  const compiled = yield* compileAndLocate(merged, segmentProblems.keys(), memo?.compiled.get(name));
+  memo?.count("flagsCompiled", compiled.compiledFlags);
+  if (compiled.memo) memo?.compiled.set(name, compiled.memo);
   problems.add(name, ...compiled.problems);
   if (compiled.failed) return { name, fatal: true };
   const flags = withUnusableFlags(merged, compiled, flagProblems);

@@ -7,6 +7,7 @@ import { docProblem, type EnvDocument, type JsonPath } from "./positions.js";
 import { schemaPart } from "./schema.js";
 import type { EnvironmentConfig, FlagDefinition, FlagState, JsonObject, JsonValue, Metadata, NotificationTarget, Problem } from "../model/types.js";
 import { isRecord, setOwn } from "../model/json.js";
+import type { Steps } from "../model/steps.js";
 
 /** Where something was written: the document and the path inside it. */
 export interface Origin {
@@ -37,18 +38,21 @@ export const originText = (o: Origin): string => {
  * Parts whose shape is wrong are skipped: the schema has reported them. The parts of documents in
  * `schemaValid` (which passed the schema as a whole) are not checked again, one by one.
  */
-export function mergeDocuments(
+export function* mergeDocuments(
   name: string,
   docs: readonly EnvDocument[],
   files: readonly string[],
   brokenFlags: ReadonlySet<string> = new Set(),
   schemaValid: ReadonlySet<EnvDocument> = new Set(),
-): MergedEnvironment {
+): Steps<MergedEnvironment> {
   const merging = new Merging(name, files, brokenFlags);
-  for (const doc of docs) if (isRecord(doc.value)) merging.addDocument(doc, doc.value, schemaValid.has(doc));
+  for (const doc of docs) if (isRecord(doc.value)) yield* merging.addDocument(doc, doc.value, schemaValid.has(doc));
   const { config, origins, problems, flagProblems } = merging;
   return { config, docs, origins, problems, flagProblems };
 }
+
+/** Flags merged between two yields of mergeDocuments. */
+const FLAGS_PER_STEP = 2000;
 
 /** A flag as a file writes it: the schema's `flag` (`flagWithKey` in flagd's list form, which adds `key`). */
 interface FlagInput {
@@ -81,7 +85,7 @@ class Merging {
     this.config = { name, metadata: {}, segments: {}, flags: {}, notifications: [], files: [...files] };
   }
 
-  addDocument(doc: EnvDocument, d: Record<string, unknown>, schemaValid: boolean): void {
+  *addDocument(doc: EnvDocument, d: Record<string, unknown>, schemaValid: boolean): Steps<void> {
     // A part of a document that passed the schema as a whole has the shape its guard checks.
     const is = <T>(guard: (v: unknown) => v is T, v: unknown): v is T => schemaValid || guard(v);
     if (typeof d.apiKey === "string") this.#addApiKey(doc, d.apiKey);
@@ -95,7 +99,7 @@ class Merging {
         this.#add("segment", this.config.segments, this.origins.segments, key, () => value, { doc, path: [section, key] });
       }
     }
-    this.#addFlags(doc, d.flags, is);
+    yield* this.#addFlags(doc, d.flags, is);
     if (Array.isArray(d.notifications)) this.config.notifications.push(...d.notifications.filter((n: unknown) => is(isNotification, n)));
   }
 
@@ -108,19 +112,22 @@ class Merging {
     this.config.apiKey = apiKey;
   }
 
-  #addFlags(doc: EnvDocument, flags: unknown, is: <T>(guard: (v: unknown) => v is T, v: unknown) => v is T): void {
+  *#addFlags(doc: EnvDocument, flags: unknown, is: <T>(guard: (v: unknown) => v is T, v: unknown) => v is T): Steps<void> {
     const { config, origins } = this;
     if (Array.isArray(flags)) {
       // flagd's daemon form: a list of flags, each naming itself with `key`.
-      flags.forEach((raw: unknown, i) => {
-        if (!isRecord(raw) || typeof raw.key !== "string") return; // the schema has said so
+      for (const [i, raw] of (flags as unknown[]).entries()) {
+        if (i % FLAGS_PER_STEP === FLAGS_PER_STEP - 1) yield;
+        if (!isRecord(raw) || typeof raw.key !== "string") continue; // the schema has said so
         const value = () => (is(isFlagWithKey, raw) ? toFlag(raw) : undefined);
         this.#add("flag", config.flags, origins.flags, raw.key, value, { doc, path: ["flags", i] }, ["flags", i, "key"]);
-      });
+      }
       return;
     }
+    let count = 0;
     for (const [key, raw] of entries(flags)) {
       this.#add("flag", config.flags, origins.flags, key, () => (is(isFlag, raw) ? toFlag(raw) : undefined), { doc, path: ["flags", key] });
+      if (++count % FLAGS_PER_STEP === 0) yield;
     }
   }
 
@@ -160,8 +167,21 @@ class Merging {
  */
 const entries = (v: unknown): [string, JsonValue][] => (isRecord(v) ? (Object.entries(v) as [string, JsonValue][]) : []);
 
-/** The file's flag with flagd's defaults made explicit (and flagd's array-form `key` dropped). */
+/**
+ * Each flag value's definition, made once: the loader shares unchanged values between loads
+ * (memo.ts), so an unchanged flag keeps its definition object, which is how the compiler and
+ * the diff tell it is unchanged.
+ */
+const definitions = new WeakMap<FlagInput, FlagDefinition>();
+
 function toFlag(raw: FlagInput): FlagDefinition {
+  let def = definitions.get(raw);
+  if (!def) definitions.set(raw, (def = definitionOf(raw)));
+  return def;
+}
+
+/** The file's flag with flagd's defaults made explicit (and flagd's array-form `key` dropped). */
+function definitionOf(raw: FlagInput): FlagDefinition {
   const flag: FlagDefinition = {
     state: raw.state ?? "ENABLED",
     variants: raw.variants,

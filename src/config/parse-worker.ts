@@ -1,11 +1,28 @@
 /**
- * Parses one big file off the main thread (see parseYamlOffThread): the YAML library parses a
- * document in one synchronous call, seconds for tens of thousands of flags, during which a
- * running server could answer nothing. Only plain data comes back.
+ * Parses big files off the main thread (see parseYamlOffThread): the YAML library parses a
+ * document in one synchronous call, during which a running server could answer nothing. Only
+ * plain data goes back. The worker keeps the last value of each file it parsed (a few files at
+ * most): asked to parse a file again from the value the main thread holds, it sends only what
+ * changed (leaveOutUnchanged), not a copy of every flag.
  */
-import { parentPort, workerData } from "node:worker_threads";
+import { parentPort } from "node:worker_threads";
+import { leaveOutUnchanged } from "./memo.js";
 import { parseYaml } from "./parse.js";
 
-const { file, text } = workerData as { file: string; text: string };
-const parsed = parseYaml(file, text);
-parentPort?.postMessage({ value: parsed.value, problems: parsed.problems });
+/** Files whose last value is kept. */
+const KEPT_FILES = 16;
+const kept = new Map<string, { id: number; value: unknown }>();
+
+parentPort?.on("message", ({ id, file, text, baseId }: { id: number; file: string; text: string; baseId?: number }) => {
+  const parsed = parseYaml(file, text);
+  const base = kept.get(file);
+  kept.delete(file);
+  if (parsed.problems.length > 0) {
+    parentPort!.postMessage({ id, problems: parsed.problems });
+    return;
+  }
+  kept.set(file, { id, value: parsed.value });
+  if (kept.size > KEPT_FILES) kept.delete(kept.keys().next().value!);
+  if (base !== undefined && base.id === baseId) parentPort!.postMessage({ id, changes: leaveOutUnchanged(base.value, parsed.value) });
+  else parentPort!.postMessage({ id, value: parsed.value });
+});

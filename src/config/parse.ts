@@ -6,11 +6,12 @@
  */
 import type { Document, Node, Scalar } from "yaml";
 import { Worker } from "node:worker_threads";
-import { readFast } from "./fast-parse.js";
+import { fastParse } from "./fast-parse.js";
 import { yaml } from "./yaml-package.js";
 import { inlineSource, yamlSource, type Source } from "./positions.js";
 import { explainYamlErrors } from "./yaml-errors.js";
 import { runSteps, runStepsYielding, type Steps } from "../model/steps.js";
+import { withUnchanged } from "./memo.js";
 import type { Problem } from "../model/types.js";
 
 export interface ParsedFile {
@@ -20,9 +21,9 @@ export interface ParsedFile {
   doc?: Document;
   /** The document as plain JSON-like data; undefined when the file has problems. */
   value?: unknown;
-  /** Every number in `value` is known to be finite (the fast path's block-style reader read it). */
-  finite?: boolean;
   problems: Problem[];
+  /** Parsed in the parse worker, which keeps this value under this id (see parseYamlOffThread). */
+  workerId?: number;
 }
 
 /** yaml's own default; counts alias expansions, so "billion laughs" files fail fast. */
@@ -37,8 +38,8 @@ export const parseWithPositions = (file: string, text: string): ParsedFile => ru
 
 /** The fast path's value, with a source that builds the Document on the first position asked. */
 function parseFast(file: string, text: string): ParsedFile | undefined {
-  const read = readFast(withoutBom(text));
-  return read === undefined ? undefined : { source: lazySource(file, text), value: read.value, finite: read.finite, problems: [] };
+  const value = fastParse(withoutBom(text));
+  return value === undefined ? undefined : { source: lazySource(file, text), value, problems: [] };
 }
 
 // Editors show columns without the BOM; so must we.
@@ -56,27 +57,66 @@ const OFF_THREAD_BYTES = 512 * 1024;
  * being answered meanwhile. Positions are only needed when a later check finds a problem; the
  * source then parses the text again on this thread, once. A file with YAML problems, a small
  * file, or a worker that cannot start (running from the TypeScript sources) is parsed here.
+ *
+ * `last` is this file's last parse: when the worker made it, the worker still has that value
+ * and sends back only what changed (withUnchanged), so that an edit of one flag in a big file
+ * costs this thread that flag, not a copy of the whole value.
  */
-export async function parseYamlOffThread(file: string, text: string): Promise<ParsedFile> {
+export async function parseYamlOffThread(file: string, text: string, last?: ParsedFile): Promise<ParsedFile> {
   if (text.length >= OFF_THREAD_BYTES) {
-    const parsed = await inWorker(file, text).catch(() => undefined);
-    if (parsed && parsed.problems.length === 0) return { source: lazySource(file, text), value: parsed.value, problems: [] };
-    if (parsed) return runStepsYielding(parseYamlSteps(file, text)); // the fast path has declined it already
+    const base = last?.workerId !== undefined && last.value !== undefined ? { id: last.workerId, value: last.value } : undefined;
+    const reply = await parseWorker.parse(file, text, base?.id).catch(() => undefined);
+    if (reply && "problems" in reply) return runStepsYielding(parseYamlSteps(file, text)); // the fast path has declined it already
+    if (reply) {
+      const value = "changes" in reply ? await runStepsYielding(withUnchanged(base!.value, reply.changes)) : reply.value;
+      return { source: lazySource(file, text), value, problems: [], workerId: reply.id };
+    }
   }
   return parseYamlYielding(file, text);
 }
 
-function inWorker(file: string, text: string): Promise<{ value: unknown; problems: Problem[] }> {
-  return new Promise((resolve, reject) => {
-    const worker = new Worker(new URL("./parse-worker.js", import.meta.url), { workerData: { file, text } });
-    worker.once("message", (message: { value: unknown; problems: Problem[] }) => {
-      resolve(message);
-      void worker.terminate();
+type WorkerReply = { id: number; value: unknown } | { id: number; changes: unknown } | { id: number; problems: Problem[] };
+
+/**
+ * One worker thread for every big parse, started on the first, kept while the process runs
+ * (it does not keep the process alive when idle). If it fails, the next parse starts another.
+ */
+class ParseWorker {
+  #worker: Worker | undefined;
+  #nextId = 1;
+  readonly #pending = new Map<number, { resolve(reply: WorkerReply): void; reject(error: Error): void }>();
+
+  parse(file: string, text: string, baseId: number | undefined): Promise<WorkerReply> {
+    const worker = this.#start();
+    const id = this.#nextId++;
+    return new Promise((resolve, reject) => {
+      this.#pending.set(id, { resolve, reject });
+      worker.ref();
+      worker.postMessage({ id, file, text, baseId });
     });
-    worker.once("error", reject);
-    worker.once("exit", (code) => reject(new Error(`parse worker exited with ${code}`)));
-  });
+  }
+
+  #start(): Worker {
+    if (this.#worker) return this.#worker;
+    const worker = new Worker(new URL("./parse-worker.js", import.meta.url));
+    const failed = (error: Error) => {
+      if (this.#worker === worker) this.#worker = undefined;
+      for (const { reject } of this.#pending.values()) reject(error);
+      this.#pending.clear();
+    };
+    worker.on("message", (reply: WorkerReply) => {
+      this.#pending.get(reply.id)?.resolve(reply);
+      this.#pending.delete(reply.id);
+      if (this.#pending.size === 0) worker.unref();
+    });
+    worker.once("error", failed);
+    worker.once("exit", (code) => failed(new Error(`parse worker exited with ${code}`)));
+    worker.unref();
+    return (this.#worker = worker);
+  }
 }
+
+const parseWorker = new ParseWorker();
 
 /** A source that parses its text with positions (on this thread) the first time one is asked for. */
 function lazySource(file: string, text: string): Source {

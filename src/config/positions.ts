@@ -26,8 +26,6 @@ export interface EnvDocument {
   /** Path from the source's root to this document (`["environments", "dev"]` or `[]`). */
   readonly prefix: JsonPath;
   readonly value: unknown;
-  /** Every number in `value` is known to be finite (ParsedFile.finite): not looked for again. */
-  readonly finite?: boolean;
 }
 
 /** `flags.new-ui.variants.on`, `notifications[0].url`, `flags["a b"]`: readable, unambiguous enough. */

@@ -5,7 +5,7 @@
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import type { ValidateFunction } from "ajv";
-import * as compiled from "./schema-validators.js";
+import * as compiled from "./generated/schema-validators.js";
 
 /** Absolute path of the schema file (it ships in the package beside src/ and dist/). */
 export const SCHEMA_PATH = fileURLToPath(new URL("../../schema/flagserve.schema.json", import.meta.url));
@@ -17,7 +17,7 @@ export type SchemaPart = keyof typeof compiled;
 
 /**
  * The validator of one part of the schema: a type guard for T, the type that part describes.
- * Compiled by ajv ahead of time into schema-validators.ts (generated from the schema file, and
+ * Compiled by ajv ahead of time into generated/schema-validators.ts (generated from the schema file, and
  * checked against it by test/config/schema-validators.test.ts), so no start pays for ajv's
  * compiler: same options, same errors.
  */

@@ -5,12 +5,13 @@
  */
 import type { ErrorObject } from "ajv";
 import { compileEnvironmentSteps, type CompiledEnvironment } from "../engine/index.js";
+import type { CompileMemo } from "../engine/compile.js";
 import type { CompiledFlag } from "../engine/types.js";
 import type { MergedEnvironment, Origin } from "./merge.js";
 import { validateEnvironmentSchema } from "./schema.js";
 import { docProblem, formatPath, type Anchor, type EnvDocument, type JsonPath } from "./positions.js";
 import type { Problem } from "../model/types.js";
-import { isRecord } from "../model/json.js";
+import { isRecord, setOwn } from "../model/json.js";
 import type { Steps } from "../model/steps.js";
 
 /**
@@ -28,24 +29,54 @@ export interface DocumentCheck {
   segmentProblems: Map<string, Problem[]>;
   /** The document passed the published schema as a whole (merging need not check its parts again). */
   schemaValid: boolean;
+  /** How many flags were checked (the others were known valid). */
+  flagsChecked: number;
 }
 
-export function validateDocument(doc: EnvDocument): DocumentCheck {
-  const check: DocumentCheck = { problems: [], flagProblems: new Map(), segmentProblems: new Map(), schemaValid: true };
+/**
+ * Checks a document. Flags in `knownValid` (flag values that passed every check before: the
+ * loader shares unchanged values between loads) are left out of the checks, and the flags found
+ * valid are added to it. A flag's checks depend on the flag alone, so the result is the same.
+ */
+export function validateDocument(doc: EnvDocument, knownValid?: WeakSet<object>): DocumentCheck {
+  const value = withoutKnownFlags(doc.value, knownValid);
+  const check: DocumentCheck = { problems: [], flagProblems: new Map(), segmentProblems: new Map(), schemaValid: true, flagsChecked: 0 };
   const add = (path: JsonPath, problem: Problem) => {
     const scope = scopeOf(doc.value, path);
     if (scope === "environment") check.problems.push(problem);
     else if ("flag" in scope) addTo(check.flagProblems, scope.flag, problem);
     else addTo(check.segmentProblems, scope.segment, problem);
   };
-  if (!validateEnvironmentSchema(doc.value)) {
+  if (!validateEnvironmentSchema(value)) {
     check.schemaValid = false;
-    for (const { path, problem } of schemaProblems(doc, validateEnvironmentSchema.errors ?? [])) add(path, problem);
+    for (const { path, problem } of schemaProblems(doc, value, validateEnvironmentSchema.errors ?? [])) add(path, problem);
   }
-  if (isRecord(doc.value)) for (const { path, problem } of semanticProblems(doc, doc.value)) add(path, problem);
-  if (!doc.finite) for (const { path, problem } of nonFiniteNumbers(doc, doc.value)) add(path, problem);
+  if (isRecord(value)) for (const { path, problem } of semanticProblems(doc, value)) add(path, problem);
+  for (const { path, problem } of nonFiniteNumbers(doc, value)) add(path, problem);
+  const flags = isRecord(value) ? value.flags : undefined;
+  check.flagsChecked = Array.isArray(flags) ? flags.length : isRecord(flags) ? Object.keys(flags).length : 0;
+  if (knownValid && isRecord(flags) && check.problems.length === 0) {
+    for (const key of Object.keys(flags)) {
+      const flag = flags[key];
+      if (typeof flag === "object" && flag !== null && !check.flagProblems.has(key)) knownValid.add(flag);
+    }
+  }
   return check;
 }
+
+/** The document with the flags of its `flags:` map that are known valid left out (itself when there are none). */
+function withoutKnownFlags(value: unknown, knownValid: WeakSet<object> | undefined): unknown {
+  if (!knownValid || !isRecord(value) || !isRecord(value.flags)) return value;
+  const all = value.flags;
+  const keys = Object.keys(all);
+  const unknown = keys.filter((key) => !isKnown(all[key], knownValid));
+  if (unknown.length === keys.length) return value;
+  const flags: Record<string, unknown> = {};
+  for (const key of unknown) setOwn(flags, key, all[key]);
+  return { ...value, flags };
+}
+
+const isKnown = (flag: unknown, knownValid: WeakSet<object>): boolean => typeof flag === "object" && flag !== null && knownValid.has(flag);
 
 export const addTo = <K, V>(map: Map<K, V[]>, key: K, ...values: V[]): void => {
   const list = map.get(key);
@@ -74,10 +105,10 @@ interface Located {
 // ---------------------------------------------------------------------------------------------
 // Schema errors -> located, readable problems
 
-function schemaProblems(doc: EnvDocument, errors: readonly ErrorObject[]): Located[] {
+function schemaProblems(doc: EnvDocument, value: unknown, errors: readonly ErrorObject[]): Located[] {
   const problems: Located[] = [];
   for (const err of errors) {
-    const path = toJsonPath(doc.value, err.instancePath);
+    const path = toJsonPath(value, err.instancePath);
     // Noise: `if` repeats its branch's errors, `propertyNames` repeats the inner error, and the
     // typed-variants `anyOf` says "must be boolean / string / number / object" for every value:
     // checkVariants says it in one sentence instead.
@@ -281,19 +312,23 @@ export interface LocatedCompilation {
   broken: Map<string, string>;
   /** The engine itself failed: nothing could be compiled. */
   failed?: boolean;
+  /** Flags compiled (the others were reused from `previous`). */
+  compiledFlags: number;
+  /** For the next compile of this environment. */
+  memo?: CompileMemo;
 }
 
 /** Compiles targeting; each engine error is located in the file that wrote the flag or segment. */
-export function* compileAndLocate(merged: MergedEnvironment, brokenSegments: Iterable<string> = []): Steps<LocatedCompilation> {
+export function* compileAndLocate(merged: MergedEnvironment, brokenSegments: Iterable<string> = [], previous?: CompileMemo): Steps<LocatedCompilation> {
   let result: CompiledEnvironment;
   try {
-    result = yield* compileEnvironmentSteps(merged.config, { brokenSegments });
+    result = yield* compileEnvironmentSteps(merged.config, { brokenSegments, previous });
   } catch (error) {
     // An engine bug must not take the other environments down with it.
     const first = merged.docs[0];
     const message = `cannot compile this environment: ${(error as Error).message}`;
     const problem = first ? docProblem(first, [], message) : { file: "", line: 0, col: 0, message };
-    return { flags: new Map(), problems: [problem], broken: new Map(), failed: true };
+    return { flags: new Map(), problems: [problem], broken: new Map(), failed: true, compiledFlags: 0 };
   }
   const problems = result.errors.map((e) => {
     const [section, name, ...rest] = e.path;
@@ -307,5 +342,5 @@ export function* compileAndLocate(merged: MergedEnvironment, brokenSegments: Ite
     const first = merged.docs[0];
     return first ? docProblem(first, e.path, e.message) : { file: "", line: 0, col: 0, message: e.message };
   });
-  return { flags: result.flags, problems, broken: result.broken };
+  return { flags: result.flags, problems, broken: result.broken, compiledFlags: result.compiledFlags, ...(result.memo && { memo: result.memo }) };
 }

@@ -1,5 +1,5 @@
 import type { EnvironmentConfig, FlagDefinition, JsonValue, Metadata } from "../model/types.js";
-import { setOwn } from "../model/json.js";
+import { canonicalJson, isRecord, setOwn } from "../model/json.js";
 import { runSteps, type Steps } from "../model/steps.js";
 import { attachAnswers } from "./answers.js";
 import { direct, type BuildState } from "./codegen.js";
@@ -25,6 +25,10 @@ export interface CompiledEnvironment {
   /** Flags that cannot be served as written (their targeting, or a segment it uses, has a
    * problem), with the reason their evaluation gives. */
   broken: Map<string, string>;
+  /** Flags compiled by this call (the others were taken from `previous`). */
+  compiledFlags: number;
+  /** What the next compile of this environment can reuse (absent when a segment has a problem). */
+  memo?: CompileMemo;
 }
 
 export interface CompileOptions {
@@ -32,6 +36,8 @@ export interface CompileOptions {
   brokenSegments?: Iterable<string>;
   /** Rule coverage (`flagserve test --coverage`) only: the server never passes one. */
   instrument?: RuleInstrument;
+  /** The last compile of the same environment: its unchanged flags and segments are reused. */
+  previous?: CompileMemo;
 }
 
 /**
@@ -44,6 +50,71 @@ export interface RuleInstrument {
   /** Adds the operators the rewritten rules call to the environment's engine. */
   install(engine: LogicEngine): void;
   rewrite(flagKey: string, resolved: unknown): unknown;
+}
+
+/**
+ * One compile of an environment, kept for the next: its engine with the segments registered as
+ * operators, and each flag compiled without problems with the definition it was compiled from.
+ * A flag is reused when its definition is the same object (the loader shares unchanged
+ * definitions between loads), the flag-set metadata is the same, and no segment it uses changed.
+ */
+export interface CompileMemo {
+  readonly compiling: Compiling;
+  readonly segments: Readonly<Record<string, JsonValue>>;
+  readonly metadata: string;
+  readonly broken: ReadonlySet<string>;
+  readonly flags: ReadonlyMap<string, { def: FlagDefinition; flag: CompiledFlag }>;
+  /** Segment operators registered in the engine that no longer stand for a segment. */
+  readonly retired: number;
+}
+
+/** Retired segment operators an engine may hold before the next compile starts a fresh one. */
+const MAX_RETIRED_SEGMENTS = 256;
+
+/** The segment names a rule writes in `$ref` (memoized per rule object: definitions are shared between loads). */
+const refsMemo = new WeakMap<object, readonly string[]>();
+function refsOf(node: unknown): readonly string[] {
+  if (typeof node !== "object" || node === null) return [];
+  const known = refsMemo.get(node);
+  if (known) return known;
+  const found = new Set<string>();
+  const walk = (n: unknown): void => {
+    if (Array.isArray(n)) for (const item of n) walk(item);
+    else if (isRecord(n)) {
+      if (typeof n.$ref === "string") found.add(n.$ref);
+      for (const key of Object.keys(n)) walk(n[key]);
+    }
+  };
+  walk(node);
+  const refs = [...found];
+  refsMemo.set(node, refs);
+  return refs;
+}
+
+/**
+ * The segments that must be resolved again: changed, added, removed or newly (un)broken since
+ * `previous`, and those that use one of them. Undefined when nothing can be reused.
+ */
+function dirtySegments(config: EnvironmentConfig, broken: ReadonlySet<string>, previous: CompileMemo | undefined): Set<string> | undefined {
+  if (!previous || previous.retired > MAX_RETIRED_SEGMENTS || previous.metadata !== canonicalJson(config.metadata)) return undefined;
+  const dirty = new Set<string>();
+  const names = new Set([...Object.keys(config.segments), ...Object.keys(previous.segments)]);
+  for (const name of names) {
+    const now = Object.hasOwn(config.segments, name) ? config.segments[name] : undefined;
+    const was = Object.hasOwn(previous.segments, name) ? previous.segments[name] : undefined;
+    if (now !== was || broken.has(name) !== previous.broken.has(name)) dirty.add(name);
+  }
+  // Those that use a dirty segment, to a fixpoint (segments form no cycle that compiles; a cycle is dirty anyway).
+  for (let grew = dirty.size > 0; grew; ) {
+    grew = false;
+    for (const name of Object.keys(config.segments)) {
+      if (!dirty.has(name) && refsOf(config.segments[name]).some((ref) => dirty.has(ref))) {
+        dirty.add(name);
+        grew = true;
+      }
+    }
+  }
+  return dirty;
 }
 
 function deepFreeze<T>(value: T): T {
@@ -127,7 +198,7 @@ interface CompiledTargeting {
 }
 
 /** What compiling one environment's flags works with. */
-interface Compiling {
+export interface Compiling {
   resolver: Resolver;
   engine: LogicEngine;
   segmentClock: SegmentClock;
@@ -173,7 +244,48 @@ const FLAGS_PER_STEP = 2000;
 
 /** compileEnvironment in steps: yields every FLAGS_PER_STEP flags (see runStepsYielding). */
 export function* compileEnvironmentSteps(config: EnvironmentConfig, options: CompileOptions = {}): Steps<CompiledEnvironment> {
-  // The environment's own engine: its segments become its operators (see segmentCompiler).
+  const brokenSegments = new Set(options.brokenSegments ?? []);
+  // An instrumented compile (rule coverage) shares nothing with a server's compiles.
+  const dirty = options.instrument ? undefined : dirtySegments(config, brokenSegments, options.previous);
+  const previous = dirty ? options.previous : undefined;
+  const compiling = previous ? reusedCompiling(previous.compiling, config, dirty!) : freshCompiling(config, options.instrument);
+  const { resolver } = compiling;
+  for (const name of brokenSegments) resolver.done.set(name, BROKEN);
+
+  // Segments first, so that problems inside a segment are reported once, where they are written,
+  // even when no flag uses the segment.
+  for (const name of Object.keys(config.segments)) resolveSegment(resolver, name, []);
+
+  const flags = new Map<string, CompiledFlag>();
+  const broken = new Map<string, string>();
+  const clean = new Map<string, { def: FlagDefinition; flag: CompiledFlag }>();
+  let compiledFlags = 0;
+  let seen = 0;
+  for (const [key, def] of Object.entries(config.flags)) {
+    if (++seen % FLAGS_PER_STEP === 0) yield;
+    const kept = previous?.flags.get(key);
+    if (kept && kept.def === def && !refsOf(def.targeting).some((ref) => dirty!.has(ref))) {
+      flags.set(key, kept.flag);
+      clean.set(key, kept);
+      continue;
+    }
+    const { flag, problem } = compileFlag(key, def, config.metadata, compiling);
+    flags.set(key, flag);
+    if (problem !== undefined) broken.set(key, problem);
+    else clean.set(key, { def, flag });
+    compiledFlags++;
+  }
+  const retired = (previous?.retired ?? 0) + (previous ? [...dirty!].filter((name) => Object.hasOwn(previous.segments, name)).length : 0);
+  // Kept unless a segment has a problem (it would have to be reported again); flags with problems are not in it.
+  const memo: CompileMemo | undefined =
+    !options.instrument && resolver.errors.every((e) => e.path[0] !== "segments")
+      ? { compiling, segments: config.segments, metadata: canonicalJson(config.metadata), broken: brokenSegments, flags: clean, retired }
+      : undefined;
+  return { flags, errors: resolver.errors, broken, compiledFlags, ...(memo && { memo }) };
+}
+
+/** The environment's own engine: its segments become its operators (see segmentCompiler). */
+function freshCompiling(config: EnvironmentConfig, instrument?: RuleInstrument): Compiling {
   const engine = createLogicEngine();
   const segmentClock: SegmentClock = new Map();
   const resolver: Resolver = {
@@ -184,24 +296,20 @@ export function* compileEnvironmentSteps(config: EnvironmentConfig, options: Com
     errors: [],
     done: new Map(),
   };
-  for (const name of options.brokenSegments ?? []) resolver.done.set(name, BROKEN);
-  options.instrument?.install(engine);
+  instrument?.install(engine);
+  return { resolver, engine, segmentClock, rules: new Map(), ...(instrument && { instrument }) };
+}
 
-  // Segments first, so that problems inside a segment are reported once, where they are written,
-  // even when no flag uses the segment.
-  for (const name of Object.keys(config.segments)) resolveSegment(resolver, name, []);
-
-  const compiling: Compiling = { resolver, engine, segmentClock, rules: new Map(), ...(options.instrument && { instrument: options.instrument }) };
-  const flags = new Map<string, CompiledFlag>();
-  const broken = new Map<string, string>();
-  let count = 0;
-  for (const [key, def] of Object.entries(config.flags)) {
-    const { flag, problem } = compileFlag(key, def, config.metadata, compiling);
-    flags.set(key, flag);
-    if (problem !== undefined) broken.set(key, problem);
-    if (++count % FLAGS_PER_STEP === 0) yield;
-  }
-  return { flags, errors: resolver.errors, broken };
+/**
+ * The last compile's engine, with its segments that did not change still resolved. A dirty
+ * segment is compiled again under a new operator (segmentCompiler numbers them on), so the
+ * flags kept from the last compile still call the segment functions they were built with, and
+ * the rules compiled by text are forgotten when a segment they might use changed.
+ */
+function reusedCompiling(last: Compiling, config: EnvironmentConfig, dirty: ReadonlySet<string>): Compiling {
+  const done = new Map([...last.resolver.done].filter(([name]) => !dirty.has(name) && Object.hasOwn(config.segments, name)));
+  const resolver: Resolver = { ...last.resolver, segments: config.segments, errors: [], done };
+  return { ...last, resolver, rules: dirty.size === 0 ? last.rules : new Map() };
 }
 
 function compileFlag(key: string, def: FlagDefinition, setMetadata: Metadata, compiling: Compiling): { flag: CompiledFlag; problem?: string } {

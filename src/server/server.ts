@@ -4,7 +4,7 @@
  * CLI and the programmatic API both start it through here.
  */
 import { setTimeout as sleep } from "node:timers/promises";
-import { loadSources, type ConfigLoad } from "../config/index.js";
+import { loadSources, LoadMemo, type ConfigLoad } from "../config/index.js";
 import { formatProblem, type Problem } from "../model/types.js";
 import type { OverrideService } from "../admin/index.js";
 import { applyLoad, type EnvironmentChange, type ReloadContext } from "../changes/reload.js";
@@ -129,10 +129,14 @@ const REMOVAL_SETTLE_MS = 100;
 const sourcesOf = (config: ServerConfig): readonly ConfigSource[] =>
   "path" in config ? [new FileSource(config.path)] : "sources" in config ? config.sources : [new InlineSource(config.environments)];
 
-/** Reads the configuration. Everything a load depends on is recorded in `inputs`; the key state file before it is read. */
+/**
+ * Reads the configuration. Everything a load depends on is recorded in `inputs`; the key state
+ * file before it is read. Each load reuses what the last one built from unchanged input (`memo`).
+ */
 function reader(sources: readonly ConfigSource[], keysFile: string) {
+  const memo = new LoadMemo();
   return async (inputs?: InputSet, offThread = false): Promise<ConfigLoad> => {
-    const load = await loadSources(sources, { inputs, offThread });
+    const load = await loadSources(sources, { inputs, offThread, memo });
     if (inputs) await recordFile(keysFile, inputs);
     return load;
   };

@@ -63,10 +63,12 @@ export async function discover(path: string, inputs?: InputSet): Promise<Discove
   }
 
   const byName = new Map<string, DiscoveredEnvironment[]>();
-  for (const entry of names) {
+  // stat, not lstat: a symlinked file or directory counts as what it points to. All at once: a
+  // directory of a hundred environment files is looked at on every reload.
+  const types = await Promise.all(names.map((entry) => typeOf(join(root, entry), inputs)));
+  for (const [i, entry] of names.entries()) {
     const full = join(root, entry);
-    // stat, not lstat: a symlinked file or directory counts as what it points to.
-    const type = await typeOf(full, inputs);
+    const type = types[i];
     let env: DiscoveredEnvironment | undefined;
     if (type === "directory") env = { name: entry, files: [], dir: full };
     else if (isConfigFileName(entry)) env = { name: stemOf(entry), files: [full] }; // dangling links too: reading reports them

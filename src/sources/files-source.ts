@@ -4,6 +4,7 @@
  * directory that holds PATH (./watch.ts), with every read recorded so the server's periodic check
  * catches what a watcher missed.
  */
+import { FileTexts } from "./files.js";
 import type { InputSet } from "./inputs.js";
 import { readFiles } from "./read-once.js";
 import type { ConfigSource, SourceListener, SourceLoad } from "./source.js";
@@ -15,10 +16,18 @@ export class FileSource implements ConfigSource {
   /** PATH could not be read at the last read (a "" problem): the watcher may have lost its handles. */
   #unreadable = false;
 
-  constructor(readonly id: string) {}
+  /** What the last read read: unchanged files are not read again. */
+  readonly texts: FileTexts;
+
+  constructor(
+    readonly id: string,
+    options: { racyMs?: number } = {},
+  ) {
+    this.texts = new FileTexts(options.racyMs);
+  }
 
   async read(inputs?: InputSet): Promise<SourceLoad> {
-    const load = await readFiles(this.id, inputs);
+    const load = await readFiles(this.id, inputs, this.texts);
     const unreadable = load.problems.some((p) => p.env === "");
     // Readable again (after chmod, a directory moved back...): start the watcher afresh.
     if (this.#unreadable && !unreadable) this.#watcher?.restart();

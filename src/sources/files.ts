@@ -147,6 +147,51 @@ export interface ReadOptions {
   inputs?: InputSet;
   maxBytes?: number;
   timeoutMs?: number;
+  /** The texts of the last read: a file whose signature proves it unchanged is not read again. */
+  texts?: FileTexts;
+}
+
+/** A file's text as last read whole, with what proves it unchanged since. */
+interface KnownText {
+  text: string;
+  signature: string;
+  hash: string;
+  changedAt: number;
+}
+
+/**
+ * The texts one reader (a file source) read last time, so that an unchanged file is not read
+ * again: its signature is what a convergence check (FileInput) trusts, and while its last change
+ * is recent enough for timestamps to hide a rewrite (`racyMs`) it is read again. Holds the files
+ * of the last read only.
+ */
+export class FileTexts {
+  #last = new Map<string, KnownText>();
+  #now = new Map<string, KnownText>();
+  /** Files read from disk since this was made. */
+  reads = 0;
+
+  constructor(readonly racyMs = RACY_MS) {}
+
+  /** The text of `path` when its signature now is the one it was read with, and that is old enough to prove it. */
+  async unchanged(path: string, inputs: InputSet | undefined): Promise<string | undefined> {
+    const known = this.#last.get(path);
+    if (known === undefined || Date.now() - known.changedAt <= this.racyMs) return undefined;
+    if ((await signatureOf(path)) !== known.signature) return undefined;
+    this.#now.set(path, known);
+    inputs?.add(new FileInput(path, known.signature, known.hash, known.changedAt));
+    return known.text;
+  }
+
+  set(path: string, known: KnownText): void {
+    this.#now.set(path, known);
+  }
+
+  /** A read of the source is done: files it did not read are forgotten. */
+  end(): void {
+    this.#last = this.#now;
+    this.#now = new Map();
+  }
 }
 
 /** What is known of a file read whole, unchanged across the read, for `settleLeft`. */
@@ -185,7 +230,10 @@ export function settleLeft(file: SettleState, checkedAt: number): number {
  * Either way the path is recorded, so a later check sees it change (or appear).
  */
 export async function readStableFile(path: string, options: ReadOptions = {}): Promise<FileRead> {
-  const { inputs, maxBytes = MAX_FILE_BYTES, timeoutMs = READ_TIMEOUT_MS } = options;
+  const { inputs, maxBytes = MAX_FILE_BYTES, timeoutMs = READ_TIMEOUT_MS, texts } = options;
+  const unchanged = await texts?.unchanged(path, inputs);
+  if (unchanged !== undefined) return { text: unchanged };
+  if (texts) texts.reads++;
   const deadline = Date.now() + SETTLE_DEADLINE_MS;
   let seen: { signature: string; at: number } | undefined;
   let seenChanging = false;
@@ -202,8 +250,12 @@ export async function readStableFile(path: string, options: ReadOptions = {}): P
       const state = { size: read.bytes.length, changedAt: read.changedAt, metadataLast: read.metadataLast ?? false, seenAt: seen.at, seenChanging };
       const left = settleLeft(state, read.checkedAt ?? now);
       if (left === 0) {
-        inputs?.add(new FileInput(path, read.after, hashOf(read.bytes), read.changedAt));
-        return decodeUtf8(read.bytes);
+        const hash = hashOf(read.bytes);
+        inputs?.add(new FileInput(path, read.after, hash, read.changedAt));
+        const decoded = decodeUtf8(read.bytes);
+        // Only a text is kept: a file that is not UTF-8 is read (and reported) again until it is.
+        if ("text" in decoded) texts?.set(path, { text: decoded.text, signature: read.after, hash, changedAt: read.changedAt });
+        return decoded;
       }
       if (now >= deadline) break;
       await sleep(Math.min(left, WRITER_SETTLE_MS));

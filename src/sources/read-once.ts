@@ -3,16 +3,27 @@
  * loaded, so they start without chokidar.
  */
 import { stemOf, discover } from "./discover.js";
-import { readStableFile } from "./files.js";
+import { readStableFile, type FileTexts } from "./files.js";
 import type { InputSet } from "./inputs.js";
 import { isUrl, type SourceDocument, type SourceLoad } from "./source.js";
 import { UrlSource, type UrlSourceOptions } from "./url-source.js";
 
-/** A file or directory PATH as it is now (what the file source reads each time). */
-export async function readFiles(path: string, inputs?: InputSet): Promise<SourceLoad> {
+/**
+ * A file or directory PATH as it is now (what the file source reads each time). With the texts
+ * of the last read, files proved unchanged are not read again.
+ */
+export async function readFiles(path: string, inputs?: InputSet, texts?: FileTexts): Promise<SourceLoad> {
+  try {
+    return await readAll(path, inputs, texts);
+  } finally {
+    texts?.end();
+  }
+}
+
+async function readAll(path: string, inputs?: InputSet, texts?: FileTexts): Promise<SourceLoad> {
   const found = await discover(path, inputs);
   const read = async (file: string): Promise<SourceDocument> => {
-    const result = await readStableFile(file, { inputs });
+    const result = await readStableFile(file, { inputs, texts });
     return { file, ...result };
   };
   if (found.file) return { id: found.root, documents: [{ stem: stemOf(found.file), document: await read(found.file) }], environments: [], problems: found.problems };

@@ -2,7 +2,7 @@
 import { createHash } from "node:crypto";
 import type { EnvironmentConfig } from "../model/types.js";
 import type { CompiledFlag } from "../engine/types.js";
-import { canonicalJson } from "../model/json.js";
+import { canonicalJson, compare } from "../model/json.js";
 import { streamToken } from "./keys.js";
 
 export interface EnvironmentSnapshot {
@@ -27,15 +27,33 @@ export interface EnvironmentSnapshot {
 export const configEtagOf = (config: EnvironmentConfig): string =>
   `"${createHash("sha256")
     .update(
-      canonicalJson({
-        flags: config.flags,
-        segments: config.segments,
-        metadata: config.metadata,
-        ...(config.invalidFlags && { invalidFlags: config.invalidFlags }),
-      }),
+      // canonicalJson of { flags, invalidFlags?, metadata, segments }, each flag and segment's text made once (see canonicalOf).
+      `{"flags":${canonicalRecord(config.flags)}${config.invalidFlags ? `,"invalidFlags":${canonicalJson(config.invalidFlags)}` : ""},` +
+        `"metadata":${canonicalJson(config.metadata)},"segments":${canonicalRecord(config.segments)}}`,
     )
     .digest("base64url")
     .slice(0, 27)}"`;
+
+/**
+ * The canonical JSON of a definition, made once per object: the loader shares unchanged
+ * definitions between loads (config/memo.ts), so after an edit only the changed ones are written out.
+ */
+const canonicalTexts = new WeakMap<object, string>();
+function canonicalOf(value: unknown): string {
+  if (typeof value !== "object" || value === null) return canonicalJson(value);
+  let text = canonicalTexts.get(value);
+  if (text === undefined) canonicalTexts.set(value, (text = canonicalJson(value)));
+  return text;
+}
+
+/** canonicalJson of a record, its entries' texts from canonicalOf. */
+function canonicalRecord(record: Readonly<Record<string, unknown>>): string {
+  const parts: string[] = [];
+  for (const key of Object.keys(record).sort(compare)) {
+    if (record[key] !== undefined) parts.push(`${JSON.stringify(key)}:${canonicalOf(record[key])}`);
+  }
+  return `{${parts.join(",")}}`;
+}
 
 /**
  * A fresh load of an environment with its broken flags given their last good definition (the

@@ -11,7 +11,7 @@ import { formatPath, problemAt, type Source } from "../config/positions.js";
 import { isEnvironmentName } from "../config/schema.js";
 import { isRecord } from "../model/json.js";
 import type { JsonPath, JsonValue, Problem } from "../model/types.js";
-import * as compiled from "./schema-validators.js";
+import * as compiled from "./generated/schema-validators.js";
 
 const validateTestFile = compiled.testFile as unknown as ValidateFunction;
 

@@ -7,7 +7,7 @@ import { describe, expect, it } from "vitest";
 import type * as Config from "../../src/config/index.js";
 import { problemLines, useTempDir } from "./helpers.js";
 
-const { loadConfig } = (await import(new URL("../../dist/config/index.js", import.meta.url).href)) as typeof Config;
+const { loadConfig, LoadMemo } = (await import(new URL("../../dist/config/index.js", import.meta.url).href)) as typeof Config;
 
 /**
  * About 650 KiB: over the 512 KiB from which a file is parsed off the thread. Few flags with a
@@ -64,5 +64,29 @@ describe("big files, on and off the thread", { timeout: 60_000 }, () => {
     expect(here.problems.size).toBe(0);
     expect(worker.problems.size).toBe(0);
     expect(worker.environments.get("dev")!.config.flags["flag-1"]).toEqual(here.environments.get("dev")!.config.flags["flag-1"]);
+  });
+
+  it("an edit parsed in the worker from its last value (only the changes sent back) loads as a fresh parse does", async () => {
+    const memo = new LoadMemo();
+    const file = await tmp.write("dev.yaml", bigFile(5000));
+    const first = await loadConfig(file, { offThread: true, memo });
+    const edits = [
+      bigFile(5000).replace("  flag-77:\n    variants: { on: true, off: false }", "  flag-77:\n    variants: { on: true, off: false, maybe: true }"),
+      `${bigFile(4999)}  added:\n    variants: { on: true }\n    defaultVariant: on\n`,
+      `apiKey: worker-key-0123456789\n${bigFile(5000)}`,
+    ];
+    let last = first.environments.get("dev")!;
+    for (const text of edits) {
+      await tmp.write("dev.yaml", text);
+      const [edited, fresh] = [await loadConfig(file, { offThread: true, memo }), await loadConfig(file)];
+      expect(edited.problems).toEqual(fresh.problems);
+      const env = edited.environments.get("dev")!;
+      expect(env.config).toEqual(fresh.environments.get("dev")!.config);
+      expect(Object.keys(env.config.flags)).toEqual(Object.keys(fresh.environments.get("dev")!.config.flags));
+      // The flags the edit left alone are the objects of the last load.
+      expect(env.config.flags["flag-3"]).toBe(last.config.flags["flag-3"]);
+      expect(memo.last.flagsCompiled).toBeLessThanOrEqual(2);
+      last = env;
+    }
   });
 });

@@ -1,5 +1,5 @@
 /**
- * The loader's schema validators are compiled ahead of time (src/config/schema-validators.ts,
+ * The loader's schema validators are compiled ahead of time (src/config/generated/schema-validators.ts,
  * written by scripts/schema-validators.ts): the file must be what the schema gives today, and
  * its validators must answer exactly as ajv compiling the schema at run time does.
  */

@@ -301,7 +301,7 @@ describe("junit", () => {
 });
 
 describe("the test files' schema", () => {
-  it("src/testing/schema-validators.ts is what scripts/schema-validators.ts writes (npm run generate:validators)", () => {
+  it("src/testing/generated/schema-validators.ts is what scripts/schema-validators.ts writes (npm run generate:validators)", () => {
     expect(readFileSync(TEST_VALIDATORS_FILE, "utf8") === testValidatorsSource(), "run npm run generate:validators").toBe(true);
   });
 

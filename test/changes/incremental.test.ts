@@ -1,0 +1,167 @@
+/**
+ * Edits cost what they change: with the memo a server keeps across its reloads, an edit re-reads
+ * and parses only its file, validates and compiles only its flags (and the flags that use a
+ * changed segment), and everything else is reused by reference. The work is counted, not timed.
+ */
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { applyLoad, type EnvironmentChange, type ReloadContext } from "../../src/changes/reload.js";
+import { loadConfig, LoadMemo, loadInlineConfig } from "../../src/config/index.js";
+import { EventHub } from "../../src/events/hub.js";
+import { silentLogger } from "../../src/log/logger.js";
+import { FlagStore } from "../../src/store/store.js";
+import { FileSource } from "../../src/sources/files-source.js";
+import { loadSources } from "../../src/config/index.js";
+import { tempDir, type TempDir } from "../helpers/files.js";
+
+/** An environment file of `count` flags; flag i uses segment `beta` when i % 4 === 1, `internal` (which uses `beta`) when i % 4 === 2. */
+function envFile(env: string, count: number, edits: { defaultVariant?: Record<number, string>; beta?: string; broken?: number } = {}): string {
+  const out = [
+    `apiKey: key-${env}-0123456789`,
+    "segments:",
+    `  beta: { ends_with: [{ var: email }, "${edits.beta ?? "@example.com"}"] }`,
+    "  internal: { and: [{ $ref: beta }, { starts_with: [{ var: targetingKey }, user-1] }] }",
+    "flags:",
+  ];
+  for (let i = 0; i < count; i++) {
+    out.push(`  flag-${i}:`, "    variants: { on: true, off: false }", `    defaultVariant: ${i === edits.broken ? "nope" : (edits.defaultVariant?.[i] ?? "off")}`);
+    if (i % 4 === 1) out.push('    targeting: { if: [{ $ref: beta }, "on", "off"] }');
+    if (i % 4 === 2) out.push('    targeting: { if: [{ $ref: internal }, "on", null] }');
+    if (i % 4 === 3) out.push('    targeting: { fractional: [["on", 50], ["off", 50]] }');
+  }
+  return `${out.join("\n")}\n`;
+}
+
+let dir: TempDir;
+let memo: LoadMemo;
+
+beforeEach(async () => {
+  dir = await tempDir("flagserve-incremental-");
+  memo = new LoadMemo();
+});
+
+describe("a load with the memo of the last", () => {
+  it("parses, validates and compiles everything the first time", async () => {
+    for (const env of ["a", "b", "c"]) await dir.write(`${env}.yaml`, envFile(env, 40));
+    const load = await loadConfig(dir.path, { memo });
+    expect([...load.environments.keys()]).toEqual(["a", "b", "c"]);
+    expect(memo.last).toEqual({ filesParsed: 3, flagsValidated: 120, environmentsBuilt: 3, flagsCompiled: 120 });
+  });
+
+  it("after an edit of one flag in one of many files: parses that file, validates and compiles that flag, reuses the rest by reference", async () => {
+    for (const env of ["a", "b", "c", "d"]) await dir.write(`${env}.yaml`, envFile(env, 40));
+    const first = await loadConfig(dir.path, { memo });
+    await dir.write("c.yaml", envFile("c", 40, { defaultVariant: { 7: "on" } }));
+    const second = await loadConfig(dir.path, { memo });
+    expect(memo.last).toEqual({ filesParsed: 1, flagsValidated: 1, environmentsBuilt: 1, flagsCompiled: 1 });
+    for (const env of ["a", "b", "d"]) expect(second.environments.get(env)).toEqual(first.environments.get(env));
+    for (const env of ["a", "b", "d"]) expect(second.environments.get(env)!.config).toBe(first.environments.get(env)!.config);
+    const [before, after] = [first, second].map((load) => load.environments.get("c")!);
+    expect(after!.config.flags["flag-7"]!.defaultVariant).toBe("on");
+    // The other flags of the edited file: the same definitions and compiled flags as before.
+    expect(after!.config.flags["flag-6"]).toBe(before!.config.flags["flag-6"]);
+    expect(after!.flags.get("flag-6")).toBe(before!.flags.get("flag-6"));
+    expect(after!.flags.get("flag-7")).not.toBe(before!.flags.get("flag-7"));
+  });
+
+  it("with nothing changed: parses, validates and compiles nothing", async () => {
+    await dir.write("a.yaml", envFile("a", 40));
+    await loadConfig(dir.path, { memo });
+    await loadConfig(dir.path, { memo });
+    expect(memo.last).toEqual({ filesParsed: 0, flagsValidated: 0, environmentsBuilt: 0, flagsCompiled: 0 });
+  });
+
+  it("after an edit of a segment: compiles the flags that use it, through other segments too, and no other", async () => {
+    await dir.write("a.yaml", envFile("a", 40));
+    const first = await loadConfig(dir.path, { memo });
+    await dir.write("a.yaml", envFile("a", 40, { beta: "@corp.test" }));
+    const second = await loadConfig(dir.path, { memo });
+    // Flags 1, 5, 9... use beta; 2, 6, 10... use internal, which uses beta: 20 of 40.
+    expect(memo.last).toEqual({ filesParsed: 1, flagsValidated: 0, environmentsBuilt: 1, flagsCompiled: 20 });
+    const [before, after] = [first, second].map((load) => load.environments.get("a")!);
+    expect(after!.flags.get("flag-3")).toBe(before!.flags.get("flag-3"));
+    expect(after!.flags.get("flag-1")).not.toBe(before!.flags.get("flag-1"));
+    // The recompiled flags use the new segment, the kept ones still answer as before.
+    const context = { targetingKey: "user-1", email: "x@corp.test" };
+    expect(after!.flags.get("flag-1")!.rule!(context)).toBe("on");
+    expect(after!.flags.get("flag-2")!.rule!(context)).toBe("on");
+    expect(before!.flags.get("flag-1")!.rule!(context)).toBe("off");
+  });
+
+  it("reports a broken flag again on every load (it is never taken as known valid)", async () => {
+    await dir.write("a.yaml", envFile("a", 20, { broken: 4 }));
+    const first = await loadConfig(dir.path, { memo });
+    await dir.write("a.yaml", envFile("a", 20, { broken: 4, defaultVariant: { 9: "on" } }));
+    const second = await loadConfig(dir.path, { memo });
+    for (const load of [first, second]) {
+      expect(load.problems.get("a")?.map((p) => p.message)).toEqual(["defaultVariant 'nope' is not one of the variants ('on', 'off')"]);
+      expect(load.environments.get("a")!.config.invalidFlags).toEqual({ "flag-4": expect.stringContaining("nope") });
+    }
+    // The broken flag and the edited one.
+    expect(memo.last.flagsValidated).toBe(2);
+    expect(memo.last.flagsCompiled).toBe(1);
+  });
+
+  it("with a flag whose targeting cannot compile: compiles that flag and the edited one, not the others", async () => {
+    const withBadRule = (variant: string) => envFile("a", 40, { defaultVariant: { 9: variant } }).replace("flags:\n", "flags:\n  bad:\n    variants: { on: true }\n    defaultVariant: on\n    targeting: { nope: [1] }\n");
+    await dir.write("a.yaml", withBadRule("off"));
+    await loadConfig(dir.path, { memo });
+    await dir.write("a.yaml", withBadRule("on"));
+    const load = await loadConfig(dir.path, { memo });
+    expect(load.problems.get("a")?.map((p) => p.message)).toEqual([expect.stringContaining("nope")]);
+    expect(memo.last.flagsCompiled).toBe(2);
+  });
+
+  it("reads inline environments the same way", async () => {
+    const config = { apiKey: "inline-key-0123456789", flags: { f: { variants: { on: true }, defaultVariant: "on" }, g: { variants: { on: true }, defaultVariant: "on" } } };
+    await loadInlineConfig({ dev: config }, { memo });
+    await loadInlineConfig({ dev: { ...config, flags: { ...config.flags, g: { variants: { on: true, off: false }, defaultVariant: "off" } } } }, { memo });
+    expect(memo.last).toEqual({ filesParsed: 1, flagsValidated: 1, environmentsBuilt: 1, flagsCompiled: 1 });
+  });
+});
+
+describe("a reload with the memo", () => {
+  let ctx: ReloadContext;
+  let applied: EnvironmentChange[][];
+
+  beforeEach(async () => {
+    applied = [];
+    ctx = {
+      store: new FlagStore(),
+      hub: new EventHub({ heartbeatSeconds: 3600 }),
+      logger: silentLogger,
+      stateDir: dir.file("state"),
+      keyGraceSeconds: 0,
+      onChanges: (c) => applied.push(c),
+    };
+  });
+
+  afterEach(() => ctx.hub.close());
+
+  const reload = async (source: FileSource) => applyLoad(await loadSources([source], { memo }), ctx);
+
+  it("announces exactly the net change, keeps the untouched environments' snapshots, and keeps a broken flag's last good definition", async () => {
+    for (const env of ["a", "b"]) await dir.write(`${env}.yaml`, envFile(env, 200));
+    // Timestamps prove these files unchanged at once (by default only once their last change is 2 s old).
+    const source = new FileSource(dir.path, { racyMs: 0 });
+    await reload(source);
+    expect(source.texts.reads).toBe(2);
+    const [a, b] = [ctx.store.get("a"), ctx.store.get("b")];
+
+    // One flag edited, one broken, in the big file b.
+    await dir.write("b.yaml", envFile("b", 200, { defaultVariant: { 10: "on" }, broken: 11 }));
+    const changes = await reload(source);
+    expect(changes.map((c) => [c.env, c.changes.map((x) => `${x.kind} ${"key" in x ? x.key : ""} ${x.change}`)])).toEqual([["b", ["flag flag-10 updated"]]]);
+    expect(ctx.store.get("a")).toBe(a);
+    const after = ctx.store.get("b")!;
+    expect(after).not.toBe(b);
+    expect(after.config.flags["flag-11"]).toEqual(b!.config.flags["flag-11"]); // its last good definition
+    expect(after.flags.get("flag-11")).toBe(b!.flags.get("flag-11"));
+    expect(memo.last).toEqual({ filesParsed: 1, flagsValidated: 2, environmentsBuilt: 1, flagsCompiled: 1 });
+    expect(source.texts.reads).toBe(3); // b.yaml alone read again
+
+    // Fixed again: the flag's definition as written comes back, announced as no change (it is the last good one).
+    await dir.write("b.yaml", envFile("b", 200, { defaultVariant: { 10: "on" } }));
+    expect(await reload(source)).toEqual([]);
+    expect(ctx.store.get("b")!.config.invalidFlags).toBeUndefined();
+  });
+});
