@@ -5,8 +5,9 @@
  *   ```sh block) and no others; ```yaml fragment marks a part of a file, shown on purpose
  *   without the rest, ```yaml overrides an --overrides file, and ```yaml invalid a file broken
  *   on purpose, whose problems are the ones the next ```text block shows; ```yaml test is a
- *   `flagserve test` file (run by test/testing/docs.test.ts) and ```yaml ci a CI workflow, which
- *   must parse;
+ *   `flagserve test` file (docs/testing-flags.md's are run by test/testing/docs.test.ts; the
+ *   README's must pass against the starter `flagserve init` writes) and ```yaml ci CI steps,
+ *   which must parse;
  * - the README's code blocks are the files of examples/ they present;
  * - the README's first-run path and the examples of docs/api.md and docs/ci.md run against a
  *   real server on the bundled example, started in the clone as the README says (a server per
@@ -25,6 +26,8 @@ import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { OverrideLayer } from "../../src/admin/overrides.js";
+import { testFlags } from "../../src/index.js";
+import { runHere } from "../cli/run.js";
 import { loadSourceReads } from "../../src/config/load.js";
 import { readOnce } from "../../src/sources/read-once.js";
 import { BIN, runCli, type CliProcess } from "../helpers/cli.js";
@@ -98,6 +101,19 @@ describe("YAML examples", () => {
   it.each(yamlExamples.filter((b) => b.info === "yaml ci").map((b) => [`${b.page}:${b.line}`, b] as const))("%s is YAML", (_where, b) => {
     expect(() => parse(b.text)).not.toThrow();
   });
+
+  it.each(yamlExamples.filter((b) => b.info === "yaml test" && b.page === "README.md").map((b) => [`${b.page}:${b.line}`, b] as const))(
+    "%s passes against the starter flagserve init writes",
+    async (where, b) => {
+      const flags = join(dir, where.replace(/[^a-z0-9]+/gi, "-"), "demo-flags");
+      expect((await runHere(["init", flags])).code).toBe(0);
+      await writeFile(join(flags, "development.test.yaml"), b.text);
+      const report = await testFlags({ sources: [flags] });
+      expect(report.problems).toEqual([]);
+      expect(report.results.length).toBeGreaterThan(0);
+      expect(report.failed).toBe(0);
+    },
+  );
 
   it.each(yamlExamples.filter((b) => b.info === "yaml").map((b) => [`${b.page}:${b.line}`, b] as const))("%s validates as written", async (where, b) => {
     expect(await problemsOf(where, b)).toEqual([]);
