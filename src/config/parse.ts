@@ -12,6 +12,7 @@ import { inlineSource, yamlSource, type Source } from "./positions.js";
 import { explainYamlErrors } from "./yaml-errors.js";
 import { runSteps, runStepsYielding, type Steps } from "../model/steps.js";
 import { withUnchanged } from "./memo.js";
+import { textNestingProblem } from "./shape.js";
 import type { Problem } from "../model/types.js";
 
 export interface ParsedFile {
@@ -30,7 +31,13 @@ export interface ParsedFile {
 const MAX_ALIAS_COUNT = 100;
 
 export function parseYaml(file: string, text: string): ParsedFile {
-  return parseFast(file, text) ?? parseWithPositions(file, text);
+  return tooDeep(file, text) ?? parseFast(file, text) ?? parseWithPositions(file, text);
+}
+
+/** A text nested too deep for the parsers' recursion is a problem before it is parsed (shape.ts). */
+function tooDeep(file: string, text: string): ParsedFile | undefined {
+  const problem = textNestingProblem(text);
+  return problem && { problems: [{ file, ...problem }] };
 }
 
 /** The `yaml` path alone: the Document, with every node's position, then its value. */
@@ -47,7 +54,7 @@ const withoutBom = (text: string): string => (text.startsWith("\uFEFF") ? text.s
 
 /** parseYaml that lets the event loop run between the `yaml` path's steps. */
 export const parseYamlYielding = async (file: string, text: string): Promise<ParsedFile> =>
-  parseFast(file, text) ?? runStepsYielding(parseYamlSteps(file, text));
+  tooDeep(file, text) ?? parseFast(file, text) ?? runStepsYielding(parseYamlSteps(file, text));
 
 /** Files at least this big are parsed in a worker thread. */
 const OFF_THREAD_BYTES = 512 * 1024;
@@ -63,6 +70,8 @@ const OFF_THREAD_BYTES = 512 * 1024;
  * costs this thread that flag, not a copy of the whole value.
  */
 export async function parseYamlOffThread(file: string, text: string, last?: ParsedFile): Promise<ParsedFile> {
+  const deep = tooDeep(file, text);
+  if (deep) return deep;
   if (text.length >= OFF_THREAD_BYTES) {
     const base = last?.workerId !== undefined && last.value !== undefined ? { id: last.workerId, value: last.value } : undefined;
     const reply = await parseWorker.parse(file, text, base?.id).catch(() => undefined);

@@ -31,3 +31,29 @@ export function shapeProblem(value: unknown): string | undefined {
   const depth = nestingDepth(value);
   return depth > MAX_DEPTH ? `the document nests deeper than ${MAX_DEPTH} levels of mappings and lists; no flag configuration needs that` : undefined;
 }
+
+/**
+ * Where a text opens more than MAX_DEPTH `[` and `{` without closing them, checked before any
+ * parser sees it: the parsers recurse once per level, and a stack overflow inside them is not
+ * always a catchable error (V8 may abort the process). Counts every bracket, in strings and
+ * comments too: a real file never has a hundred more openings than closings.
+ */
+export function textNestingProblem(text: string): { line: number; col: number; message: string } | undefined {
+  let depth = 0;
+  let line = 1;
+  let lineStart = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x5b || c === 0x7b) {
+      if (++depth > MAX_DEPTH) {
+        return { line, col: i - lineStart + 1, message: `the document nests deeper than ${MAX_DEPTH} levels of [ and {; no flag configuration needs that` };
+      }
+    } else if (c === 0x5d || c === 0x7d) {
+      if (depth > 0) depth--;
+    } else if (c === 0x0a) {
+      line++;
+      lineStart = i + 1;
+    }
+  }
+  return undefined;
+}

@@ -74,6 +74,15 @@ describe("hostile documents", () => {
     expect(nestingDepth(nested(100_000))).toBe(MAX_DEPTH + 1);
   });
 
+  it("a text nested too deep is refused before a parser recurses into it, at the bracket past the limit", () => {
+    // The yaml package's recursion overflowed the stack here, and near the stack's limit V8 may
+    // abort the process instead of throwing (seen: "RegExpCompiler Allocation failed").
+    expect(parseYaml("bad.yaml", `flags: ${open}`).problems).toEqual([
+      { file: "bad.yaml", line: 1, col: "flags: ".length + 128, message: `the document nests deeper than ${MAX_DEPTH} levels of [ and {; no flag configuration needs that` },
+    ]);
+    expect(parseYaml("ok.yaml", `flags: ${"[".repeat(MAX_DEPTH)}${"]".repeat(MAX_DEPTH)}`).problems).toEqual([]);
+  });
+
   it("parsing never throws, whatever the text", () => {
     for (const [name, text] of Object.entries({ ...DEEP, ...ODD })) {
       expect(() => parseYaml("bad.yaml", text), name).not.toThrow();
@@ -110,8 +119,9 @@ describe("hostile documents", () => {
     await dir.write("flags/all.json", `{"environments":{"x":{"flags":${closed}}}}`);
     const load = await loadSourceReads([await readFiles(dir.file("flags"))]);
     expect([...load.environments.keys()]).toEqual(["good"]);
-    expect([...load.problems.values()].flat().map((p) => p.message)).toContain(
-      "the document nests deeper than 128 levels of mappings and lists; no flag configuration needs that",
+    // Found in the text, before a parser recursed into it: at the bracket past the limit.
+    expect([...load.problems.values()].flat().map((p) => `${p.line}:${p.col} ${p.message}`)).toContain(
+      `1:${`{"environments":{"x":{"flags":`.length + 126} the document nests deeper than 128 levels of [ and {; no flag configuration needs that`,
     );
   });
 });
