@@ -39,6 +39,8 @@ interface Import {
   to: string;
   /** Erased when compiled (`import type`, `export type`, `typeof import(...)`). */
   typeOnly: boolean;
+  /** A worker thread's module (`new URL(..., import.meta.url)`): run apart, not imported. */
+  worker?: boolean;
 }
 
 function sourceFiles(dir: string): string[] {
@@ -56,9 +58,9 @@ function importsOf(file: string): Import[] {
   const text = readFileSync(file, "utf8");
   const tree = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, false, ts.ScriptKind.TS);
   const found: Import[] = [];
-  const add = (specifier: string, typeOnly: boolean) => {
+  const add = (specifier: string, typeOnly: boolean, worker = false) => {
     const to = specifier.startsWith(".") ? join(dirname(file), specifier).replace(/\.js$/, ".ts") : packageName(specifier);
-    found.push({ from: file, to, typeOnly });
+    found.push({ from: file, to, typeOnly, worker });
   };
   const visit = (node: ts.Node): void => {
     if (ts.isImportDeclaration(node) && ts.isStringLiteral(node.moduleSpecifier)) {
@@ -74,7 +76,7 @@ function importsOf(file: string): Import[] {
     } else if (ts.isNewExpression(node) && ts.isIdentifier(node.expression) && node.expression.text === "URL") {
       // new URL("./worker.js", import.meta.url): a module loaded at run time (a worker thread).
       const [arg, base] = node.arguments ?? [];
-      if (arg && ts.isStringLiteralLike(arg) && arg.text.startsWith(".") && base?.getText(tree) === "import.meta.url") add(arg.text, false);
+      if (arg && ts.isStringLiteralLike(arg) && arg.text.startsWith(".") && base?.getText(tree) === "import.meta.url") add(arg.text, false, true);
     }
     ts.forEachChild(node, visit);
   };
@@ -141,6 +143,27 @@ function runtimeReach(entry: string): Set<string> {
   return reached;
 }
 
+/** Every cycle through files (type-only imports included: a reader follows them too). */
+function fileCycles(): string[][] {
+  const next = new Map<string, Import[]>();
+  for (const i of local) if (!i.worker) next.set(i.from, [...(next.get(i.from) ?? []), i]);
+  const cycles: string[][] = [];
+  const state = new Map<string, "open" | "done">();
+  const path: Import[] = [];
+  const walk = (file: string) => {
+    state.set(file, "open");
+    for (const i of next.get(file) ?? []) {
+      path.push(i);
+      if (state.get(i.to) === "open") cycles.push(path.slice(path.findIndex((p) => p.from === i.to)).map(show));
+      else if (!state.has(i.to)) walk(i.to);
+      path.pop();
+    }
+    state.set(file, "done");
+  };
+  for (const file of files) if (!state.has(file)) walk(file);
+  return cycles;
+}
+
 describe("src/ layering", () => {
   it("reads the imports, static and dynamic", () => {
     // The analysis itself: if it found nothing, every check below would pass for nothing.
@@ -154,6 +177,10 @@ describe("src/ layering", () => {
 
   it("has no import cycles between folders", () => {
     expect(folderCycles(folderGraph())).toEqual([]);
+  });
+
+  it("has no import cycles between files", () => {
+    expect(fileCycles()).toEqual([]);
   });
 
   it("has every folder in a layer", () => {

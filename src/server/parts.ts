@@ -15,7 +15,7 @@ import { listenApp } from "../http/listen.js";
 import { Metrics } from "../http/metrics.js";
 import { createNotifier, type Notifier } from "../notify/notifier.js";
 import { FlagStore } from "../store/store.js";
-import type { ServerOptions } from "./server.js";
+import type { ServerOptions } from "./options.js";
 
 /** What serves and what listens to changes, before any configuration is applied. */
 export interface Parts {
