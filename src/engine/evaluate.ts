@@ -25,7 +25,7 @@ function describeResult(result: unknown): string {
 }
 
 /**
- * Evaluate one flag for one context (design §4). Pure: the result depends only on the arguments.
+ * Evaluate one flag for one context (see docs/evaluation.md). Pure: the result depends only on the arguments.
  * `context` holds the attributes (see contextAttributes); `nowMs` feeds `$flagd.timestamp`.
  *
  * SPLIT rule: the reason is SPLIT when at least one `fractional` ran during this evaluation and

@@ -1,4 +1,4 @@
-/** From an OFREP request body to the attributes targeting sees (DESIGN §4). */
+/** From an OFREP request body to the attributes targeting sees (see docs/evaluation.md). */
 import { isRecord } from "../model/json.js";
 import { contextAttributes } from "../engine/index.js";
 import { apiError } from "./problem.js";

@@ -1,5 +1,5 @@
 /**
- * The OFREP body shapes (DESIGN §4, §5), shared by the HTTP routes and `flagserve eval` so both
+ * The OFREP body shapes (docs/evaluation.md, docs/api.md), shared by the HTTP routes and `flagserve eval` so both
  * answer with the same bytes for the same flag and context.
  */
 import type { Metadata } from "../model/types.js";

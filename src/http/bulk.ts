@@ -1,5 +1,5 @@
 /**
- * Evaluate-all answers (DESIGN §5). An answer is a pure function of the environment snapshot,
+ * Evaluate-all answers (see docs/api.md). An answer is a pure function of the environment snapshot,
  * the context and, only where a flag can read `$flagd.timestamp`, the current second. So each
  * snapshot gets a plan (flags that need no evaluation serialized once, the fixed end of the body)
  * and a bounded cache of answers by request body, kept from a request's second time: a request

@@ -35,7 +35,7 @@ export async function withHttpErrors<T>(fn: () => T | Promise<T>): Promise<T> {
 const isErrorBody = (data: unknown): data is ErrorBody =>
   typeof data === "object" && data !== null && typeof (data as ErrorBody).errorCode === "string";
 
-/** Maps any error that reached h3's error hook to a status and a JSON body from DESIGN §5's table. */
+/** Maps any error that reached h3's error hook to a status and a JSON body from the table in docs/api.md. */
 export function toErrorResponse(error: HTTPError | ApiError): { status: number; body: ErrorBody } {
   if (isErrorBody(error.data)) return { status: error.status, body: error.data };
   if (error.status === 404) return { status: 404, body: { errorCode: "NOT_FOUND", errorDetails: "no such route" } };

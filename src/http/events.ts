@@ -1,4 +1,4 @@
-/** The SSE routes (DESIGN §7): the primary change stream and the OFREP stream. */
+/** The SSE routes (see docs/api.md): the primary change stream and the OFREP stream. */
 import { ServerResponse } from "node:http";
 import type { Socket } from "node:net";
 import type { H3, H3Event } from "h3";

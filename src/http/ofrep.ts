@@ -1,4 +1,4 @@
-/** OFREP evaluation routes (DESIGN §5) under h3: request -> auth -> snapshot -> evaluate -> response. */
+/** OFREP evaluation routes (see docs/api.md) under h3: request -> auth -> snapshot -> evaluate -> response. */
 import { noContent, type H3, type H3Event } from "h3";
 import type { FaultInjector } from "../fixture/faults.js";
 import type { FlagStore } from "../store/store.js";

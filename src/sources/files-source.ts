@@ -1,5 +1,5 @@
 /**
- * The file source: a directory of environment files and subdirectories, or one file (DESIGN §3).
+ * The file source: a directory of environment files and subdirectories, or one file (see docs/format.md).
  * Reading trusts nothing it has not seen settle (./files.ts); watching is chokidar through the
  * directory that holds PATH (./watch.ts), with every read recorded so the server's periodic check
  * catches what a watcher missed.
