@@ -95,6 +95,11 @@ export interface FlagServerOptions {
   contextFromHeaders?: Record<string, string>;
   /** Fault rules active from the start (see `setFaults`). */
   faults?: FaultRule[];
+  /**
+   * false: every request is answered by the h3 app, never by the node:http fast path in front of
+   * it (default true). The answers are the same; this is for comparing the two.
+   */
+  fastPath?: boolean;
 }
 
 export interface FlagServer {
@@ -155,6 +160,7 @@ export async function createFlagServer(options: FlagServerOptions): Promise<Flag
       contextValues: options.contextValues,
       contextFromHeaders: options.contextFromHeaders,
       faults: options.faults,
+      fastPath: options.fastPath,
     });
   } catch (error) {
     if (tempState) await rm(tempState, { recursive: true, force: true });

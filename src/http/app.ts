@@ -7,12 +7,13 @@ import type { SessionStore } from "../fixture/sessions.js";
 import type { Logger } from "../log/logger.js";
 import type { FlagStore } from "../store/store.js";
 import { DEFAULT_MAX_BODY_BYTES } from "./body.js";
-import { json, toErrorResponse } from "./errors.js";
+import { json } from "./errors.js";
 import { EvaluationCounts } from "./evaluation-counts.js";
 import { createEventStreams, EVENTS_PATH, ofrepStreamPath, registerEventRoutes, type EventStreams } from "./events.js";
 import { registerHealthRoutes } from "./health.js";
 import { formatSample, Metrics } from "./metrics.js";
 import { createFastPath, type NodeFastPath } from "./fast-path.js";
+import { ANY_ORIGIN_CORS_HEADERS, countResponse, errorResponse } from "./front-door.js";
 import { registerOfrepRoutes } from "./ofrep.js";
 import { createOfrepAnswers, type OfrepAnswers } from "./ofrep-answers.js";
 
@@ -35,6 +36,11 @@ export interface AppOptions {
   sessions?: SessionStore;
   /** The admin API and dashboard page (src/admin): their own guard, never CORS (not a CORS route). */
   admin?: { register(app: H3, answers: OfrepAnswers): void };
+  /**
+   * false: every request goes through h3, never the node:http fast path (fast-path.ts). The
+   * answers are the same either way; the parity tests compare the two.
+   */
+  fastPath?: boolean;
 }
 
 /**
@@ -50,8 +56,7 @@ const isCorsRoute = (path: string): boolean => path.startsWith("/ofrep/") || pat
 /** What h3's handleCors sets on a simple request when any origin is allowed (on both header sets, as it does). */
 function setSimpleCorsHeaders(event: H3Event): void {
   for (const headers of [event.res.headers, event.res.errHeaders]) {
-    headers.set("access-control-allow-origin", "*");
-    headers.set("access-control-expose-headers", "etag");
+    for (const [name, value] of ANY_ORIGIN_CORS_HEADERS) headers.set(name, value);
   }
 }
 
@@ -71,15 +76,12 @@ function streamLines(hub: EventHub): string[] {
 function createH3(metrics: Metrics, logger: Logger): H3 {
   return new H3({
     onResponse(response, event) {
-      const route = event.context.matchedRoute?.route ?? "unmatched";
-      metrics.count("flagserve_http_responses_total", "Responses by route and status", { route, status: String(response.status) });
+      countResponse(metrics, event.context.matchedRoute?.route ?? "unmatched", response.status);
     },
     onError(error, event) {
-      const { status, body } = toErrorResponse(error);
-      if (status === 500) logger.error(`${event.req.method} ${event.url.pathname} failed: ${String(error.cause ?? error)}`);
+      const { status, body, headers } = errorResponse(error, { metrics, logger, method: event.req.method, path: event.url.pathname });
       event.res.status = status;
-      for (const [name, value] of error.headers ?? []) event.res.headers.set(name, value);
-      metrics.count("flagserve_http_errors_total", "Error responses by code", { code: body.errorCode });
+      for (const name in headers) event.res.headers.set(name, headers[name]!);
       return json(event, body);
     },
   });
@@ -127,7 +129,7 @@ export function createApp(options: AppOptions): { app: H3; fastPath?: NodeFastPa
     metrics.collect(() => streamLines(hub));
   }
   // Any origin allowed: plain evaluations and stream openings skip h3 (fast-path.ts); a configured origin keeps h3's CORS rules.
-  const fastPath = origin === "*" ? createFastPath({ store, answers, streams, metrics, logger, maxBodyBytes, faults }) : undefined;
+  const fastPath = origin === "*" && options.fastPath !== false ? createFastPath({ store, answers, streams, metrics, logger, maxBodyBytes, faults }) : undefined;
   registerHealthRoutes(app, store, metrics);
   options.admin?.register(app, answers);
   metrics.gauge("flagserve_environments", "Environments being served", () => store.environments.size);

@@ -13,7 +13,7 @@ import { keyDigest } from "../store/keys.js";
 import type { FlagStore } from "../store/store.js";
 import type { EnvironmentSnapshot } from "../store/snapshot.js";
 import { environmentForKey, keyFromHeaders, type RequestHeaders } from "./auth.js";
-import { apiError as h3ApiError, withHttpErrors } from "./errors.js";
+import { httpError, withHttpErrors } from "./errors.js";
 
 export interface EventStreamsOptions {
   store: FlagStore;
@@ -214,7 +214,7 @@ export function registerEventRoutes(app: H3, streams: EventStreams, faults?: Fau
       return nodeSseBody(stream);
     });
     app.all(path, (event) => {
-      throw h3ApiError(405, "METHOD_NOT_ALLOWED", `${event.req.method} is not allowed here; use GET`, { headers: { allow: "GET, OPTIONS" } });
+      throw httpError(405, "METHOD_NOT_ALLOWED", `${event.req.method} is not allowed here; use GET`, { headers: { allow: "GET, OPTIONS" } });
     });
   }
 }

@@ -17,10 +17,11 @@ import type { EnvironmentSnapshot } from "../store/snapshot.js";
 import type { FlagStore } from "../store/store.js";
 import { environmentFor, type RequestHeaders } from "./auth.js";
 import { readNodeBodyWith } from "./body.js";
-import { ApiError } from "./errors.js";
 import { EVENTS_PATH, OFREP_STREAM_PATH, type EventStreams, type StreamRequest } from "./events.js";
 import { mayIdentifyClient, type Metrics } from "./metrics.js";
-import { ALL_ROUTE, errorReply, FLAG_ROUTE, type OfrepAnswers, type OfrepReply } from "./ofrep-answers.js";
+import { ALL_ROUTE, ANY_ORIGIN_CORS_HEADERS, errorResponse, FLAG_PATH_PREFIX, FLAG_ROUTE, responseCounter } from "./front-door.js";
+import { errorReply, type OfrepAnswers, type OfrepReply } from "./ofrep-answers.js";
+import { decodedSegment } from "./path.js";
 import { WeakMemo } from "./weak-memo.js";
 
 /** Answers the request and returns true, or returns false having touched nothing. */
@@ -37,17 +38,15 @@ export interface FastPathOptions {
   faults?: FaultInjector;
 }
 
-const FLAG_PREFIX = `${ALL_ROUTE}/`;
-/** A key segment the h3 router reads the same way: unreserved, sub-delims, `:@` and escapes. */
+/**
+ * When the fast path answers and when it leaves a request to h3 is its own rule: the two
+ * patterns below are the requests h3's router and `new URL()` read exactly as this file does.
+ * A key segment the h3 router reads the same way: unreserved, sub-delims, `:@` and escapes.
+ */
 const PLAIN_SEGMENT = /^[\w\-.~!$&'()*+,;=:@%]+$/;
 /** A Host header `new URL()` (h3) cannot refuse. */
 const PLAIN_HOST = /^[\w\-.]+(?::\d{1,5})?$|^\[[\da-fA-F:.]+\](?::\d{1,5})?$/;
-/** What h3's CORS handling sets when any origin is allowed (app.ts). */
-const CORS: [string, string][] = [
-  ["access-control-allow-origin", "*"],
-  ["access-control-expose-headers", "etag"],
-];
-const CORS_HEADERS = CORS.flat();
+const CORS_HEADERS = ANY_ORIGIN_CORS_HEADERS.flat();
 
 type Route = typeof ALL_ROUTE | typeof FLAG_ROUTE | typeof EVENTS_PATH | typeof OFREP_STREAM_PATH;
 
@@ -106,17 +105,12 @@ function targetOf(url: string): Target | undefined {
   if (path === ALL_ROUTE) return routeTarget(ALL_ROUTE, { flagConfigEtag: query?.get("flagConfigEtag") ?? null });
   if (path === EVENTS_PATH) return routeTarget(EVENTS_PATH, { stream: "events", query });
   if (path === OFREP_STREAM_PATH) return routeTarget(OFREP_STREAM_PATH, { stream: "ofrep", query });
-  if (!path.startsWith(FLAG_PREFIX)) return undefined;
-  const raw = path.slice(FLAG_PREFIX.length);
+  if (!path.startsWith(FLAG_PATH_PREFIX)) return undefined;
+  const raw = path.slice(FLAG_PATH_PREFIX.length);
   if (!PLAIN_SEGMENT.test(raw)) return undefined;
-  let key: string;
-  try {
-    key = decodeURIComponent(raw);
-  } catch {
-    return undefined;
-  }
+  const key = decodedSegment(raw);
   // Dot segments (`..`, `%2e`) are resolved away by URL parsing: not this route.
-  if (key === "." || key === "..") return undefined;
+  if (key === undefined || key === "." || key === "..") return undefined;
   return routeTarget(FLAG_ROUTE, { key });
 }
 
@@ -168,16 +162,6 @@ function send(res: ServerResponse, reply: OfrepReply): void {
   res.end(reply.bytes ?? reply.body);
 }
 
-/** `flagserve_http_responses_total` for a route, one counter per status, resolved once. */
-function responseCounter(metrics: Metrics, route: string): (status: number) => void {
-  const counters = new Map<number, () => void>();
-  return (status) => {
-    let count = counters.get(status);
-    if (!count) counters.set(status, (count = metrics.counter("flagserve_http_responses_total", "Responses by route and status", { route, status: String(status) })));
-    count();
-  };
-}
-
 /** The route of a request the fast path answers, else undefined (h3's): see the module comment. */
 function plainRequests(faults: FaultInjector | undefined, streams: EventStreams | undefined): (req: IncomingMessage) => Target | undefined {
   const targetFor = keptTargets();
@@ -203,11 +187,10 @@ export function createFastPath(options: FastPathOptions): NodeFastPath {
     [ALL_ROUTE, FLAG_ROUTE, EVENTS_PATH, OFREP_STREAM_PATH].map((route) => [route, responseCounter(metrics, route)]),
   ) as Record<Route, (status: number) => void>;
 
-  /** An error as h3's onError hook answers it (app.ts): logged when internal, counted by code. */
+  /** An error as h3's error hook answers it (front-door.ts). */
   const failed = (req: IncomingMessage, error: unknown): OfrepReply => {
-    if (!(error instanceof ApiError)) logger.error(`${req.method} ${req.url?.split("?")[0]} failed: ${String(error)}`);
-    metrics.count("flagserve_http_errors_total", "Error responses by code", { code: error instanceof ApiError ? error.data.errorCode : "INTERNAL" });
-    return error instanceof ApiError ? errorReply(error.status, error.data, error.headers) : errorReply(500, { errorCode: "INTERNAL", errorDetails: "internal server error" });
+    const { status, body, headers } = errorResponse(error, { metrics, logger, method: req.method, path: req.url?.split("?")[0] ?? "" });
+    return errorReply(status, body, headers);
   };
 
   const respond = (res: ServerResponse, target: Target, reply: OfrepReply) => {
@@ -258,7 +241,7 @@ export function createFastPath(options: FastPathOptions): NodeFastPath {
       return respond(res, target, failed(req, error));
     }
     counted[target.route](200);
-    startNodeSse(res, CORS, stream);
+    startNodeSse(res, ANY_ORIGIN_CORS_HEADERS, stream);
   }
 
   return (req, res) => {

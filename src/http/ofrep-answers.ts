@@ -19,10 +19,6 @@ import { ifNoneMatchHits, sameConfigEtag } from "./etag.js";
 import { createSingleAnswers, type SingleAnswer } from "./single.js";
 import { WeakMemo } from "./weak-memo.js";
 
-/** The route names /metrics counts responses under (h3's route patterns). */
-export const ALL_ROUTE = "/ofrep/v1/evaluate/flags";
-export const FLAG_ROUTE = "/ofrep/v1/evaluate/flags/:key";
-
 /** An answer to send: headers beyond CORS and Content-Length, in name order; no body for a 304. */
 export interface OfrepReply {
   status: number;

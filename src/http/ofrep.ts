@@ -4,8 +4,9 @@ import type { FaultInjector } from "../fixture/faults.js";
 import type { FlagStore } from "../store/store.js";
 import { authenticate } from "./auth.js";
 import { readBodyText } from "./body.js";
-import { apiError, withHttpErrors } from "./errors.js";
-import { ALL_ROUTE, FLAG_ROUTE, replyText, type OfrepAnswers, type OfrepReply } from "./ofrep-answers.js";
+import { httpError, withHttpErrors } from "./errors.js";
+import { ALL_ROUTE, FLAG_PATH_PREFIX, FLAG_ROUTE } from "./front-door.js";
+import { replyText, type OfrepAnswers, type OfrepReply } from "./ofrep-answers.js";
 import { decodedPathTail } from "./path.js";
 
 export interface OfrepOptions {
@@ -17,10 +18,8 @@ export interface OfrepOptions {
   faults?: FaultInjector;
 }
 
-const SINGLE_PREFIX = "/ofrep/v1/evaluate/flags/";
-
 /** The flag key as the client wrote it (`encodeURIComponent(key)`, `/` in a key included). */
-const flagKeyOf = (event: H3Event): string => decodedPathTail(event, SINGLE_PREFIX, "key");
+const flagKeyOf = (event: H3Event): string => decodedPathTail(event, FLAG_PATH_PREFIX, "key");
 
 /**
  * A reply through h3. Text, not a Response (which h3 would wrap in a stream) nor bytes (for which
@@ -39,7 +38,7 @@ export function registerOfrepRoutes(app: H3, options: OfrepOptions): void {
   app.post(ALL_ROUTE, async (event) => {
     const snapshot = authenticate(event, store);
     // The router folds a trailing slash into this route; `flags/` is the single-flag route with an empty key.
-    if (event.url.pathname.endsWith("/")) throw apiError(404, "FLAG_NOT_FOUND", "the flag key is empty", { key: "" });
+    if (event.url.pathname.endsWith("/")) throw httpError(404, "FLAG_NOT_FOUND", "the flag key is empty", { key: "" });
     const fault = faults?.apply(event, "evaluate-all", snapshot.name);
     if (fault) await fault;
     const text = await readBodyText(event, maxBodyBytes);
@@ -57,7 +56,7 @@ export function registerOfrepRoutes(app: H3, options: OfrepOptions): void {
 
   for (const route of [ALL_ROUTE, FLAG_ROUTE]) {
     app.all(route, (event) => {
-      throw apiError(405, "METHOD_NOT_ALLOWED", `${event.req.method} is not allowed here; use POST`, {
+      throw httpError(405, "METHOD_NOT_ALLOWED", `${event.req.method} is not allowed here; use POST`, {
         headers: { allow: "POST, OPTIONS" },
       });
     });

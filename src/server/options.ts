@@ -51,4 +51,6 @@ export interface ServerOptions {
   contextFromHeaders?: Record<string, string>;
   /** Fault rules active from the start (validated: FaultRulesError). */
   faults?: FaultRule[];
+  /** false: no node:http fast path in front of the h3 app (http/fast-path.ts); default true. */
+  fastPath?: boolean;
 }

@@ -73,6 +73,7 @@ export async function listen({ store, hub, metrics, faults, sessions, admin }: P
     faults,
     sessions,
     admin,
+    fastPath: options.fastPath,
   });
   return listenApp(app, { port: options.port, host: options.host, https: options.https, public: options.public, fastPath });
 }
