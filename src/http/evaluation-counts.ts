@@ -75,8 +75,9 @@ export class EnvironmentCounts {
 
   /**
    * One evaluate-all: `outcomes[i]` is the evaluation of `keys[i]`. An answer served again from
-   * the cache (`repeated`: the same outcomes array as before) is counted on its tally, and added
-   * to each flag's counts when they are read.
+   * the cache (`repeated`) is counted on its tally, and added to each flag's counts when they are
+   * read. The caller's contract (BulkAnswer.outcomes): `repeated` is true exactly when `outcomes`
+   * is an array passed here before, unchanged; a new answer passes a new array.
    */
   countAll(keys: readonly string[], outcomes: readonly Evaluation[], repeated = false): void {
     if (!repeated) {

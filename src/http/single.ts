@@ -1,9 +1,10 @@
 /**
- * Single-flag answers (`POST /ofrep/v1/evaluate/flags/{key}`), computed once per (snapshot, flag,
- * request body) and kept in a bounded cache per snapshot, like evaluate-all's (see bulk.ts): an
- * answer is a pure function of the flag, the context and, only for a flag that can read
- * `$flagd.timestamp`, the current second. Errors thrown (invalid JSON or context, unknown flag)
- * are never kept.
+ * Single-flag answers (`POST /ofrep/v1/evaluate/flags/{key}`), kept in a bounded cache per
+ * snapshot: an answer is a pure function of the flag, the context and, only for a flag that can
+ * read `$flagd.timestamp`, the current second. Unlike evaluate-all's cache (bulk.ts), which keeps
+ * an answer from its request's second time, this one keeps every answer from the first: a
+ * single-flag answer is a hundred bytes, not kilobytes, so one that never comes back costs the
+ * cache little. Errors thrown (invalid JSON or context, unknown flag) are never kept.
  */
 import { evaluate } from "../engine/index.js";
 import type { CompiledFlag, Evaluation } from "../engine/types.js";
