@@ -8,6 +8,9 @@ import { isEvaluationError, type CompiledFlag, type Evaluation } from "../engine
 import { contextFromBody } from "./context.js";
 import { ApiError, apiError, type ErrorBody } from "./problem.js";
 
+/** The one Content-Type of every JSON response (JSON is UTF-8 by definition: no charset). */
+export const JSON_CONTENT_TYPE = "application/json";
+
 type Success = Exclude<Evaluation, { errorCode: string }>;
 type Failure = Extract<Evaluation, { errorCode: string }>;
 

@@ -1,9 +1,8 @@
 /** Every error leaves as JSON `{errorCode, errorDetails}` (plus `key` on the single-flag route). */
 import { HTTPError, type H3Event } from "h3";
 import { ApiError, apiError, type ErrorBody } from "../evaluation/problem.js";
+import { JSON_CONTENT_TYPE } from "../evaluation/shape.js";
 
-/** The one Content-Type of every JSON response (JSON is UTF-8 by definition: no charset). */
-export const JSON_CONTENT_TYPE = "application/json";
 
 /** A JSON response body, with the Content-Type every JSON response carries. */
 export function json(event: H3Event, value: unknown): string {

@@ -6,7 +6,7 @@
  * counted under `flag="(other)"`, and variants are those of the flag's definition.
  */
 import { isEvaluationError, type Evaluation } from "../engine/types.js";
-import { formatSample } from "./metrics.js";
+import { formatSample } from "../model/prometheus.js";
 import { OutcomeTable } from "./outcome-memo.js";
 import { WeakMemo } from "./weak-memo.js";
 

@@ -5,6 +5,7 @@ import type { H3, H3Event } from "h3";
 import type { Subscriber } from "../events/channel.js";
 import type { EventHub, StreamKind } from "../events/hub.js";
 import { createSseResponse, nodeSseBody, sseHeaders, type SseCloseReason, type SseStreamOptions } from "../events/sse.js";
+import type { RequestHeaders } from "../evaluation/context.js";
 import { apiError } from "../evaluation/problem.js";
 import type { FaultRoute } from "../fixture/fault-rules.js";
 import type { FaultInjector } from "../fixture/faults.js";
@@ -12,7 +13,7 @@ import type { Logger } from "../log/logger.js";
 import { keyDigest } from "../store/keys.js";
 import type { FlagStore } from "../store/store.js";
 import type { EnvironmentSnapshot } from "../store/snapshot.js";
-import { environmentForKey, keyFromHeaders, type RequestHeaders } from "./auth.js";
+import { environmentForKey, keyFromHeaders } from "./auth.js";
 import { httpError, withHttpErrors } from "./errors.js";
 
 export interface EventStreamsOptions {

@@ -7,13 +7,11 @@
  */
 import type { Enricher } from "../fixture/enrich.js";
 import { isSessionId, SESSION_HEADER, type SessionLog, type SessionStore } from "../fixture/sessions.js";
-import { contextFromBody } from "../evaluation/context.js";
+import { contextFromBody, parseJsonBody, type RequestHeaders } from "../evaluation/context.js";
 import { ApiError, apiError } from "../evaluation/problem.js";
 import type { EnvironmentSnapshot } from "../store/snapshot.js";
-import type { RequestHeaders } from "./auth.js";
-import { parseJsonBody } from "./body.js";
 import { createBulkAnswers, type BulkAnswer } from "./bulk.js";
-import { JSON_CONTENT_TYPE } from "./errors.js";
+import { JSON_CONTENT_TYPE } from "../evaluation/shape.js";
 import type { EvaluationCounts } from "./evaluation-counts.js";
 import { ifNoneMatchHits, sameConfigEtag } from "./etag.js";
 import { createSingleAnswers, type SingleAnswer } from "./single.js";

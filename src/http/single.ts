@@ -11,8 +11,7 @@ import type { CompiledFlag, Evaluation } from "../engine/types.js";
 import type { EnvironmentSnapshot } from "../store/snapshot.js";
 import { AnswerCache } from "./answer-cache.js";
 import { WeakMemo } from "./weak-memo.js";
-import { parseJsonBody } from "./body.js";
-import { contextFromBody } from "../evaluation/context.js";
+import { contextFromBody, parseJsonBody } from "../evaluation/context.js";
 import { apiError } from "../evaluation/problem.js";
 import { singleResponse } from "../evaluation/shape.js";
 
