@@ -3,7 +3,7 @@
  * dashboard page. The server wires it in: `layer` goes into every load, `onChanges` feeds the
  * page's stream, `register` adds the routes, `bind` gives the layer a way to re-apply.
  */
-import type { OfrepAnswers } from "../http/ofrep-answers.js";
+import type { OfrepAnswers } from "../answers/ofrep-answers.js";
 import type { H3 } from "h3";
 import type { EnvironmentChange } from "../changes/reload.js";
 import type { ConfigLoad } from "../config/index.js";

@@ -9,7 +9,7 @@ import { createSseResponse } from "../events/sse.js";
 import { JSON_CONTENT_TYPE } from "../evaluation/shape.js";
 import { withHttpErrors } from "../http/errors.js";
 import type { FaultInjector } from "../fixture/faults.js";
-import { replyText, type OfrepAnswers } from "../http/ofrep-answers.js";
+import { replyText, type OfrepAnswers } from "../answers/ofrep-answers.js";
 import type { SessionStore } from "../fixture/sessions.js";
 import { clientIp } from "../http/events.js";
 import type { Logger } from "../log/logger.js";

@@ -8,7 +8,7 @@ import type { Logger } from "../log/logger.js";
 import type { FlagStore } from "../store/store.js";
 import { DEFAULT_MAX_BODY_BYTES } from "./body.js";
 import { json } from "./errors.js";
-import { EvaluationCounts } from "./evaluation-counts.js";
+import { EvaluationCounts } from "../answers/evaluation-counts.js";
 import { createEventStreams, EVENTS_PATH, ofrepStreamPath, registerEventRoutes, type EventStreams } from "./events.js";
 import { registerHealthRoutes } from "./health.js";
 import { formatSample } from "../model/prometheus.js";
@@ -16,7 +16,7 @@ import { Metrics } from "./metrics.js";
 import { createFastPath, type NodeFastPath } from "./fast-path.js";
 import { ANY_ORIGIN_CORS_HEADERS, countResponse, errorResponse } from "./front-door.js";
 import { registerOfrepRoutes } from "./ofrep.js";
-import { createOfrepAnswers, type OfrepAnswers } from "./ofrep-answers.js";
+import { createOfrepAnswers, type OfrepAnswers } from "../answers/ofrep-answers.js";
 
 export interface AppOptions {
   store: FlagStore;

@@ -21,9 +21,9 @@ import { readNodeBodyWith } from "./body.js";
 import { EVENTS_PATH, OFREP_STREAM_PATH, type EventStreams, type StreamRequest } from "./events.js";
 import { mayIdentifyClient, type Metrics } from "./metrics.js";
 import { ALL_ROUTE, ANY_ORIGIN_CORS_HEADERS, errorResponse, FLAG_PATH_PREFIX, FLAG_ROUTE, responseCounter } from "./front-door.js";
-import { errorReply, type OfrepAnswers, type OfrepReply } from "./ofrep-answers.js";
+import { errorReply, type OfrepAnswers, type OfrepReply } from "../answers/ofrep-answers.js";
 import { decodedSegment } from "./path.js";
-import { WeakMemo } from "./weak-memo.js";
+import { WeakMemo } from "../answers/weak-memo.js";
 
 /** Answers the request and returns true, or returns false having touched nothing. */
 export type NodeFastPath = (req: IncomingMessage, res: ServerResponse) => boolean;

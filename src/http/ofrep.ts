@@ -6,7 +6,7 @@ import { authenticate } from "./auth.js";
 import { readBodyText } from "./body.js";
 import { httpError, withHttpErrors } from "./errors.js";
 import { ALL_ROUTE, FLAG_PATH_PREFIX, FLAG_ROUTE } from "./front-door.js";
-import { replyText, type OfrepAnswers, type OfrepReply } from "./ofrep-answers.js";
+import { replyText, type OfrepAnswers, type OfrepReply } from "../answers/ofrep-answers.js";
 import { decodedPathTail } from "./path.js";
 
 export interface OfrepOptions {

@@ -1,6 +1,6 @@
 /** WeakMemo: a WeakMap whose last lookup is remembered, never at the cost of a wrong answer. */
 import { describe, expect, it } from "vitest";
-import { WeakMemo } from "../../src/http/weak-memo.js";
+import { WeakMemo } from "../../src/answers/weak-memo.js";
 
 describe("WeakMemo", () => {
   it("answers as a WeakMap would, whatever was looked up last", () => {

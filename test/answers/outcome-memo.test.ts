@@ -1,7 +1,7 @@
 /** Values derived from a flag's outcomes: shared outcomes by identity, errors by code and details. */
 import { describe, expect, it } from "vitest";
 import type { Evaluation } from "../../src/engine/types.js";
-import { OutcomeMemo, OutcomeTable } from "../../src/http/outcome-memo.js";
+import { OutcomeMemo, OutcomeTable } from "../../src/answers/outcome-memo.js";
 
 const success = (variant: string): Evaluation => Object.freeze({ key: "f", reason: "TARGETING_MATCH", variant, value: variant, metadata: {} });
 const error = (errorDetails: string): Evaluation => ({ key: "f", errorCode: "PARSE_ERROR", errorDetails, metadata: {} });
