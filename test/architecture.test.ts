@@ -26,7 +26,8 @@ const LAYERS: readonly (readonly string[])[] = [
   ["evaluation"], // OFREP answers as plain data (status, body), for http/ and the CLI alike
   ["changes"], // a reload: load -> snapshots -> store -> one list of changes
   ["events", "notify", "fixture"], // subscribers to changes; test fixtures (sessions, faults, enrichment)
-  ["http"],
+  ["answers"], // the OFREP answers once a request is read, transport-free: caches, ETags, counts
+  ["http"], // the transports: the h3 app and the node:http fast path in front of it
   ["admin"],
   ["server"], // the composition root
   ["cli"],
@@ -197,6 +198,12 @@ describe("src/ layering", () => {
       [...targets].filter(([to]) => (rank.get(to) ?? Infinity) >= (rank.get(from) ?? -Infinity)).map(([, example]) => show(example)),
     );
     expect(upward).toEqual([]);
+  });
+
+  it("keeps the answering code free of transports (no h3, no node:http)", () => {
+    const transports = imports.filter((i) => folderOf(i.from) === "answers" && ["h3", "listhen", "node:http", "node:net"].includes(i.to));
+    expect(transports.map(show)).toEqual([]);
+    expect(files.some((f) => folderOf(f) === "answers")).toBe(true);
   });
 
   it("keeps the model free of dependencies", () => {

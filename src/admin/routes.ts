@@ -35,7 +35,7 @@ export interface AdminRoutesOptions {
   isAllowedHost: (name: string) => boolean;
   maxBodyBytes: number;
   logger: Logger;
-  /** The OFREP evaluation rules (http/ofrep-answers.ts), called directly by the playground. */
+  /** The OFREP evaluation rules (answers/ofrep-answers.ts), called directly by the playground. */
   answers: OfrepAnswers;
 }
 

@@ -37,7 +37,7 @@ export function bulkItem(e: Evaluation) {
   return { key, errorCode, errorDetails, result: { key, errorCode, errorDetails }, metadata: e.metadata };
 }
 
-/** An evaluate-all item as JSON text (bulk.ts keeps it, as bytes, per shared outcome). */
+/** An evaluate-all item as JSON text (answers/bulk.ts keeps it, as bytes, per shared outcome). */
 export const bulkItemJson = (e: Evaluation): string => JSON.stringify(bulkItem(e));
 
 export type SingleBody = ReturnType<typeof successItem> | ReturnType<typeof errorItem>;

@@ -4,7 +4,7 @@
  * answer cache, and a quarter more to open an event stream. It answers only the plain case, `POST` to
  * `/ofrep/v1/evaluate/flags` or `.../flags/{key}` and `GET` of `/api/v1/flags/events` or
  * `/ofrep/v1/events`, with any CORS origin allowed and no fault rules active, through the very
- * rules the h3 routes apply (auth.ts, body.ts, ofrep-answers.ts, events.ts); everything else
+ * rules the h3 routes apply (auth.ts, body.ts, answers/ofrep-answers.ts, events.ts); everything else
  * (preflights, other methods, configured origins, injected faults, unusual paths or Host headers)
  * goes on to h3 untouched.
  */
@@ -150,7 +150,7 @@ function headOf(reply: OfrepReply): string[] {
   return head;
 }
 
-/** Header lists of the replies that are sent again and again (kept with their answers, ofrep-answers.ts). */
+/** Header lists of the replies that are sent again and again (kept with their answers, answers/ofrep-answers.ts). */
 const heads = new WeakMemo<OfrepReply, string[]>();
 
 function send(res: ServerResponse, reply: OfrepReply): void {
