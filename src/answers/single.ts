@@ -6,14 +6,12 @@
  * single-flag answer is a hundred bytes, not kilobytes, so one that never comes back costs the
  * cache little. Errors thrown (invalid JSON or context, unknown flag) are never kept.
  */
-import { evaluate } from "../engine/index.js";
 import type { CompiledFlag, Evaluation } from "../engine/types.js";
 import type { EnvironmentSnapshot } from "../store/snapshot.js";
 import { AnswerCache } from "./answer-cache.js";
 import { WeakMemo } from "./weak-memo.js";
-import { contextFromBody, parseJsonBody } from "../evaluation/context.js";
-import { apiError } from "../evaluation/problem.js";
-import { singleResponse } from "../evaluation/shape.js";
+import { parseJsonBody } from "../evaluation/context.js";
+import { flagResponse } from "../evaluation/shape.js";
 
 export interface SingleAnswer {
   status: 200 | 400;
@@ -55,11 +53,8 @@ export function createSingleAnswers(cacheBytes = DEFAULT_SINGLE_CACHE_BYTES) {
   };
 }
 
-/** The answer computed: throws the request's 400 (invalid JSON or context), then, without a flag, the 404. */
+/** The answer computed (evaluation/shape.ts): throws the request's 400 (invalid JSON or context), then, without a flag, the 404. */
 function answerTo(flag: CompiledFlag | undefined, key: string, request: string, nowMs: number, options: SingleRequestOptions): SingleAnswer {
-  const attributes = contextFromBody(parseJsonBody(request, key), key);
-  if (!flag) throw apiError(404, "FLAG_NOT_FOUND", `flag '${key}' was not found`, { key });
-  const result = evaluate(flag, options.enrich ? options.enrich(attributes) : attributes, nowMs);
-  const { status, body } = singleResponse(result);
+  const { status, body, result } = flagResponse(flag, key, parseJsonBody(request, key), nowMs, options.enrich);
   return { status, json: JSON.stringify(body), result };
 }
