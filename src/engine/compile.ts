@@ -1,7 +1,7 @@
 import type { EnvironmentConfig, FlagDefinition, JsonValue, Metadata } from "../model/types.js";
 import { setOwn } from "../model/json.js";
 import { runSteps, type Steps } from "../model/steps.js";
-import { attachAnswers } from "./answers.js";
+import { attachAnswers } from "./outcomes.js";
 import { direct, type BuildState } from "./codegen.js";
 import { readsClock } from "./clock.js";
 import { describeThrown, TargetingParseError } from "./errors.js";

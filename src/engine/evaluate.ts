@@ -1,4 +1,4 @@
-import { answersOf, failure, type Answers } from "./answers.js";
+import { answersOf, failure, type Answers } from "./outcomes.js";
 import { describeThrown, TargetingKeyMissingError, TargetingParseError } from "./errors.js";
 import { bind, evaluationPass, type EvaluationData, type EvaluationPass, type Scratch } from "./scratch.js";
 import type { CompiledFlag, CompiledRule, Evaluation } from "./types.js";
