@@ -53,23 +53,23 @@ export class EnvironmentCounts {
   /** Tallies with served answers not yet in the counts: a served answer costs one increment, not one per flag. */
   #owing = new Set<Tally>();
   /**
-   * By outcome: a flag's successes are shared, frozen objects (engine/answers.ts), so one lookup
+   * By outcome: a flag's successes are shared, frozen objects (engine/outcomes.ts), so one lookup
    * finds where an evaluation is counted; they go away with the compiled flags on reload.
    */
-  #byAnswer = new WeakMemo<Evaluation, Counted>();
+  #byOutcome = new WeakMemo<Evaluation, Counted>();
   /** Evaluate-all answers: per flag list (a snapshot's keys) and flag, where its outcomes are counted. */
   #byIndex = new WeakMemo<readonly string[], OutcomeTable<Counted>>();
   /** Computed answers not counted yet (see `countAll`). */
   #pending: [keys: readonly string[], outcomes: readonly Evaluation[]][] = [];
 
   count(flagKey: string, e: Evaluation): void {
-    const known = this.#byAnswer.get(e);
+    const known = this.#byOutcome.get(e);
     if (known !== undefined && e.key === flagKey) {
       known.slot[known.reason]!++;
       return;
     }
     const counted = this.#counted(flagKey, e);
-    if (Object.isFrozen(e) && e.key === flagKey) this.#byAnswer.set(e, counted);
+    if (Object.isFrozen(e) && e.key === flagKey) this.#byOutcome.set(e, counted);
     counted.slot[counted.reason]!++;
   }
 

@@ -1,7 +1,7 @@
 /**
  * Values derived from an evaluation outcome, for one flag (OutcomeMemo) or for every flag of a
  * list (OutcomeTable, which keeps a flag's first outcomes itself and the rest in an OutcomeMemo).
- * A flag hands out a handful of shared, frozen outcomes (engine/answers.ts), so comparing with
+ * A flag hands out a handful of shared, frozen outcomes (engine/outcomes.ts), so comparing with
  * those seen costs less than a WeakMap lookup, which hashes the object; the values go away with
  * whatever holds the table (a plan, a count).
  * Errors are made per evaluation, but one flag's error is all in its code and details (its key

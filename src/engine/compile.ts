@@ -1,7 +1,7 @@
 import type { EnvironmentConfig, FlagDefinition, JsonValue, Metadata } from "../model/types.js";
 import { setOwn } from "../model/json.js";
 import { runSteps, type Steps } from "../model/steps.js";
-import { attachAnswers } from "./outcomes.js";
+import { attachOutcomes } from "./outcomes.js";
 import { direct, type BuildState } from "./codegen.js";
 import { readsClock } from "./clock.js";
 import { describeThrown, TargetingParseError } from "./errors.js";
@@ -199,7 +199,7 @@ function compileFlag(key: string, def: FlagDefinition, setMetadata: Metadata, co
   if (problem !== undefined) return { flag: unusableFlag(key, problem, flag.metadata), problem };
   if (rule) flag.rule = rule;
   if (clockFree) flag.clockFree = true;
-  attachAnswers(flag);
+  attachOutcomes(flag);
   return { flag: Object.freeze(flag) };
 }
 
