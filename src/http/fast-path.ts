@@ -51,7 +51,7 @@ const CORS_HEADERS = ANY_ORIGIN_CORS_HEADERS.flat();
 
 type Route = typeof ALL_ROUTE | typeof FLAG_ROUTE | typeof EVENTS_PATH | typeof OFREP_STREAM_PATH;
 
-interface Target {
+export interface Target {
   readonly route: Route;
   readonly method: "POST" | "GET";
   /** The decoded flag key on the single-flag route. */
@@ -99,7 +99,7 @@ function keptTargets(): (url: string) => Target | undefined {
 }
 
 /** The route of a plain request target, or undefined for anything h3 should look at. */
-function targetOf(url: string): Target | undefined {
+export function targetOf(url: string): Target | undefined {
   const q = url.indexOf("?");
   const path = q === -1 ? url : url.slice(0, q);
   const query = q === -1 ? undefined : new URLSearchParams(url.slice(q + 1));
