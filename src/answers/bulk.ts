@@ -13,7 +13,6 @@ import type { EnvironmentSnapshot } from "../store/snapshot.js";
 import { AnswerCache } from "./answer-cache.js";
 import { bulkEtagOf, PART_DIGEST_BYTES, partDigest } from "./etag.js";
 import { OutcomeTable } from "./outcome-memo.js";
-import { WeakMemo } from "./weak-memo.js";
 import { bulkItemJson } from "../evaluation/shape.js";
 
 export interface BulkAnswer {
@@ -183,7 +182,7 @@ function compute(plan: Plan, context: Record<string, unknown>, nowMs: number): B
  */
 export function createBulkAnswers(options: BulkOptions = {}) {
   // After a reload, the last snapshot's plan (and its answers) goes at the next request.
-  const plans = new WeakMemo<EnvironmentSnapshot, Plan>();
+  const plans = new WeakMap<EnvironmentSnapshot, Plan>();
   return (snapshot: EnvironmentSnapshot, scope: string, request: string, contextOf: (request: string) => Record<string, unknown>, nowMs?: number): BulkAnswer => {
     let plan = plans.get(snapshot);
     if (!plan) plans.set(snapshot, (plan = planFor(snapshot, options)));

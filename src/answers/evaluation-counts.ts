@@ -8,7 +8,6 @@
 import { isEvaluationError, type Evaluation } from "../engine/types.js";
 import { formatSample } from "../model/prometheus.js";
 import { OutcomeTable } from "./outcome-memo.js";
-import { WeakMemo } from "./weak-memo.js";
 
 export const OTHER_FLAG = "(other)";
 const NAME = "flagserve_evaluations_total";
@@ -49,16 +48,16 @@ const MAX_PENDING = 32;
 export class EnvironmentCounts {
   #flags = new Map<string, FlagCounts>();
   /** By a repeated answer's outcomes, its tally. */
-  #tallies = new WeakMemo<readonly Evaluation[], Tally>();
+  #tallies = new WeakMap<readonly Evaluation[], Tally>();
   /** Tallies with served answers not yet in the counts: a served answer costs one increment, not one per flag. */
   #owing = new Set<Tally>();
   /**
    * By outcome: a flag's successes are shared, frozen objects (engine/outcomes.ts), so one lookup
    * finds where an evaluation is counted; they go away with the compiled flags on reload.
    */
-  #byOutcome = new WeakMemo<Evaluation, Counted>();
+  #byOutcome = new WeakMap<Evaluation, Counted>();
   /** Evaluate-all answers: per flag list (a snapshot's keys) and flag, where its outcomes are counted. */
-  #byIndex = new WeakMemo<readonly string[], OutcomeTable<Counted>>();
+  #byIndex = new WeakMap<readonly string[], OutcomeTable<Counted>>();
   /** Computed answers not counted yet (see `countAll`). */
   #pending: [keys: readonly string[], outcomes: readonly Evaluation[]][] = [];
 

@@ -15,7 +15,6 @@ import { JSON_CONTENT_TYPE } from "../evaluation/shape.js";
 import type { EvaluationCounts } from "./evaluation-counts.js";
 import { ifNoneMatchHits, sameConfigEtag } from "./etag.js";
 import { createSingleAnswers, type SingleAnswer } from "./single.js";
-import { WeakMemo } from "./weak-memo.js";
 
 /** An answer to send: headers beyond CORS and Content-Length, in name order; no body for a 304. */
 export interface OfrepReply {
@@ -71,7 +70,7 @@ const CACHE_CONTROL = "private, no-cache";
  * most first answers are never asked for again.
  */
 class KeptReplies<A extends object> {
-  #replies = new WeakMemo<A, OfrepReply | null>();
+  #replies = new WeakMap<A, OfrepReply | null>();
   /** Makes the reply to an answer (`keeping`: it will be kept); reads nothing else, so it is made once. */
   constructor(private readonly make: (answer: A, keeping: boolean) => OfrepReply) {}
 

@@ -9,7 +9,6 @@
 import type { CompiledFlag, Evaluation } from "../engine/types.js";
 import type { EnvironmentSnapshot } from "../store/snapshot.js";
 import { AnswerCache } from "./answer-cache.js";
-import { WeakMemo } from "./weak-memo.js";
 import { parseJsonBody } from "../evaluation/context.js";
 import { flagResponse } from "../evaluation/shape.js";
 
@@ -34,7 +33,7 @@ export const DEFAULT_SINGLE_CACHE_BYTES = 2 * 1024 * 1024;
 
 export function createSingleAnswers(cacheBytes = DEFAULT_SINGLE_CACHE_BYTES) {
   // After a reload, the last snapshot's cache goes at the next request.
-  const caches = new WeakMemo<EnvironmentSnapshot, AnswerCache<SingleAnswer>>();
+  const caches = new WeakMap<EnvironmentSnapshot, AnswerCache<SingleAnswer>>();
   /** `nowMs`: the time evaluations read (the clock when absent, read only when a flag needs it). */
   return (snapshot: EnvironmentSnapshot, key: string, request: string, nowMs?: number, options: SingleRequestOptions = NO_OPTIONS): SingleAnswer => {
     const flag = snapshot.flags.get(key);

@@ -23,7 +23,6 @@ import { mayIdentifyClient, type Metrics } from "./metrics.js";
 import { ALL_ROUTE, ANY_ORIGIN_CORS_HEADERS, errorResponse, FLAG_PATH_PREFIX, FLAG_ROUTE, responseCounter } from "./front-door.js";
 import { errorReply, type OfrepAnswers, type OfrepReply } from "../answers/ofrep-answers.js";
 import { decodedSegment } from "./path.js";
-import { WeakMemo } from "../answers/weak-memo.js";
 
 /** Answers the request and returns true, or returns false having touched nothing. */
 export type NodeFastPath = (req: IncomingMessage, res: ServerResponse) => boolean;
@@ -151,7 +150,7 @@ function headOf(reply: OfrepReply): string[] {
 }
 
 /** Header lists of the replies that are sent again and again (kept with their answers, answers/ofrep-answers.ts). */
-const heads = new WeakMemo<OfrepReply, string[]>();
+const heads = new WeakMap<OfrepReply, string[]>();
 
 function send(res: ServerResponse, reply: OfrepReply): void {
   let head = reply.kept ? heads.get(reply) : undefined;
