@@ -21,10 +21,8 @@ export interface OfrepReply {
   status: number;
   headers: Record<string, string>;
   body?: string;
-  /** The body as bytes instead (evaluate-all), or as well (a kept single-flag reply): fast-path.ts sends these. */
+  /** The body as bytes instead (evaluate-all, built as bytes): fast-path.ts sends these as they are. */
   bytes?: Buffer;
-  /** Kept with its answer and sent again as this same object: what a sender derives from it may be kept too. */
-  kept?: boolean;
 }
 
 export interface OfrepAnswerOptions {
@@ -63,41 +61,13 @@ const now = () => new Date().toISOString();
 
 const CACHE_CONTROL = "private, no-cache";
 
-/**
- * Replies kept with the answer they send, so an answer served again from a cache is sent again
- * as the very same reply object (the fast path keeps its Node header list by that object). Kept
- * only once the answer is served again from its cache (bulk.ts) or asked for a second time:
- * most first answers are never asked for again.
- */
-class KeptReplies<A extends object> {
-  #replies = new WeakMap<A, OfrepReply | null>();
-  /** Makes the reply to an answer (`keeping`: it will be kept); reads nothing else, so it is made once. */
-  constructor(private readonly make: (answer: A, keeping: boolean) => OfrepReply) {}
-
-  /** The reply kept for `answer`, else a new one, kept when `keep` (or from the second time on). */
-  reply(answer: A, keep = false): OfrepReply {
-    const kept = this.#replies.get(answer);
-    if (kept) return kept;
-    const keeping = keep || kept === null;
-    const reply = this.make(answer, keeping);
-    if (keeping) reply.kept = true;
-    this.#replies.set(answer, keeping ? reply : null);
-    return reply;
-  }
-}
-
 const notModifiedReply = ({ etag }: BulkAnswer): OfrepReply => ({ status: 304, headers: { "cache-control": CACHE_CONTROL, etag } });
 const fullReply = ({ etag, bytes }: BulkAnswer): OfrepReply => ({
   status: 200,
   headers: { "cache-control": CACHE_CONTROL, "content-type": JSON_CONTENT_TYPE, etag },
   bytes,
 });
-const singleReply = ({ status, json }: SingleAnswer, keeping: boolean): OfrepReply => ({
-  status,
-  headers: { "content-type": JSON_CONTENT_TYPE },
-  body: json,
-  bytes: keeping ? Buffer.from(json) : undefined,
-});
+const singleReply = ({ status, json }: SingleAnswer): OfrepReply => ({ status, headers: { "content-type": JSON_CONTENT_TYPE }, body: json });
 
 /** The context of a request body, read the same way every time (see fixture/enrich.ts for more). */
 const contextOf = (text: string): Record<string, unknown> => contextFromBody(parseJsonBody(text));
@@ -106,9 +76,6 @@ export function createOfrepAnswers(options: OfrepAnswerOptions): OfrepAnswers {
   const { enrich, sessions, evaluations } = options;
   const bulkAnswer = createBulkAnswers({ eventStreamPath: options.eventStreamPath, cacheBytes: options.bulkCacheBytes });
   const singleAnswer = createSingleAnswers(options.singleCacheBytes);
-  const notModified = new KeptReplies(notModifiedReply);
-  const fullAnswers = new KeptReplies(fullReply);
-  const singleReplies = new KeptReplies(singleReply);
 
   function all(snapshot: EnvironmentSnapshot, text: string, headers: RequestHeaders, flagConfigEtag: string | null): OfrepReply {
     const session = sessionOf(headers, sessions);
@@ -122,9 +89,9 @@ export function createOfrepAnswers(options: OfrepAnswerOptions): OfrepAnswers {
     // that is not the current one the client must get a full answer, never a 304 (OFREP ADR-0008).
     const staleTrigger = flagConfigEtag !== null && !sameConfigEtag(flagConfigEtag, snapshot.configEtag);
     if (!staleTrigger && ifNoneMatchHits(headers.get("if-none-match"), etag)) {
-      return notModified.reply(answer);
+      return notModifiedReply(answer);
     }
-    return answer.repeated ? fullAnswers.reply(answer, true) : fullReply(answer);
+    return fullReply(answer);
   }
 
   function flag(snapshot: EnvironmentSnapshot, key: string, text: string, headers: RequestHeaders): OfrepReply {
@@ -144,7 +111,7 @@ export function createOfrepAnswers(options: OfrepAnswerOptions): OfrepAnswers {
     }
     counts?.count(key, answer.result);
     session?.record(key, answer.result, receivedContext(text), now());
-    return singleReplies.reply(answer);
+    return singleReply(answer);
   }
 
   return { all, flag };

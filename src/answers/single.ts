@@ -44,8 +44,8 @@ export function createSingleAnswers(cacheBytes = DEFAULT_SINGLE_CACHE_BYTES) {
     // The scope: the flag key, length-prefixed when the answer depends on more (a cache serves
     // one OfrepAnswers, which enriches every request or none, so scopes of both kinds never meet).
     const scope = options.cacheKey === undefined ? key : `${key.length}:${key}${options.cacheKey}`;
-    const kept = cache.get(scope, request, second);
-    if (kept !== undefined) return kept;
+    const cached = cache.get(scope, request, second);
+    if (cached !== undefined) return cached;
     const answer = answerTo(flag, key, request, nowMs ?? Date.now(), options);
     cache.set(scope, request, second, answer);
     return answer;

@@ -72,31 +72,6 @@ const routeTarget = (route: Route, { key, flagConfigEtag = null, stream, query }
   query,
 });
 
-/** Request targets seen, with their route (null: h3's): clients repeat a handful of them. */
-const MAX_KEPT_TARGETS = 1024;
-
-/**
- * `targetOf`, remembered per request target while fewer than MAX_KEPT_TARGETS are kept (then
- * forgotten all at once: anyone can send new ones). Targets are read-only once made.
- */
-function keptTargets(): (url: string) => Target | undefined {
-  const kept = new Map<string, Target | null>();
-  // A client repeats its last request target: comparing with it costs less than hashing it.
-  let lastUrl = "";
-  let lastTarget: Target | null = null;
-  return (url) => {
-    if (url === lastUrl) return lastTarget ?? undefined;
-    let target = kept.get(url);
-    if (target === undefined) {
-      if (kept.size >= MAX_KEPT_TARGETS) kept.clear();
-      kept.set(url, (target = targetOf(url) ?? null));
-    }
-    lastUrl = url;
-    lastTarget = target;
-    return target ?? undefined;
-  };
-}
-
 /** The route of a plain request target, or undefined for anything h3 should look at. */
 export function targetOf(url: string): Target | undefined {
   const q = url.indexOf("?");
@@ -149,26 +124,17 @@ function headOf(reply: OfrepReply): string[] {
   return head;
 }
 
-/** Header lists of the replies that are sent again and again (kept with their answers, answers/ofrep-answers.ts). */
-const heads = new WeakMap<OfrepReply, string[]>();
-
 function send(res: ServerResponse, reply: OfrepReply): void {
-  let head = reply.kept ? heads.get(reply) : undefined;
-  if (head === undefined) {
-    head = headOf(reply);
-    if (reply.kept) heads.set(reply, head);
-  }
-  res.writeHead(reply.status, head);
+  res.writeHead(reply.status, headOf(reply));
   res.end(reply.bytes ?? reply.body);
 }
 
 /** The route of a request the fast path answers, else undefined (h3's): see the module comment. */
 function plainRequests(faults: FaultInjector | undefined, streams: EventStreams | undefined): (req: IncomingMessage) => Target | undefined {
-  const targetFor = keptTargets();
   let plainHost = "";
   return (req) => {
     if (!req.url) return undefined;
-    const target = targetFor(req.url);
+    const target = targetOf(req.url);
     if (!target || req.method !== target.method || (target.stream && !streams) || faults?.active) return undefined;
     // The Host header changes seldom on a server: the last one that passed is not tested again.
     const host = req.headers.host ?? "";
