@@ -3,7 +3,7 @@
  * dashboard page. The server wires it in: `layer` goes into every load, `onChanges` feeds the
  * page's stream, `register` adds the routes, `bind` gives the layer a way to re-apply.
  */
-import type { OfrepAnswers } from "../answers/ofrep-answers.js";
+import type { OfrepAnswerer } from "../answers/ofrep-answers.js";
 import type { H3 } from "h3";
 import type { EnvironmentChange } from "../changes/reload.js";
 import type { ConfigLoad } from "../config/index.js";
@@ -56,7 +56,7 @@ export interface Admin {
    */
   bind(apply: (load: () => ConfigLoad) => Promise<unknown>): void;
   /** `answers`: the OFREP evaluate-all rules, which the playground calls as a client would be answered. */
-  register(app: H3, answers: OfrepAnswers): void;
+  register(app: H3, answerer: OfrepAnswerer): void;
   close(): void;
 }
 
@@ -95,7 +95,7 @@ export async function createAdmin(options: AdminOptions): Promise<Admin> {
           return { environments: new Map(base && store.get(env) ? [[env, base]] : []), problems: new Map() };
         });
     },
-    register(app, answers) {
+    register(app, answerer) {
       if (!feed || token === undefined) return;
       registerAdminGuard(app, { token, isAllowedHost: allowedHosts(options.listenHost, options.hosts) });
       registerPage(app);
@@ -110,7 +110,7 @@ export async function createAdmin(options: AdminOptions): Promise<Admin> {
         isAllowedHost: allowedHosts(options.listenHost, options.hosts),
         maxBodyBytes: options.maxBodyBytes,
         logger,
-        answers,
+        answerer,
       });
     },
     close: () => feed?.close(),

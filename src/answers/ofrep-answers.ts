@@ -25,7 +25,7 @@ export interface OfrepReply {
   bytes?: Buffer;
 }
 
-export interface OfrepAnswerOptions {
+export interface OfrepAnswererOptions {
   /** The path (and query) of the OFREP event stream advertised by evaluate-all, when there is one. */
   eventStreamPath?: (snapshot: EnvironmentSnapshot) => string;
   /** Bytes of evaluate-all answers kept per environment (see bulk.ts); 0 turns the cache off. */
@@ -39,7 +39,7 @@ export interface OfrepAnswerOptions {
   sessions?: SessionStore;
 }
 
-export interface OfrepAnswers {
+export interface OfrepAnswerer {
   /** `POST /ofrep/v1/evaluate/flags`; `flagConfigEtag` is the query parameter of an event-triggered re-fetch. */
   all(snapshot: EnvironmentSnapshot, text: string, headers: RequestHeaders, flagConfigEtag: string | null): OfrepReply;
   /** `POST /ofrep/v1/evaluate/flags/{key}`; throws the 400 and 404 ApiErrors. */
@@ -72,7 +72,7 @@ const singleReply = ({ status, json }: SingleAnswer): OfrepReply => ({ status, h
 /** The context of a request body, read the same way every time (see fixture/enrich.ts for more). */
 const contextOf = (text: string): Record<string, unknown> => contextFromBody(parseJsonBody(text));
 
-export function createOfrepAnswers(options: OfrepAnswerOptions): OfrepAnswers {
+export function createOfrepAnswerer(options: OfrepAnswererOptions): OfrepAnswerer {
   const { enrich, sessions, evaluations } = options;
   const bulkAnswer = createBulkAnswers({ eventStreamPath: options.eventStreamPath, cacheBytes: options.bulkCacheBytes });
   const singleAnswer = createSingleAnswers(options.singleCacheBytes);

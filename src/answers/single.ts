@@ -42,7 +42,7 @@ export function createSingleAnswers(cacheBytes = DEFAULT_SINGLE_CACHE_BYTES) {
     if (!cache) caches.set(snapshot, (cache = new AnswerCache<SingleAnswer>(cacheBytes, (answer) => answer.json.length)));
     const second = flag.clockFree ? 0 : Math.floor((nowMs ??= Date.now()) / 1000);
     // The scope: the flag key, length-prefixed when the answer depends on more (a cache serves
-    // one OfrepAnswers, which enriches every request or none, so scopes of both kinds never meet).
+    // one OfrepAnswerer, which enriches every request or none, so scopes of both kinds never meet).
     const scope = options.cacheKey === undefined ? key : `${key.length}:${key}${options.cacheKey}`;
     const cached = cache.get(scope, request, second);
     if (cached !== undefined) return cached;

@@ -16,7 +16,7 @@ import { Metrics } from "./metrics.js";
 import { createFastPath, type NodeFastPath } from "./fast-path.js";
 import { ANY_ORIGIN_CORS_HEADERS, countResponse, errorResponse } from "./front-door.js";
 import { registerOfrepRoutes } from "./ofrep.js";
-import { createOfrepAnswers, type OfrepAnswers } from "../answers/ofrep-answers.js";
+import { createOfrepAnswerer, type OfrepAnswerer } from "../answers/ofrep-answers.js";
 
 export interface AppOptions {
   store: FlagStore;
@@ -36,7 +36,7 @@ export interface AppOptions {
   faults?: FaultInjector;
   sessions?: SessionStore;
   /** The admin API and dashboard page (src/admin): their own guard, never CORS (not a CORS route). */
-  admin?: { register(app: H3, answers: OfrepAnswers): void };
+  admin?: { register(app: H3, answerer: OfrepAnswerer): void };
   /**
    * false: every request goes through h3, never the node:http fast path (fast-path.ts). The
    * answers are the same either way; the parity tests compare the two.
@@ -119,8 +119,8 @@ export function createApp(options: AppOptions): { app: H3; fastPath?: NodeFastPa
   const evaluations = new EvaluationCounts();
   metrics.collect(() => evaluations.render());
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
-  const answers = createOfrepAnswers({ eventStreamPath: hub ? ofrepStreamPath : undefined, evaluations, enrich, sessions });
-  registerOfrepRoutes(app, { store, answers, maxBodyBytes, faults });
+  const answerer = createOfrepAnswerer({ eventStreamPath: hub ? ofrepStreamPath : undefined, evaluations, enrich, sessions });
+  registerOfrepRoutes(app, { store, answerer, maxBodyBytes, faults });
   let streams: EventStreams | undefined;
   if (hub) {
     const { clientIpHeader, maxStreamsPerIp, maxBufferedBytes } = options;
@@ -130,9 +130,9 @@ export function createApp(options: AppOptions): { app: H3; fastPath?: NodeFastPa
     metrics.collect(() => streamLines(hub));
   }
   // Any origin allowed: plain evaluations and stream openings skip h3 (fast-path.ts); a configured origin keeps h3's CORS rules.
-  const fastPath = origin === "*" && options.fastPath !== false ? createFastPath({ store, answers, streams, metrics, logger, maxBodyBytes, faults }) : undefined;
+  const fastPath = origin === "*" && options.fastPath !== false ? createFastPath({ store, answerer, streams, metrics, logger, maxBodyBytes, faults }) : undefined;
   registerHealthRoutes(app, store, metrics);
-  options.admin?.register(app, answers);
+  options.admin?.register(app, answerer);
   metrics.gauge("flagserve_environments", "Environments being served", () => store.environments.size);
 
   return { app, fastPath };

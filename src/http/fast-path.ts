@@ -21,7 +21,7 @@ import { readNodeBodyWith } from "./body.js";
 import { EVENTS_PATH, OFREP_STREAM_PATH, type EventStreams, type StreamRequest } from "./events.js";
 import { mayIdentifyClient, type Metrics } from "./metrics.js";
 import { ALL_ROUTE, ANY_ORIGIN_CORS_HEADERS, errorResponse, FLAG_PATH_PREFIX, FLAG_ROUTE, responseCounter } from "./front-door.js";
-import { errorReply, type OfrepAnswers, type OfrepReply } from "../answers/ofrep-answers.js";
+import { errorReply, type OfrepAnswerer, type OfrepReply } from "../answers/ofrep-answers.js";
 import { decodedSegment } from "./path.js";
 
 /** Answers the request and returns true, or returns false having touched nothing. */
@@ -29,7 +29,7 @@ export type NodeFastPath = (req: IncomingMessage, res: ServerResponse) => boolea
 
 export interface FastPathOptions {
   store: FlagStore;
-  answers: OfrepAnswers;
+  answerer: OfrepAnswerer;
   /** With event streams, their openings too. */
   streams?: EventStreams;
   metrics: Metrics;
@@ -147,7 +147,7 @@ function plainRequests(faults: FaultInjector | undefined, streams: EventStreams 
 }
 
 export function createFastPath(options: FastPathOptions): NodeFastPath {
-  const { store, answers, streams, metrics, logger, maxBodyBytes, faults } = options;
+  const { store, answerer, streams, metrics, logger, maxBodyBytes, faults } = options;
   const plainTarget = plainRequests(faults, streams);
   const counted = Object.fromEntries(
     [ALL_ROUTE, FLAG_ROUTE, EVENTS_PATH, OFREP_STREAM_PATH].map((route) => [route, responseCounter(metrics, route)]),
@@ -167,7 +167,7 @@ export function createFastPath(options: FastPathOptions): NodeFastPath {
   /** The reply to a request whose body was read: its answer, or the answer to what it threw. */
   function replyTo(req: IncomingMessage, target: Target, snapshot: EnvironmentSnapshot, headers: RequestHeaders, text: string): OfrepReply {
     try {
-      return target.key === undefined ? answers.all(snapshot, text, headers, target.flagConfigEtag) : answers.flag(snapshot, target.key, text, headers);
+      return target.key === undefined ? answerer.all(snapshot, text, headers, target.flagConfigEtag) : answerer.flag(snapshot, target.key, text, headers);
     } catch (error) {
       return failed(req, error);
     }

@@ -6,13 +6,13 @@ import { authenticate } from "./auth.js";
 import { readBodyText } from "./body.js";
 import { httpError, withHttpErrors } from "./errors.js";
 import { ALL_ROUTE, FLAG_PATH_PREFIX, FLAG_ROUTE } from "./front-door.js";
-import { replyText, type OfrepAnswers, type OfrepReply } from "../answers/ofrep-answers.js";
+import { replyText, type OfrepAnswerer, type OfrepReply } from "../answers/ofrep-answers.js";
 import { decodedPathTail } from "./path.js";
 
 export interface OfrepOptions {
   store: FlagStore;
   /** What the routes answer once the request is read (shared with the Node fast path). */
-  answers: OfrepAnswers;
+  answerer: OfrepAnswerer;
   maxBodyBytes: number;
   /** Test-fixture hook (src/fixture/); absent costs nothing. */
   faults?: FaultInjector;
@@ -33,7 +33,7 @@ function send(event: H3Event, reply: OfrepReply) {
 }
 
 export function registerOfrepRoutes(app: H3, options: OfrepOptions): void {
-  const { store, answers, maxBodyBytes, faults } = options;
+  const { store, answerer, maxBodyBytes, faults } = options;
 
   app.post(ALL_ROUTE, async (event) => {
     const snapshot = authenticate(event, store);
@@ -42,7 +42,7 @@ export function registerOfrepRoutes(app: H3, options: OfrepOptions): void {
     const fault = faults?.apply(event, "evaluate-all", snapshot.name);
     if (fault) await fault;
     const text = await readBodyText(event, maxBodyBytes);
-    return send(event, await withHttpErrors(() => answers.all(snapshot, text, event.req.headers, event.url.searchParams.get("flagConfigEtag"))));
+    return send(event, await withHttpErrors(() => answerer.all(snapshot, text, event.req.headers, event.url.searchParams.get("flagConfigEtag"))));
   });
 
   app.post(FLAG_ROUTE, async (event) => {
@@ -51,7 +51,7 @@ export function registerOfrepRoutes(app: H3, options: OfrepOptions): void {
     const fault = faults?.apply(event, "evaluate", snapshot.name, key);
     if (fault) await fault;
     const text = await readBodyText(event, maxBodyBytes);
-    return send(event, await withHttpErrors(() => answers.flag(snapshot, key, text, event.req.headers)));
+    return send(event, await withHttpErrors(() => answerer.flag(snapshot, key, text, event.req.headers)));
   });
 
   for (const route of [ALL_ROUTE, FLAG_ROUTE]) {

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { EvaluationCounts } from "../../src/answers/evaluation-counts.js";
-import { createOfrepAnswers, replyText, type OfrepReply } from "../../src/answers/ofrep-answers.js";
+import { createOfrepAnswerer, replyText, type OfrepReply } from "../../src/answers/ofrep-answers.js";
 import { compileEnvironment } from "../../src/engine/compile.js";
 import { ApiError } from "../../src/evaluation/problem.js";
 import { createEnricher } from "../../src/fixture/enrich.js";
@@ -27,7 +27,7 @@ const config = {
 const snapshot = createSnapshot(config, compileEnvironment(config).flags, "dev-key-0123456789");
 const sessions = new SessionStore();
 const evaluations = new EvaluationCounts();
-const answers = createOfrepAnswers({
+const answerer = createOfrepAnswerer({
   eventStreamPath: () => "/ofrep/v1/events?token=t",
   evaluations,
   sessions,
@@ -65,14 +65,14 @@ const single: [string, string, string, Record<string, string>, Outcome][] = [
   ["a bad session id", "checkout", "{}", { "x-flagserve-session": "bad id" }, { throws: [400, "INVALID_SESSION"] }],
 ];
 
-describe("OfrepAnswers.flag", () => {
+describe("OfrepAnswerer.flag", () => {
   it.each(single)("%s", (_what, key, text, headers, expected) => {
     // Twice: the second answer comes from the cache, and must be the same.
-    for (let i = 0; i < 2; i++) expect(run(() => answers.flag(snapshot, key, text, new Headers(headers)))).toEqual(expected);
+    for (let i = 0; i < 2; i++) expect(run(() => answerer.flag(snapshot, key, text, new Headers(headers)))).toEqual(expected);
   });
 });
 
-const first = answers.all(snapshot, body({ targetingKey: "u", plan: "pro" }), new Headers(), null);
+const first = answerer.all(snapshot, body({ targetingKey: "u", plan: "pro" }), new Headers(), null);
 const etag = first.headers.etag!;
 const CACHE = { "cache-control": "private, no-cache" };
 
@@ -88,10 +88,10 @@ const all: [string, string, Record<string, string>, string | null, { status: num
   ["a bad session id", "{}", { "x-flagserve-session": "bad id" }, null, { throws: [400, "INVALID_SESSION"] }],
 ];
 
-describe("OfrepAnswers.all", () => {
+describe("OfrepAnswerer.all", () => {
   it.each(all)("%s", (_what, text, headers, flagConfigEtag, expected) => {
     for (let i = 0; i < 2; i++) {
-      const outcome = run(() => answers.all(snapshot, text, new Headers(headers), flagConfigEtag));
+      const outcome = run(() => answerer.all(snapshot, text, new Headers(headers), flagConfigEtag));
       if ("throws" in expected) expect(outcome).toEqual(expected);
       else expect(outcome).toMatchObject(expected);
     }
@@ -106,7 +106,7 @@ describe("OfrepAnswers.all", () => {
   it("records sessions and counts every evaluation, cached answers included", () => {
     const before = evaluations.render().join("\n");
     const headers = new Headers({ "x-flagserve-session": "table" });
-    for (let i = 0; i < 3; i++) answers.all(snapshot, body({ targetingKey: "u", plan: "pro" }), headers, null);
+    for (let i = 0; i < 3; i++) answerer.all(snapshot, body({ targetingKey: "u", plan: "pro" }), headers, null);
     expect(sessions.get("table").evaluations).toHaveLength(12);
     const count = (text: string) => Number(/flag="checkout",variant="on",reason="TARGETING_MATCH"} (\d+)/.exec(text)?.[1] ?? 0);
     expect(count(evaluations.render().join("\n")) - count(before)).toBe(3);
