@@ -24,6 +24,8 @@ export interface BulkAnswer {
   etag: string;
   /** Each flag's evaluation, in key order: counted for /metrics and recorded in sessions, cache hits included. */
   outcomes: readonly Evaluation[];
+  /** Set once the answer is served again from the cache: what is made from it is then worth memoizing. */
+  repeated?: true;
 }
 
 /** Answers kept per environment, in bytes of request and response bodies (about 500 answers of 100 flags). */
@@ -180,7 +182,10 @@ export function createBulkAnswers(options: BulkOptions = {}) {
     if (!plan) plans.set(snapshot, (plan = planFor(snapshot, options)));
     const second = plan.readsClock ? Math.floor((nowMs ??= Date.now()) / 1000) : 0;
     const cached = plan.cache.get(scope, request, second);
-    if (cached !== undefined) return cached;
+    if (cached !== undefined) {
+      cached.repeated = true;
+      return cached;
+    }
     const answer = compute(plan, contextOf(request), nowMs ?? Date.now());
     plan.cache.set(scope, request, second, answer);
     return answer;

@@ -21,8 +21,10 @@ export interface OfrepReply {
   status: number;
   headers: Record<string, string>;
   body?: string;
-  /** The body as bytes instead (evaluate-all, built as bytes): fast-path.ts sends these as they are. */
+  /** The body as bytes instead (evaluate-all), or as well (a memoized single-flag reply): fast-path.ts sends these. */
   bytes?: Buffer;
+  /** Memoized with its answer and sent again as this same object: what a sender derives from it may be memoized too. */
+  memoized?: boolean;
 }
 
 export interface OfrepAnswererOptions {
@@ -61,13 +63,41 @@ const now = () => new Date().toISOString();
 
 const CACHE_CONTROL = "private, no-cache";
 
+/**
+ * Replies memoized per answer, so an answer served again from a cache is sent again as the very
+ * same reply object (the fast path memoizes its Node header list by that object). Memoized only
+ * once the answer is served again from its cache (bulk.ts) or asked for a second time: most first
+ * answers are never asked for again.
+ */
+class ReplyMemo<A extends object> {
+  #replies = new WeakMap<A, OfrepReply | null>();
+  /** Makes the reply to an answer (`memoizing`: it will be memoized); reads nothing else, so it is made once. */
+  constructor(private readonly make: (answer: A, memoizing: boolean) => OfrepReply) {}
+
+  /** The reply memoized for `answer`, else a new one, memoized when `memoize` (or from the second time on). */
+  reply(answer: A, memoize = false): OfrepReply {
+    const memoized = this.#replies.get(answer);
+    if (memoized) return memoized;
+    const memoizing = memoize || memoized === null;
+    const reply = this.make(answer, memoizing);
+    if (memoizing) reply.memoized = true;
+    this.#replies.set(answer, memoizing ? reply : null);
+    return reply;
+  }
+}
+
 const notModifiedReply = ({ etag }: BulkAnswer): OfrepReply => ({ status: 304, headers: { "cache-control": CACHE_CONTROL, etag } });
 const fullReply = ({ etag, bytes }: BulkAnswer): OfrepReply => ({
   status: 200,
   headers: { "cache-control": CACHE_CONTROL, "content-type": JSON_CONTENT_TYPE, etag },
   bytes,
 });
-const singleReply = ({ status, json }: SingleAnswer): OfrepReply => ({ status, headers: { "content-type": JSON_CONTENT_TYPE }, body: json });
+const singleReply = ({ status, json }: SingleAnswer, memoizing: boolean): OfrepReply => ({
+  status,
+  headers: { "content-type": JSON_CONTENT_TYPE },
+  body: json,
+  bytes: memoizing ? Buffer.from(json) : undefined,
+});
 
 /** The context of a request body, read the same way every time (see fixture/enrich.ts for more). */
 const contextOf = (text: string): Record<string, unknown> => contextFromBody(parseJsonBody(text));
@@ -76,6 +106,9 @@ export function createOfrepAnswerer(options: OfrepAnswererOptions): OfrepAnswere
   const { enrich, sessions, evaluations } = options;
   const bulkAnswer = createBulkAnswers({ eventStreamPath: options.eventStreamPath, cacheBytes: options.bulkCacheBytes });
   const singleAnswer = createSingleAnswers(options.singleCacheBytes);
+  const notModified = new ReplyMemo(notModifiedReply);
+  const fullAnswers = new ReplyMemo(fullReply);
+  const singleReplies = new ReplyMemo(singleReply);
 
   function all(snapshot: EnvironmentSnapshot, text: string, headers: RequestHeaders, flagConfigEtag: string | null): OfrepReply {
     const session = sessionOf(headers, sessions);
@@ -89,9 +122,9 @@ export function createOfrepAnswerer(options: OfrepAnswererOptions): OfrepAnswere
     // that is not the current one the client must get a full answer, never a 304 (OFREP ADR-0008).
     const staleTrigger = flagConfigEtag !== null && !sameConfigEtag(flagConfigEtag, snapshot.configEtag);
     if (!staleTrigger && ifNoneMatchHits(headers.get("if-none-match"), etag)) {
-      return notModifiedReply(answer);
+      return notModified.reply(answer);
     }
-    return fullReply(answer);
+    return answer.repeated ? fullAnswers.reply(answer, true) : fullReply(answer);
   }
 
   function flag(snapshot: EnvironmentSnapshot, key: string, text: string, headers: RequestHeaders): OfrepReply {
@@ -111,7 +144,7 @@ export function createOfrepAnswerer(options: OfrepAnswererOptions): OfrepAnswere
     }
     counts?.count(key, answer.result);
     session?.record(key, answer.result, receivedContext(text), now());
-    return singleReply(answer);
+    return singleReplies.reply(answer);
   }
 
   return { all, flag };

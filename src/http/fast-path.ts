@@ -124,8 +124,16 @@ function headOf(reply: OfrepReply): string[] {
   return head;
 }
 
+/** Header lists of the replies that are sent again and again (memoized with their answers, answers/ofrep-answers.ts). */
+const heads = new WeakMap<OfrepReply, string[]>();
+
 function send(res: ServerResponse, reply: OfrepReply): void {
-  res.writeHead(reply.status, headOf(reply));
+  let head = reply.memoized ? heads.get(reply) : undefined;
+  if (head === undefined) {
+    head = headOf(reply);
+    if (reply.memoized) heads.set(reply, head);
+  }
+  res.writeHead(reply.status, head);
   res.end(reply.bytes ?? reply.body);
 }
 

@@ -166,7 +166,7 @@ describe("the Node fast path", () => {
     expect(JSON.parse(fast[6]!.body)).toMatchObject({ key: "split", errorCode: "TARGETING_KEY_MISSING" });
   });
 
-  it("answers a repeated request (served from the answer caches) as it answered the first time", async () => {
+  it("answers a repeated request from the reply memoized with its answer, as it answered the first time", async () => {
     const runs: Answer[][] = [];
     const counts: Record<string, number>[] = [];
     for (let run = 0; run < 3; run++) {
@@ -175,7 +175,7 @@ describe("the Node fast path", () => {
       counts.push(delta(before, await metricLines()));
     }
     server.clearSession("compare");
-    // The first run computed the answers (the evaluate-all cache keeps them from the second), the others were served from the caches.
+    // The first run computed the answers, the second memoized their replies, the third sent the memoized ones.
     expect(runs[1]).toEqual(runs[0]);
     expect(runs[2]).toEqual(runs[0]);
     expect(counts[1]).toEqual(counts[0]);
