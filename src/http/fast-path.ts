@@ -72,6 +72,31 @@ const routeTarget = (route: Route, { key, flagConfigEtag = null, stream, query }
   query,
 });
 
+/** Request targets seen, with their route (null: h3's): clients repeat a handful of them. */
+const MAX_MEMOIZED_TARGETS = 1024;
+
+/**
+ * `targetOf`, memoized per request target while fewer than MAX_MEMOIZED_TARGETS are held (then
+ * forgotten all at once: anyone can send new ones). Targets are read-only once made.
+ */
+function memoizedTargets(): (url: string) => Target | undefined {
+  const memo = new Map<string, Target | null>();
+  // A client repeats its last request target: comparing with it costs less than hashing it.
+  let lastUrl = "";
+  let lastTarget: Target | null = null;
+  return (url) => {
+    if (url === lastUrl) return lastTarget ?? undefined;
+    let target = memo.get(url);
+    if (target === undefined) {
+      if (memo.size >= MAX_MEMOIZED_TARGETS) memo.clear();
+      memo.set(url, (target = targetOf(url) ?? null));
+    }
+    lastUrl = url;
+    lastTarget = target;
+    return target ?? undefined;
+  };
+}
+
 /** The route of a plain request target, or undefined for anything h3 should look at. */
 export function targetOf(url: string): Target | undefined {
   const q = url.indexOf("?");
@@ -139,10 +164,11 @@ function send(res: ServerResponse, reply: OfrepReply): void {
 
 /** The route of a request the fast path answers, else undefined (h3's): see the module comment. */
 function plainRequests(faults: FaultInjector | undefined, streams: EventStreams | undefined): (req: IncomingMessage) => Target | undefined {
+  const targetFor = memoizedTargets();
   let plainHost = "";
   return (req) => {
     if (!req.url) return undefined;
-    const target = targetOf(req.url);
+    const target = targetFor(req.url);
     if (!target || req.method !== target.method || (target.stream && !streams) || faults?.active) return undefined;
     // The Host header changes seldom on a server: the last one that passed is not tested again.
     const host = req.headers.host ?? "";
