@@ -4,9 +4,10 @@
  * answer cache, and a quarter more to open an event stream. It answers only the plain case, `POST` to
  * `/ofrep/v1/evaluate/flags` or `.../flags/{key}` and `GET` of `/api/v1/flags/events` or
  * `/ofrep/v1/events`, with any CORS origin allowed and no fault rules active, through the very
- * rules the h3 routes apply (auth.ts, body.ts, answers/ofrep-answers.ts, events.ts); everything else
- * (preflights, other methods, configured origins, injected faults, unusual paths or Host headers)
- * goes on to h3 untouched.
+ * rules the h3 routes apply (auth.ts, body.ts, answers/ofrep-answers.ts, events.ts) and the facts
+ * both state once (front-door.ts); everything else (preflights, other methods, configured origins,
+ * injected faults, unusual paths or Host headers) goes on to h3 untouched. `fastPath: false` in
+ * the server options turns it off (docs/architecture.md, "The request path").
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { StreamKind } from "../events/hub.js";
