@@ -1,6 +1,6 @@
 /** `flagserve keys [list]` and `flagserve keys rotate ENV`. */
 import { Command } from "commander";
-import { isUrl } from "../sources/source.js";
+import { sourceKindOf } from "../sources/source.js";
 import { PATH_ARGUMENT_HELP, STATE_DIR_HELP, displayPath, err, out, resolveConfigPath } from "./paths.js";
 import { loadOnce } from "./sources.js";
 
@@ -14,7 +14,7 @@ async function loadForKeys(pathArg: string | undefined, flags: KeysFlags) {
   const { defaultStateDirOf } = await import("../store/state-dir.js");
   const { path } = resolveConfigPath(pathArg);
   const load = await loadOnce([path]);
-  return { path, load, stateDir: flags.stateDir ?? defaultStateDirOf([path]) };
+  return { path, load, stateDir: flags.stateDir ?? defaultStateDirOf([{ id: path, kind: sourceKindOf(path) }]) };
 }
 
 export function keysCommand(): Command {
@@ -107,7 +107,7 @@ async function rotateEnvironmentKey(env: string, pathArg: string | undefined, fl
     process.exitCode = 1;
     return;
   }
-  const written = loaded.config.apiKey !== undefined ? loaded.config.files.find(isUrl) : undefined;
+  const written = loaded.config.apiKey !== undefined ? loaded.config.files.find((file) => sourceKindOf(file) === "url") : undefined;
   if (written !== undefined) {
     err(`flagserve keys rotate: cannot rotate the key of '${env}': it is written in ${written}, which flagserve cannot write; change it there`);
     process.exitCode = 1;

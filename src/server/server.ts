@@ -136,7 +136,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const { logger, source } = options;
   const sources = sourcesOf(source);
   const watching = sources.length > 0 && options.watch !== false;
-  const stateDir = options.stateDir ?? defaultStateDirOf(sources.map((s) => s.id));
+  const stateDir = options.stateDir ?? defaultStateDirOf(sources);
   const read = reader(sources, stateFilePath(stateDir));
 
   // Checked before anything starts: a bad option is the caller's error, not a half-started server.

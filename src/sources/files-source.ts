@@ -15,6 +15,7 @@ export class FileSource implements ConfigSource {
   /** PATH could not be read at the last read (a "" problem): the watcher may have lost its handles. */
   #unreadable = false;
 
+  readonly kind = "files";
   constructor(readonly id: string) {}
 
   async read(inputs?: InputSet): Promise<SourceLoad> {

@@ -5,7 +5,7 @@
 import { stemOf, discover } from "./discover.js";
 import { readStableFile } from "./files.js";
 import type { InputSet } from "./inputs.js";
-import { isUrl, type SourceDocument, type SourceLoad } from "./source.js";
+import { sourceKindOf, type SourceDocument, type SourceLoad } from "./source.js";
 import { UrlSource, type UrlSourceOptions } from "./url-source.js";
 
 /** A file or directory PATH as it is now (what the file source reads each time). */
@@ -24,7 +24,7 @@ export async function readFiles(path: string, inputs?: InputSet): Promise<Source
 
 /** A command-line SOURCE (a path, or a URL: one GET) read once. */
 export async function readOnce(spec: string, options: UrlSourceOptions = {}): Promise<SourceLoad> {
-  if (!isUrl(spec)) return readFiles(spec);
+  if (sourceKindOf(spec) !== "url") return readFiles(spec);
   const source = new UrlSource(spec, options);
   try {
     return await source.read();

@@ -8,7 +8,7 @@ import { realpathSync } from "node:fs";
 import { homedir } from "node:os";
 import { basename, dirname, extname, isAbsolute, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { INLINE_ID, isUrl } from "../sources/source.js";
+import type { ConfigSource } from "../sources/source.js";
 
 const PACKAGE_ROOT = fileURLToPath(new URL("../../", import.meta.url));
 
@@ -45,10 +45,10 @@ export function defaultStateDir(configPath: string, env: NodeJS.ProcessEnv = pro
 }
 
 /**
- * The default state directory for a list of sources (paths, URLs, the inline source's id): that
- * of the first path, else `.flagserve` in the working directory.
+ * The default state directory for a list of sources: that of the first file source's path, else
+ * `.flagserve` in the working directory.
  */
-export function defaultStateDirOf(sources: readonly string[], env: NodeJS.ProcessEnv = process.env): string {
-  const path = sources.find((s) => !isUrl(s) && s !== INLINE_ID);
-  return path !== undefined ? defaultStateDir(path, env) : join(process.cwd(), ".flagserve");
+export function defaultStateDirOf(sources: readonly Pick<ConfigSource, "id" | "kind">[], env: NodeJS.ProcessEnv = process.env): string {
+  const files = sources.find((s) => s.kind === "files");
+  return files !== undefined ? defaultStateDir(files.id, env) : join(process.cwd(), ".flagserve");
 }
