@@ -1,7 +1,7 @@
 /**
  * The OFREP evaluation routes once the request is read, as plain data: the environment, the body
  * text and the request's headers in; status, headers and body out. Both ways in share it, the h3
- * routes (ofrep.ts) and the Node fast path (fast-path.ts), so every rule (sessions, context
+ * routes (http/ofrep.ts) and the Node fast path (http/fast-path.ts), so every rule (sessions, context
  * enrichment, caching, counting, ETag revalidation) is written once; each of them only reads the
  * request and writes the answer.
  */
@@ -21,7 +21,7 @@ export interface OfrepReply {
   status: number;
   headers: Record<string, string>;
   body?: string;
-  /** The body as bytes instead (evaluate-all), or as well (a memoized single-flag reply): fast-path.ts sends these. */
+  /** The body as bytes instead (evaluate-all), or as well (a memoized single-flag reply): http/fast-path.ts sends these. */
   bytes?: Buffer;
   /** Memoized with its answer and sent again as this same object: what a sender derives from it may be memoized too. */
   memoized?: boolean;
