@@ -27,6 +27,7 @@ export interface OfrepReply {
   memoized?: boolean;
 }
 
+/** What an answerer adds to plain evaluation: each option absent costs nothing. */
 export interface OfrepAnswererOptions {
   /** The path (and query) of the OFREP event stream advertised by evaluate-all, when there is one. */
   eventStreamPath?: (snapshot: EnvironmentSnapshot) => string;
@@ -41,6 +42,11 @@ export interface OfrepAnswererOptions {
   sessions?: SessionStore;
 }
 
+/**
+ * The two OFREP evaluation routes once the environment is known and the body read, for any
+ * transport: each returns the reply to send, or throws the ApiError (evaluation/problem.ts) whose
+ * status and body the transport sends (http/front-door.ts's errorResponse does it for HTTP).
+ */
 export interface OfrepAnswerer {
   /** `POST /ofrep/v1/evaluate/flags`; `flagConfigEtag` is the query parameter of an event-triggered re-fetch. */
   all(snapshot: EnvironmentSnapshot, text: string, headers: RequestHeaders, flagConfigEtag: string | null): OfrepReply;
@@ -102,6 +108,10 @@ const singleReply = ({ status, json }: SingleAnswer, memoizing: boolean): OfrepR
 /** The context of a request body, read the same way every time (see fixture/enrich.ts for more). */
 const contextOf = (text: string): Record<string, unknown> => contextFromBody(parseJsonBody(text));
 
+/**
+ * An answerer with its own caches (evaluate-all and single-flag answers, per snapshot) and
+ * counts: make one per server and share it between its transports, so a cached answer serves them all.
+ */
 export function createOfrepAnswerer(options: OfrepAnswererOptions): OfrepAnswerer {
   const { enrich, sessions, evaluations } = options;
   const bulkAnswer = createBulkAnswers({ eventStreamPath: options.eventStreamPath, cacheBytes: options.bulkCacheBytes });
