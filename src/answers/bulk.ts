@@ -22,7 +22,13 @@ export interface BulkAnswer {
    */
   bytes: Buffer;
   etag: string;
-  /** Each flag's evaluation, in key order: counted for /metrics and recorded in sessions, cache hits included. */
+  /**
+   * Each flag's evaluation, in key order: counted for /metrics and recorded in sessions, cache
+   * hits included. The contract evaluation-counts.ts relies on: an answer served again from the
+   * cache (`repeated`) hands out this very array again, and a newly computed answer a new array,
+   * never one seen before. So the array's identity stands for the answer's outcomes: counting
+   * keeps a tally per array and never looks inside again.
+   */
   outcomes: readonly Evaluation[];
   /** Set once the answer is served again from the cache: what is made from it is then worth memoizing. */
   repeated?: true;

@@ -28,9 +28,29 @@ interface Counted {
   reason: number;
 }
 
+/** For an evaluate-all answer served more than once: where each flag's outcome is counted, resolved once. */
+interface Tally {
+  counted: Counted[];
+  /** Times served and not yet added to the counts (see `#settle`). */
+  owed: number;
+}
+
+/**
+ * Tallies owed at most: past this many, they are added to the counts at once, so that the
+ * tallies held for it stay few when /metrics is seldom read.
+ */
+const MAX_OWING = 256;
+
+/** Computed evaluate-all answers counted at once (see `countAll`). */
+const MAX_PENDING = 32;
+
 /** One environment's counts; fetched once per request, then `count` per evaluation. */
 export class EnvironmentCounts {
   #flags = new Map<string, FlagCounts>();
+  /** By a repeated answer's outcomes, its tally. */
+  #tallies = new WeakMap<readonly Evaluation[], Tally>();
+  /** Tallies with served answers not yet in the counts: a served answer costs one increment, not one per flag. */
+  #owing = new Set<Tally>();
   /**
    * By outcome: a flag's successes are shared, frozen objects (engine/outcomes.ts), so one lookup
    * finds where an evaluation is counted; they go away with the compiled flags on reload.
@@ -38,6 +58,8 @@ export class EnvironmentCounts {
   #byOutcome = new WeakMap<Evaluation, Counted>();
   /** Evaluate-all answers: per flag list (a snapshot's keys) and flag, where its outcomes are counted. */
   #byIndex = new WeakMap<readonly string[], OutcomeTable<Counted>>();
+  /** Computed answers not counted yet (see `countAll`). */
+  #pending: [keys: readonly string[], outcomes: readonly Evaluation[]][] = [];
 
   count(flagKey: string, e: Evaluation): void {
     const known = this.#byOutcome.get(e);
@@ -50,13 +72,40 @@ export class EnvironmentCounts {
     counted.slot[counted.reason]!++;
   }
 
-  /** One evaluate-all: `outcomes[i]` is the evaluation of `keys[i]`. */
-  countAll(keys: readonly string[], outcomes: readonly Evaluation[]): void {
-    const table = this.#tableFor(keys);
-    for (let i = 0; i < keys.length; i++) {
-      const counted = this.#countedAt(table, keys, i, outcomes[i]!);
-      counted.slot[counted.reason]!++;
+  /**
+   * One evaluate-all: `outcomes[i]` is the evaluation of `keys[i]`. An answer served again from
+   * the cache (`repeated`) is counted on its tally, and added to each flag's counts when they are
+   * read. The caller's contract (BulkAnswer.outcomes): `repeated` is true exactly when `outcomes`
+   * is an array passed here before, unchanged; a new answer passes a new array.
+   */
+  countAll(keys: readonly string[], outcomes: readonly Evaluation[], repeated = false): void {
+    if (!repeated) {
+      // Counted in batches: a hundred flags' counts touched once per batch rather than once per
+      // request, between which serving a request has pushed them out of the processor's caches.
+      if (this.#pending.push([keys, outcomes]) >= MAX_PENDING) this.#countPending();
+      return;
     }
+    let tally = this.#tallies.get(outcomes);
+    if (tally === undefined) {
+      const table = this.#tableFor(keys);
+      tally = { counted: outcomes.map((e, i) => this.#countedAt(table, keys, i, e)), owed: 0 };
+      this.#tallies.set(outcomes, tally);
+    }
+    if (tally.owed++ === 0) {
+      this.#owing.add(tally);
+      if (this.#owing.size > MAX_OWING) this.#settle();
+    }
+  }
+
+  #countPending(): void {
+    for (const [keys, outcomes] of this.#pending) {
+      const table = this.#tableFor(keys);
+      for (let i = 0; i < keys.length; i++) {
+        const counted = this.#countedAt(table, keys, i, outcomes[i]!);
+        counted.slot[counted.reason]!++;
+      }
+    }
+    this.#pending.length = 0;
   }
 
   /** Where `e`, the evaluation of `keys[i]`, is counted, found among the outcomes seen for that flag. */
@@ -76,9 +125,20 @@ export class EnvironmentCounts {
     return { slot: this.slot(flagKey, e), reason: reasonOf(e) };
   }
 
-  /** The counts by flag and variant. */
-  byFlag(): ReadonlyMap<string, FlagCounts> {
+  /** The counts by flag and variant, every served answer added. */
+  settled(): ReadonlyMap<string, FlagCounts> {
+    this.#countPending();
+    this.#settle();
     return this.#flags;
+  }
+
+  /** Adds what the tallies owe to the counts. */
+  #settle(): void {
+    for (const tally of this.#owing) {
+      for (const { slot, reason } of tally.counted) slot[reason]! += tally.owed;
+      tally.owed = 0;
+    }
+    this.#owing.clear();
   }
 
   /** A key the environment does not have (FLAG_NOT_FOUND). */
@@ -118,7 +178,7 @@ export class EvaluationCounts {
   render(): string[] {
     const lines: string[] = [];
     for (const [environment, counts] of this.#environments) {
-      for (const [flag, byVariant] of counts.byFlag()) {
+      for (const [flag, byVariant] of counts.settled()) {
         for (const [variant, byReason] of byVariant) {
           REASONS.forEach((reason, i) => {
             const n = byReason[i]!;

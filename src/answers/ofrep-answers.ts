@@ -126,7 +126,7 @@ export function createOfrepAnswerer(options: OfrepAnswererOptions): OfrepAnswere
     const scope = enrich ? enrich.cacheKey(headers) : "";
     const answer = bulkAnswer(snapshot, scope, text, enrich ? (body) => enrich(contextOf(body), headers) : contextOf);
     const { etag, outcomes } = answer;
-    evaluations?.environment(snapshot.name).countAll(snapshot.flagKeys, outcomes);
+    evaluations?.environment(snapshot.name).countAll(snapshot.flagKeys, outcomes, answer.repeated);
     if (session) session.recordAll(snapshot.flagKeys, outcomes, receivedContext(text), now());
     // A re-fetch triggered by a change event names the configuration it was told about; when
     // that is not the current one the client must get a full answer, never a 304 (OFREP ADR-0008).

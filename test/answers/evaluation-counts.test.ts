@@ -24,11 +24,14 @@ describe("EvaluationCounts", () => {
   it("counts an answer served again and again as often as it was served, read between serves or not", () => {
     const counts = new EvaluationCounts();
     const red = outcomesFor("red");
+    let served = false;
     const serve = (times: number) => {
-      for (let i = 0; i < times; i++) counts.environment("dev").countAll(KEYS, red);
+      for (let i = 0; i < times; i++) counts.environment("dev").countAll(KEYS, red, served);
+      served = true;
     };
-    serve(1); // computed
-    serve(4); // served again from the cache: the same outcomes array
+    serve(1); // computed: counted flag by flag
+    serve(1); // served again from the cache: its tally built
+    serve(3); // counted on the tally
     expect(samples(counts)).toEqual({ [series("a", "red", "TARGETING_MATCH")]: 5, [series("b", "on", "STATIC")]: 5, [series("c", "", "ERROR")]: 5 });
     serve(2);
     expect(samples(counts)).toEqual({ [series("a", "red", "TARGETING_MATCH")]: 7, [series("b", "on", "STATIC")]: 7, [series("c", "", "ERROR")]: 7 });
@@ -36,11 +39,11 @@ describe("EvaluationCounts", () => {
     expect(samples(counts)[series("a", "red", "TARGETING_MATCH")]).toBe(7);
   });
 
-  it("keeps every count when many answers are served in turn", () => {
+  it("keeps every count when more answers are served than it holds tallies for", () => {
     const counts = new EvaluationCounts();
     const answers = Array.from({ length: 1000 }, (_, i) => outcomesFor(`v${i % 10}`));
-    // Each answer three times, in rounds.
-    for (let round = 0; round < 3; round++) for (const outcomes of answers) counts.environment("dev").countAll(KEYS, outcomes);
+    // Each answer three times, in rounds: far more answers owed at once than the tallies kept.
+    for (let round = 0; round < 3; round++) for (const outcomes of answers) counts.environment("dev").countAll(KEYS, outcomes, round > 0);
     const counted = samples(counts);
     for (let v = 0; v < 10; v++) expect(counted[series("a", `v${v}`, "TARGETING_MATCH")]).toBe(300);
     expect(counted[series("b", "on", "STATIC")]).toBe(3000);
@@ -63,7 +66,7 @@ describe("EvaluationCounts", () => {
   it("counts single evaluations beside served answers, per environment", () => {
     const counts = new EvaluationCounts();
     const red = outcomesFor("red");
-    for (let i = 0; i < 4; i++) counts.environment("dev").countAll(KEYS, red);
+    for (let i = 0; i < 4; i++) counts.environment("dev").countAll(KEYS, red, i > 0);
     counts.environment("dev").count("a", red[0]!);
     counts.environment("prod").count("a", red[0]!);
     counts.environment("dev").countUnknown();
