@@ -7,6 +7,7 @@
  *   npm run bench:http -- --rounds 2 --duration 1 --warmup 1   # a quick check
  *   npm run bench:http -- --no-pin                  # load generator and servers share every core
  *   npm run bench:http -- --rows single,304         # some rows only (single, all, rotating, 304)
+ *   npm run bench:http -- --against ../other/bin/flagserve.js   # beside another build, not the bare server
  *
  * Each row runs the two servers in short alternating rounds (flagserve then baseline, then the
  * other way round), each under the same load, after `--warmup` seconds for both (not counted).
@@ -22,6 +23,10 @@
  * for `--contexts` rotating contexts, a different body per request (the baseline reads each body
  * and answers with flagserve's bytes for the first context: HTTP cost only, no evaluation); and
  * evaluate-all revalidated with If-None-Match (304).
+ *
+ * With `--against`, the second server of each round is another build of flagserve serving the same
+ * file (a checkout with one speed mechanism turned off, say): the ratio is then this build's
+ * req/s over that one's, measured the same way.
  *
  * Beside req/s, each server's CPU time per request (user + system, from /proc), and its ratio
  * (baseline CPU / flagserve CPU, per round): what a request costs, whatever the load generator does.
@@ -43,6 +48,7 @@ const { values } = parseArgs({
     contexts: { type: "string", default: "10000" },
     "no-pin": { type: "boolean", default: false },
     rows: { type: "string", default: "single,all,rotating,304" },
+    against: { type: "string" },
   },
 });
 const duration = Number(values.duration);
@@ -113,8 +119,14 @@ async function load(server: Server, row: Row, seconds = duration): Promise<Measu
   return { rps: result.requests.average, p99: result.latency.p99, cpu };
 }
 
-async function measure(flagserve: Server, row: Row) {
-  const started = await startNode(benchFile("baseline-server.mjs"), [await replyFor(flagserve.url, row.path, row.headers, row.bodies[0]!, row.status)]);
+/** The server each round compares with: the bare node:http server answering with flagserve's bytes, or `--against`'s build. */
+async function startBaseline(flagserve: Server, row: Row, file: string, dir: string) {
+  if (values.against) return startNode(values.against, [file, "--port", "0", "--quiet", "--state-dir", join(dir, "against-state")]);
+  return startNode(benchFile("baseline-server.mjs"), [await replyFor(flagserve.url, row.path, row.headers, row.bodies[0]!, row.status)]);
+}
+
+async function measure(flagserve: Server, row: Row, file: string, dir: string) {
+  const started = await startBaseline(flagserve, row, file, dir);
   const baseline = { url: started.url, pid: started.child.pid! };
   const ours: Measured[] = [];
   const theirs: Measured[] = [];
@@ -169,10 +181,11 @@ await withTempDir(async (dir) => {
     const table: (string | number)[][] = [];
     const ratios: [string, string][] = [];
     for (const row of rows.filter((row) => chosen.includes(row.label))) {
-      const m = await measure(flagserve, row);
+      const m = await measure(flagserve, row, file, dir);
       table.push([row.name, Math.round(m.rps[0]), Math.round(m.rps[1]), m.ratio, m.p99[0], m.p99[1], Math.round(m.cpu[0]), Math.round(m.cpu[1]), m.cpuRatio]);
       ratios.push([row.label, m.ratio]);
     }
+    if (values.against) header(`baseline: ${values.against}`);
     printTable(["scenario", "flagserve req/s", "baseline req/s", "ratio", "flagserve p99 ms", "baseline p99 ms", "flagserve CPU µs/req", "baseline CPU µs/req", "CPU ratio"], table);
     printRatios("bench:http (req/s, flagserve / bare node:http)", ratios);
   } finally {

@@ -104,6 +104,11 @@ export interface FlagServerOptions {
   flagdPort?: number;
   /** Environments a flagd provider may select by name; keys always select (see docs/flagd.md). */
   flagdSelectorByName?: string[];
+  /**
+   * false: every request is answered by the h3 app, never by the node:http fast path in front of
+   * it (default true). The answers are the same; this is for comparing the two.
+   */
+  fastPath?: boolean;
 }
 
 export interface FlagServer {
@@ -168,6 +173,7 @@ export async function createFlagServer(options: FlagServerOptions): Promise<Flag
       faults: options.faults,
       flagdPort: options.flagdPort,
       flagdSelectorByName: options.flagdSelectorByName,
+      fastPath: options.fastPath,
     });
   } catch (error) {
     if (tempState) await rm(tempState, { recursive: true, force: true });

@@ -26,7 +26,8 @@ const LAYERS: readonly (readonly string[])[] = [
   ["evaluation"], // OFREP answers as plain data (status, body), for http/ and the CLI alike
   ["changes"], // a reload: load -> snapshots -> store -> one list of changes
   ["events", "notify", "fixture"], // subscribers to changes; test fixtures (sessions, faults, enrichment)
-  ["http"],
+  ["answers"], // the OFREP answers once a request is read, transport-free: caches, ETags, counts
+  ["http"], // the transports: the h3 app and the node:http fast path in front of it
   ["admin", "flagd"], // the admin API; flagd's gRPC services (--flagd-port)
   ["testing"], // `flagserve test`: test files, cases, rule coverage, reporters
   ["review"], // `flagserve diff`: two configurations compared, from git too
@@ -41,6 +42,8 @@ interface Import {
   to: string;
   /** Erased when compiled (`import type`, `export type`, `typeof import(...)`). */
   typeOnly: boolean;
+  /** A worker thread's module (`new URL(..., import.meta.url)`): run apart, not imported. */
+  worker?: boolean;
 }
 
 function sourceFiles(dir: string): string[] {
@@ -58,9 +61,9 @@ function importsOf(file: string): Import[] {
   const text = readFileSync(file, "utf8");
   const tree = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, false, ts.ScriptKind.TS);
   const found: Import[] = [];
-  const add = (specifier: string, typeOnly: boolean) => {
+  const add = (specifier: string, typeOnly: boolean, worker = false) => {
     const to = specifier.startsWith(".") ? join(dirname(file), specifier).replace(/\.js$/, ".ts") : packageName(specifier);
-    found.push({ from: file, to, typeOnly });
+    found.push({ from: file, to, typeOnly, worker });
   };
   const visit = (node: ts.Node): void => {
     if (ts.isImportDeclaration(node) && ts.isStringLiteral(node.moduleSpecifier)) {
@@ -76,7 +79,7 @@ function importsOf(file: string): Import[] {
     } else if (ts.isNewExpression(node) && ts.isIdentifier(node.expression) && node.expression.text === "URL") {
       // new URL("./worker.js", import.meta.url): a module loaded at run time (a worker thread).
       const [arg, base] = node.arguments ?? [];
-      if (arg && ts.isStringLiteralLike(arg) && arg.text.startsWith(".") && base?.getText(tree) === "import.meta.url") add(arg.text, false);
+      if (arg && ts.isStringLiteralLike(arg) && arg.text.startsWith(".") && base?.getText(tree) === "import.meta.url") add(arg.text, false, true);
     }
     ts.forEachChild(node, visit);
   };
@@ -143,6 +146,27 @@ function runtimeReach(entry: string): Set<string> {
   return reached;
 }
 
+/** Every cycle through files (type-only imports included: a reader follows them too). */
+function fileCycles(): string[][] {
+  const next = new Map<string, Import[]>();
+  for (const i of local) if (!i.worker) next.set(i.from, [...(next.get(i.from) ?? []), i]);
+  const cycles: string[][] = [];
+  const state = new Map<string, "open" | "done">();
+  const path: Import[] = [];
+  const walk = (file: string) => {
+    state.set(file, "open");
+    for (const i of next.get(file) ?? []) {
+      path.push(i);
+      if (state.get(i.to) === "open") cycles.push(path.slice(path.findIndex((p) => p.from === i.to)).map(show));
+      else if (!state.has(i.to)) walk(i.to);
+      path.pop();
+    }
+    state.set(file, "done");
+  };
+  for (const file of files) if (!state.has(file)) walk(file);
+  return cycles;
+}
+
 describe("src/ layering", () => {
   it("reads the imports, static and dynamic", () => {
     // The analysis itself: if it found nothing, every check below would pass for nothing.
@@ -156,6 +180,10 @@ describe("src/ layering", () => {
 
   it("has no import cycles between folders", () => {
     expect(folderCycles(folderGraph())).toEqual([]);
+  });
+
+  it("has no import cycles between files", () => {
+    expect(fileCycles()).toEqual([]);
   });
 
   it("has every folder in a layer", () => {
@@ -172,6 +200,12 @@ describe("src/ layering", () => {
       [...targets].filter(([to]) => (rank.get(to) ?? Infinity) >= (rank.get(from) ?? -Infinity)).map(([, example]) => show(example)),
     );
     expect(upward).toEqual([]);
+  });
+
+  it("keeps the answering code free of transports (no h3, no node:http)", () => {
+    const transports = imports.filter((i) => folderOf(i.from) === "answers" && ["h3", "listhen", "node:http", "node:net"].includes(i.to));
+    expect(transports.map(show)).toEqual([]);
+    expect(files.some((f) => folderOf(f) === "answers")).toBe(true);
   });
 
   it("keeps the model free of dependencies", () => {

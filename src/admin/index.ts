@@ -3,7 +3,7 @@
  * dashboard page. The server wires it in: `layer` goes into every load, `onChanges` feeds the
  * page's stream, `register` adds the routes, `bind` gives the layer a way to re-apply.
  */
-import type { OfrepAnswers } from "../http/ofrep-answers.js";
+import type { OfrepAnswerer } from "../answers/ofrep-answers.js";
 import type { H3 } from "h3";
 import type { EnvironmentChange } from "../changes/reload.js";
 import type { ConfigLoad } from "../config/index.js";
@@ -59,8 +59,8 @@ export interface Admin {
    * load of the environment's last file definition (built once earlier applies are done).
    */
   bind(apply: (load: () => ConfigLoad) => Promise<unknown>): void;
-  /** `answers`: the OFREP evaluate-all rules, which the playground calls as a client would be answered. */
-  register(app: H3, answers: OfrepAnswers): void;
+  /** `answerer`: the OFREP evaluate-all rules, which the playground calls as a client would be answered. */
+  register(app: H3, answerer: OfrepAnswerer): void;
   /** Stops the feed; resolves once the overrides file writes in flight are on disk. */
   close(): Promise<void>;
 }
@@ -103,7 +103,7 @@ export async function createAdmin(options: AdminOptions): Promise<Admin> {
           return { environments: new Map(base && store.get(env) ? [[env, base]] : []), problems: new Map() };
         });
     },
-    register(app, answers) {
+    register(app, answerer) {
       if (!feed || token === undefined) return;
       registerAdminGuard(app, { token, isAllowedHost: allowedHosts(options.listenHost, options.hosts) });
       registerPage(app);
@@ -118,7 +118,7 @@ export async function createAdmin(options: AdminOptions): Promise<Admin> {
         isAllowedHost: allowedHosts(options.listenHost, options.hosts),
         maxBodyBytes: options.maxBodyBytes,
         logger,
-        answers,
+        answerer,
         revokeOldKeys: options.revokeOldKeys,
       });
     },

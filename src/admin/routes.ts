@@ -7,9 +7,10 @@ import { FailedAuthLimiter } from "./auth-limit.js";
 import { encodeEvent } from "../events/encode.js";
 import { SseFrame } from "../events/frame.js";
 import { createSseResponse } from "../events/sse.js";
-import { JSON_CONTENT_TYPE, withHttpErrors } from "../http/errors.js";
+import { JSON_CONTENT_TYPE } from "../evaluation/shape.js";
+import { withHttpErrors } from "../http/errors.js";
 import type { FaultInjector } from "../fixture/faults.js";
-import { replyText, type OfrepAnswers } from "../http/ofrep-answers.js";
+import { replyText, type OfrepAnswerer } from "../answers/ofrep-answers.js";
 import type { SessionStore } from "../fixture/sessions.js";
 import { clientIp } from "../http/events.js";
 import type { Logger } from "../log/logger.js";
@@ -35,8 +36,8 @@ export interface AdminRoutesOptions {
   isAllowedHost: (name: string) => boolean;
   maxBodyBytes: number;
   logger: Logger;
-  /** The OFREP evaluation rules (http/ofrep-answers.ts), called directly by the playground. */
-  answers: OfrepAnswers;
+  /** The OFREP evaluation rules (answers/ofrep-answers.ts), called directly by the playground. */
+  answerer: OfrepAnswerer;
   /** Ends the grace of an environment's replaced keys; returns how many (changes/reload.ts). */
   revokeOldKeys: (env: string) => number;
 }
@@ -175,7 +176,7 @@ function registerSaveRoute(app: H3, { store, layer, maxBodyBytes, logger }: Admi
  * so the page shows exactly what a client gets (and never needs the key). Being no request to the
  * OFREP route, it is never touched by fault rules.
  */
-function registerPlaygroundRoute(app: H3, { store, maxBodyBytes, answers }: AdminRoutesOptions): void {
+function registerPlaygroundRoute(app: H3, { store, maxBodyBytes, answerer }: AdminRoutesOptions): void {
   app.post(
     `${BASE}/evaluate`,
     handle(async (event) => {
@@ -184,7 +185,7 @@ function registerPlaygroundRoute(app: H3, { store, maxBodyBytes, answers }: Admi
       // The headers a client of this environment would send (context enrichment may read them).
       const headers = new Headers({ "x-api-key": snapshot.apiKey, "content-type": "application/json", host: event.req.headers.get("host") ?? "localhost" });
       const text = JSON.stringify({ context: context === undefined ? {} : context });
-      const reply = await withHttpErrors(() => answers.all(snapshot, text, headers, null));
+      const reply = await withHttpErrors(() => answerer.all(snapshot, text, headers, null));
       return new Response(replyText(reply), { status: reply.status, headers: { "content-type": JSON_CONTENT_TYPE } });
     }),
   );

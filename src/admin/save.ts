@@ -5,12 +5,14 @@
  * change is a one-line diff. The watcher then reloads it like a hand edit.
  */
 import { access, constants, readFile } from "node:fs/promises";
-import { isUrl } from "../sources/source.js";
+import { sourceKindOf } from "../sources/source.js";
 import type { EnvironmentConfig, FlagDefinition } from "../model/types.js";
 import { yaml } from "../config/yaml-package.js";
 import { writeFileDurable } from "../store/durable-write.js";
 import { replaceStringInSource, scalarSource } from "../store/yaml-edit.js";
 import { AdminError } from "./errors.js";
+
+const isUrlFile = (file: string): boolean => sourceKindOf(file) === "url";
 
 export interface FlagPatch {
   defaultVariant?: string;
@@ -70,7 +72,7 @@ export function setScalarInSource(source: string, flagPath: string[], field: str
 /** The file of the environment that defines the flag, with the flag's path inside it. */
 async function definingFile(config: EnvironmentConfig, flagKey: string): Promise<{ file: string; source: string; path: string[] }> {
   for (const file of config.files) {
-    if (isUrl(file)) continue; // read over HTTP: nothing to write back
+    if (sourceKindOf(file) === "url") continue; // read over HTTP: nothing to write back
     const source = await readFile(file, "utf8");
     const { isMap, parseDocument } = yaml();
     const doc = parseDocument(source);
@@ -81,8 +83,8 @@ async function definingFile(config: EnvironmentConfig, flagKey: string): Promise
   const where =
     config.files.length === 0
       ? "the environment is not read from files (inline configuration)"
-      : config.files.some(isUrl)
-        ? `it is read from ${config.files.find(isUrl)}, which flagserve cannot write`
+      : config.files.some(isUrlFile)
+        ? `it is read from ${config.files.find(isUrlFile)}, which flagserve cannot write`
         : "no file of the environment defines it";
   throw new AdminError(409, "CONFLICT", `cannot save flag ${flagKey} of ${config.name} to a file: ${where}`);
 }

@@ -1,6 +1,6 @@
 /** `flagserve keys [list]`, `keys rotate ENV`, `keys revoke ENV` and `keys dir`. */
 import { Command, Option } from "commander";
-import { isUrl } from "../sources/source.js";
+import { sourceKindOf } from "../sources/source.js";
 import { adminCall, parseAdminUrl, runAdminAction, withAdminToken, type AdminConnection } from "./admin-client.js";
 import { STATE_DIR_HELP, displayPath, err, out } from "./paths.js";
 import { SOURCES_ARGUMENT_HELP, loadOnce, resolveSources } from "./sources.js";
@@ -177,7 +177,7 @@ async function rotateEnvironmentKey(env: string, args: string[], flags: KeysFlag
     process.exitCode = 1;
     return;
   }
-  const written = loaded.config.apiKey !== undefined ? loaded.config.files.find(isUrl) : undefined;
+  const written = loaded.config.apiKey !== undefined ? loaded.config.files.find((file) => sourceKindOf(file) === "url") : undefined;
   if (written !== undefined) {
     err(`flagserve keys rotate: cannot rotate the key of '${env}': it is written in ${written}, which flagserve cannot write; change it there`);
     process.exitCode = 1;

@@ -2,7 +2,7 @@
 import { existsSync } from "node:fs";
 import type { ConfigLoad } from "../config/index.js";
 import type { UrlSourceOptions } from "../sources/url-source.js";
-import { isUrl } from "../sources/source.js";
+import { sourceKindOf } from "../sources/source.js";
 import { resolveConfigPath } from "./paths.js";
 
 export const SOURCES_ARGUMENT_HELP =
@@ -19,7 +19,7 @@ export function resolveSources(args: readonly string[]): { specs: string[]; bund
 }
 
 /** The paths among `specs` that do not exist (URLs are checked by fetching them). */
-export const missingPaths = (specs: readonly string[]): string[] => specs.filter((s) => !isUrl(s) && !existsSync(s));
+export const missingPaths = (specs: readonly string[]): string[] => specs.filter((s) => sourceKindOf(s) === "files" && !existsSync(s));
 
 /** Every source read once (a URL: one GET) and loaded together, as the server would at start-up. */
 export async function loadOnce(specs: readonly string[], options: UrlSourceOptions = {}): Promise<ConfigLoad> {

@@ -2,7 +2,7 @@
 import { resolve } from "node:path";
 import { Command, Option } from "commander";
 import type { Problem } from "../model/types.js";
-import { isUrl } from "../sources/source.js";
+import { sourceKindOf } from "../sources/source.js";
 import { parsePositiveNumber } from "./options.js";
 import { displayPath, err, out, plural } from "./paths.js";
 import { NO_ENVIRONMENTS, SOURCES_ARGUMENT_HELP, listText, loadOnce, missingPaths, resolveSources } from "./sources.js";
@@ -79,7 +79,7 @@ async function check(specs: string[], flags: ValidateFlags): Promise<ValidateRep
   const problems = [...load.problems.values()].flat();
   // The server would start and serve nothing: for a lint that is a wrong PATH, not a success.
   if (problems.length === 0 && load.environments.size === 0) {
-    const file = specs.length === 1 && !isUrl(specs[0]!) ? resolve(specs[0]!) : path;
+    const file = specs.length === 1 && sourceKindOf(specs[0]!) !== "url" ? resolve(specs[0]!) : path;
     problems.push({ file, line: 0, col: 0, message: NO_ENVIRONMENTS });
   }
   // Test files (`<environment>.test.yaml`) must parse and name existing environments and flags.

@@ -1,7 +1,7 @@
 /**
  * Whether a rule can see `$flagd.timestamp`, i.e. whether its result may change with the clock
  * for the same flag and context. Answers built from clock-free rules may be reused for as long
- * as the snapshot lives (see http/bulk.ts); the others only within the same second.
+ * as the snapshot lives (see answers/bulk.ts); the others only within the same second.
  *
  * Conservative: any data access whose path is computed, names the whole data (`""`, no
  * argument) or anything under `$flagd` other than `$flagd.flagKey` counts as reading the clock.

@@ -1,7 +1,7 @@
 import type { EnvironmentConfig, FlagDefinition, JsonValue, Metadata } from "../model/types.js";
 import { canonicalJson, isRecord, setOwn } from "../model/json.js";
 import { runSteps, type Steps } from "../model/steps.js";
-import { attachAnswers } from "./answers.js";
+import { attachOutcomes } from "./outcomes.js";
 import { direct, type BuildState } from "./codegen.js";
 import { readsClock } from "./clock.js";
 import { describeThrown, TargetingParseError } from "./errors.js";
@@ -325,7 +325,7 @@ function compileFlag(key: string, def: FlagDefinition, setMetadata: Metadata, co
   if (problem !== undefined) return { flag: unusableFlag(key, problem, flag.metadata), problem };
   if (rule) flag.rule = rule;
   if (clockFree) flag.clockFree = true;
-  attachAnswers(flag);
+  attachOutcomes(flag);
   return { flag: Object.freeze(flag) };
 }
 

@@ -1,5 +1,5 @@
 /**
- * The attributes targeting sees (design §4): the OFREP context's top-level keys merged with the
+ * The attributes targeting sees (see docs/evaluation.md): the OFREP context's top-level keys merged with the
  * entries of `context.properties` (the seed's style); on a clash the top-level value wins. The
  * `properties` key itself stays, so rules written against either style keep working.
  */

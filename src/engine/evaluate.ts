@@ -1,4 +1,4 @@
-import { answersOf, failure, type Answers } from "./answers.js";
+import { outcomesOf, failure, type FlagOutcomes } from "./outcomes.js";
 import { describeThrown, TargetingKeyMissingError, TargetingParseError } from "./errors.js";
 import { bind, evaluationPass, type EvaluationData, type EvaluationPass, type Scratch } from "./scratch.js";
 import type { CompiledFlag, CompiledRule, Evaluation } from "./types.js";
@@ -25,7 +25,7 @@ function describeResult(result: unknown): string {
 }
 
 /**
- * Evaluate one flag for one context (design §4). Pure: the result depends only on the arguments.
+ * Evaluate one flag for one context (see docs/evaluation.md). Pure: the result depends only on the arguments.
  * `context` holds the attributes (see contextAttributes); `nowMs` feeds `$flagd.timestamp`.
  *
  * SPLIT rule: the reason is SPLIT when at least one `fractional` ran during this evaluation and
@@ -43,16 +43,16 @@ export const evaluate = (flag: CompiledFlag, context: Record<string, unknown>, n
 export function evaluatorFor(context: Record<string, unknown>, nowMs: number = Date.now()): (flag: CompiledFlag) => Evaluation {
   let pass: EvaluationPass | undefined;
   return (flag) => {
-    const answers = answersOf(flag);
-    if (flag.state === "DISABLED") return answers.disabled;
+    const outcomes = outcomesOf(flag);
+    if (flag.state === "DISABLED") return outcomes.disabled;
     const rule = flag.rule;
-    if (rule === undefined) return answers.static;
+    if (rule === undefined) return outcomes.static;
     pass ??= evaluationPass(context, nowMs);
-    return outcome(flag, answers, rule, pass.data, bind(pass, flag.key));
+    return outcome(flag, outcomes, rule, pass.data, bind(pass, flag.key));
   };
 }
 
-function outcome(flag: CompiledFlag, answers: Answers, rule: CompiledRule, data: EvaluationData, scratch: Scratch): Evaluation {
+function outcome(flag: CompiledFlag, outcomes: FlagOutcomes, rule: CompiledRule, data: EvaluationData, scratch: Scratch): Evaluation {
   let result: unknown;
   try {
     result = rule(data);
@@ -62,9 +62,9 @@ function outcome(flag: CompiledFlag, answers: Answers, rule: CompiledRule, data:
     return failure(flag, "GENERAL", `targeting failed: ${describeThrown(err)}`);
   }
 
-  if (result === null || result === undefined) return answers.default;
+  if (result === null || result === undefined) return outcomes.default;
   const variant = variantKeyOf(result);
   const split = scratch.fractionalCalled && result === scratch.lastFractional;
-  const answer = variant === undefined ? undefined : (split ? answers.split : answers.match).get(variant);
-  return answer ?? failure(flag, "GENERAL", `targeting returned ${describeResult(result)}, which is not a variant of flag "${flag.key}"`);
+  const shared = variant === undefined ? undefined : (split ? outcomes.split : outcomes.match).get(variant);
+  return shared ?? failure(flag, "GENERAL", `targeting returned ${describeResult(result)}, which is not a variant of flag "${flag.key}"`);
 }

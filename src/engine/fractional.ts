@@ -82,7 +82,7 @@ export function pickVariant(hash: number, dist: Distribution): FractionalVariant
  * a string but null (e.g. a missing `var`) it is dropped and `$flagd.flagKey + targetingKey` is used,
  * and without a usable targetingKey the result is null (DEFAULT), as flagd's operators return null
  * on error. Only the shorthand form, which has no bucketing value at all, fails without a
- * non-empty string targetingKey: TargetingKeyMissingError (HTTP 400, design §4).
+ * non-empty string targetingKey: TargetingKeyMissingError (HTTP 400; see docs/evaluation.md).
  */
 export function fractionalValue(args: readonly unknown[], data: Record<string, unknown>): FractionalVariant {
   if (args.length === 0) return null;

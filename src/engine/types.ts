@@ -23,7 +23,7 @@ export interface CompiledFlag {
 export type Reason = "STATIC" | "TARGETING_MATCH" | "SPLIT" | "DEFAULT" | "DISABLED";
 export type EvaluationErrorCode = "TARGETING_KEY_MISSING" | "GENERAL" | "PARSE_ERROR";
 
-/** Successes are shared, frozen objects (one per flag, reason and variant: see answers.ts). */
+/** Successes are shared, frozen objects (one per flag, reason and variant: see outcomes.ts). */
 export type Evaluation =
   | { key: string; reason: Reason; variant?: string; value?: JsonValue; metadata: Metadata }
   | { key: string; errorCode: EvaluationErrorCode; errorDetails: string; metadata: Metadata };

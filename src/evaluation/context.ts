@@ -1,7 +1,20 @@
-/** From an OFREP request body to the attributes targeting sees (DESIGN §4). */
+/** From an OFREP request body to the attributes targeting sees (see docs/evaluation.md). */
 import { isRecord } from "../model/json.js";
 import { contextAttributes } from "../engine/index.js";
 import { apiError } from "./problem.js";
+
+/** What the request rules read of a request: its headers by (lower-case) name, web or Node alike. */
+export type RequestHeaders = Pick<Headers, "get">;
+
+/** Body text as JSON: undefined when empty, 400 INVALID_CONTEXT (with `key`) when not JSON. */
+export function parseJsonBody(text: string, key?: string): unknown {
+  if (text.trim() === "") return undefined;
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw apiError(400, "INVALID_CONTEXT", `request body is not valid JSON: ${(error as Error).message}`, { key });
+  }
+}
 
 /** Validates `{context}` and returns its attributes. A missing body or `{}` is an empty context. */
 export function contextFromBody(body: unknown, key?: string): Record<string, unknown> {

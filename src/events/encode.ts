@@ -1,5 +1,5 @@
 /**
- * SSE wire formats (DESIGN §7). Each event is encoded once per environment and the same bytes
+ * SSE wire formats (see docs/api.md). Each event is encoded once per environment and the same bytes
  * are written to every client of that environment.
  */
 import type { Change } from "../model/change.js";
@@ -24,7 +24,7 @@ export const HEARTBEAT = encodeEvent({ name: "heartbeat", data: "{}" });
 export const DEFAULT_HEARTBEAT_SECONDS: Record<EventSet, number> = { primary: 15, variant: 30 };
 
 /**
- * The events one reload produces for the primary stream, per the table of DESIGN §7: one
+ * The events one reload produces for the primary stream, per the table in docs/api.md: one
  * `flag-updated` per flag, one `segment-modified` however many segments changed, and
  * `config-updated` `api-key-rotated` when the key changed, followed by the Flipswitch SDKs'
  * own `api-key-rotated` event saying until when the old key works (`keyValidUntil`, ISO-8601;

@@ -136,7 +136,7 @@ class NodeSseStream extends SseStream {
  * sent already; false when the client left before (it is then never attached: nothing would
  * detach it).
  */
-export function startNodeSse(res: ServerResponse, headers: Iterable<[string, string]>, options: SseStreamOptions): boolean {
+export function startNodeSse(res: ServerResponse, headers: Iterable<readonly [string, string]>, options: SseStreamOptions): boolean {
   const stream = new NodeSseStream(res, options);
   if (res.destroyed) {
     stream.finish("client");

@@ -6,7 +6,7 @@
 import { Server, ServerCredentials } from "@grpc/grpc-js";
 import type { FaultInjector } from "../fixture/faults.js";
 import type { Metrics } from "../http/metrics.js";
-import type { OfrepAnswers } from "../http/ofrep-answers.js";
+import type { OfrepAnswerer } from "../answers/ofrep-answers.js";
 import type { Logger } from "../log/logger.js";
 import type { FlagStore } from "../store/store.js";
 import { flagSetOf } from "./flag-set.js";
@@ -19,7 +19,7 @@ export interface FlagdServerOptions {
   port: number;
   host: string;
   store: FlagStore;
-  answers: Pick<OfrepAnswers, "evaluateFlag" | "evaluateAll">;
+  answerer: Pick<OfrepAnswerer, "evaluateFlag" | "evaluateAll">;
   streams: FlagdStreams;
   logger: Logger;
   /** Environments a selector may name (`--flagd-selector-by-name`); otherwise only keys select. */
@@ -49,7 +49,7 @@ const hostPort = (host: string, port: number): string => `${host.includes(":") ?
 export async function listenFlagd(options: FlagdServerOptions): Promise<FlagdListener> {
   const { evaluation, sync } = flagdServices();
   const services = createFlagdServices({
-    answers: options.answers,
+    answerer: options.answerer,
     selector: new EnvironmentSelector(options.store, options.selectorByName),
     streams: options.streams,
     logger: options.logger,

@@ -2,7 +2,7 @@
  * flagd's two gRPC services over flagserve's one evaluation path and its store's snapshots:
  *
  * - evaluation (`flagd.evaluation.v1/v2.Service`, RPC mode): each Resolve call is the OFREP
- *   single-flag evaluation (OfrepAnswers.evaluateFlag: the same snapshot, overrides, context
+ *   single-flag evaluation (OfrepAnswerer.evaluateFlag: the same snapshot, overrides, context
  *   enrichment, recorder sessions, caching and counts), typed as flagd types it; EventStream
  *   says provider_ready, then configuration_change naming the changed flags, and keep_alive.
  * - sync (`flagd.sync.v1.FlagSyncService`, in-process mode): the environment's flag set as
@@ -16,9 +16,9 @@ import { isEvaluationError, type Evaluation } from "../engine/types.js";
 import { ApiError } from "../evaluation/problem.js";
 import type { FaultRoute } from "../fixture/fault-rules.js";
 import type { FaultInjector } from "../fixture/faults.js";
-import type { RequestHeaders } from "../http/auth.js";
+import type { RequestHeaders } from "../evaluation/context.js";
 import type { Metrics } from "../http/metrics.js";
-import type { OfrepAnswers } from "../http/ofrep-answers.js";
+import type { OfrepAnswerer } from "../answers/ofrep-answers.js";
 import type { Logger } from "../log/logger.js";
 import { isRecord } from "../model/json.js";
 import type { JsonValue } from "../model/types.js";
@@ -29,7 +29,7 @@ import { CallError, SELECTOR_METADATA, type EnvironmentSelector, type Selection 
 import type { FlagdStreamRoute, FlagdStreams } from "./streams.js";
 
 export interface FlagdServiceOptions {
-  answers: Pick<OfrepAnswers, "evaluateFlag" | "evaluateAll">;
+  answerer: Pick<OfrepAnswerer, "evaluateFlag" | "evaluateAll">;
   selector: EnvironmentSelector;
   streams: FlagdStreams;
   logger: Logger;
@@ -138,7 +138,7 @@ function anyFlag(evaluation: Evaluation) {
 const bodyOf = (context: ProtoStruct | undefined): string => JSON.stringify({ context: fromStruct(context) });
 
 export function createFlagdServices(options: FlagdServiceOptions) {
-  const { answers, selector, streams, faults, metrics, logger } = options;
+  const { answerer, selector, streams, faults, metrics, logger } = options;
   const maxBuffered = options.maxBufferedBytes ?? DEFAULT_MAX_BUFFERED_BYTES;
   const syncContext = options.staticContext && Object.keys(options.staticContext).length > 0 ? toStruct(options.staticContext) : undefined;
   const keepAlives = new Set<ServerWritableStream<unknown, unknown>>();
@@ -291,7 +291,7 @@ export function createFlagdServices(options: FlagdServiceOptions) {
       const key = call.request.flagKey ?? "";
       await applyFaults("flagd-evaluate", snapshot.name);
       try {
-        return resolveResponse(answers.evaluateFlag(snapshot, key, bodyOf(call.request.context), headersOf(call.metadata)), type, key);
+        return resolveResponse(answerer.evaluateFlag(snapshot, key, bodyOf(call.request.context), headersOf(call.metadata)), type, key);
       } catch (error) {
         if (error instanceof ApiError && error.status === 404) throw new CallError(status.NOT_FOUND, `FLAG_NOT_FOUND: flag '${key}' was not found`);
         throw error;
@@ -306,7 +306,7 @@ export function createFlagdServices(options: FlagdServiceOptions) {
       const { snapshot } = selection;
       bindConnection(call.getPeer(), selection);
       await applyFaults("flagd-evaluate", snapshot.name);
-      const outcomes = answers.evaluateAll(snapshot, bodyOf(call.request.context), headersOf(call.metadata));
+      const outcomes = answerer.evaluateAll(snapshot, bodyOf(call.request.context), headersOf(call.metadata));
       const flags: Record<string, unknown> = {};
       snapshot.flagKeys.forEach((key, i) => {
         const item = anyFlag(outcomes[i]!);

@@ -7,14 +7,16 @@ import type { SessionStore } from "../fixture/sessions.js";
 import type { Logger } from "../log/logger.js";
 import type { FlagStore } from "../store/store.js";
 import { DEFAULT_MAX_BODY_BYTES } from "./body.js";
-import { json, toErrorResponse } from "./errors.js";
-import { EvaluationCounts } from "./evaluation-counts.js";
+import { json } from "./errors.js";
+import { EvaluationCounts } from "../answers/evaluation-counts.js";
 import { createEventStreams, EVENTS_PATH, ofrepStreamPath, registerEventRoutes, type EventStreams } from "./events.js";
 import { registerHealthRoutes } from "./health.js";
-import { formatSample, Metrics } from "./metrics.js";
+import { formatSample } from "../model/prometheus.js";
+import { Metrics } from "./metrics.js";
 import { createFastPath, type NodeFastPath } from "./fast-path.js";
+import { ANY_ORIGIN_CORS_HEADERS, countResponse, errorResponse } from "./front-door.js";
 import { registerOfrepRoutes } from "./ofrep.js";
-import { createOfrepAnswers, type OfrepAnswers } from "./ofrep-answers.js";
+import { createOfrepAnswerer, type OfrepAnswerer } from "../answers/ofrep-answers.js";
 
 export interface AppOptions {
   store: FlagStore;
@@ -34,9 +36,14 @@ export interface AppOptions {
   faults?: FaultInjector;
   sessions?: SessionStore;
   /** The admin API and dashboard page (src/admin): their own guard, never CORS (not a CORS route). */
-  admin?: { register(app: H3, answers: OfrepAnswers): void };
+  admin?: { register(app: H3, answerer: OfrepAnswerer): void };
   /** Host names that see the details of /readyz and /metrics (default: loopback; see hosts.ts). */
   isKnownHost?: (name: string) => boolean;
+  /**
+   * false: every request goes through h3, never the node:http fast path (fast-path.ts). The
+   * answers are the same either way; the parity tests compare the two.
+   */
+  fastPath?: boolean;
 }
 
 /**
@@ -52,8 +59,7 @@ const isCorsRoute = (path: string): boolean => path.startsWith("/ofrep/") || pat
 /** What h3's handleCors sets on a simple request when any origin is allowed (on both header sets, as it does). */
 function setSimpleCorsHeaders(event: H3Event): void {
   for (const headers of [event.res.headers, event.res.errHeaders]) {
-    headers.set("access-control-allow-origin", "*");
-    headers.set("access-control-expose-headers", "etag");
+    for (const [name, value] of ANY_ORIGIN_CORS_HEADERS) headers.set(name, value);
   }
 }
 
@@ -73,15 +79,12 @@ function streamLines(hub: EventHub): string[] {
 function createH3(metrics: Metrics, logger: Logger): H3 {
   return new H3({
     onResponse(response, event) {
-      const route = event.context.matchedRoute?.route ?? "unmatched";
-      metrics.count("flagserve_http_responses_total", "Responses by route and status", { route, status: String(response.status) });
+      countResponse(metrics, event.context.matchedRoute?.route ?? "unmatched", response.status);
     },
     onError(error, event) {
-      const { status, body } = toErrorResponse(error);
-      if (status === 500) logger.error(`${event.req.method} ${event.url.pathname} failed: ${String(error.cause ?? error)}`);
+      const { status, body, headers } = errorResponse(error, { metrics, logger, method: event.req.method, path: event.url.pathname });
       event.res.status = status;
-      for (const [name, value] of error.headers ?? []) event.res.headers.set(name, value);
-      metrics.count("flagserve_http_errors_total", "Error responses by code", { code: body.errorCode });
+      for (const name in headers) event.res.headers.set(name, headers[name]!);
       return json(event, body);
     },
   });
@@ -106,7 +109,7 @@ function useCors(app: H3, metrics: Metrics, origin: string | string[]): void {
   });
 }
 
-export function createApp(options: AppOptions): { app: H3; fastPath?: NodeFastPath; answers: OfrepAnswers } {
+export function createApp(options: AppOptions): { app: H3; fastPath?: NodeFastPath; answerer: OfrepAnswerer } {
   const { store, logger } = options;
   const metrics = options.metrics ?? new Metrics();
   const origin = options.corsOrigin ?? "*";
@@ -118,8 +121,8 @@ export function createApp(options: AppOptions): { app: H3; fastPath?: NodeFastPa
   const evaluations = new EvaluationCounts();
   metrics.collect(() => evaluations.render());
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
-  const answers = createOfrepAnswers({ eventStreamPath: hub ? ofrepStreamPath : undefined, evaluations, enrich, sessions });
-  registerOfrepRoutes(app, { store, answers, maxBodyBytes, faults });
+  const answerer = createOfrepAnswerer({ eventStreamPath: hub ? ofrepStreamPath : undefined, evaluations, enrich, sessions });
+  registerOfrepRoutes(app, { store, answerer, maxBodyBytes, faults });
   let streams: EventStreams | undefined;
   if (hub) {
     const { clientIpHeader, maxStreamsPerIp, maxBufferedBytes } = options;
@@ -129,10 +132,10 @@ export function createApp(options: AppOptions): { app: H3; fastPath?: NodeFastPa
     metrics.collect(() => streamLines(hub));
   }
   // Any origin allowed: plain evaluations and stream openings skip h3 (fast-path.ts); a configured origin keeps h3's CORS rules.
-  const fastPath = origin === "*" ? createFastPath({ store, answers, streams, metrics, logger, maxBodyBytes, faults }) : undefined;
+  const fastPath = origin === "*" && options.fastPath !== false ? createFastPath({ store, answerer, streams, metrics, logger, maxBodyBytes, faults }) : undefined;
   registerHealthRoutes(app, store, metrics, options.isKnownHost);
-  options.admin?.register(app, answers);
+  options.admin?.register(app, answerer);
   metrics.gauge("flagserve_environments", "Environments being served", () => store.environments.size);
 
-  return { app, fastPath, answers };
+  return { app, fastPath, answerer };
 }

@@ -2,11 +2,9 @@
 import type { H3Event } from "h3";
 import type { FlagStore } from "../store/store.js";
 import type { EnvironmentSnapshot } from "../store/snapshot.js";
+import type { RequestHeaders } from "../evaluation/context.js";
 import { apiError } from "../evaluation/problem.js";
 import { toHttpError } from "./errors.js";
-
-/** What the rules here read of a request: its headers by (lower-case) name, web or Node alike. */
-export type RequestHeaders = Pick<Headers, "get">;
 
 export function keyFromHeaders(headers: RequestHeaders): string | undefined {
   const apiKey = headers.get("x-api-key");

@@ -2,6 +2,7 @@
 import type { Readable } from "node:stream";
 import type { H3Event } from "h3";
 import { apiError } from "../evaluation/problem.js";
+import { parseJsonBody } from "../evaluation/context.js";
 import { withHttpErrors } from "./errors.js";
 
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
@@ -84,16 +85,6 @@ async function readEventBody(event: H3Event, limit: number): Promise<string> {
   const bytes = event.req.body ? await readWebBody(event.req.body, limit) : Buffer.alloc(0);
   if (bytes === "too-large") throw tooLarge(limit);
   return bytes.toString("utf8");
-}
-
-/** Body text as JSON: undefined when empty, 400 INVALID_CONTEXT (with `key`) when not JSON. */
-export function parseJsonBody(text: string, key?: string): unknown {
-  if (text.trim() === "") return undefined;
-  try {
-    return JSON.parse(text);
-  } catch (error) {
-    throw apiError(400, "INVALID_CONTEXT", `request body is not valid JSON: ${(error as Error).message}`, { key });
-  }
 }
 
 /** `readBodyText` then `parseJsonBody`. */

@@ -1,9 +1,8 @@
 /** Every error leaves as JSON `{errorCode, errorDetails}` (plus `key` on the single-flag route). */
 import { HTTPError, type H3Event } from "h3";
-import { ApiError, apiError as plainApiError, type ErrorBody } from "../evaluation/problem.js";
+import { ApiError, apiError, type ErrorBody } from "../evaluation/problem.js";
+import { JSON_CONTENT_TYPE } from "../evaluation/shape.js";
 
-/** The one Content-Type of every JSON response (JSON is UTF-8 by definition: no charset). */
-export const JSON_CONTENT_TYPE = "application/json";
 
 /** A JSON response body, with the Content-Type every JSON response carries. */
 export function json(event: H3Event, value: unknown): string {
@@ -20,8 +19,8 @@ export { ApiError, type ErrorBody, type ErrorCode } from "../evaluation/problem.
 export const toHttpError = (error: unknown): unknown =>
   error instanceof ApiError ? new HTTPError({ status: error.status, message: error.message, data: error.data, headers: error.headers }) : error;
 
-/** `apiError` for h3 handlers. */
-export const apiError = (...args: Parameters<typeof plainApiError>): HTTPError => toHttpError(plainApiError(...args)) as HTTPError;
+/** `apiError` (evaluation/problem.ts) as h3's error type, for h3 handlers to throw. */
+export const httpError = (...args: Parameters<typeof apiError>): HTTPError => toHttpError(apiError(...args)) as HTTPError;
 
 /** Runs `fn` for an h3 handler, rethrowing plain error answers as h3's. */
 export async function withHttpErrors<T>(fn: () => T | Promise<T>): Promise<T> {
@@ -35,8 +34,13 @@ export async function withHttpErrors<T>(fn: () => T | Promise<T>): Promise<T> {
 const isErrorBody = (data: unknown): data is ErrorBody =>
   typeof data === "object" && data !== null && typeof (data as ErrorBody).errorCode === "string";
 
-/** Maps any error that reached h3's error hook to a status and a JSON body from DESIGN §5's table. */
-export function toErrorResponse(error: HTTPError | ApiError): { status: number; body: ErrorBody } {
+/**
+ * Maps any error thrown while answering to a status and a JSON body from the table in
+ * docs/api.md: an API error (plain or as h3's) keeps its own, h3's routing errors are mapped, and
+ * anything else is a 500 (front-door.ts logs those).
+ */
+export function toErrorResponse(error: unknown): { status: number; body: ErrorBody } {
+  if (!(error instanceof HTTPError || error instanceof ApiError)) return { status: 500, body: INTERNAL };
   if (isErrorBody(error.data)) return { status: error.status, body: error.data };
   if (error.status === 404) return { status: 404, body: { errorCode: "NOT_FOUND", errorDetails: "no such route" } };
   // h3's bare 400 is a path that is not valid percent-encoding: it names no route.
@@ -45,8 +49,10 @@ export function toErrorResponse(error: HTTPError | ApiError): { status: number; 
   }
   if (error.status === 405) return { status: 405, body: { errorCode: "METHOD_NOT_ALLOWED", errorDetails: error.message } };
   if (error.status === 413) return { status: 413, body: { errorCode: "PAYLOAD_TOO_LARGE", errorDetails: error.message } };
-  return { status: 500, body: { errorCode: "INTERNAL", errorDetails: "internal server error" } };
+  return { status: 500, body: INTERNAL };
 }
+
+const INTERNAL: ErrorBody = { errorCode: "INTERNAL", errorDetails: "internal server error" };
 
 /** Node answers request heads over its limit (16 KiB) itself, before h3: the same JSON, as raw HTTP. */
 export const HEADERS_TOO_LARGE_RESPONSE = (() => {

@@ -1,10 +1,11 @@
-/** The SSE routes (DESIGN §7): the primary change stream and the OFREP stream. */
+/** The SSE routes (see docs/api.md): the primary change stream and the OFREP stream. */
 import { ServerResponse } from "node:http";
 import type { Socket } from "node:net";
 import type { H3, H3Event } from "h3";
 import type { Subscriber } from "../events/channel.js";
 import type { EventHub, StreamKind } from "../events/hub.js";
 import { createSseResponse, nodeSseBody, sseHeaders, type SseCloseReason, type SseStreamOptions } from "../events/sse.js";
+import type { RequestHeaders } from "../evaluation/context.js";
 import { apiError } from "../evaluation/problem.js";
 import type { FaultRoute } from "../fixture/fault-rules.js";
 import type { FaultInjector } from "../fixture/faults.js";
@@ -12,8 +13,8 @@ import type { Logger } from "../log/logger.js";
 import { keyDigest } from "../store/keys.js";
 import type { FlagStore } from "../store/store.js";
 import type { EnvironmentSnapshot } from "../store/snapshot.js";
-import { environmentForKey, keyFromHeaders, type RequestHeaders } from "./auth.js";
-import { apiError as h3ApiError, withHttpErrors } from "./errors.js";
+import { environmentForKey, keyFromHeaders } from "./auth.js";
+import { httpError, withHttpErrors } from "./errors.js";
 
 export interface EventStreamsOptions {
   store: FlagStore;
@@ -214,7 +215,7 @@ export function registerEventRoutes(app: H3, streams: EventStreams, faults?: Fau
       return nodeSseBody(stream);
     });
     app.all(path, (event) => {
-      throw h3ApiError(405, "METHOD_NOT_ALLOWED", `${event.req.method} is not allowed here; use GET`, { headers: { allow: "GET, OPTIONS" } });
+      throw httpError(405, "METHOD_NOT_ALLOWED", `${event.req.method} is not allowed here; use GET`, { headers: { allow: "GET, OPTIONS" } });
     });
   }
 }

@@ -4,9 +4,10 @@
  * answer cache, and a quarter more to open an event stream. It answers only the plain case, `POST` to
  * `/ofrep/v1/evaluate/flags` or `.../flags/{key}` and `GET` of `/api/v1/flags/events` or
  * `/ofrep/v1/events`, with any CORS origin allowed and no fault rules active, through the very
- * rules the h3 routes apply (auth.ts, body.ts, ofrep-answers.ts, events.ts); everything else
- * (preflights, other methods, configured origins, injected faults, unusual paths or Host headers)
- * goes on to h3 untouched.
+ * rules the h3 routes apply (auth.ts, body.ts, answers/ofrep-answers.ts, events.ts) and the facts
+ * both state once (front-door.ts); everything else (preflights, other methods, configured origins,
+ * injected faults, unusual paths or Host headers) goes on to h3 untouched. `fastPath: false` in
+ * the server options turns it off (docs/architecture.md, "The request path").
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { StreamKind } from "../events/hub.js";
@@ -15,20 +16,21 @@ import type { FaultInjector } from "../fixture/faults.js";
 import type { Logger } from "../log/logger.js";
 import type { EnvironmentSnapshot } from "../store/snapshot.js";
 import type { FlagStore } from "../store/store.js";
-import { environmentFor, type RequestHeaders } from "./auth.js";
+import type { RequestHeaders } from "../evaluation/context.js";
+import { environmentFor } from "./auth.js";
 import { readNodeBodyWith } from "./body.js";
-import { ApiError } from "./errors.js";
 import { EVENTS_PATH, OFREP_STREAM_PATH, type EventStreams, type StreamRequest } from "./events.js";
 import { mayIdentifyClient, type Metrics } from "./metrics.js";
-import { ALL_ROUTE, errorReply, FLAG_ROUTE, type OfrepAnswers, type OfrepReply } from "./ofrep-answers.js";
-import { WeakMemo } from "./weak-memo.js";
+import { ALL_ROUTE, ANY_ORIGIN_CORS_HEADERS, errorResponse, FLAG_PATH_PREFIX, FLAG_ROUTE, responseCounter } from "./front-door.js";
+import { errorReply, type OfrepAnswerer, type OfrepReply } from "../answers/ofrep-answers.js";
+import { decodedSegment } from "./path.js";
 
 /** Answers the request and returns true, or returns false having touched nothing. */
 export type NodeFastPath = (req: IncomingMessage, res: ServerResponse) => boolean;
 
 export interface FastPathOptions {
   store: FlagStore;
-  answers: OfrepAnswers;
+  answerer: OfrepAnswerer;
   /** With event streams, their openings too. */
   streams?: EventStreams;
   metrics: Metrics;
@@ -37,21 +39,19 @@ export interface FastPathOptions {
   faults?: FaultInjector;
 }
 
-const FLAG_PREFIX = `${ALL_ROUTE}/`;
-/** A key segment the h3 router reads the same way: unreserved, sub-delims, `:@` and escapes. */
+/**
+ * When the fast path answers and when it leaves a request to h3 is its own rule: the two
+ * patterns below are the requests h3's router and `new URL()` read exactly as this file does.
+ * A key segment the h3 router reads the same way: unreserved, sub-delims, `:@` and escapes.
+ */
 const PLAIN_SEGMENT = /^[\w\-.~!$&'()*+,;=:@%]+$/;
 /** A Host header `new URL()` (h3) cannot refuse. */
 const PLAIN_HOST = /^[\w\-.]+(?::\d{1,5})?$|^\[[\da-fA-F:.]+\](?::\d{1,5})?$/;
-/** What h3's CORS handling sets when any origin is allowed (app.ts). */
-const CORS: [string, string][] = [
-  ["access-control-allow-origin", "*"],
-  ["access-control-expose-headers", "etag"],
-];
-const CORS_HEADERS = CORS.flat();
+const CORS_HEADERS = ANY_ORIGIN_CORS_HEADERS.flat();
 
 type Route = typeof ALL_ROUTE | typeof FLAG_ROUTE | typeof EVENTS_PATH | typeof OFREP_STREAM_PATH;
 
-interface Target {
+export interface Target {
   readonly route: Route;
   readonly method: "POST" | "GET";
   /** The decoded flag key on the single-flag route. */
@@ -74,23 +74,23 @@ const routeTarget = (route: Route, { key, flagConfigEtag = null, stream, query }
 });
 
 /** Request targets seen, with their route (null: h3's): clients repeat a handful of them. */
-const MAX_KEPT_TARGETS = 1024;
+const MAX_MEMOIZED_TARGETS = 1024;
 
 /**
- * `targetOf`, remembered per request target while fewer than MAX_KEPT_TARGETS are kept (then
+ * `targetOf`, memoized per request target while fewer than MAX_MEMOIZED_TARGETS are held (then
  * forgotten all at once: anyone can send new ones). Targets are read-only once made.
  */
-function keptTargets(): (url: string) => Target | undefined {
-  const kept = new Map<string, Target | null>();
+function memoizedTargets(): (url: string) => Target | undefined {
+  const memo = new Map<string, Target | null>();
   // A client repeats its last request target: comparing with it costs less than hashing it.
   let lastUrl = "";
   let lastTarget: Target | null = null;
   return (url) => {
     if (url === lastUrl) return lastTarget ?? undefined;
-    let target = kept.get(url);
+    let target = memo.get(url);
     if (target === undefined) {
-      if (kept.size >= MAX_KEPT_TARGETS) kept.clear();
-      kept.set(url, (target = targetOf(url) ?? null));
+      if (memo.size >= MAX_MEMOIZED_TARGETS) memo.clear();
+      memo.set(url, (target = targetOf(url) ?? null));
     }
     lastUrl = url;
     lastTarget = target;
@@ -99,24 +99,19 @@ function keptTargets(): (url: string) => Target | undefined {
 }
 
 /** The route of a plain request target, or undefined for anything h3 should look at. */
-function targetOf(url: string): Target | undefined {
+export function targetOf(url: string): Target | undefined {
   const q = url.indexOf("?");
   const path = q === -1 ? url : url.slice(0, q);
   const query = q === -1 ? undefined : new URLSearchParams(url.slice(q + 1));
   if (path === ALL_ROUTE) return routeTarget(ALL_ROUTE, { flagConfigEtag: query?.get("flagConfigEtag") ?? null });
   if (path === EVENTS_PATH) return routeTarget(EVENTS_PATH, { stream: "events", query });
   if (path === OFREP_STREAM_PATH) return routeTarget(OFREP_STREAM_PATH, { stream: "ofrep", query });
-  if (!path.startsWith(FLAG_PREFIX)) return undefined;
-  const raw = path.slice(FLAG_PREFIX.length);
+  if (!path.startsWith(FLAG_PATH_PREFIX)) return undefined;
+  const raw = path.slice(FLAG_PATH_PREFIX.length);
   if (!PLAIN_SEGMENT.test(raw)) return undefined;
-  let key: string;
-  try {
-    key = decodeURIComponent(raw);
-  } catch {
-    return undefined;
-  }
+  const key = decodedSegment(raw);
   // Dot segments (`..`, `%2e`) are resolved away by URL parsing: not this route.
-  if (key === "." || key === "..") return undefined;
+  if (key === undefined || key === "." || key === "..") return undefined;
   return routeTarget(FLAG_ROUTE, { key });
 }
 
@@ -155,32 +150,22 @@ function headOf(reply: OfrepReply): string[] {
   return head;
 }
 
-/** Header lists of the replies that are sent again and again (kept with their answers, ofrep-answers.ts). */
-const heads = new WeakMemo<OfrepReply, string[]>();
+/** Header lists of the replies that are sent again and again (memoized with their answers, answers/ofrep-answers.ts). */
+const heads = new WeakMap<OfrepReply, string[]>();
 
 function send(res: ServerResponse, reply: OfrepReply): void {
-  let head = reply.kept ? heads.get(reply) : undefined;
+  let head = reply.memoized ? heads.get(reply) : undefined;
   if (head === undefined) {
     head = headOf(reply);
-    if (reply.kept) heads.set(reply, head);
+    if (reply.memoized) heads.set(reply, head);
   }
   res.writeHead(reply.status, head);
   res.end(reply.bytes ?? reply.body);
 }
 
-/** `flagserve_http_responses_total` for a route, one counter per status, resolved once. */
-function responseCounter(metrics: Metrics, route: string): (status: number) => void {
-  const counters = new Map<number, () => void>();
-  return (status) => {
-    let count = counters.get(status);
-    if (!count) counters.set(status, (count = metrics.counter("flagserve_http_responses_total", "Responses by route and status", { route, status: String(status) })));
-    count();
-  };
-}
-
 /** The route of a request the fast path answers, else undefined (h3's): see the module comment. */
 function plainRequests(faults: FaultInjector | undefined, streams: EventStreams | undefined): (req: IncomingMessage) => Target | undefined {
-  const targetFor = keptTargets();
+  const targetFor = memoizedTargets();
   let plainHost = "";
   return (req) => {
     if (!req.url) return undefined;
@@ -197,17 +182,16 @@ function plainRequests(faults: FaultInjector | undefined, streams: EventStreams 
 }
 
 export function createFastPath(options: FastPathOptions): NodeFastPath {
-  const { store, answers, streams, metrics, logger, maxBodyBytes, faults } = options;
+  const { store, answerer, streams, metrics, logger, maxBodyBytes, faults } = options;
   const plainTarget = plainRequests(faults, streams);
   const counted = Object.fromEntries(
     [ALL_ROUTE, FLAG_ROUTE, EVENTS_PATH, OFREP_STREAM_PATH].map((route) => [route, responseCounter(metrics, route)]),
   ) as Record<Route, (status: number) => void>;
 
-  /** An error as h3's onError hook answers it (app.ts): logged when internal, counted by code. */
+  /** An error as h3's error hook answers it (front-door.ts). */
   const failed = (req: IncomingMessage, error: unknown): OfrepReply => {
-    if (!(error instanceof ApiError)) logger.error(`${req.method} ${req.url?.split("?")[0]} failed: ${String(error)}`);
-    metrics.count("flagserve_http_errors_total", "Error responses by code", { code: error instanceof ApiError ? error.data.errorCode : "INTERNAL" });
-    return error instanceof ApiError ? errorReply(error.status, error.data, error.headers) : errorReply(500, { errorCode: "INTERNAL", errorDetails: "internal server error" });
+    const { status, body, headers } = errorResponse(error, { metrics, logger, method: req.method, path: req.url?.split("?")[0] ?? "" });
+    return errorReply(status, body, headers);
   };
 
   const respond = (res: ServerResponse, target: Target, reply: OfrepReply) => {
@@ -218,7 +202,7 @@ export function createFastPath(options: FastPathOptions): NodeFastPath {
   /** The reply to a request whose body was read: its answer, or the answer to what it threw. */
   function replyTo(req: IncomingMessage, target: Target, snapshot: EnvironmentSnapshot, headers: RequestHeaders, text: string): OfrepReply {
     try {
-      return target.key === undefined ? answers.all(snapshot, text, headers, target.flagConfigEtag) : answers.flag(snapshot, target.key, text, headers);
+      return target.key === undefined ? answerer.all(snapshot, text, headers, target.flagConfigEtag) : answerer.flag(snapshot, target.key, text, headers);
     } catch (error) {
       return failed(req, error);
     }
@@ -258,7 +242,7 @@ export function createFastPath(options: FastPathOptions): NodeFastPath {
       return respond(res, target, failed(req, error));
     }
     counted[target.route](200);
-    startNodeSse(res, CORS, stream);
+    startNodeSse(res, ANY_ORIGIN_CORS_HEADERS, stream);
   }
 
   return (req, res) => {

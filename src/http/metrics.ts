@@ -1,4 +1,5 @@
 /** Prometheus counters. No flag data: routes, statuses, client SDKs, environments. */
+import { labelText, MAX_LABEL_LENGTH, type Labels } from "../model/prometheus.js";
 
 /** Client identification: the OFREP providers' `X-Service-*` and the Flipswitch SDKs' `X-Flipswitch-*`. */
 export const CLIENT_HEADERS = [
@@ -36,17 +37,6 @@ export function mayIdentifyClient(rawHeaders: readonly string[]): boolean {
  */
 export const MAX_CLIENT_VALUES = 50;
 export const OTHER_VALUE = "other";
-const MAX_LABEL_LENGTH = 100;
-
-type Labels = Record<string, string>;
-
-const labelText = (labels: Labels) =>
-  Object.entries(labels)
-    .map(([k, v]) => `${k}="${v.slice(0, MAX_LABEL_LENGTH).replace(/["\\\n]/g, (c) => (c === "\n" ? "\\n" : `\\${c}`))}"`)
-    .join(",");
-
-/** One sample line, `name{labels} value`, for collectors that keep their own counts. */
-export const formatSample = (name: string, labels: Labels, value: number): string => `${name}{${labelText(labels)}} ${value}`;
 
 /** A counter's value for one label set: held by whoever counts it often (see `counter`). */
 interface Count {

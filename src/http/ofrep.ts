@@ -1,26 +1,25 @@
-/** OFREP evaluation routes (DESIGN §5) under h3: request -> auth -> snapshot -> evaluate -> response. */
+/** OFREP evaluation routes (see docs/api.md) under h3: request -> auth -> snapshot -> evaluate -> response. */
 import { noContent, type H3, type H3Event } from "h3";
 import type { FaultInjector } from "../fixture/faults.js";
 import type { FlagStore } from "../store/store.js";
 import { authenticate } from "./auth.js";
 import { readBodyText } from "./body.js";
-import { apiError, withHttpErrors } from "./errors.js";
-import { ALL_ROUTE, FLAG_ROUTE, replyText, type OfrepAnswers, type OfrepReply } from "./ofrep-answers.js";
+import { httpError, withHttpErrors } from "./errors.js";
+import { ALL_ROUTE, FLAG_PATH_PREFIX, FLAG_ROUTE } from "./front-door.js";
+import { replyText, type OfrepAnswerer, type OfrepReply } from "../answers/ofrep-answers.js";
 import { decodedPathTail } from "./path.js";
 
 export interface OfrepOptions {
   store: FlagStore;
   /** What the routes answer once the request is read (shared with the Node fast path). */
-  answers: OfrepAnswers;
+  answerer: OfrepAnswerer;
   maxBodyBytes: number;
   /** Test-fixture hook (src/fixture/); absent costs nothing. */
   faults?: FaultInjector;
 }
 
-const SINGLE_PREFIX = "/ofrep/v1/evaluate/flags/";
-
 /** The flag key as the client wrote it (`encodeURIComponent(key)`, `/` in a key included). */
-const flagKeyOf = (event: H3Event): string => decodedPathTail(event, SINGLE_PREFIX, "key");
+const flagKeyOf = (event: H3Event): string => decodedPathTail(event, FLAG_PATH_PREFIX, "key");
 
 /**
  * A reply through h3. Text, not a Response (which h3 would wrap in a stream) nor bytes (for which
@@ -34,16 +33,16 @@ function send(event: H3Event, reply: OfrepReply) {
 }
 
 export function registerOfrepRoutes(app: H3, options: OfrepOptions): void {
-  const { store, answers, maxBodyBytes, faults } = options;
+  const { store, answerer, maxBodyBytes, faults } = options;
 
   app.post(ALL_ROUTE, async (event) => {
     const snapshot = authenticate(event, store);
     // The router folds a trailing slash into this route; `flags/` is the single-flag route with an empty key.
-    if (event.url.pathname.endsWith("/")) throw apiError(404, "FLAG_NOT_FOUND", "the flag key is empty", { key: "" });
+    if (event.url.pathname.endsWith("/")) throw httpError(404, "FLAG_NOT_FOUND", "the flag key is empty", { key: "" });
     const fault = faults?.apply(event, "evaluate-all", snapshot.name);
     if (fault) await fault;
     const text = await readBodyText(event, maxBodyBytes);
-    return send(event, await withHttpErrors(() => answers.all(snapshot, text, event.req.headers, event.url.searchParams.get("flagConfigEtag"))));
+    return send(event, await withHttpErrors(() => answerer.all(snapshot, text, event.req.headers, event.url.searchParams.get("flagConfigEtag"))));
   });
 
   app.post(FLAG_ROUTE, async (event) => {
@@ -52,12 +51,12 @@ export function registerOfrepRoutes(app: H3, options: OfrepOptions): void {
     const fault = faults?.apply(event, "evaluate", snapshot.name, key);
     if (fault) await fault;
     const text = await readBodyText(event, maxBodyBytes);
-    return send(event, await withHttpErrors(() => answers.flag(snapshot, key, text, event.req.headers)));
+    return send(event, await withHttpErrors(() => answerer.flag(snapshot, key, text, event.req.headers)));
   });
 
   for (const route of [ALL_ROUTE, FLAG_ROUTE]) {
     app.all(route, (event) => {
-      throw apiError(405, "METHOD_NOT_ALLOWED", `${event.req.method} is not allowed here; use POST`, {
+      throw httpError(405, "METHOD_NOT_ALLOWED", `${event.req.method} is not allowed here; use POST`, {
         headers: { allow: "POST, OPTIONS" },
       });
     });

@@ -8,9 +8,14 @@ import { getRouterParam, type H3Event } from "h3";
  */
 export function decodedPathTail(event: H3Event, prefix: string, name: string): string {
   const raw = new URL(event.req.url).pathname.slice(prefix.length);
+  return decodedSegment(raw) ?? getRouterParam(event, name) ?? raw;
+}
+
+/** A path segment as the client meant it (`encodeURIComponent(value)`), or undefined when it is not valid percent-encoding. */
+export function decodedSegment(raw: string): string | undefined {
   try {
     return decodeURIComponent(raw);
   } catch {
-    return getRouterParam(event, name) ?? raw;
+    return undefined;
   }
 }

@@ -34,21 +34,43 @@ const cut = (text: string, max: number): string => (text.length > max ? `${text.
 
 const changeCount = (n: number): string => `${n} change${n === 1 ? "" : "s"}`;
 
-/** "Flag `new-checkout` *updated*": the key in code style so odd characters stay readable. */
+/** A key or detail longer than these is cut before escaping, so a cut never splits an entity or a code span. */
+const MAX_KEY = 200;
+const MAX_DETAIL = 300;
+const MAX_SECTION_TEXT = 3000;
+
+/**
+ * "Flag `new-checkout` *updated*": the key in code style so odd characters stay readable. A
+ * backtick inside the key would end the code span early, so it becomes a quote.
+ */
 function heading(summary: ChangeSummary): string {
   if (summary.key === null) return `API key *${summary.change}*`;
   const kind = summary.kind === "flag" ? "Flag" : "Segment";
-  return `${kind} \`${escapeMrkdwn(summary.key.replace(/`/g, "'"))}\` *${summary.change}*`;
+  return `${kind} \`${escapeMrkdwn(cut(summary.key, MAX_KEY).replaceAll("\u0060", "'"))}\` *${summary.change}*`;
 }
 
+/** The heading and as many whole detail lines as fit in Slack's section text; the rest counted. */
 function section(summary: ChangeSummary): SlackBlock {
-  const details = summary.details.slice(0, MAX_DETAILS).map((d) => `• ${escapeMrkdwn(d)}`);
-  if (summary.details.length > MAX_DETAILS) details.push(`• …and ${summary.details.length - MAX_DETAILS} more`);
-  return { type: "section", text: { type: "mrkdwn", text: cut([heading(summary), ...details].join("\n"), 3000) } };
+  const details = summary.details.map((d) => `• ${escapeMrkdwn(cut(d, MAX_DETAIL))}`);
+  const lines = [heading(summary)];
+  let length = lines[0]!.length;
+  for (const [i, line] of details.entries()) {
+    const rest = details.length - i;
+    // Room for this line and, if more follow, the "…and N more" line after it.
+    const tail = rest > 1 ? `\n• …and ${rest - 1} more`.length : 0;
+    if (i === MAX_DETAILS || length + 1 + line.length + tail > MAX_SECTION_TEXT) {
+      lines.push(`• …and ${rest} more`);
+      break;
+    }
+    lines.push(line);
+    length += 1 + line.length;
+  }
+  return { type: "section", text: { type: "mrkdwn", text: lines.join("\n") } };
 }
 
 /** "flag new-checkout updated: defaultVariant: off -> on; targeting changed". */
-const textLine = (s: ChangeSummary): string => `• ${escapeMrkdwn(`${s.subject} ${s.change}${s.details.length ? `: ${s.details.join("; ")}` : ""}`)}`;
+const textLine = (s: ChangeSummary): string =>
+  `• ${escapeMrkdwn(cut(`${s.subject} ${s.change}${s.details.length ? `: ${s.details.join("; ")}` : ""}`, MAX_DETAIL))}`;
 
 export function slackMessage(environment: string, summaries: readonly ChangeSummary[], timestamp: Date): SlackMessage {
   const title = `${environment}: ${changeCount(summaries.length)}`;

@@ -16,10 +16,10 @@ import { allowedHosts } from "../http/hosts.js";
 import { DEFAULT_MAX_BODY_BYTES } from "../http/body.js";
 import { listenApp } from "../http/listen.js";
 import { Metrics } from "../http/metrics.js";
-import type { OfrepAnswers } from "../http/ofrep-answers.js";
+import type { OfrepAnswerer } from "../answers/ofrep-answers.js";
 import { createNotifier, type Notifier } from "../notify/notifier.js";
 import { FlagStore } from "../store/store.js";
-import type { ServerOptions } from "./server.js";
+import type { ServerOptions } from "./options.js";
 
 /** What serves and what listens to changes, before any configuration is applied. */
 export interface Parts {
@@ -70,7 +70,7 @@ export async function createParts(options: ServerOptions, stateDir: string, init
 
 /** The HTTP app over the parts, listening as the options say. */
 export async function listen({ store, hub, metrics, faults, sessions, admin }: Parts, options: ServerOptions, enrich: Enricher | undefined) {
-  const { app, fastPath, answers } = createApp({
+  const { app, fastPath, answerer } = createApp({
     store,
     hub,
     logger: options.logger,
@@ -84,9 +84,10 @@ export async function listen({ store, hub, metrics, faults, sessions, admin }: P
     sessions,
     admin,
     isKnownHost: allowedHosts(options.host, options.adminHosts),
+    fastPath: options.fastPath,
   });
   const listening = await listenApp(app, { port: options.port, host: options.host, https: options.https, public: options.public, fastPath });
-  return { ...listening, answers };
+  return { ...listening, answerer };
 }
 
 /**
@@ -96,14 +97,14 @@ export async function listen({ store, hub, metrics, faults, sessions, admin }: P
 export async function listenFlagdPort(
   { store, metrics, faults, flagdStreams }: Parts,
   options: ServerOptions & { flagdPort: number },
-  answers: OfrepAnswers,
+  answerer: OfrepAnswerer,
 ) {
   const { listenFlagd } = await import("../flagd/server.js");
   return listenFlagd({
     port: options.flagdPort,
     host: options.host,
     store,
-    answers,
+    answerer,
     streams: flagdStreams,
     logger: options.logger,
     selectorByName: options.flagdSelectorByName,

@@ -9,14 +9,12 @@ import { formatProblem, type Problem } from "../model/types.js";
 import type { OverrideService } from "../admin/index.js";
 import { applyLoad, type EnvironmentChange, type ReloadContext } from "../changes/reload.js";
 import { createReloader, type Reloader } from "../changes/reloader.js";
-import type { EventSet } from "../events/encode.js";
 import { createEnricher } from "../fixture/enrich.js";
-import { validateFaultRules, type FaultRule } from "../fixture/fault-rules.js";
+import { validateFaultRules } from "../fixture/fault-rules.js";
 import type { FaultInjector } from "../fixture/faults.js";
 import type { FlagdListener } from "../flagd/server.js";
 import type { SessionStore } from "../fixture/sessions.js";
 import type { Metrics } from "../http/metrics.js";
-import type { Logger } from "../log/logger.js";
 import { DEFAULT_KEY_GRACE_SECONDS } from "../store/key-grace.js";
 import { stateFilePath } from "../store/keys.js";
 import { defaultStateDir } from "../store/state-dir.js";
@@ -26,57 +24,11 @@ import { recordFile } from "../sources/files.js";
 import { FileSource } from "../sources/files-source.js";
 import { InlineSource } from "../sources/inline-source.js";
 import { InputSet } from "../sources/inputs.js";
-import { INLINE_ID, isUrl, type ConfigSource } from "../sources/source.js";
+import { INLINE_ID, sourceKindOf, type ConfigSource } from "../sources/source.js";
+import type { ServerConfig, ServerOptions } from "./options.js";
 import type { Parts } from "./parts.js";
 
-/** Where the configuration comes from: one path, sources (files, directories, URLs), or environments inline. */
-export type ServerConfig = { path: string } | { sources: readonly ConfigSource[] } | { environments: Record<string, unknown> };
-
-export interface ServerOptions {
-  /** Files (a directory of environment files, or a single file), sources, or environments given inline. */
-  source: ServerConfig;
-  port: number;
-  host: string;
-  /**
-   * Where generated keys, the admin token and the server's URL are kept; default a private
-   * per-user directory of this configuration (see store/state-dir.ts and docs/state.md).
-   */
-  stateDir?: string;
-  /** Serve the valid environments even when others have problems. */
-  allowInvalid?: boolean;
-  /** Watch the sources (files, polled URLs) and reload on every change (default true). */
-  watch?: boolean;
-  corsOrigin?: string | string[];
-  maxBodyBytes?: number;
-  eventSet?: EventSet;
-  heartbeatSeconds?: number;
-  clientIpHeader?: string;
-  maxStreamsPerIp?: number;
-  keyGraceSeconds?: number;
-  https?: boolean;
-  public?: boolean;
-  /** false: no admin API and no dashboard page (`--no-admin`). */
-  admin?: boolean;
-  /** The admin token (`--admin-token`); else FLAGSERVE_ADMIN_TOKEN, else kept in the state directory. */
-  adminToken?: string;
-  /** Host names the admin API answers to besides loopback and the listen address (`--admin-host`). */
-  adminHosts?: string[];
-  /** Keep overrides in this YAML file across restarts (`--overrides`). */
-  overridesFile?: string;
-  logger: Logger;
-  /** Told about every applied change, after the events went out. */
-  onChanges?: (changes: EnvironmentChange[]) => void;
-  /** Static context values (flagd's --context-value): key -> string. */
-  contextValues?: Record<string, string>;
-  /** Headers copied into the context (flagd's --context-from-header): header name -> context key. */
-  contextFromHeaders?: Record<string, string>;
-  /** Fault rules active from the start (validated: FaultRulesError). */
-  faults?: FaultRule[];
-  /** Serve flagd's gRPC evaluation and sync services on this port too (0: any free port). */
-  flagdPort?: number;
-  /** Environments a flagd selector may name (besides their keys, which always select). */
-  flagdSelectorByName?: string[];
-}
+export type { ServerConfig, ServerOptions } from "./options.js";
 
 export interface RunningServer {
   url: string;
@@ -200,7 +152,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const initialFaults = validateFaultRules(options.faults ?? []);
   if (options.overridesFile !== undefined) {
     const { checkOverridesFile } = await import("../admin/overrides.js");
-    await checkOverridesFile(options.overridesFile, sources.flatMap((s) => (isUrl(s.id) || s.id === INLINE_ID ? [] : [s.id])));
+    await checkOverridesFile(options.overridesFile, sources.flatMap((s) => (s.kind === "files" ? [s.id] : [])));
   }
 
   // What serves (HTTP, admin, streams) loads while the configuration is read: its modules' files
@@ -230,7 +182,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const { flagdPort } = options;
   if (flagdPort !== undefined) {
     try {
-      flagd = await listenFlagdPort(parts, { ...options, flagdPort }, listening.answers);
+      flagd = await listenFlagdPort(parts, { ...options, flagdPort }, listening.answerer);
     } catch (error) {
       await stopAll(stopping);
       await listening.close();

@@ -1,5 +1,5 @@
 /**
- * PATH -> which environments exist and which files make each one (DESIGN §3). Only names and
+ * PATH -> which environments exist and which files make each one (see docs/format.md). Only names and
  * file types are read here; contents (and whether a name is a valid environment name) are the
  * loader's job.
  */

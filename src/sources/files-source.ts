@@ -1,5 +1,5 @@
 /**
- * The file source: a directory of environment files and subdirectories, or one file (DESIGN §3).
+ * The file source: a directory of environment files and subdirectories, or one file (see docs/format.md).
  * Reading trusts nothing it has not seen settle (./files.ts); watching is chokidar through the
  * directory that holds PATH (./watch.ts), with every read recorded so the server's periodic check
  * catches what a watcher missed.
@@ -16,6 +16,7 @@ export class FileSource implements ConfigSource {
   /** PATH could not be read at the last read (a "" problem): the watcher may have lost its handles. */
   #unreadable = false;
 
+  readonly kind = "files";
   /** What the last read read: unchanged files are not read again. */
   readonly texts: FileTexts;
 

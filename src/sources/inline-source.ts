@@ -6,6 +6,7 @@ import { INLINE_ID, type ConfigSource, type SourceLoad } from "./source.js";
 
 export class InlineSource implements ConfigSource {
   readonly id = INLINE_ID;
+  readonly kind = "inline";
 
   /** `environments`: environment name -> environment document (read again at every reload). */
   constructor(private readonly environments: Record<string, unknown>) {}

@@ -5,7 +5,7 @@
 import { stemOf, discover } from "./discover.js";
 import { readStableFile, type FileTexts } from "./files.js";
 import type { InputSet } from "./inputs.js";
-import { isUrl, type SourceDocument, type SourceLoad } from "./source.js";
+import { sourceKindOf, type SourceDocument, type SourceLoad } from "./source.js";
 import { UrlSource, type UrlSourceOptions } from "./url-source.js";
 
 /**
@@ -35,7 +35,7 @@ async function readAll(path: string, inputs?: InputSet, texts?: FileTexts): Prom
 
 /** A command-line SOURCE (a path, or a URL: one GET) read once. */
 export async function readOnce(spec: string, options: UrlSourceOptions = {}): Promise<SourceLoad> {
-  if (!isUrl(spec)) return readFiles(spec);
+  if (sourceKindOf(spec) !== "url") return readFiles(spec);
   const source = new UrlSource(spec, options);
   try {
     return await source.read();

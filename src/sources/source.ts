@@ -55,9 +55,14 @@ export interface SourceListener {
   error(error: Error): void;
 }
 
+/** What a source reads: files and directories, a URL, or environments given as data. */
+export type SourceKind = "files" | "url" | "inline";
+
 export interface ConfigSource {
   /** A path or URL, for logs. */
   readonly id: string;
+  /** What it reads, said by the source itself: no caller reads it from the id. */
+  readonly kind: SourceKind;
   /**
    * Reads the configuration as it is now. Every input read is recorded in `inputs`, so that a
    * later check can tell whether this read is stale (see ./inputs.ts). Never throws for what it
@@ -70,8 +75,12 @@ export interface ConfigSource {
   close(): Promise<void>;
 }
 
-/** `http://...` or `https://...`: a URL source; anything else is a path. */
-export const isUrl = (spec: string): boolean => /^https?:\/\//i.test(spec);
-
 /** The id of the inline source (environments given as data): neither a path nor a URL. */
 export const INLINE_ID = "<inline>";
+
+/**
+ * The kind of source a spec names (a command-line argument, a source's id, a document's file):
+ * `http://...` or `https://...` a URL, INLINE_ID the inline source, anything else files. The one
+ * place a kind is read from text; createSource (./index.ts) builds sources by it.
+ */
+export const sourceKindOf = (spec: string): SourceKind => (/^https?:\/\//i.test(spec) ? "url" : spec === INLINE_ID ? "inline" : "files");

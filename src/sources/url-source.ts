@@ -43,6 +43,7 @@ export function urlStem(url: string): string {
 type Fetched = { text: string; etag?: string; lastModified?: string; finalUrl?: string } | { notModified: true } | { error: string; line?: number; col?: number };
 
 export class UrlSource implements ConfigSource {
+  readonly kind = "url";
   readonly #options: Required<Omit<UrlSourceOptions, "logger">> & UrlSourceOptions;
   #current: SourceDocument | undefined;
   #lastGood: { text: string; etag?: string; lastModified?: string; finalUrl?: string } | undefined;

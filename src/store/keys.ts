@@ -1,6 +1,6 @@
 /**
  * API keys: one per environment. A key written in the file wins; otherwise a random key is
- * generated once and persisted in a state file so it survives restarts (DESIGN §6).
+ * generated once and persisted in a state file so it survives restarts (see docs/api.md).
  */
 import { createHash, hash, randomBytes } from "node:crypto";
 import { readFile } from "node:fs/promises";

@@ -18,7 +18,7 @@ import { lstat, mkdir, stat } from "node:fs/promises";
 import { homedir } from "node:os";
 import { basename, extname, isAbsolute, join, resolve } from "node:path";
 import lockfile from "proper-lockfile";
-import { INLINE_ID, isUrl } from "../sources/source.js";
+import { sourceKindOf } from "../sources/source.js";
 
 const realPath = (path: string): string => {
   try {
@@ -37,16 +37,18 @@ export function userStateDir(env: NodeJS.ProcessEnv = process.env, platform: Nod
 
 /** A source as it identifies the configuration: a path's real absolute path, a URL as written. */
 function resolvedSource(source: string, cwd: string): string {
-  if (isUrl(source)) return source;
-  if (source === INLINE_ID) return `${INLINE_ID}:${cwd}`;
+  const kind = sourceKindOf(source);
+  if (kind === "url") return source;
+  if (kind === "inline") return `${source}:${cwd}`;
   return realPath(resolve(cwd, source));
 }
 
 /** A readable prefix for the directory name: the first path's name, else the first URL's host. */
 function nameOf(sources: readonly string[]): string {
-  const path = sources.find((s) => !isUrl(s) && s !== INLINE_ID);
+  const path = sources.find((s) => sourceKindOf(s) === "files");
+  const url = sources.find((s) => sourceKindOf(s) === "url");
   let name = path !== undefined ? basename(path, extname(path)) : "inline";
-  if (path === undefined && sources.some(isUrl)) name = new URL(sources.find(isUrl)!).hostname;
+  if (path === undefined && url !== undefined) name = new URL(url).hostname;
   return name.replace(/[^A-Za-z0-9._-]/g, "_").slice(0, 40) || "flags";
 }
 

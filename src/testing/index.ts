@@ -6,7 +6,7 @@ import { readdir, stat } from "node:fs/promises";
 import { dirname, extname, join, resolve } from "node:path";
 import type { ConfigLoad } from "../config/index.js";
 import { isTestFileName, stemOf } from "../sources/discover.js";
-import { isUrl } from "../sources/source.js";
+import { sourceKindOf } from "../sources/source.js";
 import type { Problem } from "../model/types.js";
 import { readTestFile, type TestFile } from "./cases.js";
 import { runTests, type RunOptions, type TestReport } from "./run.js";
@@ -22,7 +22,7 @@ export type { Branch, EnvironmentCoverage, FlagCoverage } from "./coverage.js";
 export async function findTestFiles(specs: readonly string[]): Promise<string[]> {
   const found = new Set<string>();
   for (const spec of specs) {
-    if (isUrl(spec)) continue;
+    if (sourceKindOf(spec) === "url") continue;
     const path = resolve(spec);
     const kind = await stat(path).catch(() => undefined);
     if (kind?.isDirectory()) for (const file of await testFilesIn(path, 1)) found.add(file);
@@ -93,7 +93,7 @@ export async function testFlags(options: TestFlagsOptions): Promise<TestReport &
   report.problems.unshift(...given.problems, ...read.problems);
   if (given.files.length === 0 && given.problems.length === 0) {
     const where = options.tests ?? options.sources;
-    report.problems.push({ file: where.map((s) => (isUrl(s) ? s : resolve(s))).join(", "), line: 0, col: 0, message: "no test files found (expected <environment>.test.yaml beside the flag files, or --tests PATH)" });
+    report.problems.push({ file: where.map((s) => (sourceKindOf(s) === "url" ? s : resolve(s))).join(", "), line: 0, col: 0, message: "no test files found (expected <environment>.test.yaml beside the flag files, or --tests PATH)" });
   }
   return { ...report, files: given.files };
 }

@@ -1,5 +1,5 @@
 /**
- * A problem costs only what it breaks (design §3): a problem inside one flag takes out that flag,
+ * A problem costs only what it breaks (see docs/format.md): a problem inside one flag takes out that flag,
  * a problem inside one segment the flags that use it, and only problems outside flags and
  * segments take out the environment. Every problem is reported in one run either way.
  */

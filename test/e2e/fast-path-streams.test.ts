@@ -2,14 +2,13 @@
  * Event streams open alike through the Node fast path and through h3: the same status, headers
  * and first bytes for every kind of request (keys, tokens, content types, replays, refusals), the
  * same counts in /metrics, the same per-address limit, and streams that deliver events either
- * way. With any fault rule active (here one for an environment that does not exist, so it never
- * applies) every request goes through h3, which gives the comparison.
+ * way. A second app over the same store and hub, made with `fastPath: false`, answers every
+ * request through h3, which gives the comparison.
  */
 import { request as httpRequest } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadInlineConfig } from "../../src/config/index.js";
 import { EventHub } from "../../src/events/hub.js";
-import { FaultInjector } from "../../src/fixture/faults.js";
 import { createApp } from "../../src/http/app.js";
 import { listenApp, type Listening } from "../../src/http/listen.js";
 import type { Logger } from "../../src/log/logger.js";
@@ -23,9 +22,11 @@ const MAX_STREAMS_PER_IP = 3;
 const EVENTS = "/api/v1/flags/events";
 const OFREP = "/ofrep/v1/events";
 
+/** The app with its fast path, the same app without (`fastPath: false`), and the one requests go to. */
+let withFastPath: Listening;
+let h3Only: Listening;
 let listening: Listening;
 let hub: EventHub;
-let faults: FaultInjector;
 let token: string;
 const logged: string[] = [];
 
@@ -45,16 +46,20 @@ beforeAll(async () => {
   store = new FlagStore();
   hub = new EventHub();
   token = (await serveValue("one")).streamToken;
-  faults = new FaultInjector({ dropStreams: () => 0 });
   const logger: Logger = { info: (line) => logged.push(line), warn: (line) => logged.push(line), error: (line) => logged.push(line) };
-  const { app, fastPath } = createApp({ store, hub, logger, faults, maxStreamsPerIp: MAX_STREAMS_PER_IP, clientIpHeader: "x-forwarded-for" });
-  expect(fastPath).toBeDefined();
-  listening = await listenApp(app, { port: 0, host: "127.0.0.1", fastPath });
+  const options = { store, hub, logger, maxStreamsPerIp: MAX_STREAMS_PER_IP, clientIpHeader: "x-forwarded-for" };
+  const fast = createApp(options);
+  const plain = createApp({ ...options, fastPath: false });
+  expect(fast.fastPath).toBeDefined();
+  expect(plain.fastPath).toBeUndefined();
+  withFastPath = await listenApp(fast.app, { port: 0, host: "127.0.0.1", fastPath: fast.fastPath });
+  h3Only = await listenApp(plain.app, { port: 0, host: "127.0.0.1" });
+  listening = withFastPath;
   // Something to replay.
   await serveValue("two", "one");
 });
 afterAll(async () => {
-  await listening?.close();
+  await Promise.all([withFastPath?.close(), h3Only?.close()]);
   hub?.close();
 });
 
@@ -130,13 +135,13 @@ async function until(condition: () => boolean, what: string): Promise<void> {
   if (!condition()) throw new Error(`gave up waiting for ${what}`);
 }
 
-/** Runs `fn` with every request going through h3. */
+/** Runs `fn` against the app without the fast path: every request through h3. */
 async function viaH3<T>(fn: () => Promise<T>): Promise<T> {
-  faults.set([{ route: "events", environment: "nowhere", ratio: 1, status: 500 }]);
+  listening = h3Only;
   try {
     return await fn();
   } finally {
-    faults.set([]);
+    listening = withFastPath;
   }
 }
 
@@ -148,12 +153,15 @@ describe("stream openings on the Node fast path", () => {
     await until(() => hub.streamCount === 0, "the streams to close");
     const m1 = await metricLines();
     const fastLogs = logged.slice(logs0);
-    const h3 = await viaH3(openEach);
-    await until(() => hub.streamCount === 0, "the streams to close");
-    const m2 = await metricLines();
+    const [h3, h3Counts] = await viaH3(async () => {
+      const before = await metricLines();
+      const opened = await openEach();
+      await until(() => hub.streamCount === 0, "the streams to close");
+      return [opened, delta(before, await metricLines())] as const;
+    });
 
     expect(fast).toEqual(h3);
-    expect(delta(m0, m1)).toEqual(delta(m1, m2));
+    expect(delta(m0, m1)).toEqual(h3Counts);
     expect(logged.slice(logs0 + fastLogs.length)).toEqual(fastLogs);
 
     // The answers are what they should be, not merely alike.

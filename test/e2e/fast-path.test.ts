@@ -1,41 +1,58 @@
 /**
  * The evaluation routes answer alike through the Node fast path and through h3: the same status,
  * headers and body for every kind of request, the same counts in /metrics and the same session
- * entries. With any fault rule active (here one for an environment that does not exist, so it
- * never applies) every request goes through h3, which gives the comparison. Oversized bodies
- * (413, declared and chunked) are covered by http.test.ts, which runs on the fast path.
+ * entries. The same configuration is served a second time with `fastPath: false`, every request
+ * through h3, which gives the comparison. Oversized bodies (413, declared and chunked) are
+ * covered by http.test.ts, which runs on the fast path.
  */
 import { request as httpRequest } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createFlagServer, type FlagServer } from "../../src/index.js";
+import { createFlagServer, type FlagServer, type FlagServerOptions } from "../../src/index.js";
 
 const KEY = "fast-path-key-0123456789";
+/** The same configuration served twice: with the fast path (the default), and without it. */
 let server: FlagServer;
+let h3Server: FlagServer;
+/** The one requests go to. */
+let current: FlagServer;
 
-beforeAll(async () => {
-  server = await createFlagServer({
-    config: {
-      environments: {
-        ci: {
-          apiKey: KEY,
-          flags: {
-            checkout: {
-              variants: { on: true, off: false },
-              defaultVariant: "off",
-              targeting: { if: [{ "==": [{ var: "plan" }, "premium"] }, "on", null] },
-            },
-            "team/banner": { variants: { red: "red", blue: "blue" }, defaultVariant: "blue", targeting: { if: [{ "==": [{ var: "team" }, "a"] }, "red", null] } },
-            split: { variants: { on: true, off: false }, defaultVariant: "off", targeting: { fractional: [["on", 50], ["off", 50]] } },
+const options: FlagServerOptions = {
+  config: {
+    environments: {
+      ci: {
+        apiKey: KEY,
+        flags: {
+          checkout: {
+            variants: { on: true, off: false },
+            defaultVariant: "off",
+            targeting: { if: [{ "==": [{ var: "plan" }, "premium"] }, "on", null] },
           },
+          "team/banner": { variants: { red: "red", blue: "blue" }, defaultVariant: "blue", targeting: { if: [{ "==": [{ var: "team" }, "a"] }, "red", null] } },
+          split: { variants: { on: true, off: false }, defaultVariant: "off", targeting: { fractional: [["on", 50], ["off", 50]] } },
         },
       },
     },
-    contextFromHeaders: { "x-team": "team" },
-  });
+  },
+  contextFromHeaders: { "x-team": "team" },
+};
+
+beforeAll(async () => {
+  [server, h3Server] = await Promise.all([createFlagServer(options), createFlagServer({ ...options, fastPath: false })]);
+  current = server;
 });
 afterAll(async () => {
-  await server?.close();
+  await Promise.all([server?.close(), h3Server?.close()]);
 });
+
+/** Runs `fn` against the server without the fast path (`fastPath: false`): every request through h3. */
+async function viaH3<T>(fn: () => Promise<T>): Promise<T> {
+  current = h3Server;
+  try {
+    return await fn();
+  } finally {
+    current = server;
+  }
+}
 
 interface Answer {
   status: number;
@@ -49,9 +66,9 @@ interface Answer {
  */
 function send(method: string, path: string, headers: Record<string, string> | string[], body?: string): Promise<Answer> {
   // A list is sent as it is: Host and Content-Length, which Node adds to an object, go in it.
-  const list = Array.isArray(headers) ? ["Host", new URL(server.url).host, ...headers, "Content-Length", String(Buffer.byteLength(body ?? ""))] : headers;
+  const list = Array.isArray(headers) ? ["Host", new URL(current.url).host, ...headers, "Content-Length", String(Buffer.byteLength(body ?? ""))] : headers;
   return new Promise((resolve, reject) => {
-    const req = httpRequest(`${server.url}${path}`, { method, headers: list }, (res) => {
+    const req = httpRequest(`${current.url}${path}`, { method, headers: list }, (res) => {
       let text = "";
       res.setEncoding("utf8").on("data", (chunk: string) => (text += chunk));
       res.on("end", () => {
@@ -109,7 +126,7 @@ async function answers(): Promise<Answer[]> {
 }
 
 const metricLines = async (): Promise<Map<string, number>> => {
-  const text = await (await fetch(`${server.url}/metrics`)).text();
+  const text = await (await fetch(`${current.url}/metrics`)).text();
   const lines = text.split("\n").filter((line) => /^flagserve_(http|evaluations|client)/.test(line));
   return new Map(lines.map((line) => [line.slice(0, line.lastIndexOf(" ")), Number(line.slice(line.lastIndexOf(" ") + 1))]));
 };
@@ -125,16 +142,17 @@ describe("the Node fast path", () => {
     const fastSession = server.session("compare").evaluations.map(({ at: _at, ...entry }) => entry);
     server.clearSession("compare");
 
-    server.setFaults([{ route: "evaluate", environment: "nowhere", ratio: 1, status: 500 }]);
-    try {
-      const viaH3 = await answers();
-      const m2 = await metricLines();
-      expect(fast).toEqual(viaH3);
-      expect(delta(m0, m1)).toEqual(delta(m1, m2));
-      expect(server.session("compare").evaluations.map(({ at: _at, ...entry }) => entry)).toEqual(fastSession);
-    } finally {
-      server.setFaults([]);
-    }
+    const [h3, h3Counts, h3Session] = await viaH3(async () => {
+      const before = await metricLines();
+      const answered = await answers();
+      const counts = delta(before, await metricLines());
+      const session = h3Server.session("compare").evaluations.map(({ at: _at, ...entry }) => entry);
+      h3Server.clearSession("compare");
+      return [answered, counts, session] as const;
+    });
+    expect(fast).toEqual(h3);
+    expect(delta(m0, m1)).toEqual(h3Counts);
+    expect(h3Session).toEqual(fastSession);
     // The answers are what they should be, not merely alike.
     expect(fast.map((a) => a.status)).toEqual([200, 200, 200, 200, 200, 200, 400, 404, 400, 400, 400, 401, 401, 400, 200, 200, 405, 204, 200, 200, 401, 401, 200, 304, 304, 304]);
     // Client identification headers are counted whatever the case of their names.
@@ -148,7 +166,7 @@ describe("the Node fast path", () => {
     expect(JSON.parse(fast[6]!.body)).toMatchObject({ key: "split", errorCode: "TARGETING_KEY_MISSING" });
   });
 
-  it("answers a repeated request from the reply kept with its answer, as it answered the first time", async () => {
+  it("answers a repeated request from the reply memoized with its answer, as it answered the first time", async () => {
     const runs: Answer[][] = [];
     const counts: Record<string, number>[] = [];
     for (let run = 0; run < 3; run++) {
@@ -157,7 +175,7 @@ describe("the Node fast path", () => {
       counts.push(delta(before, await metricLines()));
     }
     server.clearSession("compare");
-    // The first run computed the answers, the second kept their replies, the third sent the kept ones.
+    // The first run computed the answers, the second memoized their replies, the third sent the memoized ones.
     expect(runs[1]).toEqual(runs[0]);
     expect(runs[2]).toEqual(runs[0]);
     expect(counts[1]).toEqual(counts[0]);

@@ -1,4 +1,4 @@
-/** The HTTP contract (DESIGN §5) over real HTTP against the real CLI process. */
+/** The HTTP contract (see docs/api.md) over real HTTP against the real CLI process. */
 import { request as httpRequest } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MAX_CLIENT_VALUES } from "../../src/http/metrics.js";

@@ -28,8 +28,9 @@ async function serve(maxStreamsPerIp: number, withFastPath: boolean) {
   const store = new FlagStore();
   store.replace([createSnapshot(config, flags, KEY)]);
   const hub = new EventHub();
-  const { app, fastPath } = createApp({ store, hub, logger: silentLogger, maxStreamsPerIp, maxBufferedBytes: MAX_BUFFERED });
-  const listening: Listening = await listenApp(app, { port: 0, host: "127.0.0.1", fastPath: withFastPath ? fastPath : undefined });
+  const { app, fastPath } = createApp({ store, hub, logger: silentLogger, maxStreamsPerIp, maxBufferedBytes: MAX_BUFFERED, fastPath: withFastPath });
+  expect(fastPath !== undefined).toBe(withFastPath);
+  const listening: Listening = await listenApp(app, { port: 0, host: "127.0.0.1", fastPath });
   cleanups.push(() => listening.close(), () => hub.close());
   return { hub, listening };
 }

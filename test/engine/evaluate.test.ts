@@ -7,7 +7,7 @@ import { compileFlag, env, errorOf, reasonOf, run } from "./helpers.js";
 
 const onOff = { on: true, off: false };
 
-describe("reason table (design §4)", () => {
+describe("reason table (docs/evaluation.md)", () => {
   it("DISABLED: reason DISABLED, no value or variant, metadata present", () => {
     const flag = compileFlag("f", {
       state: "DISABLED",

@@ -46,6 +46,26 @@ describe("slackMessage", () => {
     expect(big.text.endsWith("• …and 100 more")).toBe(true);
     expect(slackMessage("dev", [summaries[2]!], at).blocks[0]).toEqual({ type: "header", text: { type: "plain_text", text: "dev: 1 change" } });
   });
+
+  it("cuts a long key or detail before escaping, so no code span or entity is left open", () => {
+    const key = "&`".repeat(2000);
+    const details = Array.from({ length: 12 }, (_, i) => `${i}${"<".repeat(1000)}`);
+    const long: ChangeSummary = { event: "flag-updated", kind: "flag", key, change: "updated", subject: `flag ${key}`, details };
+    const message = slackMessage("dev", [long], at);
+    const block = message.blocks[1]!;
+    const text = block.type === "section" ? block.text.text : "";
+    expect(text.length).toBeLessThanOrEqual(3000);
+    const [head, ...lines] = text.split("\n");
+    // The key's code span opens and closes on the heading line; every entity is whole.
+    expect(head!.match(/\u0060/g)).toHaveLength(2);
+    expect(head!.endsWith("\u0060 *updated*")).toBe(true);
+    const brokenEntity = /&(?!amp;|lt;|gt;)/;
+    for (const t of [text, message.text]) expect(t).not.toMatch(brokenEntity);
+    // Whole detail lines only, then the count of the rest.
+    expect(lines.at(-1)).toMatch(/^• …and \d+ more$/);
+    for (const line of lines.slice(0, -1)) expect(line).toMatch(/^• \d+(&lt;)+…$/);
+    expect(lines.length - 1 + Number(/\d+/.exec(lines.at(-1)!)![0])).toBe(12);
+  });
 });
 
 describe("webhookBody and sign", () => {

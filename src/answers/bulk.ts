@@ -1,5 +1,5 @@
 /**
- * Evaluate-all answers (DESIGN §5). An answer is a pure function of the environment snapshot,
+ * Evaluate-all answers (see docs/api.md). An answer is a pure function of the environment snapshot,
  * the context and, only where a flag can read `$flagd.timestamp`, the current second. So each
  * snapshot gets a plan (flags that need no evaluation serialized once, the fixed end of the body)
  * and a bounded cache of answers by request body, kept from a request's second time: a request
@@ -13,7 +13,6 @@ import type { EnvironmentSnapshot } from "../store/snapshot.js";
 import { AnswerCache } from "./answer-cache.js";
 import { bulkEtagOf, PART_DIGEST_BYTES, partDigest } from "./etag.js";
 import { OutcomeTable } from "./outcome-memo.js";
-import { WeakMemo } from "./weak-memo.js";
 import { bulkItemJson } from "../evaluation/shape.js";
 
 export interface BulkAnswer {
@@ -23,9 +22,15 @@ export interface BulkAnswer {
    */
   bytes: Buffer;
   etag: string;
-  /** Each flag's evaluation, in key order: counted for /metrics and recorded in sessions, cache hits included. */
+  /**
+   * Each flag's evaluation, in key order: counted for /metrics and recorded in sessions, cache
+   * hits included. The contract evaluation-counts.ts relies on: an answer served again from the
+   * cache (`repeated`) hands out this very array again, and a newly computed answer a new array,
+   * never one seen before. So the array's identity stands for the answer's outcomes: counting
+   * keeps a tally per array and never looks inside again.
+   */
   outcomes: readonly Evaluation[];
-  /** Set once the answer is served again from the cache: what is made from it is then worth keeping. */
+  /** Set once the answer is served again from the cache: what is made from it is then worth memoizing. */
   repeated?: true;
 }
 
@@ -177,15 +182,15 @@ function compute(plan: Plan, context: Record<string, unknown>, nowMs: number): B
  */
 export function createBulkAnswers(options: BulkOptions = {}) {
   // After a reload, the last snapshot's plan (and its answers) goes at the next request.
-  const plans = new WeakMemo<EnvironmentSnapshot, Plan>();
+  const plans = new WeakMap<EnvironmentSnapshot, Plan>();
   return (snapshot: EnvironmentSnapshot, scope: string, request: string, contextOf: (request: string) => Record<string, unknown>, nowMs?: number): BulkAnswer => {
     let plan = plans.get(snapshot);
     if (!plan) plans.set(snapshot, (plan = planFor(snapshot, options)));
     const second = plan.readsClock ? Math.floor((nowMs ??= Date.now()) / 1000) : 0;
-    const kept = plan.cache.get(scope, request, second);
-    if (kept !== undefined) {
-      kept.repeated = true;
-      return kept;
+    const cached = plan.cache.get(scope, request, second);
+    if (cached !== undefined) {
+      cached.repeated = true;
+      return cached;
     }
     const answer = compute(plan, contextOf(request), nowMs ?? Date.now());
     plan.cache.set(scope, request, second, answer);

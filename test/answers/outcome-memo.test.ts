@@ -1,7 +1,7 @@
 /** Values derived from a flag's outcomes: shared outcomes by identity, errors by code and details. */
 import { describe, expect, it } from "vitest";
 import type { Evaluation } from "../../src/engine/types.js";
-import { OutcomeMemo, OutcomeTable } from "../../src/http/outcome-memo.js";
+import { OutcomeMemo, OutcomeTable } from "../../src/answers/outcome-memo.js";
 
 const success = (variant: string): Evaluation => Object.freeze({ key: "f", reason: "TARGETING_MATCH", variant, value: variant, metadata: {} });
 const error = (errorDetails: string): Evaluation => ({ key: "f", errorCode: "PARSE_ERROR", errorDetails, metadata: {} });
@@ -56,9 +56,9 @@ describe("OutcomeTable", () => {
     expect(table.get(2, on)).toBe("flag 2's value");
   });
 
-  it("finds a flag's outcomes past its first SLOTS, and its errors, as OutcomeMemo does", () => {
+  it("finds a flag's outcomes, and its errors, as OutcomeMemo does", () => {
     const table = new OutcomeTable<number>(2);
-    const many = OutcomeTable.SLOTS + 3;
+    const many = 7;
     const successes = Array.from({ length: many }, (_, i) => success(`v${i}`));
     table.remember(0, error("bad version \"x\""), -1);
     successes.forEach((outcome, i) => table.remember(0, outcome, i));

@@ -6,9 +6,8 @@
  * counted under `flag="(other)"`, and variants are those of the flag's definition.
  */
 import { isEvaluationError, type Evaluation } from "../engine/types.js";
-import { formatSample } from "./metrics.js";
+import { formatSample } from "../model/prometheus.js";
 import { OutcomeTable } from "./outcome-memo.js";
-import { WeakMemo } from "./weak-memo.js";
 
 export const OTHER_FLAG = "(other)";
 const NAME = "flagserve_evaluations_total";
@@ -49,34 +48,35 @@ const MAX_PENDING = 32;
 export class EnvironmentCounts {
   #flags = new Map<string, FlagCounts>();
   /** By a repeated answer's outcomes, its tally. */
-  #tallies = new WeakMemo<readonly Evaluation[], Tally>();
+  #tallies = new WeakMap<readonly Evaluation[], Tally>();
   /** Tallies with served answers not yet in the counts: a served answer costs one increment, not one per flag. */
   #owing = new Set<Tally>();
   /**
-   * By outcome: a flag's successes are shared, frozen objects (engine/answers.ts), so one lookup
+   * By outcome: a flag's successes are shared, frozen objects (engine/outcomes.ts), so one lookup
    * finds where an evaluation is counted; they go away with the compiled flags on reload.
    */
-  #byAnswer = new WeakMemo<Evaluation, Counted>();
+  #byOutcome = new WeakMap<Evaluation, Counted>();
   /** Evaluate-all answers: per flag list (a snapshot's keys) and flag, where its outcomes are counted. */
-  #byIndex = new WeakMemo<readonly string[], OutcomeTable<Counted>>();
+  #byIndex = new WeakMap<readonly string[], OutcomeTable<Counted>>();
   /** Computed answers not counted yet (see `countAll`). */
   #pending: [keys: readonly string[], outcomes: readonly Evaluation[]][] = [];
 
   count(flagKey: string, e: Evaluation): void {
-    const known = this.#byAnswer.get(e);
+    const known = this.#byOutcome.get(e);
     if (known !== undefined && e.key === flagKey) {
       known.slot[known.reason]!++;
       return;
     }
     const counted = this.#counted(flagKey, e);
-    if (Object.isFrozen(e) && e.key === flagKey) this.#byAnswer.set(e, counted);
+    if (Object.isFrozen(e) && e.key === flagKey) this.#byOutcome.set(e, counted);
     counted.slot[counted.reason]!++;
   }
 
   /**
    * One evaluate-all: `outcomes[i]` is the evaluation of `keys[i]`. An answer served again from
-   * the cache (`repeated`: the same outcomes array as before) is counted on its tally, and added
-   * to each flag's counts when they are read.
+   * the cache (`repeated`) is counted on its tally, and added to each flag's counts when they are
+   * read. The caller's contract (BulkAnswer.outcomes): `repeated` is true exactly when `outcomes`
+   * is an array passed here before, unchanged; a new answer passes a new array.
    */
   countAll(keys: readonly string[], outcomes: readonly Evaluation[], repeated = false): void {
     if (!repeated) {

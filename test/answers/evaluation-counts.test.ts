@@ -1,7 +1,7 @@
 /** Per-flag evaluation counts: every evaluate-all answer served counts once per flag, however it was served. */
 import { describe, expect, it } from "vitest";
 import type { Evaluation } from "../../src/engine/types.js";
-import { EvaluationCounts } from "../../src/http/evaluation-counts.js";
+import { EvaluationCounts } from "../../src/answers/evaluation-counts.js";
 
 const KEYS = ["a", "b", "c"];
 

@@ -1,19 +1,16 @@
 /**
- * Single-flag answers (`POST /ofrep/v1/evaluate/flags/{key}`), computed once per (snapshot, flag,
- * request body) and kept in a bounded cache per snapshot, like evaluate-all's (see bulk.ts): an
- * answer is a pure function of the flag, the context and, only for a flag that can read
- * `$flagd.timestamp`, the current second. Errors thrown (invalid JSON or context, unknown flag)
- * are never kept.
+ * Single-flag answers (`POST /ofrep/v1/evaluate/flags/{key}`), kept in a bounded cache per
+ * snapshot: an answer is a pure function of the flag, the context and, only for a flag that can
+ * read `$flagd.timestamp`, the current second. Unlike evaluate-all's cache (bulk.ts), which keeps
+ * an answer from its request's second time, this one keeps every answer from the first: a
+ * single-flag answer is a hundred bytes, not kilobytes, so one that never comes back costs the
+ * cache little. Errors thrown (invalid JSON or context, unknown flag) are never kept.
  */
-import { evaluate } from "../engine/index.js";
 import type { CompiledFlag, Evaluation } from "../engine/types.js";
 import type { EnvironmentSnapshot } from "../store/snapshot.js";
 import { AnswerCache } from "./answer-cache.js";
-import { WeakMemo } from "./weak-memo.js";
-import { parseJsonBody } from "./body.js";
-import { contextFromBody } from "../evaluation/context.js";
-import { apiError } from "../evaluation/problem.js";
-import { singleResponse } from "../evaluation/shape.js";
+import { parseJsonBody } from "../evaluation/context.js";
+import { flagResponse } from "../evaluation/shape.js";
 
 export interface SingleAnswer {
   status: 200 | 400;
@@ -36,7 +33,7 @@ export const DEFAULT_SINGLE_CACHE_BYTES = 2 * 1024 * 1024;
 
 export function createSingleAnswers(cacheBytes = DEFAULT_SINGLE_CACHE_BYTES) {
   // After a reload, the last snapshot's cache goes at the next request.
-  const caches = new WeakMemo<EnvironmentSnapshot, AnswerCache<SingleAnswer>>();
+  const caches = new WeakMap<EnvironmentSnapshot, AnswerCache<SingleAnswer>>();
   /** `nowMs`: the time evaluations read (the clock when absent, read only when a flag needs it). */
   return (snapshot: EnvironmentSnapshot, key: string, request: string, nowMs?: number, options: SingleRequestOptions = NO_OPTIONS): SingleAnswer => {
     const flag = snapshot.flags.get(key);
@@ -45,21 +42,18 @@ export function createSingleAnswers(cacheBytes = DEFAULT_SINGLE_CACHE_BYTES) {
     if (!cache) caches.set(snapshot, (cache = new AnswerCache<SingleAnswer>(cacheBytes, (answer) => answer.json.length)));
     const second = flag.clockFree ? 0 : Math.floor((nowMs ??= Date.now()) / 1000);
     // The scope: the flag key, length-prefixed when the answer depends on more (a cache serves
-    // one OfrepAnswers, which enriches every request or none, so scopes of both kinds never meet).
+    // one OfrepAnswerer, which enriches every request or none, so scopes of both kinds never meet).
     const scope = options.cacheKey === undefined ? key : `${key.length}:${key}${options.cacheKey}`;
-    const kept = cache.get(scope, request, second);
-    if (kept !== undefined) return kept;
+    const cached = cache.get(scope, request, second);
+    if (cached !== undefined) return cached;
     const answer = answerTo(flag, key, request, nowMs ?? Date.now(), options);
     cache.set(scope, request, second, answer);
     return answer;
   };
 }
 
-/** The answer computed: throws the request's 400 (invalid JSON or context), then, without a flag, the 404. */
+/** The answer computed (evaluation/shape.ts): throws the request's 400 (invalid JSON or context), then, without a flag, the 404. */
 function answerTo(flag: CompiledFlag | undefined, key: string, request: string, nowMs: number, options: SingleRequestOptions): SingleAnswer {
-  const attributes = contextFromBody(parseJsonBody(request, key), key);
-  if (!flag) throw apiError(404, "FLAG_NOT_FOUND", `flag '${key}' was not found`, { key });
-  const result = evaluate(flag, options.enrich ? options.enrich(attributes) : attributes, nowMs);
-  const { status, body } = singleResponse(result);
+  const { status, body, result } = flagResponse(flag, key, parseJsonBody(request, key), nowMs, options.enrich);
   return { status, json: JSON.stringify(body), result };
 }

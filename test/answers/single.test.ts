@@ -1,7 +1,7 @@
 /** Single-flag answers are reused per (snapshot, flag, request body) only while right. */
 import { describe, expect, it } from "vitest";
 import { compileEnvironment } from "../../src/engine/compile.js";
-import { createSingleAnswers } from "../../src/http/single.js";
+import { createSingleAnswers } from "../../src/answers/single.js";
 import { createSnapshot } from "../../src/store/snapshot.js";
 import { env } from "../engine/helpers.js";
 

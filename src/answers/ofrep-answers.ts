@@ -1,41 +1,35 @@
 /**
  * The OFREP evaluation routes once the request is read, as plain data: the environment, the body
  * text and the request's headers in; status, headers and body out. Both ways in share it, the h3
- * routes (ofrep.ts) and the Node fast path (fast-path.ts), so every rule (sessions, context
+ * routes (http/ofrep.ts) and the Node fast path (http/fast-path.ts), so every rule (sessions, context
  * enrichment, caching, counting, ETag revalidation) is written once; each of them only reads the
  * request and writes the answer.
  */
 import type { Enricher } from "../fixture/enrich.js";
 import { isSessionId, SESSION_HEADER, type SessionLog, type SessionStore } from "../fixture/sessions.js";
-import { contextFromBody } from "../evaluation/context.js";
+import { contextFromBody, parseJsonBody, type RequestHeaders } from "../evaluation/context.js";
 import { ApiError, apiError } from "../evaluation/problem.js";
 import type { Evaluation } from "../engine/types.js";
 import type { EnvironmentSnapshot } from "../store/snapshot.js";
-import type { RequestHeaders } from "./auth.js";
-import { parseJsonBody } from "./body.js";
 import { createBulkAnswers, type BulkAnswer } from "./bulk.js";
-import { JSON_CONTENT_TYPE } from "./errors.js";
+import { JSON_CONTENT_TYPE } from "../evaluation/shape.js";
 import type { EvaluationCounts } from "./evaluation-counts.js";
 import { ifNoneMatchHits, sameConfigEtag } from "./etag.js";
 import { createSingleAnswers, type SingleAnswer } from "./single.js";
-import { WeakMemo } from "./weak-memo.js";
-
-/** The route names /metrics counts responses under (h3's route patterns). */
-export const ALL_ROUTE = "/ofrep/v1/evaluate/flags";
-export const FLAG_ROUTE = "/ofrep/v1/evaluate/flags/:key";
 
 /** An answer to send: headers beyond CORS and Content-Length, in name order; no body for a 304. */
 export interface OfrepReply {
   status: number;
   headers: Record<string, string>;
   body?: string;
-  /** The body as bytes instead (evaluate-all), or as well (a kept single-flag reply): fast-path.ts sends these. */
+  /** The body as bytes instead (evaluate-all), or as well (a memoized single-flag reply): http/fast-path.ts sends these. */
   bytes?: Buffer;
-  /** Kept with its answer and sent again as this same object: what a sender derives from it may be kept too. */
-  kept?: boolean;
+  /** Memoized with its answer and sent again as this same object: what a sender derives from it may be memoized too. */
+  memoized?: boolean;
 }
 
-export interface OfrepAnswerOptions {
+/** What an answerer adds to plain evaluation: each option absent costs nothing. */
+export interface OfrepAnswererOptions {
   /** The path (and query) of the OFREP event stream advertised by evaluate-all, when there is one. */
   eventStreamPath?: (snapshot: EnvironmentSnapshot) => string;
   /** Bytes of evaluate-all answers kept per environment (see bulk.ts); 0 turns the cache off. */
@@ -49,7 +43,12 @@ export interface OfrepAnswerOptions {
   sessions?: SessionStore;
 }
 
-export interface OfrepAnswers {
+/**
+ * The two OFREP evaluation routes once the environment is known and the body read, for any
+ * transport: each returns the reply to send, or throws the ApiError (evaluation/problem.ts) whose
+ * status and body the transport sends (http/front-door.ts's errorResponse does it for HTTP).
+ */
+export interface OfrepAnswerer {
   /** `POST /ofrep/v1/evaluate/flags`; `flagConfigEtag` is the query parameter of an event-triggered re-fetch. */
   all(snapshot: EnvironmentSnapshot, text: string, headers: RequestHeaders, flagConfigEtag: string | null): OfrepReply;
   /** `POST /ofrep/v1/evaluate/flags/{key}`; throws the 400 and 404 ApiErrors. */
@@ -79,24 +78,24 @@ const now = () => new Date().toISOString();
 const CACHE_CONTROL = "private, no-cache";
 
 /**
- * Replies kept with the answer they send, so an answer served again from a cache is sent again
- * as the very same reply object (the fast path keeps its Node header list by that object). Kept
- * only once the answer is served again from its cache (bulk.ts) or asked for a second time:
- * most first answers are never asked for again.
+ * Replies memoized per answer, so an answer served again from a cache is sent again as the very
+ * same reply object (the fast path memoizes its Node header list by that object). Memoized only
+ * once the answer is served again from its cache (bulk.ts) or asked for a second time: most first
+ * answers are never asked for again.
  */
-class KeptReplies<A extends object> {
-  #replies = new WeakMemo<A, OfrepReply | null>();
-  /** Makes the reply to an answer (`keeping`: it will be kept); reads nothing else, so it is made once. */
-  constructor(private readonly make: (answer: A, keeping: boolean) => OfrepReply) {}
+class ReplyMemo<A extends object> {
+  #replies = new WeakMap<A, OfrepReply | null>();
+  /** Makes the reply to an answer (`memoizing`: it will be memoized); reads nothing else, so it is made once. */
+  constructor(private readonly make: (answer: A, memoizing: boolean) => OfrepReply) {}
 
-  /** The reply kept for `answer`, else a new one, kept when `keep` (or from the second time on). */
-  reply(answer: A, keep = false): OfrepReply {
-    const kept = this.#replies.get(answer);
-    if (kept) return kept;
-    const keeping = keep || kept === null;
-    const reply = this.make(answer, keeping);
-    if (keeping) reply.kept = true;
-    this.#replies.set(answer, keeping ? reply : null);
+  /** The reply memoized for `answer`, else a new one, memoized when `memoize` (or from the second time on). */
+  reply(answer: A, memoize = false): OfrepReply {
+    const memoized = this.#replies.get(answer);
+    if (memoized) return memoized;
+    const memoizing = memoize || memoized === null;
+    const reply = this.make(answer, memoizing);
+    if (memoizing) reply.memoized = true;
+    this.#replies.set(answer, memoizing ? reply : null);
     return reply;
   }
 }
@@ -107,23 +106,27 @@ const fullReply = ({ etag, bytes }: BulkAnswer): OfrepReply => ({
   headers: { "cache-control": CACHE_CONTROL, "content-type": JSON_CONTENT_TYPE, etag },
   bytes,
 });
-const singleReply = ({ status, json }: SingleAnswer, keeping: boolean): OfrepReply => ({
+const singleReply = ({ status, json }: SingleAnswer, memoizing: boolean): OfrepReply => ({
   status,
   headers: { "content-type": JSON_CONTENT_TYPE },
   body: json,
-  bytes: keeping ? Buffer.from(json) : undefined,
+  bytes: memoizing ? Buffer.from(json) : undefined,
 });
 
 /** The context of a request body, read the same way every time (see fixture/enrich.ts for more). */
 const contextOf = (text: string): Record<string, unknown> => contextFromBody(parseJsonBody(text));
 
-export function createOfrepAnswers(options: OfrepAnswerOptions): OfrepAnswers {
+/**
+ * An answerer with its own caches (evaluate-all and single-flag answers, per snapshot) and
+ * counts: make one per server and share it between its transports, so a cached answer serves them all.
+ */
+export function createOfrepAnswerer(options: OfrepAnswererOptions): OfrepAnswerer {
   const { enrich, sessions, evaluations } = options;
   const bulkAnswer = createBulkAnswers({ eventStreamPath: options.eventStreamPath, cacheBytes: options.bulkCacheBytes });
   const singleAnswer = createSingleAnswers(options.singleCacheBytes);
-  const notModified = new KeptReplies(notModifiedReply);
-  const fullAnswers = new KeptReplies(fullReply);
-  const singleReplies = new KeptReplies(singleReply);
+  const notModified = new ReplyMemo(notModifiedReply);
+  const fullAnswers = new ReplyMemo(fullReply);
+  const singleReplies = new ReplyMemo(singleReply);
 
   function allAnswer(snapshot: EnvironmentSnapshot, text: string, headers: RequestHeaders): BulkAnswer {
     const session = sessionOf(headers, sessions);

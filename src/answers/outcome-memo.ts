@@ -1,7 +1,7 @@
 /**
  * Values derived from an evaluation outcome, for one flag (OutcomeMemo) or for every flag of a
- * list (OutcomeTable, which keeps a flag's first outcomes itself and the rest in an OutcomeMemo).
- * A flag hands out a handful of shared, frozen outcomes (engine/answers.ts), so comparing with
+ * list (OutcomeTable, one OutcomeMemo per flag).
+ * A flag hands out a handful of shared, frozen outcomes (engine/outcomes.ts), so comparing with
  * those seen costs less than a WeakMap lookup, which hashes the object; the values go away with
  * whatever holds the table (a plan, a count).
  * Errors are made per evaluation, but one flag's error is all in its code and details (its key
@@ -40,48 +40,23 @@ export class OutcomeMemo<V> {
   }
 }
 
-/** Outcomes per flag an OutcomeTable keeps in its flat array (one 64-byte cache line of pairs). */
-const SLOTS = 4;
-const SPAN = 2 * SLOTS;
-
 /**
- * An OutcomeMemo for each flag of a list, by index, the first outcomes of each flag kept in one
- * array laid out flag after flag: an evaluate-all answer looks up every flag in a row, and reads
- * them from consecutive memory, where a memo per flag is three objects scattered over the heap.
- * A flag's further outcomes, and its errors, go to an OutcomeMemo of its own.
+ * An OutcomeMemo for each flag of a list, by index: an evaluate-all answer looks up every flag
+ * in a row. Each memo is made at its flag's first outcome.
  */
 export class OutcomeTable<V> {
-  static readonly SLOTS = SLOTS;
-  /** Per flag, SLOTS pairs of outcome and value, filled from the first; undefined when free. */
-  readonly #pairs: unknown[];
-  readonly #more: (OutcomeMemo<V> | undefined)[];
+  readonly #memos: (OutcomeMemo<V> | undefined)[];
   constructor(flags: number) {
-    this.#pairs = new Array<unknown>(flags * SPAN).fill(undefined);
-    this.#more = new Array<OutcomeMemo<V> | undefined>(flags).fill(undefined);
+    this.#memos = new Array<OutcomeMemo<V> | undefined>(flags).fill(undefined);
   }
 
   /** The value remembered for `outcome` of flag `i`, if any. */
   get(i: number, outcome: Evaluation): V | undefined {
-    const pairs = this.#pairs;
-    for (let at = i * SPAN, end = at + SPAN; at < end; at += 2) {
-      const seen = pairs[at];
-      if (seen === outcome) return pairs[at + 1] as V;
-      if (seen === undefined) break;
-    }
-    return this.#more[i]?.get(outcome);
+    return this.#memos[i]?.get(outcome);
   }
 
   /** Remembers `value` for `outcome` of flag `i` when it can (see OutcomeMemo). */
   remember(i: number, outcome: Evaluation, value: V): void {
-    if (Object.isFrozen(outcome)) {
-      const pairs = this.#pairs;
-      for (let at = i * SPAN, end = at + SPAN; at < end; at += 2) {
-        if (pairs[at] !== undefined) continue;
-        pairs[at] = outcome;
-        pairs[at + 1] = value;
-        return;
-      }
-    }
-    (this.#more[i] ??= new OutcomeMemo<V>()).remember(outcome, value);
+    (this.#memos[i] ??= new OutcomeMemo<V>()).remember(outcome, value);
   }
 }

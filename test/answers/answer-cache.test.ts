@@ -1,6 +1,6 @@
 /** The answer cache: a repeated request costs no computation, and only while the answer holds. */
 import { describe, expect, it } from "vitest";
-import { AnswerCache, MAX_CACHED_REQUEST_BYTES } from "../../src/http/answer-cache.js";
+import { AnswerCache, MAX_CACHED_REQUEST_BYTES } from "../../src/answers/answer-cache.js";
 
 /** A cache of answers 10 "bytes" each, and the computations it asked for, in order. */
 function cache(maxBytes = 1024, seenRequests = 0) {

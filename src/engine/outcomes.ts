@@ -1,33 +1,33 @@
 import type { CompiledFlag, Evaluation, EvaluationErrorCode, Reason } from "./types.js";
 
 /**
- * Every answer a flag can give without an error of its rule, built once per compiled flag, on
+ * Every outcome a flag can have without an error of its rule, built once per compiled flag, on
  * its first evaluation. A flag's successes differ only in reason and variant, so an evaluation
  * hands out one of these shared, frozen objects instead of allocating its own (an evaluation
  * pass used to allocate one per flag).
  */
-export interface Answers {
+export interface FlagOutcomes {
   disabled: Evaluation;
-  /** The defaultVariant as STATIC: the answer of a flag without targeting. */
+  /** The defaultVariant as STATIC: the outcome of a flag without targeting. */
   static: Evaluation;
   /** The defaultVariant as DEFAULT: the rule returned null (or nothing). */
   default: Evaluation;
   /** By variant key: the rule named the variant... */
-  match: VariantAnswers;
+  match: VariantOutcomes;
   /** ...by way of the last `fractional` it ran. */
-  split: VariantAnswers;
+  split: VariantOutcomes;
 }
 
-/** Past this many variants, a flag's answers are found by hashing the key rather than comparing keys. */
+/** Past this many variants, a flag's outcomes are found by hashing the key rather than comparing keys. */
 const MAX_COMPARED = 8;
 
 /**
- * A flag's answers by variant key. Most flags have two to a few variants, and a rule names them
+ * A flag's outcomes by variant key. Most flags have two to a few variants, and a rule names them
  * with the very strings of its text: comparing keys costs less than hashing one, which an
  * evaluation pass did for every targeted flag.
  */
-export class VariantAnswers {
-  /** Key, answer, key, answer...: one array to read (empty when the keys are hashed). */
+export class VariantOutcomes {
+  /** Key, outcome, key, outcome...: one array to read (empty when the keys are hashed). */
   readonly #pairs: readonly (string | Evaluation)[];
   readonly #byKey: ReadonlyMap<string, Evaluation> | undefined;
   constructor(entries: readonly (readonly [string, Evaluation])[]) {
@@ -62,10 +62,10 @@ const fallback = (flag: CompiledFlag, reason: Reason): Evaluation =>
     ? { key: flag.key, reason: "DEFAULT", metadata: flag.metadata }
     : resolved(flag, reason, flag.defaultVariant);
 
-const byVariant = (flag: CompiledFlag, reason: Reason): VariantAnswers =>
-  new VariantAnswers(Object.keys(flag.variants).map((variant) => [variant, Object.freeze(resolved(flag, reason, variant))]));
+const byVariant = (flag: CompiledFlag, reason: Reason): VariantOutcomes =>
+  new VariantOutcomes(Object.keys(flag.variants).map((variant) => [variant, Object.freeze(resolved(flag, reason, variant))]));
 
-export function buildAnswers(flag: CompiledFlag): Answers {
+export function buildOutcomes(flag: CompiledFlag): FlagOutcomes {
   return Object.freeze({
     disabled: Object.freeze({ key: flag.key, reason: "DISABLED", metadata: flag.metadata }),
     static: Object.freeze(fallback(flag, "STATIC")),
@@ -76,31 +76,31 @@ export function buildAnswers(flag: CompiledFlag): Answers {
 }
 
 /**
- * Where a compiled flag keeps its answers: a non-enumerable symbol key, so copies made by
- * spreading the flag (an override's flag, with another defaultVariant) do not carry answers
+ * Where a compiled flag keeps its outcomes: a non-enumerable symbol key, so copies made by
+ * spreading the flag (an override's flag, with another defaultVariant) do not carry outcomes
  * built for another flag, and JSON and deep equality never see it. It holds a slot, filled on the
- * flag's first evaluation: building every flag's answers when a file is loaded cost about as
+ * flag's first evaluation: building every flag's outcomes when a file is loaded cost about as
  * much as compiling its rules, before the first answer, for flags perhaps never asked.
  */
-const ANSWERS: unique symbol = Symbol("flagserve.answers");
+const OUTCOMES: unique symbol = Symbol("flagserve.outcomes");
 
-interface AnswersSlot {
-  answers?: Answers;
+interface OutcomesSlot {
+  outcomes?: FlagOutcomes;
 }
 
-/** Gives `flag` a slot for its answers; the flag must not change afterwards (freeze it next). */
-export function attachAnswers(flag: CompiledFlag): void {
-  Object.defineProperty(flag, ANSWERS, { value: {} satisfies AnswersSlot });
+/** Gives `flag` a slot for its outcomes; the flag must not change afterwards (freeze it next). */
+export function attachOutcomes(flag: CompiledFlag): void {
+  Object.defineProperty(flag, OUTCOMES, { value: {} satisfies OutcomesSlot });
 }
 
-/** Answers of frozen flags built elsewhere (copies, hand-made flags), built on first use. */
-const lateAnswers = new WeakMap<CompiledFlag, Answers>();
+/** FlagOutcomes of frozen flags built elsewhere (copies, hand-made flags), built on first use. */
+const lateOutcomes = new WeakMap<CompiledFlag, FlagOutcomes>();
 
-export function answersOf(flag: CompiledFlag): Answers {
-  const own = (flag as { [ANSWERS]?: AnswersSlot })[ANSWERS];
-  if (own !== undefined) return (own.answers ??= buildAnswers(flag));
-  if (!Object.isFrozen(flag)) return buildAnswers(flag); // it may still change: nothing to keep
-  let answers = lateAnswers.get(flag);
-  if (answers === undefined) lateAnswers.set(flag, (answers = buildAnswers(flag)));
-  return answers;
+export function outcomesOf(flag: CompiledFlag): FlagOutcomes {
+  const own = (flag as { [OUTCOMES]?: OutcomesSlot })[OUTCOMES];
+  if (own !== undefined) return (own.outcomes ??= buildOutcomes(flag));
+  if (!Object.isFrozen(flag)) return buildOutcomes(flag); // it may still change: nothing to keep
+  let outcomes = lateOutcomes.get(flag);
+  if (outcomes === undefined) lateOutcomes.set(flag, (outcomes = buildOutcomes(flag)));
+  return outcomes;
 }
