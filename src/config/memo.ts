@@ -3,7 +3,7 @@
  * docs/architecture-config.md, "How an edit flows"). Everything is keyed by content:
  * - a file's text -> its parse (an unchanged file is not parsed again);
  * - a changed file's new value shares every flag, segment and metadata entry that is equal to
- *   the last value's with it (`shareUnchanged`), so later stages can tell "unchanged" by identity;
+ *   the last value's with it (`shareUnchanged`, share.ts), so later stages can tell "unchanged" by identity;
  * - a flag value found valid -> not validated again (a WeakSet: it lives as long as the value);
  * - an environment's documents (by identity) and the variables its notifications name -> the
  *   environment as built last time (problems included), reused whole;
@@ -12,8 +12,6 @@
  * Entries not used by a load are dropped at its end: the memo holds one configuration.
  */
 import type { CompileMemo } from "../engine/compile.js";
-import { isRecord, setOwn } from "../model/json.js";
-import type { Steps } from "../model/steps.js";
 import type { ParsedFile } from "./parse.js";
 
 /** The work a load did (for tests and the benchmark: edits must cost what they change). */
@@ -75,80 +73,4 @@ export class LoadMemo {
     this.environments.end();
     this.compiled.end();
   }
-}
-
-/** Deep equality of plain data (what parsing gives). */
-export function sameData(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return Number.isNaN(a) && Number.isNaN(b);
-  if (Array.isArray(a)) return Array.isArray(b) && a.length === b.length && a.every((item, i) => sameData(item, b[i]));
-  if (Array.isArray(b)) return false;
-  const ka = Object.keys(a);
-  const kb = Object.keys(b);
-  if (ka.length !== kb.length) return false;
-  for (let i = 0; i < ka.length; i++) {
-    const key = ka[i]!;
-    // Key order counts: a reordered mapping is a new value (it costs a check, never a wrong answer).
-    if (key !== kb[i] || !sameData((a as Record<string, unknown>)[key], (b as Record<string, unknown>)[key])) return false;
-  }
-  return true;
-}
-
-/**
- * `next` (a fresh parse, not yet seen by anyone) with every part that equals the last parse's
- * replaced by the last one's object, down to the entries of an environment's sections (root ->
- * `environments:` -> an environment -> `flags:` -> one flag). Returns what to use: `last`
- * itself when nothing changed. In steps: a big file's flags are compared a few hundred at a
- * time, with the event loop free in between.
- */
-export function* shareUnchanged(last: unknown, next: unknown, depth = 0): Steps<unknown> {
-  if (last === next) return last;
-  if (depth >= 4 || !isRecord(last) || !isRecord(next)) return sameData(last, next) ? last : next;
-  const keys = Object.keys(next);
-  const lastKeys = Object.keys(last);
-  let same = keys.length === lastKeys.length;
-  for (let i = 0; i < keys.length; i++) {
-    const key = keys[i]!;
-    if (!Object.hasOwn(last, key)) {
-      same = false;
-      continue;
-    }
-    const shared = yield* shareUnchanged(last[key], next[key], depth + 1);
-    setOwn(next, key, shared);
-    // Key order counts: a reordered mapping is a new value (it costs a check, never a wrong answer).
-    if (shared !== last[key] || lastKeys[i] !== key) same = false;
-    if (i % SHARED_PER_STEP === SHARED_PER_STEP - 1) yield;
-  }
-  return same ? last : next;
-}
-
-/** Entries of one mapping compared between two yields of shareUnchanged. */
-const SHARED_PER_STEP = 500;
-
-/**
- * What changed from `last` to `next`, as the parse worker sends it: `next` with every part equal
- * to `last`'s (down to the depth shareUnchanged shares) left out as `undefined`, which no parsed
- * value holds. `withUnchanged` puts `last`'s parts back.
- */
-export function leaveOutUnchanged(last: unknown, next: unknown, depth = 0): unknown {
-  if (sameData(last, next)) return undefined;
-  if (depth >= 4 || !isRecord(last) || !isRecord(next)) return next;
-  const changes: Record<string, unknown> = {};
-  for (const key of Object.keys(next)) setOwn(changes, key, Object.hasOwn(last, key) ? leaveOutUnchanged(last[key], next[key], depth + 1) : next[key]);
-  return changes;
-}
-
-/** The value `leaveOutUnchanged(last, next)` was made from, sharing `last`'s unchanged parts (`last` itself when nothing changed). In steps. */
-export function* withUnchanged(last: unknown, changes: unknown, depth = 0): Steps<unknown> {
-  if (changes === undefined) return last;
-  // leaveOutUnchanged went into a mapping exactly when both were mappings.
-  if (depth >= 4 || !isRecord(last) || !isRecord(changes)) return changes;
-  const keys = Object.keys(changes);
-  const value: Record<string, unknown> = {};
-  for (let i = 0; i < keys.length; i++) {
-    const key = keys[i]!;
-    setOwn(value, key, Object.hasOwn(last, key) ? yield* withUnchanged(last[key], changes[key], depth + 1) : changes[key]);
-    if (i % SHARED_PER_STEP === SHARED_PER_STEP - 1) yield;
-  }
-  return value;
 }

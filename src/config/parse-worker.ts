@@ -6,7 +6,7 @@
  * changed (leaveOutUnchanged), not a copy of every flag.
  */
 import { parentPort } from "node:worker_threads";
-import { leaveOutUnchanged } from "./memo.js";
+import { leaveOutUnchanged } from "./share.js";
 import { parseYaml } from "./parse.js";
 
 /** Files whose last value is kept. */

@@ -11,7 +11,7 @@ import { yaml } from "./yaml-package.js";
 import { inlineSource, yamlSource, type Source } from "./positions.js";
 import { explainYamlErrors } from "./yaml-errors.js";
 import { runSteps, runStepsYielding, type Steps } from "../model/steps.js";
-import { withUnchanged } from "./memo.js";
+import { withUnchanged } from "./share.js";
 import { textNestingProblem } from "./shape.js";
 import type { Problem } from "../model/types.js";
 

@@ -1,7 +1,6 @@
 /** A source says what it reads; a spec's kind is read in one place (sourceKindOf). */
 import { describe, expect, it } from "vitest";
 import { createSource, InlineSource, INLINE_ID, sourceKindOf } from "../../src/sources/index.js";
-import { defaultStateDirOf } from "../../src/store/state-dir.js";
 
 /** [spec, its kind]. */
 const specs: [string, "files" | "url" | "inline"][] = [
@@ -26,11 +25,5 @@ describe("sourceKindOf and createSource", () => {
 
   it("says inline for environments given as data", () => {
     expect(new InlineSource({}).kind).toBe("inline");
-  });
-
-  it("takes the state directory beside the first file source, whatever comes before it", () => {
-    const sources = [new InlineSource({}), createSource("https://example.com/flags.yaml"), createSource("/tmp/project/flags.yaml")];
-    expect(defaultStateDirOf(sources)).toBe("/tmp/project/.flagserve");
-    expect(defaultStateDirOf(sources.slice(0, 2))).toBe(`${process.cwd()}/.flagserve`);
   });
 });
