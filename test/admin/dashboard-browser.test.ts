@@ -318,7 +318,7 @@ describe.skipIf(!available)("the dashboard in Chromium", () => {
     try {
       await other.goto(`${fixture.server.url}/`);
       await other.getByLabel("Admin token").waitFor();
-      expect(await other.locator("#login-message").textContent()).toContain("npx flagserve keys");
+      expect(await other.locator("#login-message").textContent()).toContain("admin-token in the state directory, which npx flagserve keys dir prints");
       await other.goto(`${fixture.server.url}/#token=wrong`);
       await other.reload();
       await other.getByText("The admin token was not accepted").waitFor();
