@@ -134,7 +134,8 @@ async function parseChanged(document: SourceDocument, { offThread, memo }: Readi
       : offThread
         ? await parseYamlOffThread(document.file, text, known?.parsed)
         : await parseYamlYielding(document.file, text);
-  const shape = parsed.problems.length === 0 ? shapeProblem(parsed.value) : undefined;
+  // The last value passed this check (a value with problems is not kept): what the new one shares with it is not walked again.
+  const shape = parsed.problems.length === 0 ? shapeProblem(parsed.value, known?.parsed.value) : undefined;
   if (shape !== undefined) parsed = { problems: [{ file: document.file, line: 0, col: 0, message: shape }] };
   else if (memo && parsed.problems.length === 0 && parsed.value !== undefined && known?.parsed.value !== undefined) {
     parsed = { ...parsed, value: await runStepsYielding(shareUnchanged(known.parsed.value, parsed.value)) };
