@@ -19,7 +19,7 @@ import { docProblem, inlineSource, problemAt, type EnvDocument } from "./positio
 import type { EnvironmentConfig, Problem } from "../model/types.js";
 import { compare, isRecord, setOwn } from "../model/json.js";
 import { runStepsYielding, type Steps } from "../model/steps.js";
-import { addTo, compileAndLocate, validateDocument, type LocatedCompilation } from "./validate.js";
+import { addTo, compileAndLocate, validateDocumentSteps, type LocatedCompilation } from "./validate.js";
 import { yaml } from "./yaml-package.js";
 
 export interface LoadedEnvironment {
@@ -339,7 +339,7 @@ function* buildUnguarded(input: FoundEnvironment, env: EnvVars, problems: Proble
     const { doc, problems: unset } = expandNotifications(written, env);
     docs.push(doc);
     problems.add(name, ...unset);
-    const check = validateDocument(doc, memo?.validFlags);
+    const check = yield* validateDocumentSteps(doc, memo?.validFlags);
     memo?.count("flagsValidated", check.flagsChecked);
     if (check.schemaValid) schemaValid.add(doc);
     problems.add(name, ...check.problems);
