@@ -14,7 +14,7 @@ import { shareUnchanged, type LoadMemo } from "./memo.js";
 import { mergeDocuments, originText, type MergedEnvironment } from "./merge.js";
 import { parseYamlOffThread, parseYamlYielding, type ParsedFile } from "./parse.js";
 import { ENVIRONMENT_NAME_RULE, isEnvironmentName } from "./schema.js";
-import { shapeProblem } from "./shape.js";
+import { shapeProblemSteps } from "./shape.js";
 import { docProblem, inlineSource, problemAt, type EnvDocument } from "./positions.js";
 import type { EnvironmentConfig, Problem } from "../model/types.js";
 import { compare, isRecord, setOwn } from "../model/json.js";
@@ -135,7 +135,7 @@ async function parseChanged(document: SourceDocument, { offThread, memo }: Readi
         ? await parseYamlOffThread(document.file, text, known?.parsed)
         : await parseYamlYielding(document.file, text);
   // The last value passed this check (a value with problems is not kept): what the new one shares with it is not walked again.
-  const shape = parsed.problems.length === 0 ? shapeProblem(parsed.value, known?.parsed.value) : undefined;
+  const shape = parsed.problems.length === 0 ? await runStepsYielding(shapeProblemSteps(parsed.value, known?.parsed.value)) : undefined;
   if (shape !== undefined) parsed = { problems: [{ file: document.file, line: 0, col: 0, message: shape }] };
   else if (memo && parsed.problems.length === 0 && parsed.value !== undefined && known?.parsed.value !== undefined) {
     parsed = { ...parsed, value: await runStepsYielding(shareUnchanged(known.parsed.value, parsed.value)) };

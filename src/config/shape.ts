@@ -5,6 +5,7 @@
  * take every other source's reload down with it. Checked once, on the parsed value, without
  * recursion.
  */
+import { runSteps, type Steps } from "../model/steps.js";
 
 /** Deeper than any real flag configuration (JsonLogic rules included), shallow enough for every recursive walk. */
 export const MAX_DEPTH = 128;
@@ -16,8 +17,15 @@ export const MAX_DEPTH = 128;
  * unchanged parts with its last value, so an edit walks what it changed); the depth returned is
  * then that of the parts walked, which is all the limit needs.
  */
-export function nestingDepth(value: unknown, limit = MAX_DEPTH, checked?: unknown): number {
+export const nestingDepth = (value: unknown, limit = MAX_DEPTH, checked?: unknown): number => runSteps(nestingDepthSteps(value, limit, checked));
+
+/** Mappings and lists walked between two yields of nestingDepthSteps. */
+const NODES_PER_STEP = 5000;
+
+/** nestingDepth in steps (a 10 000-flag file is walked a few thousand nodes at a time). */
+export function* nestingDepthSteps(value: unknown, limit = MAX_DEPTH, checked?: unknown): Steps<number> {
   let deepest = 0;
+  let walked = 0;
   const stack: [unknown, number, unknown][] = [[value, 0, checked]];
   while (stack.length > 0) {
     const [item, depth, was] = stack.pop()!;
@@ -30,6 +38,7 @@ export function nestingDepth(value: unknown, limit = MAX_DEPTH, checked?: unknow
     }
     if (inner > deepest) deepest = inner;
     if (inner > limit) return inner;
+    if (++walked % NODES_PER_STEP === 0) yield;
     const counterpart = typeof was === "object" && was !== null && Array.isArray(was) === Array.isArray(item) ? (was as Record<string, unknown>) : undefined;
     if (Array.isArray(item)) {
       for (let i = 0; i < item.length; i++) {
@@ -47,7 +56,10 @@ export function nestingDepth(value: unknown, limit = MAX_DEPTH, checked?: unknow
 }
 
 /** Why the document cannot be loaded, if its shape says so; `checked` as in nestingDepth. */
-export function shapeProblem(value: unknown, checked?: unknown): string | undefined {
-  const depth = nestingDepth(value, MAX_DEPTH, checked);
+export const shapeProblem = (value: unknown, checked?: unknown): string | undefined => runSteps(shapeProblemSteps(value, checked));
+
+/** shapeProblem in steps. */
+export function* shapeProblemSteps(value: unknown, checked?: unknown): Steps<string | undefined> {
+  const depth = yield* nestingDepthSteps(value, MAX_DEPTH, checked);
   return depth > MAX_DEPTH ? `the document nests deeper than ${MAX_DEPTH} levels of mappings and lists; no flag configuration needs that` : undefined;
 }
