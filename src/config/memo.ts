@@ -131,8 +131,9 @@ const SHARED_PER_STEP = 500;
  * go on arrival; strings are cheap to copy, so the parts below the depth shareUnchanged shares
  * (one flag, segment or metadata entry, or a part of one) travel as JSON text, parsed one at a
  * time. Down to that depth a mapping is `{ r, k? }`: its entries (only the changed ones when
- * there is a last value) and its keys in order when they are not the last value's. Parts equal to the last value's are
- * left out; a part JSON cannot carry as it is (`.inf`, `.nan`, `-0`) travels as `{ v }`.
+ * there is a last value) and its keys in order when they are not the last value's. Parts equal
+ * to the last value's are left out; a part JSON cannot carry as it is (`.inf`, `.nan`, `-0`)
+ * travels as `{ v }`.
  */
 export type Encoded = string | { v: unknown } | { r: Record<string, Encoded | undefined>; k?: string[] };
 
