@@ -71,8 +71,8 @@ async function applyNow(load: ConfigLoad, ctx: ReloadContext, options: ApplyOpti
   const { keys, generated, persistError } = await resolveKeys(ctx.stateDir, valid.map((e) => e.config));
   if (persistError) logger.warn(`generated keys could not be saved in ${ctx.stateDir} (${persistError.message}); they will change on restart`);
   const next = nextSnapshots(load, valid, keys, previous, options);
-  // In steps, with the event loop free in between: a 10 000-flag environment is compared and
-  // hashed (its ETag, for the event and bulk answers) before it is served, never in one go.
+  // In steps, with the event loop free in between: a changed 10 000-flag environment is compared
+  // and hashed (its ETag, for the event and bulk answers) before it is served, never in one go.
   const applied = await runStepsYielding(changesBetween(previous, next, options));
   store.replace(next.values(), options.keepProblems ? store.problems : problemsAfter(load, valid, store, options));
   // Reported once the store says so too (`/readyz`), so a reader of the log never races it.
@@ -158,7 +158,9 @@ function* changesBetween(
       if (same((s) => s.config.notifications) && same((s) => s.config.invalidFlags ?? {})) next.set(env, before);
       continue;
     }
-    yield* prepareSnapshot(snapshot);
+    // A replaced environment's ETag is made here, in steps; a new one's on first use, as at
+    // start-up (where nothing is served yet and hashing would only delay the first answer).
+    if (before) yield* prepareSnapshot(snapshot);
     applied.push({ env, changes, before, after: snapshot });
   }
   const removed = options.partial ? [] : [...previous.keys()].filter((env) => !next.has(env));
