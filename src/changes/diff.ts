@@ -7,6 +7,7 @@
 import type { EnvironmentConfig, FlagDefinition, JsonValue, Metadata } from "../model/types.js";
 import { canonicalJson, compare } from "../model/json.js";
 import type { Change, ChangeKind } from "../model/change.js";
+import { runSteps, type Steps } from "../model/steps.js";
 
 export type { Change, ChangeKind } from "../model/change.js";
 
@@ -20,9 +21,11 @@ export interface Version {
  * Entries created, deleted or (by `same`) updated between two maps, in key order. Only the
  * changes are sorted: an edit of one flag among 10 000 sorts one key, not 20 000.
  */
-function diffKeys<T>(before: Record<string, T>, after: Record<string, T>, same: (was: T, now: T) => boolean) {
+function* diffKeys<T>(before: Record<string, T>, after: Record<string, T>, same: (was: T, now: T) => boolean): Steps<{ key: string; change: ChangeKind; before?: T; after?: T }[]> {
   const out: { key: string; change: ChangeKind; before?: T; after?: T }[] = [];
+  let seen = 0;
   for (const key of Object.keys(before)) {
+    if (++seen % KEYS_PER_STEP === 0) yield;
     const was = before[key];
     const now = Object.hasOwn(after, key) ? after[key] : undefined;
     if (was === undefined) continue;
@@ -30,11 +33,15 @@ function diffKeys<T>(before: Record<string, T>, after: Record<string, T>, same: 
     else if (!same(was, now)) out.push({ key, change: "updated", before: was, after: now });
   }
   for (const key of Object.keys(after)) {
+    if (++seen % KEYS_PER_STEP === 0) yield;
     const now = after[key];
     if (now !== undefined && (!Object.hasOwn(before, key) || before[key] === undefined)) out.push({ key, change: "created", after: now });
   }
   return out.sort((a, b) => compare(a.key, b.key));
 }
+
+/** Keys looked at between two yields of diffEnvironmentsSteps. */
+const KEYS_PER_STEP = 2000;
 
 /** A flag as it answers: with the flag-set metadata merged under its own (what clients see). */
 export const answeredFlag = (flag: FlagDefinition, setMetadata: Metadata | undefined): FlagDefinition => ({
@@ -47,17 +54,20 @@ export const answeredFlag = (flag: FlagDefinition, setMetadata: Metadata | undef
  * away). A flag counts as changed when what it answers could change: its definition, or the
  * flag-set metadata merged into its responses.
  */
-export function diffEnvironments(before: Version | undefined, after: Version | undefined): Change[] {
+export const diffEnvironments = (before: Version | undefined, after: Version | undefined): Change[] => runSteps(diffEnvironmentsSteps(before, after));
+
+/** diffEnvironments in steps (a reload runs it with the event loop free in between, see runStepsYielding). */
+export function* diffEnvironmentsSteps(before: Version | undefined, after: Version | undefined): Steps<Change[]> {
   const empty: Version["config"] = { flags: {}, segments: {}, metadata: {} };
   const a = before?.config ?? empty;
   const b = after?.config ?? empty;
   const sameMetadata = a.metadata === b.metadata || canonicalJson(a.metadata) === canonicalJson(b.metadata);
-  const flagChanges: Change[] = diffKeys<FlagDefinition>(
+  const flagChanges: Change[] = (yield* diffKeys<FlagDefinition>(
     a.flags,
     b.flags,
     (was, now) => (was === now && sameMetadata) || canonicalJson(answeredFlag(was, a.metadata)) === canonicalJson(answeredFlag(now, b.metadata)),
-  ).map((c) => ({ kind: "flag", ...c }));
-  const segmentChanges: Change[] = diffKeys<JsonValue>(a.segments, b.segments, (was, now) => was === now || canonicalJson(was) === canonicalJson(now)).map(
+  )).map((c) => ({ kind: "flag", ...c }));
+  const segmentChanges: Change[] = (yield* diffKeys<JsonValue>(a.segments, b.segments, (was, now) => was === now || canonicalJson(was) === canonicalJson(now))).map(
     (c) => ({ kind: "segment", ...c }),
   );
   const keyChanges: Change[] = before && after && before.apiKey !== after.apiKey ? [{ kind: "api-key", change: "updated" }] : [];

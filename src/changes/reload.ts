@@ -8,9 +8,10 @@ import { formatProblem, type Problem } from "../model/types.js";
 import type { Logger } from "../log/logger.js";
 import { canonicalJson } from "../model/json.js";
 import { keyDigest, recordedGrace, redactKey, resolveKeys } from "../store/keys.js";
-import { createSnapshot, keepLastGoodFlags, type EnvironmentSnapshot } from "../store/snapshot.js";
+import { createSnapshot, keepLastGoodFlags, prepareSnapshot, type EnvironmentSnapshot } from "../store/snapshot.js";
 import type { FlagStore } from "../store/store.js";
-import { diffEnvironments, type Change } from "./diff.js";
+import { diffEnvironments, diffEnvironmentsSteps, type Change } from "./diff.js";
+import { runStepsYielding, type Steps } from "../model/steps.js";
 
 export interface EnvironmentChange {
   env: string;
@@ -70,7 +71,9 @@ async function applyNow(load: ConfigLoad, ctx: ReloadContext, options: ApplyOpti
   const { keys, generated, persistError } = await resolveKeys(ctx.stateDir, valid.map((e) => e.config));
   if (persistError) logger.warn(`generated keys could not be saved in ${ctx.stateDir} (${persistError.message}); they will change on restart`);
   const next = nextSnapshots(load, valid, keys, previous, options);
-  const applied = changesBetween(previous, next, options);
+  // In steps, with the event loop free in between: a changed 10 000-flag environment is compared
+  // and hashed (its ETag, for the event and bulk answers) before it is served, never in one go.
+  const applied = await runStepsYielding(changesBetween(previous, next, options));
   store.replace(next.values(), options.keepProblems ? store.problems : problemsAfter(load, valid, store, options));
   // Reported once the store says so too (`/readyz`), so a reader of the log never races it.
   logProblems(load, previous, next, logger, options);
@@ -138,16 +141,16 @@ function nextSnapshots(
  * What changed per environment, removals included. Unchanged environments keep their snapshot
  * (put back into `next`), so their ETags and timestamps stay put.
  */
-function changesBetween(
+function* changesBetween(
   previous: ReadonlyMap<string, EnvironmentSnapshot>,
   next: Map<string, EnvironmentSnapshot>,
   options: ApplyOptions,
-): EnvironmentChange[] {
+): Steps<EnvironmentChange[]> {
   const applied: EnvironmentChange[] = [];
   for (const [env, snapshot] of next) {
     const before = previous.get(env);
     if (before === snapshot) continue;
-    const changes = diffEnvironments(before, snapshot);
+    const changes = yield* diffEnvironmentsSteps(before, snapshot);
     if (before && changes.length === 0) {
       // No definition changed. A new `notifications:` list, or a flag newly broken (it keeps its
       // last good definition, or answers PARSE_ERROR if it never had one), still takes effect, silently.
@@ -155,6 +158,9 @@ function changesBetween(
       if (same((s) => s.config.notifications) && same((s) => s.config.invalidFlags ?? {})) next.set(env, before);
       continue;
     }
+    // A replaced environment's ETag is made here, in steps; a new one's on first use, as at
+    // start-up (where nothing is served yet and hashing would only delay the first answer).
+    if (before) yield* prepareSnapshot(snapshot);
     applied.push({ env, changes, before, after: snapshot });
   }
   const removed = options.partial ? [] : [...previous.keys()].filter((env) => !next.has(env));

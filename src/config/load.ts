@@ -15,12 +15,12 @@ import { shareUnchanged } from "./share.js";
 import { mergeDocuments, originText, type MergedEnvironment } from "./merge.js";
 import { parseYamlOffThread, parseYamlYielding, type ParsedFile } from "./parse.js";
 import { ENVIRONMENT_NAME_RULE, isEnvironmentName } from "./schema.js";
-import { shapeProblem } from "./shape.js";
+import { shapeProblemSteps } from "./shape.js";
 import { docProblem, inlineSource, problemAt, type EnvDocument } from "./positions.js";
 import type { EnvironmentConfig, Problem } from "../model/types.js";
 import { compare, isRecord, setOwn } from "../model/json.js";
 import { runStepsYielding, type Steps } from "../model/steps.js";
-import { addTo, compileAndLocate, validateDocument, type LocatedCompilation } from "./validate.js";
+import { addTo, compileAndLocate, validateDocumentSteps, type LocatedCompilation } from "./validate.js";
 import { yaml } from "./yaml-package.js";
 
 export interface LoadedEnvironment {
@@ -135,7 +135,8 @@ async function parseChanged(document: SourceDocument, { offThread, memo }: Readi
       : offThread
         ? await parseYamlOffThread(document.file, text, known?.parsed)
         : await parseYamlYielding(document.file, text);
-  const shape = parsed.problems.length === 0 ? shapeProblem(parsed.value) : undefined;
+  // The last value passed this check (a value with problems is not kept): what the new one shares with it is not walked again.
+  const shape = parsed.problems.length === 0 ? await runStepsYielding(shapeProblemSteps(parsed.value, known?.parsed.value)) : undefined;
   if (shape !== undefined) parsed = { problems: [{ file: document.file, line: 0, col: 0, message: shape }] };
   else if (memo && parsed.problems.length === 0 && parsed.value !== undefined && known?.parsed.value !== undefined) {
     parsed = { ...parsed, value: await runStepsYielding(shareUnchanged(known.parsed.value, parsed.value)) };
@@ -339,7 +340,7 @@ function* buildUnguarded(input: FoundEnvironment, env: EnvVars, problems: Proble
     const { doc, problems: unset } = expandNotifications(written, env);
     docs.push(doc);
     problems.add(name, ...unset);
-    const check = validateDocument(doc, memo?.validFlags);
+    const check = yield* validateDocumentSteps(doc, memo?.validFlags);
     memo?.count("flagsValidated", check.flagsChecked);
     if (check.schemaValid) schemaValid.add(doc);
     problems.add(name, ...check.problems);

@@ -3,7 +3,8 @@
  * document in one synchronous call, during which a running server could answer nothing. Only
  * plain data goes back. The worker keeps the last value of each file it parsed (a few files at
  * most): asked to parse a file again from the value the main thread holds, it sends only what
- * changed (leaveOutUnchanged), not a copy of every flag.
+ * changed (leaveOutUnchanged), not a copy of every flag; and what it sends is mostly JSON text,
+ * which the main thread parses a few hundred flags at a time.
  */
 import { parentPort } from "node:worker_threads";
 import { leaveOutUnchanged } from "./share.js";
@@ -23,6 +24,7 @@ parentPort?.on("message", ({ id, file, text, baseId }: { id: number; file: strin
   }
   kept.set(file, { id, value: parsed.value });
   if (kept.size > KEPT_FILES) kept.delete(kept.keys().next().value!);
-  if (base !== undefined && base.id === baseId) parentPort!.postMessage({ id, changes: leaveOutUnchanged(base.value, parsed.value) });
-  else parentPort!.postMessage({ id, value: parsed.value });
+  // Without the serving thread's value, everything is sent (as text, see memo.ts's Encoded).
+  const known = base !== undefined && base.id === baseId;
+  parentPort!.postMessage({ id, relative: known, changes: leaveOutUnchanged(known ? base.value : undefined, parsed.value, 0, known) });
 });

@@ -11,7 +11,7 @@ import { yaml } from "./yaml-package.js";
 import { inlineSource, yamlSource, type Source } from "./positions.js";
 import { explainYamlErrors } from "./yaml-errors.js";
 import { runSteps, runStepsYielding, type Steps } from "../model/steps.js";
-import { withUnchanged } from "./share.js";
+import { withUnchanged, type Encoded } from "./share.js";
 import { textNestingProblem } from "./shape.js";
 import type { Problem } from "../model/types.js";
 
@@ -67,7 +67,8 @@ const OFF_THREAD_BYTES = 512 * 1024;
  *
  * `last` is this file's last parse: when the worker made it, the worker still has that value
  * and sends back only what changed (withUnchanged), so that an edit of one flag in a big file
- * costs this thread that flag, not a copy of the whole value.
+ * costs this thread that flag, not a copy of the whole value. Whatever it sends is read here in
+ * steps, flag by flag from JSON text (share.ts's Encoded).
  */
 export async function parseYamlOffThread(file: string, text: string, last?: ParsedFile): Promise<ParsedFile> {
   const deep = tooDeep(file, text);
@@ -77,14 +78,15 @@ export async function parseYamlOffThread(file: string, text: string, last?: Pars
     const reply = await parseWorker.parse(file, text, base?.id).catch(() => undefined);
     if (reply && "problems" in reply) return runStepsYielding(parseYamlSteps(file, text)); // the fast path has declined it already
     if (reply) {
-      const value = "changes" in reply ? await runStepsYielding(withUnchanged(base!.value, reply.changes)) : reply.value;
+      const value = await runStepsYielding(withUnchanged(reply.relative ? base?.value : undefined, reply.changes));
       return { source: lazySource(file, text), value, problems: [], workerId: reply.id };
     }
   }
   return parseYamlYielding(file, text);
 }
 
-type WorkerReply = { id: number; value: unknown } | { id: number; changes: unknown } | { id: number; problems: Problem[] };
+/** `relative`: the changes are from the value the server holds (the parse `baseId` named); else everything is sent. */
+type WorkerReply = { id: number; relative: boolean; changes: Encoded | undefined } | { id: number; problems: Problem[] };
 
 /**
  * One worker thread for every big parse, started on the first, kept while the process runs

@@ -5,30 +5,62 @@
  * take every other source's reload down with it. Checked once, on the parsed value, without
  * recursion.
  */
+import { runSteps, type Steps } from "../model/steps.js";
 
 /** Deeper than any real flag configuration (JsonLogic rules included), shallow enough for every recursive walk. */
 export const MAX_DEPTH = 128;
 
-/** How deep `value` nests objects and arrays (a scalar is 0), counting no further than `limit + 1`. */
-export function nestingDepth(value: unknown, limit = MAX_DEPTH): number {
+/**
+ * How deep `value` nests objects and arrays (a scalar is 0), counting no further than `limit + 1`.
+ * `checked` is a value already found no deeper than `limit`: a part of `value` that is the very
+ * object found at the same place in it is not walked again (the loader shares a changed file's
+ * unchanged parts with its last value, so an edit walks what it changed); the depth returned is
+ * then that of the parts walked, which is all the limit needs.
+ */
+export const nestingDepth = (value: unknown, limit = MAX_DEPTH, checked?: unknown): number => runSteps(nestingDepthSteps(value, limit, checked));
+
+/** Mappings and lists walked between two yields of nestingDepthSteps. */
+const NODES_PER_STEP = 5000;
+
+/** nestingDepth in steps (a 10 000-flag file is walked a few thousand nodes at a time). */
+export function* nestingDepthSteps(value: unknown, limit = MAX_DEPTH, checked?: unknown): Steps<number> {
   let deepest = 0;
-  const stack: [unknown, number][] = [[value, 0]];
+  let walked = 0;
+  const stack: [unknown, number, unknown][] = [[value, 0, checked]];
   while (stack.length > 0) {
-    const [item, depth] = stack.pop()!;
+    const [item, depth, was] = stack.pop()!;
     if (typeof item !== "object" || item === null) continue;
     const inner = depth + 1;
+    if (item === was) {
+      // Walked before at this very place: as deep as the limit at most, and no deeper than it was.
+      if (inner > deepest) deepest = inner;
+      continue;
+    }
     if (inner > deepest) deepest = inner;
     if (inner > limit) return inner;
-    for (const child of Array.isArray(item) ? item : Object.values(item)) {
-      if (typeof child === "object" && child !== null) stack.push([child, inner]);
+    if (++walked % NODES_PER_STEP === 0) yield;
+    const counterpart = typeof was === "object" && was !== null && Array.isArray(was) === Array.isArray(item) ? (was as Record<string, unknown>) : undefined;
+    if (Array.isArray(item)) {
+      for (let i = 0; i < item.length; i++) {
+        const child: unknown = item[i];
+        if (typeof child === "object" && child !== null) stack.push([child, inner, counterpart?.[i]]);
+      }
+    } else {
+      for (const key of Object.keys(item)) {
+        const child = (item as Record<string, unknown>)[key];
+        if (typeof child === "object" && child !== null) stack.push([child, inner, counterpart && Object.hasOwn(counterpart, key) ? counterpart[key] : undefined]);
+      }
     }
   }
   return deepest;
 }
 
-/** Why the document cannot be loaded, if its shape says so. */
-export function shapeProblem(value: unknown): string | undefined {
-  const depth = nestingDepth(value);
+/** Why the document cannot be loaded, if its shape says so; `checked` as in nestingDepth. */
+export const shapeProblem = (value: unknown, checked?: unknown): string | undefined => runSteps(shapeProblemSteps(value, checked));
+
+/** shapeProblem in steps. */
+export function* shapeProblemSteps(value: unknown, checked?: unknown): Steps<string | undefined> {
+  const depth = yield* nestingDepthSteps(value, MAX_DEPTH, checked);
   return depth > MAX_DEPTH ? `the document nests deeper than ${MAX_DEPTH} levels of mappings and lists; no flag configuration needs that` : undefined;
 }
 

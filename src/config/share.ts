@@ -32,7 +32,7 @@ export function sameData(a: unknown, b: unknown): boolean {
  */
 export function* shareUnchanged(last: unknown, next: unknown, depth = 0): Steps<unknown> {
   if (last === next) return last;
-  if (depth >= 4 || !isRecord(last) || !isRecord(next)) return sameData(last, next) ? last : next;
+  if (depth >= SHARED_DEPTH || !isRecord(last) || !isRecord(next)) return sameData(last, next) ? last : next;
   const keys = Object.keys(next);
   const lastKeys = Object.keys(last);
   let same = keys.length === lastKeys.length;
@@ -55,28 +55,75 @@ export function* shareUnchanged(last: unknown, next: unknown, depth = 0): Steps<
 const SHARED_PER_STEP = 500;
 
 /**
- * What changed from `last` to `next`, as the parse worker sends it: `next` with every part equal
- * to `last`'s (down to the depth shareUnchanged shares) left out as `undefined`, which no parsed
- * value holds. `withUnchanged` puts `last`'s parts back.
+ * A parsed value as the parse worker sends it back (`leaveOutUnchanged`), read on the serving
+ * thread by `withUnchanged` in steps. Copying a 2 MB object graph between threads is read in one
+ * go on arrival; strings are cheap to copy, so the parts below the depth shareUnchanged shares
+ * (one flag, segment or metadata entry, or a part of one) travel as JSON text, parsed one at a
+ * time. Down to that depth a mapping is `{ r, k? }`: its entries (only the changed ones when
+ * there is a last value) and its keys in order when they are not the last value's. Parts equal
+ * to the last value's are left out; a part JSON cannot carry as it is (`.inf`, `.nan`, `-0`)
+ * travels as `{ v }`.
  */
-export function leaveOutUnchanged(last: unknown, next: unknown, depth = 0): unknown {
-  if (sameData(last, next)) return undefined;
-  if (depth >= 4 || !isRecord(last) || !isRecord(next)) return next;
-  const changes: Record<string, unknown> = {};
-  for (const key of Object.keys(next)) setOwn(changes, key, Object.hasOwn(last, key) ? leaveOutUnchanged(last[key], next[key], depth + 1) : next[key]);
-  return changes;
+export type Encoded = string | { v: unknown } | { r: Record<string, Encoded | undefined>; k?: string[] };
+
+/** The depth down to which a value is shared (and sent) mapping by mapping. */
+const SHARED_DEPTH = 4;
+
+/**
+ * `next` as the worker sends it: everything, or with `last` (the value the serving thread holds)
+ * what changed from it. Undefined when nothing changed.
+ */
+export function leaveOutUnchanged(last: unknown, next: unknown, depth = 0, hasLast = true): Encoded | undefined {
+  if (hasLast && sameData(last, next)) return undefined;
+  const whole = depth >= SHARED_DEPTH || !isRecord(next) || (hasLast ? !isRecord(last) : !isMany(next) && !Object.values(next).some(isMany));
+  if (whole) return jsonCarries(next) ? JSON.stringify(next) : { v: next };
+  const keys = Object.keys(next);
+  const before = hasLast && isRecord(last) ? last : undefined;
+  const entries: Record<string, Encoded | undefined> = {};
+  for (const key of keys) {
+    const known = before !== undefined && Object.hasOwn(before, key);
+    const encoded = leaveOutUnchanged(known ? before[key] : undefined, next[key], depth + 1, known);
+    if (encoded !== undefined) setOwn(entries, key, encoded);
+  }
+  const sameKeys = before !== undefined && sameKeyList(Object.keys(before), keys);
+  return sameKeys || before === undefined ? { r: entries } : { r: entries, k: keys };
 }
 
-/** The value `leaveOutUnchanged(last, next)` was made from, sharing `last`'s unchanged parts (`last` itself when nothing changed). In steps. */
-export function* withUnchanged(last: unknown, changes: unknown, depth = 0): Steps<unknown> {
-  if (changes === undefined) return last;
-  // leaveOutUnchanged went into a mapping exactly when both were mappings.
-  if (depth >= 4 || !isRecord(last) || !isRecord(changes)) return changes;
-  const keys = Object.keys(changes);
+/**
+ * With nothing to compare with, a mapping is sent as one text unless it, or a mapping in it, has
+ * many entries: one flag is one text, and no text is so big that parsing it holds the thread up.
+ */
+const isMany = (value: unknown): boolean => isRecord(value) && Object.keys(value).length > SHARED_PER_STEP / 10;
+
+const sameKeyList = (a: string[], b: string[]): boolean => a.length === b.length && a.every((key, i) => key === b[i]);
+
+/** Whether JSON text gives this value back as it is (parsed data: no undefined, no functions). */
+function jsonCarries(value: unknown): boolean {
+  if (typeof value === "number") return Number.isFinite(value) && !Object.is(value, -0);
+  if (typeof value !== "object" || value === null) return true;
+  if (Array.isArray(value)) return value.every(jsonCarries);
+  for (const key of Object.keys(value)) if (!jsonCarries((value as Record<string, unknown>)[key])) return false;
+  return true;
+}
+
+/**
+ * The value `leaveOutUnchanged(last, next)` was made from, sharing `last`'s unchanged parts
+ * (`last` itself when nothing changed; `last` undefined when everything was sent). In steps: a
+ * few hundred entries of a mapping, each a JSON text to parse, between two yields.
+ */
+export function* withUnchanged(last: unknown, encoded: Encoded | undefined, depth = 0): Steps<unknown> {
+  if (encoded === undefined) return last;
+  if (typeof encoded === "string") return JSON.parse(encoded) as unknown;
+  if ("v" in encoded) return encoded.v;
+  const before = isRecord(last) ? last : undefined;
+  const { r: entries } = encoded;
+  const keys = encoded.k ?? (before ? Object.keys(before) : Object.keys(entries));
   const value: Record<string, unknown> = {};
   for (let i = 0; i < keys.length; i++) {
     const key = keys[i]!;
-    setOwn(value, key, Object.hasOwn(last, key) ? yield* withUnchanged(last[key], changes[key], depth + 1) : changes[key]);
+    const known = before !== undefined && Object.hasOwn(before, key);
+    const shared = Object.hasOwn(entries, key) ? yield* withUnchanged(known ? before[key] : undefined, entries[key], depth + 1) : before![key];
+    setOwn(value, key, shared);
     if (i % SHARED_PER_STEP === SHARED_PER_STEP - 1) yield;
   }
   return value;

@@ -12,7 +12,7 @@ import { validateEnvironmentSchema } from "./schema.js";
 import { docProblem, formatPath, type Anchor, type EnvDocument, type JsonPath } from "./positions.js";
 import type { Problem } from "../model/types.js";
 import { isRecord, setOwn } from "../model/json.js";
-import type { Steps } from "../model/steps.js";
+import { runSteps, type Steps } from "../model/steps.js";
 
 /**
  * What a problem takes out (design §3: a problem costs only what it breaks): one flag, one
@@ -38,8 +38,14 @@ export interface DocumentCheck {
  * loader shares unchanged values between loads) are left out of the checks, and the flags found
  * valid are added to it. A flag's checks depend on the flag alone, so the result is the same.
  */
-export function validateDocument(doc: EnvDocument, knownValid?: WeakSet<object>): DocumentCheck {
-  const value = withoutKnownFlags(doc.value, knownValid);
+export const validateDocument = (doc: EnvDocument, knownValid?: WeakSet<object>): DocumentCheck => runSteps(validateDocumentSteps(doc, knownValid));
+
+/** Flags looked up in (or added to) the known-valid set between two yields of validateDocumentSteps. */
+const FLAGS_PER_STEP = 1000;
+
+/** validateDocument in steps: a file of 10 000 known flags is sorted out a thousand at a time. */
+export function* validateDocumentSteps(doc: EnvDocument, knownValid?: WeakSet<object>): Steps<DocumentCheck> {
+  const value = yield* withoutKnownFlags(doc.value, knownValid);
   const check: DocumentCheck = { problems: [], flagProblems: new Map(), segmentProblems: new Map(), schemaValid: true, flagsChecked: 0 };
   const add = (path: JsonPath, problem: Problem) => {
     const scope = scopeOf(doc.value, path);
@@ -56,20 +62,26 @@ export function validateDocument(doc: EnvDocument, knownValid?: WeakSet<object>)
   const flags = isRecord(value) ? value.flags : undefined;
   check.flagsChecked = Array.isArray(flags) ? flags.length : isRecord(flags) ? Object.keys(flags).length : 0;
   if (knownValid && isRecord(flags) && check.problems.length === 0) {
-    for (const key of Object.keys(flags)) {
-      const flag = flags[key];
-      if (typeof flag === "object" && flag !== null && !check.flagProblems.has(key)) knownValid.add(flag);
+    const keys = Object.keys(flags);
+    for (let i = 0; i < keys.length; i++) {
+      const flag = flags[keys[i]!];
+      if (typeof flag === "object" && flag !== null && !check.flagProblems.has(keys[i]!)) knownValid.add(flag);
+      if (i % FLAGS_PER_STEP === FLAGS_PER_STEP - 1) yield;
     }
   }
   return check;
 }
 
 /** The document with the flags of its `flags:` map that are known valid left out (itself when there are none). */
-function withoutKnownFlags(value: unknown, knownValid: WeakSet<object> | undefined): unknown {
+function* withoutKnownFlags(value: unknown, knownValid: WeakSet<object> | undefined): Steps<unknown> {
   if (!knownValid || !isRecord(value) || !isRecord(value.flags)) return value;
   const all = value.flags;
   const keys = Object.keys(all);
-  const unknown = keys.filter((key) => !isKnown(all[key], knownValid));
+  const unknown: string[] = [];
+  for (let i = 0; i < keys.length; i++) {
+    if (!isKnown(all[keys[i]!], knownValid)) unknown.push(keys[i]!);
+    if (i % FLAGS_PER_STEP === FLAGS_PER_STEP - 1) yield;
+  }
   if (unknown.length === keys.length) return value;
   const flags: Record<string, unknown> = {};
   for (const key of unknown) setOwn(flags, key, all[key]);

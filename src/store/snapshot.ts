@@ -1,9 +1,10 @@
 /** An environment ready to serve: immutable, built once per load, swapped whole. */
-import { createHash } from "node:crypto";
+import { createHash, type Hash } from "node:crypto";
 import type { EnvironmentConfig } from "../model/types.js";
 import type { CompiledFlag } from "../engine/types.js";
 import { canonicalJson, compare } from "../model/json.js";
 import { streamToken } from "./keys.js";
+import { runSteps, type Steps } from "../model/steps.js";
 
 export interface EnvironmentSnapshot {
   readonly name: string;
@@ -24,15 +25,34 @@ export interface EnvironmentSnapshot {
 }
 
 /** Flags that answer PARSE_ERROR count too (only when there are some, so other ETags stay as they were). */
-export const configEtagOf = (config: EnvironmentConfig): string =>
-  `"${createHash("sha256")
-    .update(
-      // canonicalJson of { flags, invalidFlags?, metadata, segments }, each flag and segment's text made once (see canonicalOf).
-      `{"flags":${canonicalRecord(config.flags)}${config.invalidFlags ? `,"invalidFlags":${canonicalJson(config.invalidFlags)}` : ""},` +
-        `"metadata":${canonicalJson(config.metadata)},"segments":${canonicalRecord(config.segments)}}`,
-    )
-    .digest("base64url")
-    .slice(0, 27)}"`;
+export const configEtagOf = (config: EnvironmentConfig): string => etags.get(config) ?? runSteps(configEtagSteps(config));
+
+/** Each configuration's ETag, once made (configurations are immutable once loaded). */
+const etags = new WeakMap<EnvironmentConfig, string>();
+
+/** Flag and segment entries hashed between two yields of configEtagSteps. */
+const ENTRIES_PER_STEP = 1000;
+
+/**
+ * configEtagOf in steps: a reload makes the ETag of a changed environment this way before the
+ * snapshot is served (prepareSnapshot), so hashing 10 000 definitions never holds requests up.
+ * The hash is of canonicalJson({ flags, invalidFlags?, metadata, segments }), each flag and
+ * segment's text made once per definition object (see canonicalOf).
+ */
+export function* configEtagSteps(config: EnvironmentConfig): Steps<string> {
+  const known = etags.get(config);
+  if (known !== undefined) return known;
+  const hash = createHash("sha256");
+  hash.update(`{"flags":`);
+  yield* canonicalRecordSteps(config.flags, hash);
+  if (config.invalidFlags) hash.update(`,"invalidFlags":${canonicalJson(config.invalidFlags)}`);
+  hash.update(`,"metadata":${canonicalJson(config.metadata)},"segments":`);
+  yield* canonicalRecordSteps(config.segments, hash);
+  hash.update("}");
+  const etag = `"${hash.digest("base64url").slice(0, 27)}"`;
+  etags.set(config, etag);
+  return etag;
+}
 
 /**
  * The canonical JSON of a definition, made once per object: the loader shares unchanged
@@ -46,13 +66,28 @@ function canonicalOf(value: unknown): string {
   return text;
 }
 
-/** canonicalJson of a record, its entries' texts from canonicalOf. */
-function canonicalRecord(record: Readonly<Record<string, unknown>>): string {
-  const parts: string[] = [];
-  for (const key of Object.keys(record).sort(compare)) {
+/** canonicalJson of a record into `hash`, its entries' texts from canonicalOf, in steps. */
+function* canonicalRecordSteps(record: Readonly<Record<string, unknown>>, hash: Hash): Steps<void> {
+  const keys = Object.keys(record).sort(compare);
+  let parts: string[] = [];
+  let first = true;
+  const flush = () => {
+    if (parts.length === 0) return;
+    hash.update(`${first ? "" : ","}${parts.join(",")}`);
+    first = false;
+    parts = [];
+  };
+  hash.update("{");
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i]!;
     if (record[key] !== undefined) parts.push(`${JSON.stringify(key)}:${canonicalOf(record[key])}`);
+    if (i % ENTRIES_PER_STEP === ENTRIES_PER_STEP - 1) {
+      flush();
+      yield;
+    }
   }
-  return `{${parts.join(",")}}`;
+  flush();
+  hash.update("}");
 }
 
 /**
@@ -94,9 +129,15 @@ export function createSnapshot(
     flagKeys: [...flags.keys()].sort(),
     // Hashed on first use (a bulk answer, a change event): hashing every flag's definition is
     // a tenth of a 10 000-flag start-up, and a server is ready to answer single flags without it.
+    // A reload hashes in steps before the swap (prepareSnapshot).
     get configEtag() {
       return (configEtag ??= configEtagOf(config));
     },
     loadedAt,
   });
+}
+
+/** Makes a snapshot's ETag in steps, so that serving it (a bulk answer, the change event) finds it made. */
+export function* prepareSnapshot(snapshot: EnvironmentSnapshot): Steps<void> {
+  yield* configEtagSteps(snapshot.config);
 }

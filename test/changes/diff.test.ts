@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { diffEnvironments, type Version } from "../../src/changes/diff.js";
+import { diffEnvironments, diffEnvironmentsSteps, type Version } from "../../src/changes/diff.js";
 import type { FlagDefinition } from "../../src/model/types.js";
 
 const flag = (overrides: Partial<FlagDefinition> = {}): FlagDefinition => ({
@@ -64,5 +64,25 @@ describe("diffEnvironments", () => {
     const v = version({ flags: { f: flag() }, segments: { s: true } });
     expect(summary(undefined, v)).toEqual(["flag:f:created", "segment:s:created"]);
     expect(summary(v, undefined)).toEqual(["flag:f:deleted", "segment:s:deleted"]);
+  });
+});
+
+describe("diffEnvironmentsSteps", () => {
+  it("looks at a few thousand keys between yields, and finds what diffEnvironments finds", () => {
+    const flags: Record<string, FlagDefinition> = {};
+    for (let i = 0; i < 5000; i++) flags[`f${i}`] = flag();
+    const before = version({ flags });
+    const after = version({ flags: { ...flags, f7: flag({ defaultVariant: "on" }) } });
+    const steps = diffEnvironmentsSteps(before, after);
+    let yields = 0;
+    let next = steps.next();
+    while (!next.done) {
+      yields++;
+      next = steps.next();
+    }
+    // 10 000 keys (before's and after's), 2 000 per step.
+    expect(yields).toBe(5);
+    expect(next.value).toEqual(diffEnvironments(before, after));
+    expect(next.value.map((c) => (c.kind === "api-key" ? "api-key" : `${c.key}:${c.change}`))).toEqual(["f7:updated"]);
   });
 });

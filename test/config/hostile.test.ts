@@ -6,7 +6,7 @@
 import { describe, expect, it } from "vitest";
 import { loadSourceReads } from "../../src/config/load.js";
 import { parseYaml } from "../../src/config/parse.js";
-import { MAX_DEPTH, nestingDepth } from "../../src/config/shape.js";
+import { MAX_DEPTH, nestingDepth, shapeProblem } from "../../src/config/shape.js";
 import { decodeUtf8 } from "../../src/sources/decode.js";
 import { readFiles } from "../../src/sources/read-once.js";
 import type { SourceDocument, SourceLoad } from "../../src/sources/source.js";
@@ -81,6 +81,28 @@ describe("hostile documents", () => {
       { file: "bad.yaml", line: 1, col: "flags: ".length + MAX_DEPTH + 1, message: `the document nests deeper than ${MAX_DEPTH} levels of [ and {; no flag configuration needs that` },
     ]);
     expect(parseYaml("ok.yaml", `flags: ${"[".repeat(MAX_DEPTH)}${"]".repeat(MAX_DEPTH)}`).problems).toEqual([]);
+  });
+
+  it("the shape check does not walk again the parts of a value shared with one it checked", () => {
+    // A flag whose every read is counted: walking it reads its properties.
+    let reads = 0;
+    const counted = (): Record<string, unknown> => {
+      const flag = {};
+      for (const key of ["state", "variants"]) Object.defineProperty(flag, key, { enumerable: true, get: () => (reads++, key === "state" ? "ENABLED" : { on: true }) });
+      return flag;
+    };
+    const kept = counted();
+    const last = { flags: { a: kept, b: { variants: { on: true } } } };
+    const next = { flags: { a: kept, b: nested(MAX_DEPTH) } };
+    expect(shapeProblem(last)).toBeUndefined();
+    reads = 0;
+    // The changed flag is walked (and found too deep); the shared one is not read at all.
+    expect(shapeProblem(next, last)).toMatch(/deeper than 128/);
+    expect(shapeProblem({ flags: { a: kept, b: {} } }, last)).toBeUndefined();
+    expect(reads).toBe(0);
+    // The same object at another place is walked: its depth there is not known.
+    expect(shapeProblem({ flags: { c: kept } }, last)).toBeUndefined();
+    expect(reads).toBe(2);
   });
 
   it("parsing never throws, whatever the text", () => {

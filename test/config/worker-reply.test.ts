@@ -1,0 +1,84 @@
+/**
+ * What the parse worker sends back (memo.ts's leaveOutUnchanged) and how the serving thread reads
+ * it (withUnchanged): the changed flags only, each as JSON text, read a few hundred at a time.
+ */
+import { describe, expect, it } from "vitest";
+import { leaveOutUnchanged, withUnchanged, type Encoded } from "../../src/config/share.js";
+import { runSteps, type Steps } from "../../src/model/steps.js";
+
+const flag = (i: number, extra: Record<string, unknown> = {}) => ({ variants: { on: true, off: false }, defaultVariant: i % 2 ? "on" : "off", ...extra });
+function file(count: number, edit: (flags: Record<string, unknown>) => void = () => {}) {
+  const flags: Record<string, unknown> = {};
+  for (let i = 0; i < count; i++) flags[`flag-${i}`] = flag(i);
+  edit(flags);
+  return { apiKey: "k", flags };
+}
+
+/** The steps' value and how many times they yielded. */
+function run<T>(steps: Steps<T>): { value: T; yields: number } {
+  let yields = 0;
+  let next = steps.next();
+  while (!next.done) {
+    yields++;
+    next = steps.next();
+  }
+  return { value: next.value, yields };
+}
+
+/** The JSON texts in a reply: each is one part parsed on the serving thread. */
+function texts(encoded: Encoded | undefined): string[] {
+  if (encoded === undefined) return [];
+  if (typeof encoded === "string") return [encoded];
+  if ("v" in encoded) return [];
+  return Object.values(encoded.r).flatMap(texts);
+}
+
+describe("the parse worker's reply", () => {
+  it("from the value the server holds: the changed part alone, as text; the rest shared", () => {
+    const last = file(2000);
+    const next = file(2000, (flags) => (flags["flag-7"] = flag(7, { state: "DISABLED" })));
+    const reply = leaveOutUnchanged(last, next) as { r: Record<string, Encoded>; k?: string[] };
+    // Mapping by mapping down to a flag's parts (the depth shareUnchanged shares).
+    expect(texts(reply)).toEqual(['"DISABLED"']);
+    expect(reply.k).toBeUndefined(); // same keys, in the same order: not sent
+    expect((reply.r.flags as { k?: string[] }).k).toBeUndefined();
+    const { value, yields } = run(withUnchanged(last, reply));
+    expect(value).toEqual(next);
+    const flags = (value as typeof next).flags;
+    expect(flags["flag-8"]).toBe(last.flags["flag-8"]);
+    expect(flags["flag-7"]).not.toBe(last.flags["flag-7"]);
+    // 2 000 flags, 500 a step.
+    expect(yields).toBe(4);
+    expect(leaveOutUnchanged(last, file(2000))).toBeUndefined();
+    expect(runSteps(withUnchanged(last, undefined))).toBe(last);
+  });
+
+  it("keys added, removed or moved: the key list comes too", () => {
+    const last = file(5);
+    const next = file(5, (flags) => {
+      delete flags["flag-2"];
+      flags.added = flag(9);
+    });
+    const reply = leaveOutUnchanged(last, next) as { r: Record<string, Encoded>; k?: string[] };
+    expect(reply.k).toBeUndefined(); // the root's keys are the same...
+    const flags = reply.r.flags as { r: Record<string, Encoded>; k?: string[] };
+    expect(flags.k).toEqual(["flag-0", "flag-1", "flag-3", "flag-4", "added"]);
+    expect(Object.keys(flags.r)).toEqual(["added"]);
+    const value = runSteps(withUnchanged(last, reply)) as typeof next;
+    expect(value).toEqual(next);
+    expect(Object.keys(value.flags)).toEqual(Object.keys(next.flags));
+  });
+
+  it("without the server's value: one text per flag; values JSON cannot carry as they are", () => {
+    const next = file(100, (flags) => (flags["flag-1"] = flag(1, { variants: { big: Infinity, none: Number.NaN, zero: -0 } })));
+    const reply = leaveOutUnchanged(undefined, next, 0, false) as { r: { flags: { r: Record<string, Encoded> } } };
+    // The root and `flags:` (many entries) mapping by mapping; each flag whole, flag-1 as it is.
+    expect(texts(reply)).toEqual(['"k"', ...Object.keys(next.flags).filter((key) => key !== "flag-1").map((key) => JSON.stringify(next.flags[key]))]);
+    expect(reply.r.flags.r["flag-1"]).toEqual({ v: next.flags["flag-1"] });
+    const value = runSteps(withUnchanged(undefined, reply)) as typeof next;
+    expect(value).toEqual(next);
+    expect(Object.is((value.flags["flag-1"] as { variants: { zero: number } }).variants.zero, -0)).toBe(true);
+    // A small file goes as one text.
+    expect(leaveOutUnchanged(undefined, file(3), 0, false)).toBe(JSON.stringify(file(3)));
+  });
+});
