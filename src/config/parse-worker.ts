@@ -24,7 +24,7 @@ parentPort?.on("message", ({ id, file, text, baseId }: { id: number; file: strin
   }
   kept.set(file, { id, value: parsed.value });
   if (kept.size > KEPT_FILES) kept.delete(kept.keys().next().value!);
-  // Without the serving thread's value, everything is sent (as text, see memo.ts's Encoded).
+  // Without the serving thread's value, everything is sent (as text, see share.ts's Encoded).
   const known = base !== undefined && base.id === baseId;
   parentPort!.postMessage({ id, relative: known, changes: leaveOutUnchanged(known ? base.value : undefined, parsed.value, 0, known) });
 });
