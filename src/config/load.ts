@@ -101,7 +101,7 @@ interface Reading {
 
 /**
  * A document's value: parsed again only when its text changed, sharing what did not change with
- * the last parse (memo.ts). Whatever the parser throws (a hostile document) is a problem of that
+ * the last parse (share.ts). Whatever the parser throws (a hostile document) is a problem of that
  * document, never an escaped exception, and a value too deep for the later stages is refused
  * (shape.ts).
  */
