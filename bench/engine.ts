@@ -15,7 +15,15 @@
 import { parseArgs } from "node:util";
 import { FlagdCore } from "@openfeature/flagd-core";
 import { loadInlineConfig } from "../src/config/index.js";
-import { compileEnvironment, contextAttributes, evaluate, evaluatorFor, isEvaluationError, type CompiledFlag, type Evaluation } from "../src/engine/index.js";
+import {
+  compileEnvironment,
+  contextAttributes,
+  evaluate,
+  evaluatorFor,
+  isEvaluationError,
+  type CompiledFlag,
+  type Evaluation,
+} from "../src/engine/index.js";
 import { benchContexts, benchEnvironment, header, median, printRatios, printTable } from "./lib.js";
 
 const { values } = parseArgs({
@@ -89,14 +97,17 @@ function compareAnswers(ours: Awaited<ReturnType<typeof ourEngine>>, theirs: Fla
   const now = Date.now();
   for (const ctx of contexts) {
     const attrs = contextAttributes(ctx);
-    const all = new Map(theirs.resolveAll(ctx, silent).map((d) => [d.flagKey, { value: d.value, variant: d.variant, reason: d.reason! } as Answer]));
+    const all = new Map(
+      theirs.resolveAll(ctx, silent).map((d) => [d.flagKey, { value: d.value, variant: d.variant, reason: d.reason! } as Answer]),
+    );
     for (const key of ours.keys) {
       const a = oursAsAnswer(evaluate(ours.flags.get(key)!, attrs, now));
       const b = all.get(key);
       if (same(a, b)) continue;
       const why = Object.keys(EXPLAINED).find((name) => EXPLAINED[name]!(key, ctx, a, b));
       if (why) explained.set(why, (explained.get(why) ?? 0) + 1);
-      else unexplained.push(`${key} ${JSON.stringify(ctx)}: flagserve ${JSON.stringify(a)}, flagd-core ${JSON.stringify(b ?? "(left out)")}`);
+      else
+        unexplained.push(`${key} ${JSON.stringify(ctx)}: flagserve ${JSON.stringify(a)}, flagd-core ${JSON.stringify(b ?? "(left out)")}`);
     }
   }
   for (const key of ours.keys.filter((k) => ours.flags.get(k)!.state === "DISABLED")) {
@@ -104,7 +115,9 @@ function compareAnswers(ours: Awaited<ReturnType<typeof ourEngine>>, theirs: Fla
     if (reason !== "DISABLED") unexplained.push(`${key}: disabled, flagd-core resolve() says ${reason}`);
   }
   if (unexplained.length > 0) {
-    console.error(`${unexplained.length} answers differ from ${FLAGD_CORE} without an explanation:\n${unexplained.slice(0, 20).join("\n")}`);
+    console.error(
+      `${unexplained.length} answers differ from ${FLAGD_CORE} without an explanation:\n${unexplained.slice(0, 20).join("\n")}`,
+    );
     process.exit(1);
   }
   return explained;

@@ -37,7 +37,23 @@ import { availableParallelism } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import autocannon from "autocannon";
-import { benchContexts, benchFile, benchYaml, cpuMicrosOf, header, KEY, median, ONE_BODY, printRatios, printTable, replyFor, startFlagserve, startNode, stop, withTempDir } from "./lib.js";
+import {
+  benchContexts,
+  benchFile,
+  benchYaml,
+  cpuMicrosOf,
+  header,
+  KEY,
+  median,
+  ONE_BODY,
+  printRatios,
+  printTable,
+  replyFor,
+  startFlagserve,
+  startNode,
+  stop,
+  withTempDir,
+} from "./lib.js";
 
 const { values } = parseArgs({
   options: {
@@ -100,7 +116,11 @@ interface Measured {
 
 async function load(server: Server, row: Row, seconds = duration): Promise<Measured> {
   let next = 0;
-  const request = { method: "POST" as const, path: row.path, headers: { "content-type": "application/json", "x-api-key": KEY, ...row.headers } };
+  const request = {
+    method: "POST" as const,
+    path: row.path,
+    headers: { "content-type": "application/json", "x-api-key": KEY, ...row.headers },
+  };
   const cpuBefore = cpuMicrosOf(server.pid);
   const result = await autocannon({
     url: server.url,
@@ -113,7 +133,8 @@ async function load(server: Server, row: Row, seconds = duration): Promise<Measu
     ],
   });
   const codes = Object.keys(result.statusCodeStats ?? {}).map(Number);
-  if (codes.some((code) => code !== row.status)) throw new Error(`${row.name}: expected only ${row.status}, got ${JSON.stringify(result.statusCodeStats)}`);
+  if (codes.some((code) => code !== row.status))
+    throw new Error(`${row.name}: expected only ${row.status}, got ${JSON.stringify(result.statusCodeStats)}`);
   if (result.errors + result.timeouts > 0) throw new Error(`${row.name}: ${result.errors} errors, ${result.timeouts} timeouts`);
   const cpu = (cpuMicrosOf(server.pid) - cpuBefore) / result.requests.total;
   return { rps: result.requests.average, p99: result.latency.p99, cpu };
@@ -165,11 +186,20 @@ await withTempDir(async (dir) => {
     pinServer(flagserve.pid);
     const contexts = benchContexts(Number(values.contexts)).map((context) => JSON.stringify({ context }));
     const one = [ONE_BODY];
-    const etag = (await fetch(`${flagserve.url}${ALL}`, { method: "POST", headers: { "x-api-key": KEY }, body: one[0] })).headers.get("etag")!;
+    const etag = (await fetch(`${flagserve.url}${ALL}`, { method: "POST", headers: { "x-api-key": KEY }, body: one[0] })).headers.get(
+      "etag",
+    )!;
     const rows: Row[] = [
       { name: "single flag, targeted", label: "single", path: "/ofrep/v1/evaluate/flags/flag-001", bodies: one, headers: {}, status: 200 },
       { name: "evaluate-all, 100 flags, same context", label: "all", path: ALL, bodies: one, headers: {}, status: 200 },
-      { name: `evaluate-all, 100 flags, ${contexts.length} rotating contexts`, label: "rotating", path: ALL, bodies: contexts, headers: {}, status: 200 },
+      {
+        name: `evaluate-all, 100 flags, ${contexts.length} rotating contexts`,
+        label: "rotating",
+        path: ALL,
+        bodies: contexts,
+        headers: {},
+        status: 200,
+      },
       { name: "evaluate-all, 304 revalidation", label: "304", path: ALL, bodies: one, headers: { "if-none-match": etag }, status: 304 },
     ];
 
@@ -182,11 +212,34 @@ await withTempDir(async (dir) => {
     const ratios: [string, string][] = [];
     for (const row of rows.filter((row) => chosen.includes(row.label))) {
       const m = await measure(flagserve, row, file, dir);
-      table.push([row.name, Math.round(m.rps[0]), Math.round(m.rps[1]), m.ratio, m.p99[0], m.p99[1], Math.round(m.cpu[0]), Math.round(m.cpu[1]), m.cpuRatio]);
+      table.push([
+        row.name,
+        Math.round(m.rps[0]),
+        Math.round(m.rps[1]),
+        m.ratio,
+        m.p99[0],
+        m.p99[1],
+        Math.round(m.cpu[0]),
+        Math.round(m.cpu[1]),
+        m.cpuRatio,
+      ]);
       ratios.push([row.label, m.ratio]);
     }
     if (values.against) header(`baseline: ${values.against}`);
-    printTable(["scenario", "flagserve req/s", "baseline req/s", "ratio", "flagserve p99 ms", "baseline p99 ms", "flagserve CPU µs/req", "baseline CPU µs/req", "CPU ratio"], table);
+    printTable(
+      [
+        "scenario",
+        "flagserve req/s",
+        "baseline req/s",
+        "ratio",
+        "flagserve p99 ms",
+        "baseline p99 ms",
+        "flagserve CPU µs/req",
+        "baseline CPU µs/req",
+        "CPU ratio",
+      ],
+      table,
+    );
     printRatios("bench:http (req/s, flagserve / bare node:http)", ratios);
   } finally {
     await stop(started.child);

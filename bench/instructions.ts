@@ -18,7 +18,20 @@ import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import autocannon from "autocannon";
-import { benchFile, benchYaml, BIN, header, KEY, ONE_BODY, printRatios, printTable, replyFor, startFlagserve, stop, withTempDir } from "./lib.js";
+import {
+  benchFile,
+  benchYaml,
+  BIN,
+  header,
+  KEY,
+  ONE_BODY,
+  printRatios,
+  printTable,
+  replyFor,
+  startFlagserve,
+  stop,
+  withTempDir,
+} from "./lib.js";
 
 const { values } = parseArgs({
   options: {
@@ -42,9 +55,21 @@ interface Row {
 
 /** Total instructions of `node script ...args` under cachegrind, after `requests` requests of `row`. */
 async function instructions(script: string, args: string[], row: Row, requests: number, outFile: string): Promise<number> {
-  const child = spawn("valgrind", ["--tool=cachegrind", "--cache-sim=no", "--smc-check=all-non-file", `--cachegrind-out-file=${outFile}`, process.execPath, script, ...args], {
-    stdio: ["ignore", "pipe", "ignore"],
-  });
+  const child = spawn(
+    "valgrind",
+    [
+      "--tool=cachegrind",
+      "--cache-sim=no",
+      "--smc-check=all-non-file",
+      `--cachegrind-out-file=${outFile}`,
+      process.execPath,
+      script,
+      ...args,
+    ],
+    {
+      stdio: ["ignore", "pipe", "ignore"],
+    },
+  );
   const url = await new Promise<string>((resolve, reject) => {
     let out = "";
     child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
@@ -64,7 +89,8 @@ async function instructions(script: string, args: string[], row: Row, requests: 
     amount: requests,
   });
   const codes = Object.keys(result.statusCodeStats ?? {}).map(Number);
-  if (codes.some((code) => code !== row.status)) throw new Error(`${row.name}: expected only ${row.status}, got ${JSON.stringify(result.statusCodeStats)}`);
+  if (codes.some((code) => code !== row.status))
+    throw new Error(`${row.name}: expected only ${row.status}, got ${JSON.stringify(result.statusCodeStats)}`);
   await new Promise<void>((resolve) => {
     child.removeAllListeners("exit");
     child.once("exit", () => resolve());
@@ -90,7 +116,9 @@ await withTempDir(async (dir) => {
   let rows: Row[];
   const replies = new Map<string, string>();
   try {
-    const etag = (await fetch(`${started.url}${ALL}`, { method: "POST", headers: { "x-api-key": KEY }, body: ONE_BODY })).headers.get("etag")!;
+    const etag = (await fetch(`${started.url}${ALL}`, { method: "POST", headers: { "x-api-key": KEY }, body: ONE_BODY })).headers.get(
+      "etag",
+    )!;
     rows = [
       { label: "single", name: "single flag, targeted", path: `${ALL}/flag-001`, headers: {}, status: 200 },
       { label: "all", name: "evaluate-all, 100 flags, same context", path: ALL, headers: {}, status: 200 },
@@ -109,7 +137,13 @@ await withTempDir(async (dir) => {
   const table: (string | number)[][] = [];
   const ratios: [string, string][] = [];
   for (const row of rows) {
-    const ours = await perRequest(BIN, [file, "--port", "0", "--quiet", "--state-dir", join(dir, `state-${row.label}`)], row, dir, `flagserve-${row.label}`);
+    const ours = await perRequest(
+      BIN,
+      [file, "--port", "0", "--quiet", "--state-dir", join(dir, `state-${row.label}`)],
+      row,
+      dir,
+      `flagserve-${row.label}`,
+    );
     const theirs = await perRequest(benchFile("baseline-server.mjs"), [replies.get(row.label)!], row, dir, `baseline-${row.label}`);
     table.push([row.name, Math.round(ours), Math.round(theirs), (theirs / ours).toFixed(2)]);
     ratios.push([row.label, (theirs / ours).toFixed(2)]);

@@ -27,23 +27,75 @@ function benchFlag(i: number): Record<string, unknown> {
   const onOff = { variants: { on: true, off: false }, defaultVariant: "off" };
   const flag = ((): Record<string, unknown> => {
     switch (i % 10) {
-      case 0: return onOff;
-      case 1: return { ...onOff, targeting: { if: [{ $ref: "beta" }, "on", null] } };
-      case 2: return { ...onOff, targeting: { fractional: [["on", 25], ["off", 75]] } };
-      case 3: return { variants: { new: "new", old: "old" }, defaultVariant: "old", targeting: { if: [{ sem_ver: [{ var: "version" }, ">=", "2.1.0"] }, "new", "old"] } };
-      case 4: return { variants: { eu: "eu", other: "other" }, defaultVariant: "other", targeting: { if: [{ in: [{ var: "country" }, ["DE", "FR", "NL"]] }, "eu", "other"] } };
-      case 5: return { variants: { small: { color: "blue", size: 1 }, large: { color: "red", size: 3 } }, defaultVariant: "small" };
-      case 6: return { variants: { a: 1, b: 2 }, defaultVariant: "a", targeting: { fractional: [{ cat: [{ var: "$flagd.flagKey" }, { var: "email" }] }, ["a", 50], ["b", 50]] } };
-      case 7: return { ...onOff, targeting: { if: [{ and: [{ $ref: "internal" }, { starts_with: [{ var: "plan" }, "pro"] }] }, "on", "off"] } };
-      case 8: return { variants: { v3: "v3", other: "other" }, defaultVariant: "other", targeting: { if: [{ sem_ver: [{ var: "version" }, "^", "3.0.0"] }, "v3", null] } };
-      default: return { ...onOff, targeting: { if: [{ $ref: "beta" }, { fractional: [["on", 50], ["off", 50]] }, "off"] } };
+      case 0:
+        return onOff;
+      case 1:
+        return { ...onOff, targeting: { if: [{ $ref: "beta" }, "on", null] } };
+      case 2:
+        return {
+          ...onOff,
+          targeting: {
+            fractional: [
+              ["on", 25],
+              ["off", 75],
+            ],
+          },
+        };
+      case 3:
+        return {
+          variants: { new: "new", old: "old" },
+          defaultVariant: "old",
+          targeting: { if: [{ sem_ver: [{ var: "version" }, ">=", "2.1.0"] }, "new", "old"] },
+        };
+      case 4:
+        return {
+          variants: { eu: "eu", other: "other" },
+          defaultVariant: "other",
+          targeting: { if: [{ in: [{ var: "country" }, ["DE", "FR", "NL"]] }, "eu", "other"] },
+        };
+      case 5:
+        return { variants: { small: { color: "blue", size: 1 }, large: { color: "red", size: 3 } }, defaultVariant: "small" };
+      case 6:
+        return {
+          variants: { a: 1, b: 2 },
+          defaultVariant: "a",
+          targeting: { fractional: [{ cat: [{ var: "$flagd.flagKey" }, { var: "email" }] }, ["a", 50], ["b", 50]] },
+        };
+      case 7:
+        return { ...onOff, targeting: { if: [{ and: [{ $ref: "internal" }, { starts_with: [{ var: "plan" }, "pro"] }] }, "on", "off"] } };
+      case 8:
+        return {
+          variants: { v3: "v3", other: "other" },
+          defaultVariant: "other",
+          targeting: { if: [{ sem_ver: [{ var: "version" }, "^", "3.0.0"] }, "v3", null] },
+        };
+      default:
+        return {
+          ...onOff,
+          targeting: {
+            if: [
+              { $ref: "beta" },
+              {
+                fractional: [
+                  ["on", 50],
+                  ["off", 50],
+                ],
+              },
+              "off",
+            ],
+          },
+        };
     }
   })();
   return i % 50 === 49 ? { state: "DISABLED", ...flag } : { state: "ENABLED", ...flag };
 }
 
 /** One environment document in flagd's format (segments as `$evaluators`), with `count` flags. */
-export function benchEnvironment(count = 100): { apiKey: string; $evaluators: Record<string, unknown>; flags: Record<string, Record<string, unknown>> } {
+export function benchEnvironment(count = 100): {
+  apiKey: string;
+  $evaluators: Record<string, unknown>;
+  flags: Record<string, Record<string, unknown>>;
+} {
   const flags: Record<string, Record<string, unknown>> = {};
   for (let i = 0; i < count; i++) flags[flagKey(i, count)] = benchFlag(i);
   return {
@@ -60,7 +112,9 @@ export function benchEnvironment(count = 100): { apiKey: string; $evaluators: Re
 export const benchYaml = (count = 100): string => stringify(benchEnvironment(count));
 
 /** The one request body of the repeated-request rows (bench:http, bench:instructions). */
-export const ONE_BODY = JSON.stringify({ context: { targetingKey: "user-42", email: "ada@example.com", country: "DE", plan: "pro", version: "3.1.4" } });
+export const ONE_BODY = JSON.stringify({
+  context: { targetingKey: "user-42", email: "ada@example.com", country: "DE", plan: "pro", version: "3.1.4" },
+});
 
 const COUNTRIES = ["DE", "US", "FR", "JP", "NL", "BR"];
 const PLANS = ["pro", "pro-plus", "free", "team"];
@@ -129,11 +183,18 @@ export const startFlagserve = (path: string, stateDir: string, { logs = false, e
  * flagserve's exact reply to one POST (status, headers but the per-connection ones, body), as the
  * argument `bench/baseline-server.mjs` takes to send the very same bytes.
  */
-export async function replyFor(url: string, path: string, headers: Record<string, string>, body: string, expectedStatus: number): Promise<string> {
+export async function replyFor(
+  url: string,
+  path: string,
+  headers: Record<string, string>,
+  body: string,
+  expectedStatus: number,
+): Promise<string> {
   const res = await fetch(`${url}${path}`, { method: "POST", headers: { "x-api-key": KEY, ...headers }, body });
   if (res.status !== expectedStatus) throw new Error(`POST ${path}: flagserve answered ${res.status}, expected ${expectedStatus}`);
   const kept: Record<string, string> = {};
-  for (const [name, value] of res.headers) if (!["date", "connection", "keep-alive", "transfer-encoding"].includes(name)) kept[name] = value;
+  for (const [name, value] of res.headers)
+    if (!["date", "connection", "keep-alive", "transfer-encoding"].includes(name)) kept[name] = value;
   return JSON.stringify({ status: res.status, headers: kept, body: await res.text() });
 }
 
@@ -215,7 +276,12 @@ export const ms = (n: number) => n.toFixed(1);
 /** Prints a Markdown table (right-aligned numbers). */
 export function printTable(headers: string[], rows: (string | number)[][]): void {
   console.log(`| ${headers.join(" | ")} |`);
-  console.log(`|---|${headers.slice(1).map(() => "---:").join("|")}|`);
+  console.log(
+    `|---|${headers
+      .slice(1)
+      .map(() => "---:")
+      .join("|")}|`,
+  );
   for (const row of rows) console.log(`| ${row.join(" | ")} |`);
 }
 

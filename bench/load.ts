@@ -20,7 +20,9 @@ import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { readFloorArgs } from "./lib.js";
 
-const { values } = parseArgs({ options: { sizes: { type: "string", default: "10000,20000,40000" }, reload: { type: "string", default: "40000" } } });
+const { values } = parseArgs({
+  options: { sizes: { type: "string", default: "10000,20000,40000" }, reload: { type: "string", default: "40000" } },
+});
 const sizes = values.sizes.split(",").map(Number);
 const reloadSize = Number(values.reload);
 const KEY = "bench-load-key-0123456789";
@@ -30,8 +32,14 @@ function flagsFile(n: number): string {
   const out = [`apiKey: ${KEY}`, "segments:", "  beta: { ends_with: [{ var: email }, '@example.com'] }", "flags:"];
   for (let i = 0; i < n; i++) {
     const targeting =
-      i % 3 === 1 ? "\n    targeting: { if: [{ $ref: beta }, 'on', null] }" : i % 3 === 2 ? "\n    targeting: { fractional: [['on', 50], ['off', 50]] }" : "";
-    out.push(`  flag-${i}:\n    variants: { 'on': true, 'off': false }\n    defaultVariant: 'off'${targeting}\n    metadata: { owner: team-${i % 10} }`);
+      i % 3 === 1
+        ? "\n    targeting: { if: [{ $ref: beta }, 'on', null] }"
+        : i % 3 === 2
+          ? "\n    targeting: { fractional: [['on', 50], ['off', 50]] }"
+          : "";
+    out.push(
+      `  flag-${i}:\n    variants: { 'on': true, 'off': false }\n    defaultVariant: 'off'${targeting}\n    metadata: { owner: team-${i % 10} }`,
+    );
   }
   return `${out.join("\n")}\n`;
 }
@@ -41,12 +49,16 @@ function timed(args: string[]): Promise<number> {
   const start = performance.now();
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, args, { stdio: ["ignore", "ignore", "inherit"] });
-    child.on("exit", (code) => (code === 0 ? resolve((performance.now() - start) / 1000) : reject(new Error(`${args.join(" ")} exited ${code}`))));
+    child.on("exit", (code) =>
+      code === 0 ? resolve((performance.now() - start) / 1000) : reject(new Error(`${args.join(" ")} exited ${code}`)),
+    );
   });
 }
 
 async function validateTimes(dir: string) {
-  console.log(`node ${process.version}, validate (real CLI) vs reading the same file (the fast path's parse alone, no checks), each in a fresh process\n`);
+  console.log(
+    `node ${process.version}, validate (real CLI) vs reading the same file (the fast path's parse alone, no checks), each in a fresh process\n`,
+  );
   console.log("| flags | file MB | validate s | µs per flag | read s | ratio |");
   console.log("|---:|---:|---:|---:|---:|---:|");
   for (const n of sizes) {
@@ -56,7 +68,9 @@ async function validateTimes(dir: string) {
     const validate = await timed([BIN, "validate", file]);
     const baseline = await timed(readFloorArgs(file));
     const mb = (Buffer.byteLength(text) / 1e6).toFixed(1);
-    console.log(`| ${n} | ${mb} | ${validate.toFixed(2)} | ${((validate / n) * 1e6).toFixed(0)} | ${baseline.toFixed(2)} | ${(validate / baseline).toFixed(1)} |`);
+    console.log(
+      `| ${n} | ${mb} | ${validate.toFixed(2)} | ${((validate / n) * 1e6).toFixed(0)} | ${baseline.toFixed(2)} | ${(validate / baseline).toFixed(1)} |`,
+    );
   }
 }
 
@@ -66,7 +80,9 @@ async function reloadStall(dir: string) {
   await rm(flags, { recursive: true, force: true });
   await import("node:fs/promises").then((fs) => fs.mkdir(flags, { recursive: true }));
   await writeFile(file, flagsFile(10));
-  const child = spawn(process.execPath, [BIN, flags, "--port", "0", "--quiet", "--state-dir", join(dir, "state")], { stdio: ["ignore", "pipe", "inherit"] });
+  const child = spawn(process.execPath, [BIN, flags, "--port", "0", "--quiet", "--state-dir", join(dir, "state")], {
+    stdio: ["ignore", "pipe", "inherit"],
+  });
   try {
     const url = await new Promise<string>((resolve) => {
       let out = "";
@@ -79,7 +95,11 @@ async function reloadStall(dir: string) {
     const last = `flag-${reloadSize - 1}`;
     const ask = async (flag: string) => {
       const start = performance.now();
-      const res = await fetch(`${url}/ofrep/v1/evaluate/flags/${flag}`, { method: "POST", headers: { "x-api-key": KEY }, body: '{"context":{"targetingKey":"u"}}' });
+      const res = await fetch(`${url}/ofrep/v1/evaluate/flags/${flag}`, {
+        method: "POST",
+        headers: { "x-api-key": KEY },
+        body: '{"context":{"targetingKey":"u"}}',
+      });
       await res.arrayBuffer();
       return { ms: performance.now() - start, status: res.status };
     };
@@ -98,7 +118,9 @@ async function reloadStall(dir: string) {
     console.log(`\nreload 10 -> ${reloadSize} flags under a sequential request loop (real CLI, watching)\n`);
     console.log("| edit to served s | requests during reload | median ms | p99 ms | longest ms |");
     console.log("|---:|---:|---:|---:|---:|");
-    console.log(`| ${((performance.now() - began) / 1000).toFixed(1)} | ${latencies.length} | ${pct(50).toFixed(1)} | ${pct(99).toFixed(0)} | ${sorted.at(-1)!.toFixed(0)} |`);
+    console.log(
+      `| ${((performance.now() - began) / 1000).toFixed(1)} | ${latencies.length} | ${pct(50).toFixed(1)} | ${pct(99).toFixed(0)} | ${sorted.at(-1)!.toFixed(0)} |`,
+    );
   } finally {
     child.kill("SIGTERM");
   }

@@ -28,7 +28,23 @@ import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { stringify } from "yaml";
-import { benchEnvironment, benchFile, flagKey, header, KEY, median, memoryOf, pause, printRatios, printTable, ratio, startFlagserve, stop, withTempDir, type Started } from "./lib.js";
+import {
+  benchEnvironment,
+  benchFile,
+  flagKey,
+  header,
+  KEY,
+  median,
+  memoryOf,
+  pause,
+  printRatios,
+  printTable,
+  ratio,
+  startFlagserve,
+  stop,
+  withTempDir,
+  type Started,
+} from "./lib.js";
 
 const { values } = parseArgs({
   options: {
@@ -71,7 +87,14 @@ function prober(url: string, key: string, flag: string) {
     new Promise<void>((resolve, reject) => {
       const t0 = performance.now();
       const req = request(
-        { agent, hostname, port, method: "POST", path: `/ofrep/v1/evaluate/flags/${flag}`, headers: { "x-api-key": key, "content-type": "application/json" } },
+        {
+          agent,
+          hostname,
+          port,
+          method: "POST",
+          path: `/ofrep/v1/evaluate/flags/${flag}`,
+          headers: { "x-api-key": key, "content-type": "application/json" },
+        },
         (res) => {
           res.resume();
           res.on("end", () => {
@@ -135,7 +158,8 @@ async function setUp(dir: string, label: string, short: string, files: number, f
   const root = join(dir, short);
   await mkdir(root);
   const keyOf = (i: number) => (files === 1 ? KEY : `${KEY}-${String(i).padStart(3, "0")}`);
-  for (let i = 0; i < files; i++) await writeFile(join(root, `env-${String(i).padStart(3, "0")}.yaml`), environmentYaml(flags, keyOf(i), "off"));
+  for (let i = 0; i < files; i++)
+    await writeFile(join(root, `env-${String(i).padStart(3, "0")}.yaml`), environmentYaml(flags, keyOf(i), "off"));
   const edited = Math.floor(files / 2);
   const file = join(root, `env-${String(edited).padStart(3, "0")}.yaml`);
   const key = keyOf(edited);
@@ -148,7 +172,14 @@ async function measureEdits(configs: Config[], dir: string): Promise<void> {
     config.server = await startFlagserve(join(dir, config.short), join(dir, `state-${config.short}`));
     config.clients = clientProcess();
     const port = Number(new URL(config.server.url).port);
-    const opened = await config.clients.ask<{ failed: number }>({ type: "open", port, path: EVENTS_PATH, key: config.key, count: 1, concurrency: 1 });
+    const opened = await config.clients.ask<{ failed: number }>({
+      type: "open",
+      port,
+      path: EVENTS_PATH,
+      key: config.key,
+      count: 1,
+      concurrency: 1,
+    });
     if (opened.failed > 0) throw new Error(`${config.label}: the event stream could not be opened`);
     config.probe = prober(config.server.url, config.key, config.flag);
   }
@@ -224,7 +255,13 @@ await withTempDir(async (dir) => {
   const base = median(configs[0]!.latencies);
   printTable(
     ["configuration", "edit -> flag-updated p50 ms", "max ms", "ratio to 100 flags", "longest evaluation meanwhile, ms"],
-    configs.map((c) => [c.label, median(c.latencies).toFixed(1), Math.max(...c.latencies).toFixed(1), ratio(median(c.latencies), base), c.maxEval.toFixed(1)]),
+    configs.map((c) => [
+      c.label,
+      median(c.latencies).toFixed(1),
+      Math.max(...c.latencies).toFixed(1),
+      ratio(median(c.latencies), base),
+      c.maxEval.toFixed(1),
+    ]),
   );
   printRatios(
     "bench:reload (edit p50 / 100 flags)",

@@ -73,7 +73,9 @@ try {
   await pause(500);
   const report = (label: string) => {
     const q = sendQueues(port);
-    console.log(`${label.padEnd(34)} RSS ${mb(rss(child.pid!)).padStart(7)}   open sockets ${String(q.sockets).padStart(4)}   kernel send queues ${mb(q.bytes)}`);
+    console.log(
+      `${label.padEnd(34)} RSS ${mb(rss(child.pid!)).padStart(7)}   open sockets ${String(q.sockets).padStart(4)}   kernel send queues ${mb(q.bytes)}`,
+    );
   };
   report("before any client");
 

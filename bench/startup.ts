@@ -19,7 +19,25 @@ import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { parseArgs } from "node:util";
-import { benchFile, benchYaml, BIN, flagKey, header, KEY, median, memoryOf, printRatios, printTable, ratio, readFloorArgs, startFlagserve, startNode, stop, withTempDir, type Started } from "./lib.js";
+import {
+  benchFile,
+  benchYaml,
+  BIN,
+  flagKey,
+  header,
+  KEY,
+  median,
+  memoryOf,
+  printRatios,
+  printTable,
+  ratio,
+  readFloorArgs,
+  startFlagserve,
+  startNode,
+  stop,
+  withTempDir,
+  type Started,
+} from "./lib.js";
 
 const { values } = parseArgs({ options: { flags: { type: "string", default: "10000" }, runs: { type: "string", default: "3" } } });
 const count = Number(values.flags);
@@ -87,8 +105,20 @@ await withTempDir(async (dir) => {
     [`start to first answer, ${count} flags, ms`, "start", m(ours, "ms"), m(bare, "ms"), (x) => x.toFixed(0)],
     ["RSS at the first answer, MB", "RSS", m(ours, "rss"), m(bare, "rss"), mb],
     ["peak RSS until then, MB", "peak RSS", m(ours, "peak"), m(bare, "peak"), mb],
-    [`validate, ${count} flags, ms (bare: reading the file, the fast path's parse alone)`, "validate", median(validate), median(floor), (x) => x.toFixed(0)],
+    [
+      `validate, ${count} flags, ms (bare: reading the file, the fast path's parse alone)`,
+      "validate",
+      median(validate),
+      median(floor),
+      (x) => x.toFixed(0),
+    ],
   ];
-  printTable(["row", "flagserve", "bare", "ratio"], rows.map(([label, , a, b, f]) => [label, f(a), f(b), ratio(a, b)]));
-  printRatios("bench:startup (flagserve / bare)", rows.map(([, short, a, b]) => [short, ratio(a, b)]));
+  printTable(
+    ["row", "flagserve", "bare", "ratio"],
+    rows.map(([label, , a, b, f]) => [label, f(a), f(b), ratio(a, b)]),
+  );
+  printRatios(
+    "bench:startup (flagserve / bare)",
+    rows.map(([, short, a, b]) => [short, ratio(a, b)]),
+  );
 });

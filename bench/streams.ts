@@ -98,7 +98,12 @@ type Clients = ReturnType<typeof clientProcess>;
 
 async function openStreams(clients: Clients, port: string, count: number): Promise<number> {
   const opened = await clients.ask<{ ms: number; failed: number }>({
-    type: "open", port: Number(port), path: EVENTS_PATH, key: KEY, count, concurrency: Number(values.concurrency),
+    type: "open",
+    port: Number(port),
+    path: EVENTS_PATH,
+    key: KEY,
+    count,
+    concurrency: Number(values.concurrency),
   });
   if (opened.failed > 0) throw new Error(`${opened.failed} of ${count} streams could not be opened`);
   return opened.ms;
@@ -184,7 +189,8 @@ async function openInTurns(sides: Side[]): Promise<void> {
   for (let step = 0; step < OPEN_STEPS; step++) {
     const count = Math.floor((N * (step + 1)) / OPEN_STEPS) - Math.floor((N * step) / OPEN_STEPS);
     if (count === 0) continue;
-    for (const side of step % 2 === 0 ? [...sides].reverse() : sides) side.figures.openMs! += await openStreams(side.clients!, side.port, count);
+    for (const side of step % 2 === 0 ? [...sides].reverse() : sides)
+      side.figures.openMs! += await openStreams(side.clients!, side.port, count);
   }
   await pause(1000);
   sides.forEach((side, i) => (side.figures.bytesPerStream = (memoryOf(side.server.child.pid!).rss - before[i]!) / N));
@@ -200,7 +206,12 @@ async function measureStreams(sides: Side[]): Promise<void> {
     );
     for (const [side, list] of perEdit) {
       const cpu = list.reduce((sum, x) => sum + x.cpu, 0) / list.length; // a mean: CPU time comes in 10 ms ticks
-      side.figures.fanout = { p50: median(list.map((x) => x.p50)), p99: median(list.map((x) => x.p99)), last: median(list.map((x) => x.last)), cpu };
+      side.figures.fanout = {
+        p50: median(list.map((x) => x.p50)),
+        p99: median(list.map((x) => x.p99)),
+        last: median(list.map((x) => x.last)),
+        cpu,
+      };
     }
   }
   for (const side of sides) await side.clients!.close();
@@ -226,9 +237,12 @@ function report(ours: Figures, bare: Figures): void {
     row(`${what}, last stream ms`, "fan-out last", ours.fanout?.last, bare.fanout?.last, ms);
     row(`${what}, server CPU ms per edit (mean)`, "fan-out CPU", ours.fanout?.cpu, bare.fanout?.cpu, ms);
   }
-  if (parts.has("open")) row(`opening ${N} streams, ${values.concurrency} at a time, s`, "open", ours.openMs, bare.openMs, (x) => (x / 1000).toFixed(2));
+  if (parts.has("open"))
+    row(`opening ${N} streams, ${values.concurrency} at a time, s`, "open", ours.openMs, bare.openMs, (x) => (x / 1000).toFixed(2));
   if (parts.has("memory")) {
-    row(`memory per open stream, KiB (RSS delta / ${N})`, "memory per stream", ours.bytesPerStream, bare.bytesPerStream, (x) => (x / 1024).toFixed(1));
+    row(`memory per open stream, KiB (RSS delta / ${N})`, "memory per stream", ours.bytesPerStream, bare.bytesPerStream, (x) =>
+      (x / 1024).toFixed(1),
+    );
   }
   printTable(["row", "flagserve", "bare node:http + fs.watch", "ratio"], rows);
   printRatios("bench:streams (flagserve / bare)", ratios);

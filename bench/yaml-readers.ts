@@ -36,8 +36,8 @@ for (const count of SIZES) {
   const yamlMs: number[] = [];
   const jsYamlMs: number[] = [];
   for (let i = 0; i < runs; i++) {
-    if (i % 2 === 0) yamlMs.push(timed(withYaml)), jsYamlMs.push(timed(withJsYaml));
-    else jsYamlMs.push(timed(withJsYaml)), yamlMs.push(timed(withYaml));
+    if (i % 2 === 0) (yamlMs.push(timed(withYaml)), jsYamlMs.push(timed(withJsYaml)));
+    else (jsYamlMs.push(timed(withJsYaml)), yamlMs.push(timed(withYaml)));
   }
   const a = median(yamlMs);
   const b = median(jsYamlMs);

@@ -54,7 +54,12 @@ export function validatorsSource(): string {
 
 /** The text of src/testing/generated/schema-validators.ts: one validator, `testFile`. */
 export const testValidatorsSource = (): string =>
-  generated(schemaAjv(true, TEST_SCHEMA_FILE), { testFile: "flagserve" }, "schema/flagserve-test.schema.json", "test/testing/test-flags.test.ts");
+  generated(
+    schemaAjv(true, TEST_SCHEMA_FILE),
+    { testFile: "flagserve" },
+    "schema/flagserve-test.schema.json",
+    "test/testing/test-flags.test.ts",
+  );
 
 function generated(ajv: Ajv, refs: Record<string, string>, from: string, checkedBy: string): string {
   const standalone = standaloneCode.default(ajv, refs).replace(/^"use strict";/, "");

@@ -54,7 +54,11 @@ export async function takeScreenshot(out: string = SCREENSHOT): Promise<string> 
     await step("override a flag", () => server.overrides.set("development", "checkout-config", { variant: "streamlined" }));
     await step("edit the file", async () => {
       await writeFile(join(dir, "example.yaml"), example.replace(/(banner-color:[\s\S]*?defaultVariant: )blue/, "$1green"));
-      await page.getByRole("region", { name: "Recent changes" }).getByText(/banner-color/).first().waitFor({ timeout: 5_000 });
+      await page
+        .getByRole("region", { name: "Recent changes" })
+        .getByText(/banner-color/)
+        .first()
+        .waitFor({ timeout: 5_000 });
     });
     await step("try a context in the playground", async () => {
       await page.getByLabel("Environment", { exact: true }).selectOption("development");

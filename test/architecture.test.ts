@@ -79,7 +79,8 @@ function importsOf(file: string): Import[] {
     } else if (ts.isNewExpression(node) && ts.isIdentifier(node.expression) && node.expression.text === "URL") {
       // new URL("./worker.js", import.meta.url): a module loaded at run time (a worker thread).
       const [arg, base] = node.arguments ?? [];
-      if (arg && ts.isStringLiteralLike(arg) && arg.text.startsWith(".") && base?.getText(tree) === "import.meta.url") add(arg.text, false, true);
+      if (arg && ts.isStringLiteralLike(arg) && arg.text.startsWith(".") && base?.getText(tree) === "import.meta.url")
+        add(arg.text, false, true);
     }
     ts.forEachChild(node, visit);
   };
@@ -220,7 +221,11 @@ describe("client commands", () => {
       const reached = runtimeReach(join(SRC, "cli", command));
       expect(reached).toContain(join(SRC, "config", "load.ts"));
       expect([...reached].filter((r) => ["h3", "listhen", "chokidar"].includes(r))).toEqual([]);
-      expect([...reached].filter((r) => r.startsWith(join(SRC, "http") + sep) || r.startsWith(join(SRC, "server") + sep)).map((r) => relative(SRC, r))).toEqual([]);
+      expect(
+        [...reached]
+          .filter((r) => r.startsWith(join(SRC, "http") + sep) || r.startsWith(join(SRC, "server") + sep))
+          .map((r) => relative(SRC, r)),
+      ).toEqual([]);
     }
   });
 
@@ -230,6 +235,10 @@ describe("client commands", () => {
     expect(reached).toContain(join(SRC, "config", "load.ts"));
     expect(reached).toContain(join(SRC, "store", "rotate.ts"));
     expect([...reached].filter((r) => ["h3", "listhen", "chokidar"].includes(r))).toEqual([]);
-    expect([...reached].filter((r) => r.startsWith(join(SRC, "http") + sep) || r.startsWith(join(SRC, "server") + sep)).map((r) => relative(SRC, r))).toEqual([]);
+    expect(
+      [...reached]
+        .filter((r) => r.startsWith(join(SRC, "http") + sep) || r.startsWith(join(SRC, "server") + sep))
+        .map((r) => relative(SRC, r)),
+    ).toEqual([]);
   });
 });

@@ -28,10 +28,27 @@ beforeAll(async () => {
   await run("npm", ["install", "--no-audit", "--no-fund", tarball], { cwd: dir.file("app") });
 }, 180_000);
 
-
 describe("npm pack", () => {
   it("ships dist, bin, schema, the protocol files, the example and the licence, and no sources or tests", () => {
-    expect(files).toEqual(expect.arrayContaining(["bin/flagserve.js", "dist/cli/main.js", "dist/index.js", "dist/index.d.ts", "schema/flagserve.schema.json", "flags.example.yaml", "README.md", "LICENSE", "package.json", "ui/index.html", "ui/app.js", "ui/app.css", "proto/flagd/evaluation/v1/evaluation.proto", "proto/flagd/evaluation/v2/evaluation.proto", "proto/flagd/sync/v1/sync.proto"]));
+    expect(files).toEqual(
+      expect.arrayContaining([
+        "bin/flagserve.js",
+        "dist/cli/main.js",
+        "dist/index.js",
+        "dist/index.d.ts",
+        "schema/flagserve.schema.json",
+        "flags.example.yaml",
+        "README.md",
+        "LICENSE",
+        "package.json",
+        "ui/index.html",
+        "ui/app.js",
+        "ui/app.css",
+        "proto/flagd/evaluation/v1/evaluation.proto",
+        "proto/flagd/evaluation/v2/evaluation.proto",
+        "proto/flagd/sync/v1/sync.proto",
+      ]),
+    );
     expect(files.filter((f) => /^(src|test|bench|\.ci)\//.test(f))).toEqual([]);
   });
 
@@ -72,7 +89,18 @@ describe("npm pack", () => {
 
 describe("npm pack: the flagd port", () => {
   it("serves flagd's services from the installed package (its .proto files found beside dist/)", async () => {
-    const npx = startNpm("npx", ["--no-install", "flagserve", "--port", "0", "--flagd-port", "0", "--flagd-selector-by-name", "development", "--state-dir", dir.file("state-flagd")]);
+    const npx = startNpm("npx", [
+      "--no-install",
+      "flagserve",
+      "--port",
+      "0",
+      "--flagd-port",
+      "0",
+      "--flagd-selector-by-name",
+      "development",
+      "--state-dir",
+      dir.file("state-flagd"),
+    ]);
     try {
       await npx.ready;
       const port = Number(/flagd gRPC port (\d+)/.exec(npx.output())?.[1]);
@@ -80,16 +108,29 @@ describe("npm pack: the flagd port", () => {
       const path = "/flagd.evaluation.v2.Service/ResolveBoolean";
       // ResolveBooleanRequest { flag_key = 1 } by hand, so that nothing of the package under test reads it.
       const key = Buffer.from("new-checkout");
-      const Client = makeGenericClientConstructor({ ResolveBoolean: { path, requestStream: false, responseStream: false, requestSerialize: (b: Buffer) => b, requestDeserialize: (b: Buffer) => b, responseSerialize: (b: Buffer) => b, responseDeserialize: (b: Buffer) => b } }, "flagd");
+      const Client = makeGenericClientConstructor(
+        {
+          ResolveBoolean: {
+            path,
+            requestStream: false,
+            responseStream: false,
+            requestSerialize: (b: Buffer) => b,
+            requestDeserialize: (b: Buffer) => b,
+            responseSerialize: (b: Buffer) => b,
+            responseDeserialize: (b: Buffer) => b,
+          },
+        },
+        "flagd",
+      );
       const client = new Client(`127.0.0.1:${port}`, credentials.createInsecure());
       const metadata = new Metadata();
       metadata.set("flagd-selector", "development");
       const answer = await new Promise<{ error: unknown; bytes?: Buffer }>((resolve) =>
-        (client as unknown as { ResolveBoolean: (r: Buffer, m: InstanceType<typeof Metadata>, cb: (e: unknown, r?: Buffer) => void) => void }).ResolveBoolean(
-          Buffer.concat([Buffer.from([0x0a, key.length]), key]),
-          metadata,
-          (error, bytes) => resolve({ error, bytes }),
-        ),
+        (
+          client as unknown as {
+            ResolveBoolean: (r: Buffer, m: InstanceType<typeof Metadata>, cb: (e: unknown, r?: Buffer) => void) => void;
+          }
+        ).ResolveBoolean(Buffer.concat([Buffer.from([0x0a, key.length]), key]), metadata, (error, bytes) => resolve({ error, bytes })),
       );
       client.close();
       expect(answer.error).toBeNull();
@@ -103,7 +144,12 @@ describe("npm pack: the flagd port", () => {
 /** `npx ARGS` (or `npm ARGS`) in the app, started the way a CI script's `npx flagserve &` is. */
 /** In a process group of its own, so that the test can end whatever is left of it. */
 function startNpm(command: "npx" | "npm", args: string[], options: { env?: NodeJS.ProcessEnv } = {}) {
-  const child = spawn(command, args, { cwd: dir.file("app"), env: { ...process.env, ...options.env }, detached: true, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(command, args, {
+    cwd: dir.file("app"),
+    env: { ...process.env, ...options.env },
+    detached: true,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   let output = "";
   child.stdout!.setEncoding("utf8").on("data", (c: string) => (output += c));
   child.stderr!.setEncoding("utf8").on("data", (c: string) => (output += c));
@@ -177,7 +223,10 @@ describe.concurrent("run through npm: the server ends with npm", () => {
   }
 
   it("`npx flagserve events` then SIGTERM to npm: the client ends and its stream closes", async () => {
-    const flags = await dir.write("events/flags/dev.yaml", 'apiKey: npx-events-key-0123\nflags:\n  a:\n    variants: { "on": true }\n    defaultVariant: "on"\n');
+    const flags = await dir.write(
+      "events/flags/dev.yaml",
+      'apiKey: npx-events-key-0123\nflags:\n  a:\n    variants: { "on": true }\n    defaultVariant: "on"\n',
+    );
     const server = runCli([dirname(flags), "--port", "0", "--state-dir", dir.file("events/state")]);
     try {
       const [, url] = await server.waitFor(/^ready (\S+)$/m);

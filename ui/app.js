@@ -111,7 +111,8 @@ function el(tag, attrs = {}, ...children) {
 const json = (value) => JSON.stringify(value);
 
 /** A value as JSON with spaces between its parts, so that a long one wraps between them. */
-const valueText = (value) => (value !== null && typeof value === "object" ? JSON.stringify(value, null, 1).replace(/\n\s*/g, " ") : json(value));
+const valueText = (value) =>
+  value !== null && typeof value === "object" ? JSON.stringify(value, null, 1).replace(/\n\s*/g, " ") : json(value);
 
 /** JsonLogic as a readable expression (the raw JSON stays one click away). */
 function rule(logic) {
@@ -144,7 +145,8 @@ function ruleLines(logic, flag) {
   if (logic && typeof logic === "object" && Array.isArray(logic.if)) {
     const args = logic.if;
     const lines = [];
-    for (let i = 0; i + 1 < args.length; i += 2) lines.push(`${i === 0 ? "if" : "else if"} ${rule(args[i])} → ${outcome(args[i + 1], flag)}`);
+    for (let i = 0; i + 1 < args.length; i += 2)
+      lines.push(`${i === 0 ? "if" : "else if"} ${rule(args[i])} → ${outcome(args[i + 1], flag)}`);
     if (args.length % 2 === 1) lines.push(`else → ${outcome(args[args.length - 1], flag)}`);
     return lines;
   }
@@ -162,7 +164,8 @@ function served(flag) {
   if (!o && flag.state !== "ENABLED") return { text: "Disabled: callers get their own default", from, variant: null };
   const variant = o ? o.variant : flag.defaultVariant;
   const targeted = !o && flag.hasTargeting;
-  if (variant === null) return { text: targeted ? "The caller's default, unless targeting matches" : "The caller's default", from, variant: null };
+  if (variant === null)
+    return { text: targeted ? "The caller's default, unless targeting matches" : "The caller's default", from, variant: null };
   return { variant, value: flag.variants[variant], from, text: targeted ? "unless targeting matches" : "to everyone" };
 }
 
@@ -170,7 +173,16 @@ function servedLine(flag) {
   const s = served(flag);
   const why = el("span", { class: `why ${s.from}`, text: s.from === "override" ? "override" : "file" });
   if (s.variant === null) return el("p", { class: "served" }, el("strong", { text: s.text }), " ", why);
-  return el("p", { class: "served" }, "Serves ", el("strong", { text: s.variant }), " ", el("code", { class: "value", text: valueText(s.value) }), ` ${s.text} `, why);
+  return el(
+    "p",
+    { class: "served" },
+    "Serves ",
+    el("strong", { text: s.variant }),
+    " ",
+    el("code", { class: "value", text: valueText(s.value) }),
+    ` ${s.text} `,
+    why,
+  );
 }
 
 /** A flag whose variants are exactly one true and one false: switched on and off in the list. */
@@ -198,7 +210,11 @@ function renderProblems() {
   section.hidden = false;
   section.append(
     el("h2", { text: "A reload failed: the last good configuration is still served" }),
-    el("ul", {}, lines.map((line) => el("li", {}, el("code", { text: line })))),
+    el(
+      "ul",
+      {},
+      lines.map((line) => el("li", {}, el("code", { text: line }))),
+    ),
   );
 }
 
@@ -241,7 +257,9 @@ function selectEnv(name, focus) {
 
 function matches(flag, query) {
   if (!query) return true;
-  const haystack = [flag.key, flag.state, flag.defaultVariant ?? "", ...Object.keys(flag.variants), ...flag.segments].join(" ").toLowerCase();
+  const haystack = [flag.key, flag.state, flag.defaultVariant ?? "", ...Object.keys(flag.variants), ...flag.segments]
+    .join(" ")
+    .toLowerCase();
   return query
     .toLowerCase()
     .split(/\s+/)
@@ -256,7 +274,11 @@ function overrideText(override) {
 function flagCard(env, flag) {
   const id = `flag-${env.name}-${flag.key}`.replace(/[^A-Za-z0-9_-]/g, "_");
   const changed = state.changed.get(env.name)?.has(flag.key);
-  const overrideValue = !flag.override ? "" : "variant" in flag.override ? `variant:${flag.override.variant}` : `state:${flag.override.state}`;
+  const overrideValue = !flag.override
+    ? ""
+    : "variant" in flag.override
+      ? `variant:${flag.override.variant}`
+      : `state:${flag.override.state}`;
   const select = el(
     "select",
     { id: `${id}-override`, onchange: (e) => setOverride(env.name, flag.key, e.target.value) },
@@ -285,7 +307,11 @@ function flagCard(env, flag) {
   );
   return el(
     "article",
-    { class: `flag${changed ? " changed" : ""}${flag.override ? " overridden" : ""}`, "aria-labelledby": `${id}-title`, "data-flag": flag.key },
+    {
+      class: `flag${changed ? " changed" : ""}${flag.override ? " overridden" : ""}`,
+      "aria-labelledby": `${id}-title`,
+      "data-flag": flag.key,
+    },
     el(
       "header",
       {},
@@ -302,9 +328,28 @@ function flagCard(env, flag) {
           "div",
           { class: "targeting" },
           el("h4", { text: "Targeting" }),
-          el("ul", {}, ruleLines(flag.targeting, flag).map((line) => el("li", {}, el("code", { text: line })))),
+          el(
+            "ul",
+            {},
+            ruleLines(flag.targeting, flag).map((line) => el("li", {}, el("code", { text: line }))),
+          ),
           flag.segments.length > 0
-            ? [el("h4", { text: "Segments" }), el("ul", {}, flag.segments.map((s) => el("li", {}, el("code", { text: s }), ": ", el("code", { text: s in env.segments ? rule(env.segments[s]) : "(not defined)" }))))]
+            ? [
+                el("h4", { text: "Segments" }),
+                el(
+                  "ul",
+                  {},
+                  flag.segments.map((s) =>
+                    el(
+                      "li",
+                      {},
+                      el("code", { text: s }),
+                      ": ",
+                      el("code", { text: s in env.segments ? rule(env.segments[s]) : "(not defined)" }),
+                    ),
+                  ),
+                ),
+              ]
             : null,
           el("details", {}, el("summary", { text: "JSON" }), el("pre", { text: JSON.stringify(flag.targeting, null, 2) })),
         )
@@ -314,7 +359,12 @@ function flagCard(env, flag) {
       { class: "controls" },
       el("label", { for: `${id}-override`, text: "Override" }),
       select,
-      el("button", { type: "button", disabled: !flag.override, onclick: () => resetOverride(env.name, flag.key) }, "Reset", el("span", { class: "sr-only", text: ` ${flag.key}` })),
+      el(
+        "button",
+        { type: "button", disabled: !flag.override, onclick: () => resetOverride(env.name, flag.key) },
+        "Reset",
+        el("span", { class: "sr-only", text: ` ${flag.key}` }),
+      ),
       el(
         "button",
         { type: "button", disabled: !flag.override, onclick: () => saveToFile(env.name, flag) },
@@ -332,16 +382,25 @@ function renderFlags() {
     $("flag-count").textContent = "";
     $("reset-all").disabled = true;
     container.replaceChildren(
-      el("p", { class: "empty" }, el("strong", { text: "No environment is being served." }), " ", state.problems.length > 0
-        ? "The problems above say why."
-        : "The sources hold no flag files: add one (for example flags/development.yaml) and it shows here as soon as it is saved."),
+      el(
+        "p",
+        { class: "empty" },
+        el("strong", { text: "No environment is being served." }),
+        " ",
+        state.problems.length > 0
+          ? "The problems above say why."
+          : "The sources hold no flag files: add one (for example flags/development.yaml) and it shows here as soon as it is saved.",
+      ),
     );
     return;
   }
   const shown = env.flags.filter((f) => matches(f, state.search));
   const overridden = env.flags.filter((f) => f.override).length;
-  const redirected = Object.entries(env.redirects ?? {}).map(([from, to]) => `; ${from} is read from ${to} (redirected)`).join("");
-  $("flag-count").textContent = `${env.name}: ${shown.length} of ${env.flags.length} flags shown${overridden ? `, ${overridden} overridden` : ""}${redirected}`;
+  const redirected = Object.entries(env.redirects ?? {})
+    .map(([from, to]) => `; ${from} is read from ${to} (redirected)`)
+    .join("");
+  $("flag-count").textContent =
+    `${env.name}: ${shown.length} of ${env.flags.length} flags shown${overridden ? `, ${overridden} overridden` : ""}${redirected}`;
   $("reset-all").disabled = overridden === 0;
   const view = state.view ?? (env.flags.length >= LIST_FROM ? "list" : "cards");
   for (const button of document.querySelectorAll("[data-view]")) button.setAttribute("aria-pressed", String(button.dataset.view === view));
@@ -359,11 +418,26 @@ function flagTable(env, flags) {
     const s = served(flag);
     const row = el(
       "tr",
-      { class: `${flag.override ? "overridden" : ""}${state.changed.get(env.name)?.has(flag.key) ? " changed" : ""}`, "data-flag": flag.key },
+      {
+        class: `${flag.override ? "overridden" : ""}${state.changed.get(env.name)?.has(flag.key) ? " changed" : ""}`,
+        "data-flag": flag.key,
+      },
       el(
         "th",
         { scope: "row" },
-        el("button", { type: "button", id: `${id}-toggle`, class: "link", "aria-expanded": String(open), "aria-controls": `${id}-detail`, onclick: () => toggleDetail(env.name, flag.key) }, el("span", { class: "arrow", "aria-hidden": "true", text: open ? "▾ " : "▸ " }), flag.key),
+        el(
+          "button",
+          {
+            type: "button",
+            id: `${id}-toggle`,
+            class: "link",
+            "aria-expanded": String(open),
+            "aria-controls": `${id}-detail`,
+            onclick: () => toggleDetail(env.name, flag.key),
+          },
+          el("span", { class: "arrow", "aria-hidden": "true", text: open ? "▾ " : "▸ " }),
+          flag.key,
+        ),
       ),
       el("td", {}, el("span", { class: `badge ${flag.state === "ENABLED" ? "on" : "off"}`, text: flag.state.toLowerCase() })),
       el(
@@ -382,7 +456,15 @@ function flagTable(env, flags) {
     "table",
     { class: "list" },
     el("caption", { class: "sr-only", text: `Flags of ${env.name}` }),
-    el("thead", {}, el("tr", {}, ["Flag", "State", "Serves", "Switch"].map((name) => el("th", { scope: "col", text: name })))),
+    el(
+      "thead",
+      {},
+      el(
+        "tr",
+        {},
+        ["Flag", "State", "Serves", "Switch"].map((name) => el("th", { scope: "col", text: name })),
+      ),
+    ),
     el("tbody", {}, rows),
   );
 }
@@ -460,7 +542,7 @@ function saveToFile(env, flag) {
 
 /** Waits (up to 10 s) until the server has reloaded the file and its definition says `patch`. */
 async function fileServes(env, key, patch) {
-  for (const until = Date.now() + 10_000; Date.now() < until; ) {
+  for (const until = Date.now() + 10_000; Date.now() < until;) {
     const data = await api("GET", "/environments");
     const flag = data.environments.find((e) => e.name === env)?.flags.find((f) => f.key === key);
     if (flag && Object.entries(patch).every(([field, value]) => flag[field] === value)) return;
@@ -477,7 +559,8 @@ function addFeed(change) {
     ...change.segments.map((s) => `segment ${s.key} ${s.change}`),
     ...(change.keyRotated ? ["API key rotated"] : []),
   ];
-  const text = change.change === "updated" ? `${change.environment}: ${what.join(", ")}` : `environment ${change.environment} ${change.change}`;
+  const text =
+    change.change === "updated" ? `${change.environment}: ${what.join(", ")}` : `environment ${change.environment} ${change.change}`;
   const time = new Date(change.timestamp);
   $("feed").prepend(el("li", {}, el("time", { datetime: change.timestamp, text: time.toLocaleTimeString() }), " ", text));
   while ($("feed").children.length > 50) $("feed").lastElementChild.remove();
@@ -632,7 +715,8 @@ function watchSession(id) {
 /** The ids the server holds, offered as the input's suggestions. */
 async function suggestSessions() {
   const data = await api("GET", "/sessions").catch(() => null);
-  if (data) $("session-ids").replaceChildren(...data.sessions.map((s) => el("option", { value: s.id, text: `${s.evaluations} evaluations` })));
+  if (data)
+    $("session-ids").replaceChildren(...data.sessions.map((s) => el("option", { value: s.id, text: `${s.evaluations} evaluations` })));
 }
 
 // ---- playground ----
@@ -663,7 +747,12 @@ async function evaluate(event) {
           el("th", { scope: "row", text: f.key }),
           el("td", {}, f.errorCode || f.value === undefined ? "—" : el("code", { text: json(f.value) })),
           el("td", { text: f.variant ?? "—" }),
-          el("td", { class: "reason" }, f.errorCode ? `${f.errorCode}: ${f.errorDetails}` : f.reason, overridden.has(f.key) ? el("span", { class: "why override", text: "override" }) : null),
+          el(
+            "td",
+            { class: "reason" },
+            f.errorCode ? `${f.errorCode}: ${f.errorDetails}` : f.reason,
+            overridden.has(f.key) ? el("span", { class: "why override", text: "override" }) : null,
+          ),
         ),
       ),
     );

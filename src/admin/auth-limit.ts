@@ -22,7 +22,12 @@ export class FailedAuthLimiter {
   readonly #maxClients: number;
   readonly #now: () => number;
 
-  constructor({ maxFailures = ADMIN_AUTH_MAX_FAILURES, windowMs = ADMIN_AUTH_WINDOW_MS, maxClients = 4096, now = Date.now }: AuthLimitOptions = {}) {
+  constructor({
+    maxFailures = ADMIN_AUTH_MAX_FAILURES,
+    windowMs = ADMIN_AUTH_WINDOW_MS,
+    maxClients = 4096,
+    now = Date.now,
+  }: AuthLimitOptions = {}) {
     this.#max = maxFailures;
     this.#windowMs = windowMs;
     this.#maxClients = maxClients;

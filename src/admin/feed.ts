@@ -24,8 +24,7 @@ export interface ChangeSummary {
 }
 
 export function summarize(change: EnvironmentChange, at: Date): ChangeSummary {
-  const pick = (kind: "flag" | "segment") =>
-    change.changes.flatMap((c) => (c.kind === kind ? [{ key: c.key, change: c.change }] : []));
+  const pick = (kind: "flag" | "segment") => change.changes.flatMap((c) => (c.kind === kind ? [{ key: c.key, change: c.change }] : []));
   return {
     environment: change.env,
     change: !change.after ? "removed" : !change.before ? "added" : "updated",

@@ -24,7 +24,10 @@ export interface FixtureRoutesOptions {
 }
 
 export function registerFaultRoutes(app: H3, { faults, maxBodyBytes }: FixtureRoutesOptions): void {
-  app.get(FAULTS_PATH, handle(() => ({ rules: faults.rules() })));
+  app.get(
+    FAULTS_PATH,
+    handle(() => ({ rules: faults.rules() })),
+  );
   app.put(
     FAULTS_PATH,
     handle(async (event) => {
@@ -48,7 +51,8 @@ export function registerFaultRoutes(app: H3, { faults, maxBodyBytes }: FixtureRo
 
 /** A session id as given, or 400 INVALID_SESSION when no request could carry it in its header. */
 export function checkedSessionId(id: string): string {
-  if (!isSessionId(id)) throw new AdminError(400, "INVALID_SESSION", `a session id is 1 to 128 visible ASCII characters without spaces, not '${id}'`);
+  if (!isSessionId(id))
+    throw new AdminError(400, "INVALID_SESSION", `a session id is 1 to 128 visible ASCII characters without spaces, not '${id}'`);
   return id;
 }
 
@@ -56,7 +60,10 @@ export function checkedSessionId(id: string): string {
 const sessionIdOf = (event: H3Event): string => checkedSessionId(decodedPathTail(event, `${SESSIONS_PATH}/`, "id"));
 
 export function registerSessionRoutes(app: H3, { sessions }: FixtureRoutesOptions): void {
-  app.get(SESSIONS_PATH, handle(() => ({ sessions: sessions.list() })));
+  app.get(
+    SESSIONS_PATH,
+    handle(() => ({ sessions: sessions.list() })),
+  );
   // An unknown session is an empty one; an evicted one is 410 Gone, so that a test asserting
   // "nothing was asked" cannot pass on a session whose entries were thrown away.
   app.get(
@@ -64,7 +71,8 @@ export function registerSessionRoutes(app: H3, { sessions }: FixtureRoutesOption
     handle((event) => {
       const id = sessionIdOf(event);
       const { evaluations, dropped, evicted } = sessions.get(id);
-      if (evicted !== undefined) throw new AdminError(410, "SESSION_EVICTED", `session ${id} was evicted (${evicted}); its evaluations are gone`, { id });
+      if (evicted !== undefined)
+        throw new AdminError(410, "SESSION_EVICTED", `session ${id} was evicted (${evicted}); its evaluations are gone`, { id });
       return { ...shareContexts(evaluations), dropped };
     }),
   );

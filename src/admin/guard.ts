@@ -20,7 +20,11 @@ export { allowedHosts, hostName } from "../http/hosts.js";
 export function checkHostAndOrigin(event: H3Event, isAllowedHost: (name: string) => boolean): void {
   const host = event.req.headers.get("host") ?? "";
   if (!isAllowedHost(hostName(host))) {
-    throw new AdminError(421, "MISDIRECTED_REQUEST", `the admin API and dashboard answer only to localhost, the listen address and --admin-host names, not '${host}'`);
+    throw new AdminError(
+      421,
+      "MISDIRECTED_REQUEST",
+      `the admin API and dashboard answer only to localhost, the listen address and --admin-host names, not '${host}'`,
+    );
   }
   if (event.req.method === "OPTIONS") {
     throw new AdminError(403, "FORBIDDEN", "cross-origin requests to the admin API are refused (no CORS)");
@@ -43,6 +47,7 @@ export function checkToken(event: H3Event, token: string): void {
   const header = event.req.headers.get("authorization");
   const presented = header?.match(/^Bearer\s+(\S+)\s*$/i)?.[1];
   const challenge = { "www-authenticate": 'Bearer realm="flagserve-admin"' };
-  if (presented === undefined) throw new AdminError(401, "UNAUTHORIZED", "missing admin token: send Authorization: Bearer TOKEN", {}, challenge);
+  if (presented === undefined)
+    throw new AdminError(401, "UNAUTHORIZED", "missing admin token: send Authorization: Bearer TOKEN", {}, challenge);
   if (!tokenMatches(presented, token)) throw new AdminError(401, "UNAUTHORIZED", "wrong admin token", {}, challenge);
 }

@@ -72,7 +72,9 @@ export async function createAdmin(options: AdminOptions): Promise<Admin> {
   let reapply: (env: string) => Promise<unknown> = async () => undefined;
   const service = createOverrideService({ store, layer, reapply: (env) => reapply(env) });
   const { metrics } = options;
-  metrics.gauge("flagserve_overrides", "Overrides in effect", () => Object.values(layer.list()).reduce((n, flags) => n + Object.keys(flags).length, 0));
+  metrics.gauge("flagserve_overrides", "Overrides in effect", () =>
+    Object.values(layer.list()).reduce((n, flags) => n + Object.keys(flags).length, 0),
+  );
   const counted = (action: string) => metrics.count("flagserve_override_changes_total", "Override sets and clears applied", { action });
   const overrides: OverrideService = {
     list: service.list,
@@ -85,7 +87,10 @@ export async function createAdmin(options: AdminOptions): Promise<Admin> {
   let tokenInState = false;
   if (options.enabled) {
     const resolved = await resolveAdminToken(options.stateDir, options.token);
-    if (resolved.persistError) logger.warn(`the admin token could not be saved in ${options.stateDir} (${resolved.persistError.message}); it will change on restart`);
+    if (resolved.persistError)
+      logger.warn(
+        `the admin token could not be saved in ${options.stateDir} (${resolved.persistError.message}); it will change on restart`,
+      );
     token = resolved.token;
     tokenInState = (resolved.source === "state" || resolved.source === "generated") && !resolved.persistError;
   }

@@ -49,7 +49,9 @@ export async function checkOverridesFile(file: string, servedPaths: readonly str
     await probeWritable(target);
   } catch (error) {
     const cause = (error as NodeJS.ErrnoException).code ?? "error";
-    throw new OverridesFileError(`--overrides ${file}: cannot be written (${cause}: ${(error as Error).message}); overrides would be lost on restart`);
+    throw new OverridesFileError(
+      `--overrides ${file}: cannot be written (${cause}: ${(error as Error).message}); overrides would be lost on restart`,
+    );
   }
 }
 
@@ -116,7 +118,8 @@ export class OverrideLayer {
       throw new OverridesFileError(`--overrides ${file}: ${(error as Error).message.split("\n")[0]}`);
     }
     const environments = isRecord(parsed) ? (parsed.environments ?? {}) : undefined;
-    if (!isRecord(environments)) throw new OverridesFileError(`--overrides ${file}: expected "environments:" mapping environment names to flag overrides`);
+    if (!isRecord(environments))
+      throw new OverridesFileError(`--overrides ${file}: expected "environments:" mapping environment names to flag overrides`);
     for (const [env, flags] of Object.entries(environments)) {
       for (const [key, value] of Object.entries(isRecord(flags) ? flags : {})) {
         const override = parseOverride(value);
@@ -224,7 +227,11 @@ export class OverrideLayer {
         await this.#write(next);
       } catch (error) {
         const cause = (error as NodeJS.ErrnoException).code ?? "error";
-        throw new AdminError(500, "NOT_SAVED", `the change was not made: cannot write the overrides file ${this.options.file} (${cause}: ${(error as Error).message})`);
+        throw new AdminError(
+          500,
+          "NOT_SAVED",
+          `the change was not made: cannot write the overrides file ${this.options.file} (${cause}: ${(error as Error).message})`,
+        );
       }
       this.#overrides = next;
     });
@@ -249,7 +256,6 @@ export class OverrideLayer {
   settled(): Promise<void> {
     return this.#writing;
   }
-
 }
 
 function setIn(overrides: Map<string, Map<string, Override>>, env: string, key: string, override: Override): void {

@@ -27,7 +27,8 @@ const SECURITY_HEADERS = {
 export function registerPage(app: H3): void {
   const files = new Map<string, Buffer>();
   for (const name of Object.keys(ASSETS)) files.set(name, readFileSync(new URL(name, UI_DIR)));
-  const serve = (name: string) => () => new Response(new Uint8Array(files.get(name)!), { headers: { "content-type": ASSETS[name]!, ...SECURITY_HEADERS } });
+  const serve = (name: string) => () =>
+    new Response(new Uint8Array(files.get(name)!), { headers: { "content-type": ASSETS[name]!, ...SECURITY_HEADERS } });
   app.get("/", serve("index.html"));
   for (const name of ["app.js", "app.css"]) app.get(`${PAGE_ASSETS_PREFIX}${name}`, serve(name));
 }

@@ -18,7 +18,14 @@ import type { FlagStore } from "../store/store.js";
 import { describeEnvironments } from "./describe.js";
 import { AdminError } from "./errors.js";
 import { followSession, type AdminFeed } from "./feed.js";
-import { checkedSessionId, FAULTS_PATH, registerFaultRoutes, registerSessionRoutes, SESSION_PATH, SESSIONS_PATH } from "./fixture-routes.js";
+import {
+  checkedSessionId,
+  FAULTS_PATH,
+  registerFaultRoutes,
+  registerSessionRoutes,
+  SESSION_PATH,
+  SESSIONS_PATH,
+} from "./fixture-routes.js";
 import { ADMIN_API_PREFIX, checkHostAndOrigin, checkToken, isAdminPath } from "./guard.js";
 import { body, handle, param, rethrow } from "./handler.js";
 import type { OverrideLayer } from "./overrides.js";
@@ -64,7 +71,13 @@ function checkLimitedToken(event: H3Event, token: string, limiter: FailedAuthLim
   const address = clientIp(event);
   const wait = limiter.retryAfter(address);
   if (wait !== undefined) {
-    throw new AdminError(429, "TOO_MANY_REQUESTS", `too many failed admin authentications from ${address}; try again in ${wait} s`, {}, { "retry-after": String(wait) });
+    throw new AdminError(
+      429,
+      "TOO_MANY_REQUESTS",
+      `too many failed admin authentications from ${address}; try again in ${wait} s`,
+      {},
+      { "retry-after": String(wait) },
+    );
   }
   try {
     checkToken(event, token);
@@ -79,8 +92,14 @@ const BASE = `${ADMIN_API_PREFIX}/environments/:env`;
 
 export function registerAdminRoutes(app: H3, options: AdminRoutesOptions): void {
   const { store, layer, overrides } = options;
-  app.get(`${ADMIN_API_PREFIX}/environments`, handle(() => describeEnvironments(store, layer)));
-  app.get(`${ADMIN_API_PREFIX}/overrides`, handle(() => ({ overrides: overrides.list() })));
+  app.get(
+    `${ADMIN_API_PREFIX}/environments`,
+    handle(() => describeEnvironments(store, layer)),
+  );
+  app.get(
+    `${ADMIN_API_PREFIX}/overrides`,
+    handle(() => ({ overrides: overrides.list() })),
+  );
   registerOverrideRoutes(app, options);
   registerSaveRoute(app, options);
   registerPlaygroundRoute(app, options);
@@ -161,7 +180,10 @@ function registerSaveRoute(app: H3, { store, layer, maxBodyBytes, logger }: Admi
       snapshotOf(store, env);
       const config = layer.base(env)?.config;
       const problem = config?.invalidFlags?.[flagKey];
-      if (problem !== undefined) throw new AdminError(409, "CONFLICT", `flag ${flagKey} has a problem in its file (${problem}); fix the file first`, { key: flagKey });
+      if (problem !== undefined)
+        throw new AdminError(409, "CONFLICT", `flag ${flagKey} has a problem in its file (${problem}); fix the file first`, {
+          key: flagKey,
+        });
       const def = config && Object.hasOwn(config.flags, flagKey) ? config.flags[flagKey] : undefined;
       if (!config || !def) throw new AdminError(404, "FLAG_NOT_FOUND", `environment ${env} has no flag '${flagKey}'`, { key: flagKey });
       const saved = await saveFlag(config, flagKey, def, patch);
@@ -183,7 +205,11 @@ function registerPlaygroundRoute(app: H3, { store, maxBodyBytes, answerer }: Adm
       const snapshot = snapshotOf(store, param(event, "env"));
       const context = await body(event, maxBodyBytes);
       // The headers a client of this environment would send (context enrichment may read them).
-      const headers = new Headers({ "x-api-key": snapshot.apiKey, "content-type": "application/json", host: event.req.headers.get("host") ?? "localhost" });
+      const headers = new Headers({
+        "x-api-key": snapshot.apiKey,
+        "content-type": "application/json",
+        host: event.req.headers.get("host") ?? "localhost",
+      });
       const text = JSON.stringify({ context: context === undefined ? {} : context });
       const reply = await withHttpErrors(() => answerer.all(snapshot, text, headers, null));
       return new Response(replyText(reply), { status: reply.status, headers: { "content-type": JSON_CONTENT_TYPE } });

@@ -56,7 +56,8 @@ export function setScalarInSource(source: string, flagPath: string[], field: str
   const flag = parseDocument(source).getIn(flagPath, true);
   const first = isMap(flag) && !flag.flow ? flag.items[0] : undefined;
   const keyStart = first && (first.key as { range?: [number, number] } | null)?.range?.[0];
-  if (keyStart === undefined) throw new AdminError(409, "CONFLICT", `the flag has no ${field} line and is not a block mapping; add it by hand`);
+  if (keyStart === undefined)
+    throw new AdminError(409, "CONFLICT", `the flag has no ${field} line and is not a block mapping; add it by hand`);
   const lineStart = source.lastIndexOf("\n", keyStart - 1) + 1;
   const indent = source.slice(lineStart, keyStart);
   if (!/^[ \t]*$/.test(indent)) throw new AdminError(409, "CONFLICT", `cannot add a ${field} line here; add it by hand`);
@@ -117,7 +118,9 @@ export async function saveFlag(config: EnvironmentConfig, flagKey: string, def: 
   for (const field of ["state", "defaultVariant"] as const) {
     const value = patch[field];
     const current = field === "state" ? def.state : def.defaultVariant;
-    const written = yaml().parseDocument(text).getIn([...path, field]);
+    const written = yaml()
+      .parseDocument(text)
+      .getIn([...path, field]);
     if (value === undefined || (value === current && written !== undefined)) continue;
     if (field === "state" && value === "ENABLED" && written === undefined) continue; // ENABLED is the default
     text = setScalarInSource(text, path, field, value, file);

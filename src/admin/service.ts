@@ -25,7 +25,12 @@ export interface OverrideServiceOptions {
 export function createOverrideService({ store, layer, reapply }: OverrideServiceOptions): OverrideService {
   const baseOf = (env: string) => {
     const base = store.get(env) ? layer.base(env) : undefined;
-    if (!base) throw new AdminError(404, "ENVIRONMENT_NOT_FOUND", `no environment named '${env}' (have: ${[...store.environments.keys()].sort().join(", ")})`);
+    if (!base)
+      throw new AdminError(
+        404,
+        "ENVIRONMENT_NOT_FOUND",
+        `no environment named '${env}' (have: ${[...store.environments.keys()].sort().join(", ")})`,
+      );
     return base;
   };
   const definitionOf = (env: string, flagKey: string) => {
@@ -44,10 +49,15 @@ export function createOverrideService({ store, layer, reapply }: OverrideService
       const def = definitionOf(env, flagKey);
       if ("variant" in override && !Object.hasOwn(def.variants, override.variant)) {
         const validVariants = Object.keys(def.variants);
-        throw new AdminError(422, "VARIANT_NOT_FOUND", `flag ${flagKey} has no variant '${override.variant}' (valid: ${validVariants.join(", ")})`, {
-          key: flagKey,
-          validVariants,
-        });
+        throw new AdminError(
+          422,
+          "VARIANT_NOT_FOUND",
+          `flag ${flagKey} has no variant '${override.variant}' (valid: ${validVariants.join(", ")})`,
+          {
+            key: flagKey,
+            validVariants,
+          },
+        );
       }
       await layer.set(env, flagKey, override);
       await reapply(env);

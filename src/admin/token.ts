@@ -64,7 +64,11 @@ export interface ResolvedToken {
 
 export async function resolveAdminToken(stateDir: string, given?: string, env: NodeJS.ProcessEnv = process.env): Promise<ResolvedToken> {
   const fromEnv = env[ADMIN_TOKEN_ENV]?.trim();
-  const chosen = given ? { token: given, source: "option" as const } : fromEnv ? { token: fromEnv, source: "environment" as const } : undefined;
+  const chosen = given
+    ? { token: given, source: "option" as const }
+    : fromEnv
+      ? { token: fromEnv, source: "environment" as const }
+      : undefined;
   if (chosen) {
     const problem = adminTokenProblem(chosen.token);
     if (problem) throw new AdminTokenError(`${chosen.source === "option" ? "--admin-token" : ADMIN_TOKEN_ENV}: ${problem}`);

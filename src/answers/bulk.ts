@@ -126,14 +126,29 @@ function planFor(snapshot: EnvironmentSnapshot, options: BulkOptions): Plan {
   const eventStreams = options.eventStreamPath
     ? [{ type: "sse", endpoint: { requestUri: options.eventStreamPath(snapshot) }, inactivityDelaySec: 120 }]
     : undefined;
-  const tail = Buffer.from(`],"metadata":${JSON.stringify(snapshot.config.metadata)}${eventStreams ? `,"eventStreams":${JSON.stringify(eventStreams)}` : ""}}`);
+  const tail = Buffer.from(
+    `],"metadata":${JSON.stringify(snapshot.config.metadata)}${eventStreams ? `,"eventStreams":${JSON.stringify(eventStreams)}` : ""}}`,
+  );
   const readsClock = items.some((item) => !(item instanceof EncodedItem) && !item.clockFree);
   // An answer's bytes, and an outcome held by an answer counts as about 64 bytes beside them.
   // Kept from a request's second time: contexts that never come back (one per user) would
   // otherwise each take an answer of kilobytes into the cache and the old generation of the heap.
   const cacheBytes = options.cacheBytes ?? DEFAULT_BULK_CACHE_BYTES;
-  const cache = new AnswerCache<BulkAnswer>(cacheBytes, (answer) => answer.bytes.length + 64 * answer.outcomes.length, seenRequestsFor(cacheBytes));
-  return { items, fixed, encoded: new OutcomeTable(items.length), parts: new Array<EncodedItem>(items.length), ...etagInputFor(tail, items.length, snapshot.configEtag), tail, readsClock, cache };
+  const cache = new AnswerCache<BulkAnswer>(
+    cacheBytes,
+    (answer) => answer.bytes.length + 64 * answer.outcomes.length,
+    seenRequestsFor(cacheBytes),
+  );
+  return {
+    items,
+    fixed,
+    encoded: new OutcomeTable(items.length),
+    parts: new Array<EncodedItem>(items.length),
+    ...etagInputFor(tail, items.length, snapshot.configEtag),
+    tail,
+    readsClock,
+    cache,
+  };
 }
 
 function compute(plan: Plan, context: Record<string, unknown>, nowMs: number): BulkAnswer {
@@ -183,7 +198,13 @@ function compute(plan: Plan, context: Record<string, unknown>, nowMs: number): B
 export function createBulkAnswers(options: BulkOptions = {}) {
   // After a reload, the last snapshot's plan (and its answers) goes at the next request.
   const plans = new WeakMap<EnvironmentSnapshot, Plan>();
-  return (snapshot: EnvironmentSnapshot, scope: string, request: string, contextOf: (request: string) => Record<string, unknown>, nowMs?: number): BulkAnswer => {
+  return (
+    snapshot: EnvironmentSnapshot,
+    scope: string,
+    request: string,
+    contextOf: (request: string) => Record<string, unknown>,
+    nowMs?: number,
+  ): BulkAnswer => {
     let plan = plans.get(snapshot);
     if (!plan) plans.set(snapshot, (plan = planFor(snapshot, options)));
     const second = plan.readsClock ? Math.floor((nowMs ??= Date.now()) / 1000) : 0;

@@ -21,7 +21,11 @@ export const partDigest = (part: Uint8Array): Buffer => hash("sha256", part, "bu
 export const bulkEtagOf = (input: Uint8Array): string => `"${hash("sha256", input, "base64url").slice(0, 27)}"`;
 
 /** The opaque part of an entity-tag, without `W/` and quotes (unquoted tags are tolerated). */
-const opaque = (tag: string): string => tag.trim().replace(/^W\//, "").replace(/^"(.*)"$/, "$1");
+const opaque = (tag: string): string =>
+  tag
+    .trim()
+    .replace(/^W\//, "")
+    .replace(/^"(.*)"$/, "$1");
 
 /**
  * Weak comparison (RFC 9110 §13.1.2): `*` or any listed tag whose opaque part equals the

@@ -14,7 +14,14 @@ const NAME = "flagserve_evaluations_total";
 const HELP = `Flag evaluations by environment, flag, variant and reason (reason ERROR for errors; keys not in the configuration as flag="${OTHER_FLAG}")`;
 
 const REASONS = ["STATIC", "TARGETING_MATCH", "SPLIT", "DEFAULT", "DISABLED", "ERROR"] as const;
-const REASON_INDEX: Readonly<Record<(typeof REASONS)[number], number>> = { STATIC: 0, TARGETING_MATCH: 1, SPLIT: 2, DEFAULT: 3, DISABLED: 4, ERROR: 5 };
+const REASON_INDEX: Readonly<Record<(typeof REASONS)[number], number>> = {
+  STATIC: 0,
+  TARGETING_MATCH: 1,
+  SPLIT: 2,
+  DEFAULT: 3,
+  DISABLED: 4,
+  ERROR: 5,
+};
 /** Counts by reason, indexed as REASONS: `counts[i]++` is an array store, not another hash lookup. */
 type ReasonCounts = Float64Array;
 const zeroCounts = (): ReasonCounts => new Float64Array(REASONS.length);

@@ -66,7 +66,8 @@ export interface OfrepAnswerer {
 function sessionOf(headers: RequestHeaders, sessions: SessionStore | undefined): SessionLog | undefined {
   const id = sessions && headers.get(SESSION_HEADER);
   if (!id) return undefined;
-  if (!isSessionId(id)) throw apiError(400, "INVALID_SESSION", `${SESSION_HEADER} must be 1 to 128 visible ASCII characters without spaces`);
+  if (!isSessionId(id))
+    throw apiError(400, "INVALID_SESSION", `${SESSION_HEADER} must be 1 to 128 visible ASCII characters without spaces`);
   return sessions.open(id);
 }
 
@@ -156,7 +157,10 @@ export function createOfrepAnswerer(options: OfrepAnswererOptions): OfrepAnswere
     let answer: SingleAnswer;
     try {
       answer = enrich
-        ? singleAnswer(snapshot, key, text, undefined, { enrich: (attributes) => enrich(attributes, headers), cacheKey: enrich.cacheKey(headers) })
+        ? singleAnswer(snapshot, key, text, undefined, {
+            enrich: (attributes) => enrich(attributes, headers),
+            cacheKey: enrich.cacheKey(headers),
+          })
         : singleAnswer(snapshot, key, text);
     } catch (error) {
       if (error instanceof ApiError && error.status === 404) {
@@ -184,6 +188,7 @@ export const replyText = (reply: OfrepReply): string | undefined => reply.body ?
 /** An error as a reply: its status, the JSON body and its headers (all in name order, as h3 sends them). */
 export function errorReply(status: number, body: object, headers: Readonly<Record<string, string>> = {}): OfrepReply {
   const all: Record<string, string> = {};
-  for (const name of [...Object.keys(headers), "content-type"].sort()) all[name] = name === "content-type" ? JSON_CONTENT_TYPE : headers[name]!;
+  for (const name of [...Object.keys(headers), "content-type"].sort())
+    all[name] = name === "content-type" ? JSON_CONTENT_TYPE : headers[name]!;
   return { status, headers: all, body: JSON.stringify(body) };
 }

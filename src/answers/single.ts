@@ -35,7 +35,13 @@ export function createSingleAnswers(cacheBytes = DEFAULT_SINGLE_CACHE_BYTES) {
   // After a reload, the last snapshot's cache goes at the next request.
   const caches = new WeakMap<EnvironmentSnapshot, AnswerCache<SingleAnswer>>();
   /** `nowMs`: the time evaluations read (the clock when absent, read only when a flag needs it). */
-  return (snapshot: EnvironmentSnapshot, key: string, request: string, nowMs?: number, options: SingleRequestOptions = NO_OPTIONS): SingleAnswer => {
+  return (
+    snapshot: EnvironmentSnapshot,
+    key: string,
+    request: string,
+    nowMs?: number,
+    options: SingleRequestOptions = NO_OPTIONS,
+  ): SingleAnswer => {
     const flag = snapshot.flags.get(key);
     if (!flag) return answerTo(undefined, key, request, 0, options); // throws: the request's 400 or the 404, in that order
     let cache = caches.get(snapshot);
@@ -53,7 +59,13 @@ export function createSingleAnswers(cacheBytes = DEFAULT_SINGLE_CACHE_BYTES) {
 }
 
 /** The answer computed (evaluation/shape.ts): throws the request's 400 (invalid JSON or context), then, without a flag, the 404. */
-function answerTo(flag: CompiledFlag | undefined, key: string, request: string, nowMs: number, options: SingleRequestOptions): SingleAnswer {
+function answerTo(
+  flag: CompiledFlag | undefined,
+  key: string,
+  request: string,
+  nowMs: number,
+  options: SingleRequestOptions,
+): SingleAnswer {
   const { status, body, result } = flagResponse(flag, key, parseJsonBody(request, key), nowMs, options.enrich);
   return { status, json: JSON.stringify(body), result };
 }

@@ -21,7 +21,11 @@ export interface Version {
  * Entries created, deleted or (by `same`) updated between two maps, in key order. Only the
  * changes are sorted: an edit of one flag among 10 000 sorts one key, not 20 000.
  */
-function* diffKeys<T>(before: Record<string, T>, after: Record<string, T>, same: (was: T, now: T) => boolean): Steps<{ key: string; change: ChangeKind; before?: T; after?: T }[]> {
+function* diffKeys<T>(
+  before: Record<string, T>,
+  after: Record<string, T>,
+  same: (was: T, now: T) => boolean,
+): Steps<{ key: string; change: ChangeKind; before?: T; after?: T }[]> {
   const out: { key: string; change: ChangeKind; before?: T; after?: T }[] = [];
   let seen = 0;
   for (const key of Object.keys(before)) {
@@ -54,7 +58,8 @@ export const answeredFlag = (flag: FlagDefinition, setMetadata: Metadata | undef
  * away). A flag counts as changed when what it answers could change: its definition, or the
  * flag-set metadata merged into its responses.
  */
-export const diffEnvironments = (before: Version | undefined, after: Version | undefined): Change[] => runSteps(diffEnvironmentsSteps(before, after));
+export const diffEnvironments = (before: Version | undefined, after: Version | undefined): Change[] =>
+  runSteps(diffEnvironmentsSteps(before, after));
 
 /** diffEnvironments in steps (a reload runs it with the event loop free in between, see runStepsYielding). */
 export function* diffEnvironmentsSteps(before: Version | undefined, after: Version | undefined): Steps<Change[]> {
@@ -65,11 +70,14 @@ export function* diffEnvironmentsSteps(before: Version | undefined, after: Versi
   const flagChanges: Change[] = (yield* diffKeys<FlagDefinition>(
     a.flags,
     b.flags,
-    (was, now) => (was === now && sameMetadata) || canonicalJson(answeredFlag(was, a.metadata)) === canonicalJson(answeredFlag(now, b.metadata)),
+    (was, now) =>
+      (was === now && sameMetadata) || canonicalJson(answeredFlag(was, a.metadata)) === canonicalJson(answeredFlag(now, b.metadata)),
   )).map((c) => ({ kind: "flag", ...c }));
-  const segmentChanges: Change[] = (yield* diffKeys<JsonValue>(a.segments, b.segments, (was, now) => was === now || canonicalJson(was) === canonicalJson(now))).map(
-    (c) => ({ kind: "segment", ...c }),
-  );
+  const segmentChanges: Change[] = (yield* diffKeys<JsonValue>(
+    a.segments,
+    b.segments,
+    (was, now) => was === now || canonicalJson(was) === canonicalJson(now),
+  )).map((c) => ({ kind: "segment", ...c }));
   const keyChanges: Change[] = before && after && before.apiKey !== after.apiKey ? [{ kind: "api-key", change: "updated" }] : [];
   return [...flagChanges, ...segmentChanges, ...keyChanges];
 }

@@ -58,9 +58,16 @@ const applying = new WeakMap<FlagStore, Promise<unknown>>();
  * Applies a load to the store and announces what changed; returns the changes applied. A
  * function is called once the previous apply is done, so it sees the state that one left.
  */
-export function applyLoad(load: ConfigLoad | (() => ConfigLoad), ctx: ReloadContext, options: ApplyOptions = {}): Promise<EnvironmentChange[]> {
+export function applyLoad(
+  load: ConfigLoad | (() => ConfigLoad),
+  ctx: ReloadContext,
+  options: ApplyOptions = {},
+): Promise<EnvironmentChange[]> {
   const run = (applying.get(ctx.store) ?? Promise.resolve()).then(() => applyNow(typeof load === "function" ? load() : load, ctx, options));
-  applying.set(ctx.store, run.catch(() => undefined));
+  applying.set(
+    ctx.store,
+    run.catch(() => undefined),
+  );
   return run;
 }
 
@@ -68,8 +75,12 @@ async function applyNow(load: ConfigLoad, ctx: ReloadContext, options: ApplyOpti
   const { store, hub, logger } = ctx;
   const previous = store.environments;
   const valid = [...load.environments.values()].map((loaded) => ctx.layer?.(loaded) ?? loaded);
-  const { keys, generated, persistError } = await resolveKeys(ctx.stateDir, valid.map((e) => e.config));
-  if (persistError) logger.warn(`generated keys could not be saved in ${ctx.stateDir} (${persistError.message}); they will change on restart`);
+  const { keys, generated, persistError } = await resolveKeys(
+    ctx.stateDir,
+    valid.map((e) => e.config),
+  );
+  if (persistError)
+    logger.warn(`generated keys could not be saved in ${ctx.stateDir} (${persistError.message}); they will change on restart`);
   const next = nextSnapshots(load, valid, keys, previous, options);
   // In steps, with the event loop free in between: a changed 10 000-flag environment is compared
   // and hashed (its ETag, for the event and bulk answers) before it is served, never in one go.
@@ -101,7 +112,12 @@ async function applyNow(load: ConfigLoad, ctx: ReloadContext, options: ApplyOpti
 }
 
 /** The store's problems after this load: the load's, over the others' when partial; none for the environments it loaded. */
-function problemsAfter(load: ConfigLoad, valid: readonly LoadedEnvironment[], store: FlagStore, options: ApplyOptions): Map<string, Problem[]> {
+function problemsAfter(
+  load: ConfigLoad,
+  valid: readonly LoadedEnvironment[],
+  store: FlagStore,
+  options: ApplyOptions,
+): Map<string, Problem[]> {
   const problems = new Map<string, Problem[]>(options.partial ? store.problems : []);
   for (const [env, list] of load.problems) problems.set(env, list);
   for (const env of valid) if (!load.problems.has(env.config.name)) problems.delete(env.config.name);
@@ -219,12 +235,11 @@ function revokeLater(ctx: ReloadContext, env: string, oldKey: string, graceSecon
 export function revokeOldKeys(ctx: Pick<ReloadContext, "store" | "hub" | "logger">, env: string): number {
   const digests = ctx.store.revokeRetired(env);
   const closed = digests.reduce((n, digest) => n + ctx.hub.closeStreamsOf(env, digest), 0);
-  if (digests.length > 0) ctx.logger.info(`${env}: ${digests.length} old key(s) revoked on request${closed ? `, ${closed} stream(s) closed` : ""}`);
+  if (digests.length > 0)
+    ctx.logger.info(`${env}: ${digests.length} old key(s) revoked on request${closed ? `, ${closed} stream(s) closed` : ""}`);
   return digests.length;
 }
 
 function describeChanges(changes: readonly Change[]): string {
-  return changes
-    .map((c) => (c.kind === "api-key" ? "key rotated" : `${c.kind} ${c.key} ${c.change}`))
-    .join(", ");
+  return changes.map((c) => (c.kind === "api-key" ? "key rotated" : `${c.kind} ${c.key} ${c.change}`)).join(", ");
 }

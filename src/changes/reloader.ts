@@ -82,7 +82,11 @@ export function createReloader<T>(options: ReloaderOptions<T>): Reloader<T> {
       clearTimeout(timer);
       // A reload still writing (the key state file, say) gets up to CLOSE_GRACE_MS to finish
       // before close() returns; it is not waited on longer.
-      if (running) await withTimeout(running.catch(() => undefined), CLOSE_GRACE_MS);
+      if (running)
+        await withTimeout(
+          running.catch(() => undefined),
+          CLOSE_GRACE_MS,
+        );
     },
   };
 }

@@ -90,7 +90,8 @@ export async function findRecordedServer(flags: AdminConnection): Promise<Record
 /** Where to send the call and the token to send, or an Error saying why the token stays here. */
 export async function connectionOf(flags: AdminConnection): Promise<{ url: string; token: string }> {
   if (flags.adminToken) {
-    const url = flags.url ?? (await findRecordedServer({ ...flags, adminToken: undefined }).catch(() => undefined))?.url ?? DEFAULT_ADMIN_URL;
+    const url =
+      flags.url ?? (await findRecordedServer({ ...flags, adminToken: undefined }).catch(() => undefined))?.url ?? DEFAULT_ADMIN_URL;
     return { url, token: flags.adminToken };
   }
   const recorded = await findRecordedServer(flags);
@@ -122,7 +123,8 @@ export async function adminCall(flags: AdminConnection, method: string, path: st
     throw new Error(`cannot reach ${url}: ${cause?.code ?? cause?.message ?? (error as Error).message}`);
   }
   const data = (await response.json().catch(() => ({}))) as Record<string, unknown>;
-  if (!response.ok) throw new Error(`${response.status} ${String(data.errorCode ?? "")}: ${String(data.errorDetails ?? response.statusText)}`);
+  if (!response.ok)
+    throw new Error(`${response.status} ${String(data.errorCode ?? "")}: ${String(data.errorDetails ?? response.statusText)}`);
   return data;
 }
 
@@ -144,9 +146,13 @@ export const runAdminAction =
 export function withAdminToken(command: Command): Command {
   return command
     .addOption(
-      new Option("--admin-token <token>", "the admin token, sent to --url (default: the one kept in the state directory, sent only to the server that recorded it there)").env(
-        "FLAGSERVE_ADMIN_TOKEN",
-      ),
+      new Option(
+        "--admin-token <token>",
+        "the admin token, sent to --url (default: the one kept in the state directory, sent only to the server that recorded it there)",
+      ).env("FLAGSERVE_ADMIN_TOKEN"),
     )
-    .option("--state-dir <dir>", "the state directory of the server (default: that of ./flags, else of the one running server recorded; see docs/state.md)");
+    .option(
+      "--state-dir <dir>",
+      "the state directory of the server (default: that of ./flags, else of the one running server recorded; see docs/state.md)",
+    );
 }

@@ -13,7 +13,9 @@ interface DiffFlags {
 
 export function diffCommand(): Command {
   return new Command("diff")
-    .description("compare two configurations per environment: flags added, removed and changed, segments, keys, and the events a running server would send")
+    .description(
+      "compare two configurations per environment: flags added, removed and changed, segments, keys, and the events a running server would send",
+    )
     .argument("[sources...]", "OLD NEW (directories, files or URLs); with --git, the sources to compare (default: ./flags)")
     .option("-g, --git <rev>", "compare the sources with their content at this git revision (no checkout), e.g. origin/main")
     .addOption(new Option("-f, --format <format>", "output format").choices(["text", "markdown", "json"]).default("text"))
@@ -32,7 +34,11 @@ export function diffCommand(): Command {
       const { diffConfigurations, GitError, formatDiff } = await import("../review/index.js");
       let report;
       try {
-        report = await diffConfigurations({ ...(flags.git === undefined ? { before: args[0]! } : { git: flags.git }), after, tests: flags.tests === true });
+        report = await diffConfigurations({
+          ...(flags.git === undefined ? { before: args[0]! } : { git: flags.git }),
+          after,
+          tests: flags.tests === true,
+        });
       } catch (error) {
         if (!(error instanceof GitError)) throw error;
         err(`flagserve diff: ${error.message}`);

@@ -60,7 +60,9 @@ Examples:
       try {
         contextJson = flags.context === undefined ? undefined : await contextText(flags.context);
       } catch (error) {
-        command.error(`error: option '-c, --context <json>' cannot read ${flags.context}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+        command.error(
+          `error: option '-c, --context <json>' cannot read ${flags.context}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+        );
       }
       const [{ formatProblem }, { evaluateFlag }] = await Promise.all([import("../config/index.js"), import("../evaluation/shape.js")]);
       const { path } = resolveConfigPath(pathArg);
@@ -80,7 +82,8 @@ Examples:
       }
 
       const elsewhere = [...load.problems.keys()].map((env) => env || "(not tied to an environment)");
-      if (elsewhere.length > 0) err(`note: the server would not start without --allow-invalid: problems in ${elsewhere.join(", ")} (see flagserve validate)`);
+      if (elsewhere.length > 0)
+        err(`note: the server would not start without --allow-invalid: problems in ${elsewhere.join(", ")} (see flagserve validate)`);
 
       const request = requestBody(key, contextJson);
       const { status, body } = "errorCode" in request ? { status: 400, body: request } : evaluateFlag(environment.flags, key, request.body);

@@ -78,7 +78,9 @@ export async function followEvents(url: string, flags: EventsFlags): Promise<num
 
       connections += 1;
       backoff.connected();
-      err(`${connections === 1 ? "connected to" : "reconnected to"} ${url}${lastEventId && connections > 1 ? ` (Last-Event-ID: ${lastEventId})` : ""}`);
+      err(
+        `${connections === 1 ? "connected to" : "reconnected to"} ${url}${lastEventId && connections > 1 ? ` (Last-Event-ID: ${lastEventId})` : ""}`,
+      );
       const read = await readStream(response, signal, lastEventId, print);
       lastEventId = read.lastEventId;
       if (signal.aborted) break;
@@ -162,7 +164,8 @@ async function refusal(url: string, response: Response): Promise<{ why: string; 
       // not JSON
     }
     const what = `${url} answered ${response.status}${details ? ` ${details}` : ""}`;
-    if (response.status === 401 || response.status === 403) return { why: `${what} (the key was refused; retrying will not help)`, final: true };
+    if (response.status === 401 || response.status === 403)
+      return { why: `${what} (the key was refused; retrying will not help)`, final: true };
     if (response.status === 404 || response.status === 405) return { why: `${what} (is this a flagserve URL?)`, final: true };
     const retryAfter = Number(response.headers.get("retry-after"));
     return { why: what, final: false, atLeastMs: Number.isFinite(retryAfter) ? retryAfter * 1000 : 0 };
@@ -210,7 +213,9 @@ export function eventsCommand(): Command {
     .option("--heartbeats", "print heartbeat events too")
     .option("--insecure", "accept any TLS certificate (a server started with --https uses a self-signed one)")
     .addOption(
-      new Option("--give-up <seconds>", "stop retrying after this long without a connection; 0 = never").argParser(parseNonNegativeNumber("--give-up")).default(30),
+      new Option("--give-up <seconds>", "stop retrying after this long without a connection; 0 = never")
+        .argParser(parseNonNegativeNumber("--give-up"))
+        .default(30),
     )
     .addHelpText(
       "after",

@@ -40,7 +40,10 @@ async function probe(url: string, timeoutMs: number): Promise<Probe> {
   } catch (error) {
     const cause = (error as { cause?: { code?: string; message?: string } }).cause;
     const name = (error as Error).name;
-    return { ready: false, reason: name === "TimeoutError" ? "no answer in time" : (cause?.code ?? cause?.message ?? (error as Error).message) };
+    return {
+      ready: false,
+      reason: name === "TimeoutError" ? "no answer in time" : (cause?.code ?? cause?.message ?? (error as Error).message),
+    };
   }
 }
 
@@ -76,7 +79,11 @@ async function recordedUrl(): Promise<string> {
 export function healthCommand(): Command {
   return new Command("health")
     .description("exit 0 when a flagserve answers /readyz as ready, 1 when it does not (e.g. a CI step or a container HEALTHCHECK)")
-    .addArgument(new Argument("[url]", `the server (default: the one recorded in the state directory, else ${DEFAULT_HEALTH_URL})`).argParser(readyzUrl))
+    .addArgument(
+      new Argument("[url]", `the server (default: the one recorded in the state directory, else ${DEFAULT_HEALTH_URL})`).argParser(
+        readyzUrl,
+      ),
+    )
     .addOption(
       new Option("--wait <seconds>", "keep asking until ready or this many seconds have passed")
         .argParser(parseNonNegativeNumber("--wait"))

@@ -138,7 +138,8 @@ flags:
 }
 
 /** The test file's schema beside the flag files' one (same place: the package, or the CDN). */
-export const testSchemaReference = (flagSchema: string): string => flagSchema.replace(/flagserve\.schema\.json$/, "flagserve-test.schema.json");
+export const testSchemaReference = (flagSchema: string): string =>
+  flagSchema.replace(/flagserve\.schema\.json$/, "flagserve-test.schema.json");
 
 /** Cases for the starter development.yaml; every one passes as written (\`flagserve test\`). */
 export function developmentTestFile(schema: string): string {
@@ -180,10 +181,15 @@ tests:
 
 export function initCommand(): Command {
   return new Command("init")
-    .description("write a commented starter: development.yaml and production.yaml with a segment, a boolean and a rollout flag, and development.test.yaml with cases for them")
+    .description(
+      "write a commented starter: development.yaml and production.yaml with a segment, a boolean and a rollout flag, and development.test.yaml with cases for them",
+    )
     .argument("[dir]", "directory to create the environment files in", "flags")
     .option("-f, --force", "overwrite files that already exist")
-    .option("--schema <ref>", "path or URL for the editors' `$schema` line (default: node_modules/flagserve in this project, else the npm CDN)")
+    .option(
+      "--schema <ref>",
+      "path or URL for the editors' `$schema` line (default: node_modules/flagserve in this project, else the npm CDN)",
+    )
     .addHelpText(
       "after",
       `
@@ -205,7 +211,9 @@ installed in the project, else at this version's schema on the npm CDN.`,
       ];
       const existing = files.filter((f) => existsSync(f.file)).map((f) => displayPath(resolve(f.file)));
       if (existing.length > 0 && !flags.force) {
-        err(`flagserve init: ${existing.join(" and ")} already exist${existing.length === 1 ? "s" : ""}; nothing written (use --force to overwrite)`);
+        err(
+          `flagserve init: ${existing.join(" and ")} already exist${existing.length === 1 ? "s" : ""}; nothing written (use --force to overwrite)`,
+        );
         process.exitCode = 1;
         return;
       }

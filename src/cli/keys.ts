@@ -85,10 +85,14 @@ Examples:
   withAdminToken(
     keys
       .command("revoke")
-      .description("the running server stops accepting ENV's replaced keys now, ending their grace (e.g. after editing a leaked apiKey in its file)")
+      .description(
+        "the running server stops accepting ENV's replaced keys now, ending their grace (e.g. after editing a leaked apiKey in its file)",
+      )
       .argument("<env>", "the environment")
       .argument("[sources...]", SOURCES_ARGUMENT_HELP)
-      .addOption(new Option("--url <url>", "the running server (default: the one recorded in the state directory)").argParser(parseAdminUrl)),
+      .addOption(
+        new Option("--url <url>", "the running server (default: the one recorded in the state directory)").argParser(parseAdminUrl),
+      ),
   )
     .addHelpText(
       "after",
@@ -106,7 +110,11 @@ Examples:
     )
     .action(
       runAdminAction("keys revoke")(async (env: string, args: string[], flags: AdminConnection) => {
-        const result = await adminCall({ ...flags, stateDir: await stateDirOf(args, flags) }, "POST", `/keys/${encodeURIComponent(env)}/revoke-old`);
+        const result = await adminCall(
+          { ...flags, stateDir: await stateDirOf(args, flags) },
+          "POST",
+          `/keys/${encodeURIComponent(env)}/revoke-old`,
+        );
         out(`${env}  ${String(result.revoked)} old key(s) revoked`);
       }),
     );
@@ -179,7 +187,9 @@ async function rotateEnvironmentKey(env: string, args: string[], flags: KeysFlag
   }
   const written = loaded.config.apiKey !== undefined ? loaded.config.files.find((file) => sourceKindOf(file) === "url") : undefined;
   if (written !== undefined) {
-    err(`flagserve keys rotate: cannot rotate the key of '${env}': it is written in ${written}, which flagserve cannot write; change it there`);
+    err(
+      `flagserve keys rotate: cannot rotate the key of '${env}': it is written in ${written}, which flagserve cannot write; change it there`,
+    );
     process.exitCode = 1;
     return;
   }

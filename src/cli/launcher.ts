@@ -31,7 +31,10 @@ export function procInfo(pid: number): ProcessInfo | undefined {
 /** From `ps` (macOS and the other Unix systems; no state). */
 export function psInfo(pid: number): ProcessInfo | undefined {
   try {
-    const line = execFileSync("ps", ["-o", "ppid=", "-o", "args=", "-p", String(pid)], { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }).trim();
+    const line = execFileSync("ps", ["-o", "ppid=", "-o", "args=", "-p", String(pid)], {
+      encoding: "utf8",
+      stdio: ["ignore", "pipe", "ignore"],
+    }).trim();
     const match = /^(\d+)\s+(.*)$/.exec(line);
     return match ? { ppid: Number(match[1]), state: "", command: match[2]! } : undefined;
   } catch {

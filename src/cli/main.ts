@@ -18,8 +18,7 @@ import { diffCommand } from "./diff.js";
 import { testCommand } from "./test.js";
 import { validateCommand } from "./validate.js";
 
-const commandPath = (command: Command): string =>
-  command.parent ? `${commandPath(command.parent)} ${command.name()}` : command.name();
+const commandPath = (command: Command): string => (command.parent ? `${commandPath(command.parent)} ${command.name()}` : command.name());
 
 /** `args`: the words after `flagserve` (a usage error of `serve --json-logs` is a JSON line too). */
 export function createProgram(args: readonly string[] = process.argv.slice(2)): Command {
@@ -82,7 +81,10 @@ Run "flagserve <command> --help" for a command's options.`,
  * a usage error); the commands print to `io`. How the tests run a command in-process; one run at
  * a time. A server started by `serve` keeps running after it returns.
  */
-export async function runCli(args: readonly string[], io: { stdout: TextSink; stderr: TextSink } = { stdout: process.stdout, stderr: process.stderr }): Promise<number> {
+export async function runCli(
+  args: readonly string[],
+  io: { stdout: TextSink; stderr: TextSink } = { stdout: process.stdout, stderr: process.stderr },
+): Promise<number> {
   const [before, exitCode] = [{ ...output }, process.exitCode];
   Object.assign(output, io);
   process.exitCode = undefined;

@@ -14,7 +14,8 @@ export function serverUrl(value: string, path: string): URL {
   } catch {
     throw new InvalidArgumentError("must be an http(s) URL such as http://127.0.0.1:8080");
   }
-  if (url.protocol !== "http:" && url.protocol !== "https:") throw new InvalidArgumentError("must be an http(s) URL such as http://127.0.0.1:8080");
+  if (url.protocol !== "http:" && url.protocol !== "https:")
+    throw new InvalidArgumentError("must be an http(s) URL such as http://127.0.0.1:8080");
   const base = url.pathname.replace(/\/+$/, "");
   if (!base.endsWith(path)) url.pathname = `${base}${path}`;
   return url;
@@ -26,23 +27,29 @@ export function parsePort(value: string): number {
   return n;
 }
 
-export const parsePositiveInteger = (what: string) => (value: string): number => {
-  const n = Number(value);
-  if (!/^\d+$/.test(value) || n < 1) throw new InvalidArgumentError(`${what} must be a positive integer`);
-  return n;
-};
+export const parsePositiveInteger =
+  (what: string) =>
+  (value: string): number => {
+    const n = Number(value);
+    if (!/^\d+$/.test(value) || n < 1) throw new InvalidArgumentError(`${what} must be a positive integer`);
+    return n;
+  };
 
-export const parseNonNegativeNumber = (what: string) => (value: string): number => {
-  const n = Number(value);
-  if (value.trim() === "" || !Number.isFinite(n) || n < 0) throw new InvalidArgumentError(`${what} must be a non-negative number`);
-  return n;
-};
+export const parseNonNegativeNumber =
+  (what: string) =>
+  (value: string): number => {
+    const n = Number(value);
+    if (value.trim() === "" || !Number.isFinite(n) || n < 0) throw new InvalidArgumentError(`${what} must be a non-negative number`);
+    return n;
+  };
 
-export const parsePositiveNumber = (what: string) => (value: string): number => {
-  const n = Number(value);
-  if (value.trim() === "" || !Number.isFinite(n) || n <= 0) throw new InvalidArgumentError(`${what} must be a positive number`);
-  return n;
-};
+export const parsePositiveNumber =
+  (what: string) =>
+  (value: string): number => {
+    const n = Number(value);
+    if (value.trim() === "" || !Number.isFinite(n) || n <= 0) throw new InvalidArgumentError(`${what} must be a positive number`);
+    return n;
+  };
 
 /** `1mb`, `512kb`, `65536` -> bytes. */
 export function parseByteSize(value: string): number {

@@ -7,12 +7,17 @@ import { Command, Option } from "commander";
 import { adminCall, parseAdminUrl, runAdminAction, withAdminToken, type AdminConnection } from "./admin-client.js";
 import { out } from "./paths.js";
 
-const overrideText = (override: Record<string, unknown>): string => (typeof override.variant === "string" ? `variant ${override.variant}` : String(override.state).toLowerCase());
+const overrideText = (override: Record<string, unknown>): string =>
+  typeof override.variant === "string" ? `variant ${override.variant}` : String(override.state).toLowerCase();
 
 const run = runAdminAction("override");
 
 function withConnection(command: Command): Command {
-  return withAdminToken(command.addOption(new Option("--url <url>", "the running server (default: the one recorded in the state directory)").argParser(parseAdminUrl)));
+  return withAdminToken(
+    command.addOption(
+      new Option("--url <url>", "the running server (default: the one recorded in the state directory)").argParser(parseAdminUrl),
+    ),
+  );
 }
 
 export function overrideCommand(): Command {
@@ -43,12 +48,14 @@ function addSet(override: Command): void {
       .requiredOption("-e, --env <env>", "the environment")
       .option("--disable", "disable the flag instead of choosing a variant"),
   ).action(
-    run(async (flag: string, variant: string | undefined, flags: AdminConnection & { env: string; disable?: boolean }, command: Command) => {
-      if ((variant === undefined) === !flags.disable) command.error("error: give a VARIANT or --disable (not both)", { exitCode: 2 });
-      const body = flags.disable ? { state: "DISABLED" } : { variant };
-      await adminCall(flags, "PUT", `/environments/${encodeURIComponent(flags.env)}/overrides/${encodeURIComponent(flag)}`, body);
-      out(`${flags.env}  ${flag}  ${flags.disable ? "disabled" : `variant ${variant}`}`);
-    }),
+    run(
+      async (flag: string, variant: string | undefined, flags: AdminConnection & { env: string; disable?: boolean }, command: Command) => {
+        if ((variant === undefined) === !flags.disable) command.error("error: give a VARIANT or --disable (not both)", { exitCode: 2 });
+        const body = flags.disable ? { state: "DISABLED" } : { variant };
+        await adminCall(flags, "PUT", `/environments/${encodeURIComponent(flags.env)}/overrides/${encodeURIComponent(flag)}`, body);
+        out(`${flags.env}  ${flag}  ${flags.disable ? "disabled" : `variant ${variant}`}`);
+      },
+    ),
   );
 }
 
@@ -76,12 +83,19 @@ function addClear(override: Command): void {
 
 function addList(override: Command): void {
   withConnection(
-    override.command("list", { isDefault: true }).description("print every override: ENV FLAG WHAT").option("--json", "print the JSON the server returns"),
+    override
+      .command("list", { isDefault: true })
+      .description("print every override: ENV FLAG WHAT")
+      .option("--json", "print the JSON the server returns"),
   ).action(
     run(async (flags: AdminConnection & { json?: boolean }) => {
-      const { overrides } = (await adminCall(flags, "GET", "/overrides")) as { overrides: Record<string, Record<string, Record<string, unknown>>> };
+      const { overrides } = (await adminCall(flags, "GET", "/overrides")) as {
+        overrides: Record<string, Record<string, Record<string, unknown>>>;
+      };
       if (flags.json) return out(JSON.stringify(overrides));
-      const rows = Object.entries(overrides).flatMap(([env, list]) => Object.entries(list).map(([key, o]) => `${env}  ${key}  ${overrideText(o)}`));
+      const rows = Object.entries(overrides).flatMap(([env, list]) =>
+        Object.entries(list).map(([key, o]) => `${env}  ${key}  ${overrideText(o)}`),
+      );
       if (rows.length > 0) out(rows.join("\n"));
     }),
   );

@@ -14,10 +14,10 @@ export const INSTALLED_SCHEMA = fileURLToPath(new URL("../../schema/flagserve.sc
 
 export const VERSION = (JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string }).version;
 
-export const STATE_DIR_HELP =
-  "where keys and the admin token are kept (default: see flagserve keys dir)";
+export const STATE_DIR_HELP = "where keys and the admin token are kept (default: see flagserve keys dir)";
 
-export const PATH_ARGUMENT_HELP = "directory of environment files, one file, or an http(s):// URL (default: ./flags, else the bundled example)";
+export const PATH_ARGUMENT_HELP =
+  "directory of environment files, one file, or an http(s):// URL (default: ./flags, else the bundled example)";
 
 /** PATH, else `./flags`, else the bundled example (so the first run always serves something). */
 export function resolveConfigPath(path: string | undefined): { path: string; bundled: boolean } {

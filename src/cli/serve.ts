@@ -9,7 +9,15 @@ import { createLogger, flushLog, formatRecord, type LogFormat, type Logger } fro
 import { DEFAULT_KEY_GRACE_SECONDS } from "../store/key-grace.js";
 import { npmLaunchers, watchProcesses } from "./launcher.js";
 import { networkUrls, localUrl, qrCode } from "./network.js";
-import { parseByteSize, parseContextPairs, parseFaults, parseNonNegativeNumber, parsePort, parsePositiveInteger, parsePositiveNumber } from "./options.js";
+import {
+  parseByteSize,
+  parseContextPairs,
+  parseFaults,
+  parseNonNegativeNumber,
+  parsePort,
+  parsePositiveInteger,
+  parsePositiveNumber,
+} from "./options.js";
 import { STATE_DIR_HELP, VERSION, plural } from "./paths.js";
 import { NO_ENVIRONMENTS, SOURCES_ARGUMENT_HELP, listText, missingPaths, resolveSources } from "./sources.js";
 import type { FaultRule } from "../fixture/fault-rules.js";
@@ -64,9 +72,7 @@ function sourceOptions(command: Command): Command {
     .addOption(
       new Option("--poll-interval <seconds>", "seconds between URL fetches").argParser(parsePositiveNumber("--poll-interval")).default(5),
     )
-    .addOption(
-      new Option("--fetch-timeout <seconds>", "URL fetch timeout").argParser(parsePositiveNumber("--fetch-timeout")).default(10),
-    )
+    .addOption(new Option("--fetch-timeout <seconds>", "URL fetch timeout").argParser(parsePositiveNumber("--fetch-timeout")).default(10))
     .option("--allow-invalid", "serve despite problems");
 }
 
@@ -86,9 +92,7 @@ function serverOptions(command: Command): Command {
 function streamOptions(command: Command): Command {
   return command
     .addOption(
-      new Option("--heartbeat <seconds>", "seconds between heartbeats (default: 15)").argParser(
-        parseNonNegativeNumber("--heartbeat"),
-      ),
+      new Option("--heartbeat <seconds>", "seconds between heartbeats (default: 15)").argParser(parseNonNegativeNumber("--heartbeat")),
     )
     .addOption(new Option("--event-set <set>", "event names").choices(["primary", "variant"]).default("primary"))
     .addOption(
@@ -111,11 +115,17 @@ function keyOptions(command: Command): Command {
 function adminOptions(command: Command): Command {
   return command
     .option("--no-admin", "no admin API, no dashboard")
-    .addOption(new Option("--admin-token <token>", "admin token, 16 characters or more").env("FLAGSERVE_ADMIN_TOKEN").argParser(parseAdminToken))
     .addOption(
-      new Option("--admin-host <name>", "another host name for the admin API").argParser(
-        (value: string, previous: string[] = []) => [...previous, ...value.split(",").map((v) => v.trim()).filter(Boolean)],
-      ),
+      new Option("--admin-token <token>", "admin token, 16 characters or more").env("FLAGSERVE_ADMIN_TOKEN").argParser(parseAdminToken),
+    )
+    .addOption(
+      new Option("--admin-host <name>", "another host name for the admin API").argParser((value: string, previous: string[] = []) => [
+        ...previous,
+        ...value
+          .split(",")
+          .map((v) => v.trim())
+          .filter(Boolean),
+      ]),
     )
     .option("--overrides <file>", "keep overrides in this YAML file");
 }
@@ -125,9 +135,7 @@ function fixtureOptions(command: Command): Command {
   return command
     .addOption(new Option("--context-value <key=value>", "add to every context (flagd -X)").argParser(parseContextPairs("values")))
     .addOption(
-      new Option("--context-from-header <header=key>", "header into the context (flagd -H)").argParser(
-        parseContextPairs("fromHeaders"),
-      ),
+      new Option("--context-from-header <header=key>", "header into the context (flagd -H)").argParser(parseContextPairs("fromHeaders")),
     )
     .addOption(new Option("--fault <json>", "inject a fault (JSON rule)").argParser(parseFaults));
 }
@@ -142,13 +150,17 @@ function parseAdminToken(value: string): string | undefined {
 
 /** flagd's gRPC protocols, for flagd's providers (docs/flagd.md). */
 function flagdOptions(command: Command): Command {
-  return command
-    .addOption(new Option("--flagd-port <port>", "serve flagd's gRPC services too (e.g. 8013)").argParser(parsePort))
-    .addOption(
-      new Option("--flagd-selector-by-name <env>", "a flagd selector may name ENV, no key").argParser(
-        (value: string, previous: string[] = []) => [...previous, ...value.split(",").map((v) => v.trim()).filter(Boolean)],
-      ),
-    );
+  return command.addOption(new Option("--flagd-port <port>", "serve flagd's gRPC services too (e.g. 8013)").argParser(parsePort)).addOption(
+    new Option("--flagd-selector-by-name <env>", "a flagd selector may name ENV, no key").argParser(
+      (value: string, previous: string[] = []) => [
+        ...previous,
+        ...value
+          .split(",")
+          .map((v) => v.trim())
+          .filter(Boolean),
+      ],
+    ),
+  );
 }
 
 /** What is printed. */
@@ -186,7 +198,11 @@ function rejectCommandTypo(args: string[], command: Command): void {
   const [pathArg] = args;
   if (args.length === 1 && pathArg !== undefined && /^[a-z]+$/.test(pathArg) && !existsSync(pathArg)) {
     const names = command.parent?.commands.map((c) => c.name()) ?? [];
-    const near = closestName(pathArg, names.filter((name) => name !== "help"), 2);
+    const near = closestName(
+      pathArg,
+      names.filter((name) => name !== "help"),
+      2,
+    );
     if (near) (command.parent ?? command).error(`error: '${pathArg}' is not a command nor an existing path (did you mean ${near}?)`);
   }
 }
@@ -212,7 +228,11 @@ function noteInvalid(logger: Logger, problems: ReadonlyMap<string, Problem[]>, s
     for (const p of list) byFile.set(p.file, (byFile.get(p.file) ?? 0) + 1);
     for (const [file, count] of byFile) {
       const what =
-        env === "" ? "it is ignored" : served.has(env) ? `environment ${env} is served; its flags with problems answer PARSE_ERROR` : `environment ${env} is not served`;
+        env === ""
+          ? "it is ignored"
+          : served.has(env)
+            ? `environment ${env} is served; its flags with problems answer PARSE_ERROR`
+            : `environment ${env} is not served`;
       logger.warn(`${file || "(configuration)"}: ${plural(count, "problem")} (listed above); ${what}`, {
         file,
         problems: count,
@@ -281,7 +301,12 @@ async function runServe(args: string[], flags: ServeFlags): Promise<void> {
   }
   warnIfReachable(logger, server.url, flags.public);
   const url = localUrl(server.url);
-  if (!flags.quiet) await printBanner({ specs, bundled, url, serverUrl: server.url, keys: server.keys(), adminToken: server.adminToken, flagdPort: server.flagdPort }, flags, logger);
+  if (!flags.quiet)
+    await printBanner(
+      { specs, bundled, url, serverUrl: server.url, keys: server.keys(), adminToken: server.adminToken, flagdPort: server.flagdPort },
+      flags,
+      logger,
+    );
   printer(format)(`ready ${url}`, "ready", { url });
 }
 
@@ -329,13 +354,14 @@ async function start(specs: string[], flags: ServeFlags, logger: Logger): Promis
   } catch (error) {
     // The listener's and the admin API's errors. startServer has loaded both modules before it can
     // raise them; for an error raised earlier this loads them, a few milliseconds on the way out.
-    const [{ PortUnavailableError }, { OverridesFileError }, { StateDirError }, { AdminTokenError }, { FlagdPortError }] = await Promise.all([
-      import("../http/listen.js"),
-      import("../admin/overrides.js"),
-      import("../store/state-dir.js"),
-      import("../admin/token.js"),
-      import("../flagd/server.js"),
-    ]);
+    const [{ PortUnavailableError }, { OverridesFileError }, { StateDirError }, { AdminTokenError }, { FlagdPortError }] =
+      await Promise.all([
+        import("../http/listen.js"),
+        import("../admin/overrides.js"),
+        import("../store/state-dir.js"),
+        import("../admin/token.js"),
+        import("../flagd/server.js"),
+      ]);
     if (error instanceof InvalidConfigError) {
       for (const problem of error.problems) logger.error(formatProblem(problem), { ...problem });
       const where = listText(specs);
@@ -368,12 +394,22 @@ interface Banner {
 }
 
 /** What is served, where, with which keys, and a request to try. */
-async function printBanner({ specs, bundled, url, serverUrl, keys, adminToken, flagdPort }: Banner, flags: ServeFlags, logger: Logger): Promise<void> {
+async function printBanner(
+  { specs, bundled, url, serverUrl, keys, adminToken, flagdPort }: Banner,
+  flags: ServeFlags,
+  logger: Logger,
+): Promise<void> {
   const format: LogFormat = flags.jsonLogs ? "json" : "text";
   const print = printer(format);
   const path = listText(specs);
   const where = bundled ? `${path} (the bundled example; pass a PATH or create ./flags to serve your own)` : path;
-  print(`flagserve ${VERSION} serving ${where}`, "serving", { version: VERSION, path, ...(specs.length > 1 && { sources: specs }), bundled, watch: flags.watch });
+  print(`flagserve ${VERSION} serving ${where}`, "serving", {
+    version: VERSION,
+    path,
+    ...(specs.length > 1 && { sources: specs }),
+    bundled,
+    watch: flags.watch,
+  });
   print(`  ${url}`, "listening", { url });
   if (flagdPort !== undefined) print(`  flagd gRPC port ${flagdPort} (selector: an environment's key)`, "flagd", { port: flagdPort });
   if (flags.public) {

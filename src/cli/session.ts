@@ -37,25 +37,33 @@ export const evaluationRow = (e: SharedEvaluation, contexts: SharedSessionView["
 /** The table of a session (as the admin API sends it), with a last line saying how many older entries the server dropped. */
 export function formatSession(id: string, view: SharedSessionView): string {
   if (view.evaluations.length === 0) return `session ${id}: no evaluations recorded`;
-  const table = formatTable(EVALUATION_HEADER, view.evaluations.map((e) => evaluationRow(e, view.contexts)));
-  return view.dropped === 0 ? table : `${table}\n(${view.dropped} older evaluations were dropped: a session keeps its newest 10 000, within 4 MiB)`;
+  const table = formatTable(
+    EVALUATION_HEADER,
+    view.evaluations.map((e) => evaluationRow(e, view.contexts)),
+  );
+  return view.dropped === 0
+    ? table
+    : `${table}\n(${view.dropped} older evaluations were dropped: a session keeps its newest 10 000, within 4 MiB)`;
 }
 
-const urlArgument = () => new Argument("[url]", "the running server (default: the one recorded in the state directory)").argParser(parseAdminUrl);
+const urlArgument = () =>
+  new Argument("[url]", "the running server (default: the one recorded in the state directory)").argParser(parseAdminUrl);
 const sessionPath = (id: string) => `/sessions/${encodeURIComponent(id)}`;
 type Flags = Omit<AdminConnection, "url"> & { json?: boolean };
 
 export function sessionCommand(): Command {
-  const session = new Command("session").description("show, clear or list the evaluations a running server recorded per X-Flagserve-Session").addHelpText(
-    "after",
-    `
+  const session = new Command("session")
+    .description("show, clear or list the evaluations a running server recorded per X-Flagserve-Session")
+    .addHelpText(
+      "after",
+      `
 Examples:
   $ flagserve session show checkout-test      a table: flag, variant, value, reason, error, at, context
   $ flagserve session show checkout-test http://127.0.0.1:8080 --json
   $ flagserve session clear checkout-test
   $ flagserve session list
 Exit status: 0 done, 1 refused by the server (wrong token, bad id) or unreachable, 2 usage error.`,
-  );
+    );
   withAdminToken(
     session
       .command("show")
@@ -69,14 +77,20 @@ Exit status: 0 done, 1 refused by the server (wrong token, bad id) or unreachabl
       out(flags.json ? JSON.stringify(view) : formatSession(id, view));
     }),
   );
-  withAdminToken(session.command("clear").description("forget session ID").argument("<id>", "the session id").addArgument(urlArgument())).action(
+  withAdminToken(
+    session.command("clear").description("forget session ID").argument("<id>", "the session id").addArgument(urlArgument()),
+  ).action(
     run(async (id: string, url: string | undefined, flags: Flags) => {
       const result = await adminCall({ ...flags, url }, "DELETE", sessionPath(id));
       out(`${id}  ${result.removed ? "cleared" : "had no evaluations"}`);
     }),
   );
   withAdminToken(
-    session.command("list").description("print each session: ID EVALUATIONS DROPPED LAST-ACTIVITY").addArgument(urlArgument()).option("--json", "print the server's JSON"),
+    session
+      .command("list")
+      .description("print each session: ID EVALUATIONS DROPPED LAST-ACTIVITY")
+      .addArgument(urlArgument())
+      .option("--json", "print the server's JSON"),
   ).action(
     run(async (url: string | undefined, flags: Flags) => {
       const result = (await adminCall({ ...flags, url }, "GET", "/sessions")) as { sessions: SessionSummary[] };

@@ -28,12 +28,20 @@ export function testCommand(): Command {
   return new Command("test")
     .description("run the test cases of the flag files (<environment>.test.yaml): evaluate flags for contexts and check the answers")
     .argument("[sources...]", SOURCES_ARGUMENT_HELP)
-    .option("-t, --tests <path>", "a test file, or a directory of *.test.yaml files (repeatable; default: the *.test.yaml files beside the flag files)", collect)
+    .option(
+      "-t, --tests <path>",
+      "a test file, or a directory of *.test.yaml files (repeatable; default: the *.test.yaml files beside the flag files)",
+      collect,
+    )
     .addOption(new Option("-r, --reporter <reporter>", "report format").choices(["human", "junit", "json"]).default("human"))
     .option("-o, --output <file>", "write the report to this file (a summary line still goes to stdout)")
     .option("--coverage", "report the targeting branches (if branches, fractional buckets, defaults) no case reached, by file:line")
     .addOption(new Option("--coverage-min <percent>", "fail when coverage is below this (implies --coverage)").argParser(parsePercent))
-    .option("--context-value <key=value>", "add a static value to every context, as `serve --context-value` does (repeatable)", parseContextPairs("values"))
+    .option(
+      "--context-value <key=value>",
+      "add a static value to every context, as `serve --context-value` does (repeatable)",
+      parseContextPairs("values"),
+    )
     .option("--overrides <file>", "apply the overrides kept in this file (`serve --overrides`); the file is only read")
     .addHelpText("after", TEST_HELP)
     .action(async (args: string[], flags: TestFlags) => {
@@ -44,7 +52,10 @@ export function testCommand(): Command {
         process.exitCode = 2;
         return;
       }
-      const [{ testFlags, testExitCode }, { coverageLine, formatReport, summaryLine }] = await Promise.all([import("../testing/index.js"), import("../testing/reporters.js")]);
+      const [{ testFlags, testExitCode }, { coverageLine, formatReport, summaryLine }] = await Promise.all([
+        import("../testing/index.js"),
+        import("../testing/reporters.js"),
+      ]);
       const coverage = flags.coverage === true || flags.coverageMin !== undefined;
       const report = await testFlags({
         sources: specs,

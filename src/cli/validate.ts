@@ -19,8 +19,7 @@ export interface ValidateReport {
   path: string;
   sources: string[];
   environments: (
-    | { name: string; valid: true; files: string[]; flags: string[]; segments: string[] }
-    | { name: string; valid: false; files: string[] }
+    { name: string; valid: true; files: string[]; flags: string[]; segments: string[] } | { name: string; valid: false; files: string[] }
   )[];
   problems: Problem[];
 }
@@ -90,7 +89,13 @@ async function check(specs: string[], flags: ValidateFlags): Promise<ValidateRep
     // An environment whose only problems are inside flags would be served (with
     // --allow-invalid), but for a lint it is not valid.
     if (load.problems.has(name)) continue;
-    report.environments.push({ name, valid: true, files: config.files, flags: [...compiled.keys()], segments: Object.keys(config.segments) });
+    report.environments.push({
+      name,
+      valid: true,
+      files: config.files,
+      flags: [...compiled.keys()],
+      segments: Object.keys(config.segments),
+    });
   }
   for (const [name, list] of load.problems) {
     if (name !== "") report.environments.push({ name, valid: false, files: [...new Set(list.map((p) => p.file))] });

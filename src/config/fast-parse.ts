@@ -170,7 +170,8 @@ export function linesAgree(text: string): boolean {
         break;
       case SINGLE:
       case DOUBLE:
-        if (quote === 0 && (prev === SPACE || prev === TAB || prev === OPEN_LIST || prev === OPEN_MAP || prev === COMMA || prev === COLON)) quote = c;
+        if (quote === 0 && (prev === SPACE || prev === TAB || prev === OPEN_LIST || prev === OPEN_MAP || prev === COMMA || prev === COLON))
+          quote = c;
         else if (c === quote && c === SINGLE && text.charCodeAt(i + 1) === SINGLE) i++;
         else if (c === quote) quote = 0;
         break;
@@ -207,7 +208,7 @@ function lineStartEnd(text: string, start: number, sequences: number[]): number 
   if (sequences.length < before && (sequences.length === 0 || sequences.at(-1)! < indent)) return -1;
   if (sequences.at(-1) !== indent) sequences.push(indent);
   // `- - a`: each further dash opens a sequence at its own column.
-  for (i++; ; ) {
+  for (i++; ;) {
     while (text.charCodeAt(i) === SPACE) i++;
     if (!isDash(text, i)) return i;
     sequences.push(i - start);

@@ -1,5 +1,13 @@
 /** Configuration: what the sources read (src/sources/) -> parse YAML with positions -> validate -> environments. */
-export { loadConfig, loadInlineConfig, loadSourceReads, loadSources, type ConfigLoad, type LoadedEnvironment, type LoadOptions } from "./load.js";
+export {
+  loadConfig,
+  loadInlineConfig,
+  loadSourceReads,
+  loadSources,
+  type ConfigLoad,
+  type LoadedEnvironment,
+  type LoadOptions,
+} from "./load.js";
 export { parseYaml, type ParsedFile } from "./parse.js";
 export { LoadMemo, type WorkCounts } from "./memo.js";
 export { SCHEMA_PATH, flagserveSchema, isEnvironmentName } from "./schema.js";

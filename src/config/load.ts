@@ -114,7 +114,8 @@ async function parseDocument(document: SourceDocument, reading: Reading): Promis
 }
 
 async function parseChanged(document: SourceDocument, { offThread, memo }: Reading): Promise<ParsedFile> {
-  if ("error" in document) return { problems: [{ file: document.file, line: document.line ?? 0, col: document.col ?? 0, message: document.error }] };
+  if ("error" in document)
+    return { problems: [{ file: document.file, line: document.line ?? 0, col: document.col ?? 0, message: document.error }] };
   let text: string;
   if ("value" in document) {
     try {
@@ -193,7 +194,12 @@ function withoutDuplicates(found: FoundEnvironment[], problems: ProblemMap): Fou
     else {
       for (const input of group) {
         const others = group.filter((o) => o !== input).map((o) => o.origin);
-        problems.add(name, { file: input.origin, line: 0, col: 0, message: `environment '${name}' is also defined by ${others.join(", ")}` });
+        problems.add(name, {
+          file: input.origin,
+          line: 0,
+          col: 0,
+          message: `environment '${name}' is also defined by ${others.join(", ")}`,
+        });
       }
     }
   }
@@ -208,7 +214,9 @@ export async function loadInlineConfig(environments: Record<string, unknown>, op
 /** PATH is one file: an `environments:` map of environments, or one environment named by its stem. */
 function fromSingleFile(file: string, stem: string, parsed: ParsedFile, problems: ProblemMap): FoundEnvironment[] {
   const value = parsed.value;
-  const multi = isRecord(value) ? "environments" in value : parsed.doc !== undefined && yaml().isMap(parsed.doc.contents) && parsed.doc.contents.has("environments");
+  const multi = isRecord(value)
+    ? "environments" in value
+    : parsed.doc !== undefined && yaml().isMap(parsed.doc.contents) && parsed.doc.contents.has("environments");
   const single = !multi && isEnvironmentName(stem);
   if (!multi && !single) {
     problems.add("", { file, line: 0, col: 0, message: `'${stem}' is not a valid environment name: ${ENVIRONMENT_NAME_RULE}` });
@@ -237,7 +245,10 @@ function fromSingleFile(file: string, stem: string, parsed: ParsedFile, problems
   const inputs: FoundEnvironment[] = [];
   for (const [name, doc] of Object.entries(envs)) {
     if (!isEnvironmentName(name)) {
-      problems.add("", problemAt(source, ["environments", name], `'${name}' is not a valid environment name: ${ENVIRONMENT_NAME_RULE}`, "key"));
+      problems.add(
+        "",
+        problemAt(source, ["environments", name], `'${name}' is not a valid environment name: ${ENVIRONMENT_NAME_RULE}`, "key"),
+      );
     } else {
       inputs.push({ name, docs: [{ source, prefix: ["environments", name], value: doc }], files: [file], origin: file });
     }
@@ -295,7 +306,9 @@ function* buildOrReuse(input: FoundEnvironment, env: EnvVars, problems: ProblemM
     before.dir === input.dir &&
     before.variables === variables &&
     before.docs.length === input.docs.length &&
-    before.docs.every((doc, i) => doc.value === input.docs[i]!.value && doc.source === input.docs[i]!.source && sameJson(doc.prefix, input.docs[i]!.prefix));
+    before.docs.every(
+      (doc, i) => doc.value === input.docs[i]!.value && doc.source === input.docs[i]!.source && sameJson(doc.prefix, input.docs[i]!.prefix),
+    );
   if (same) {
     memo.environments.set(input.name, before);
     const compiled = memo.compiled.get(input.name);
@@ -386,7 +399,11 @@ function* buildUnguarded(input: FoundEnvironment, env: EnvVars, problems: Proble
  * PARSE_ERROR. The configuration keeps only the flags that can be served as written, and names
  * the others in `invalidFlags` (a reload gives them their last good definition).
  */
-function withUnusableFlags(merged: MergedEnvironment, compiled: LocatedCompilation, flagProblems: Map<string, Problem[]>): Map<string, CompiledFlag> {
+function withUnusableFlags(
+  merged: MergedEnvironment,
+  compiled: LocatedCompilation,
+  flagProblems: Map<string, Problem[]>,
+): Map<string, CompiledFlag> {
   const { config } = merged;
   const invalid: Record<string, string> = {};
   for (const [key, reason] of compiled.broken) {
@@ -414,9 +431,12 @@ function checkApiKeysAreUnique(built: Built[], problems: ProblemMap): Set<string
   for (const group of byKey.values()) {
     if (group.length < 2) continue;
     for (const b of group) {
-      const others = group.filter((o) => o !== b).map((o) => `'${o.name}' (${o.merged?.origins.apiKey ? originText(o.merged.origins.apiKey) : "?"})`);
+      const others = group
+        .filter((o) => o !== b)
+        .map((o) => `'${o.name}' (${o.merged?.origins.apiKey ? originText(o.merged.origins.apiKey) : "?"})`);
       const origin = b.merged?.origins.apiKey;
-      if (origin) problems.add(b.name, docProblem(origin.doc, origin.path, `apiKey is also used by environment ${others.join(", ")}`, "key"));
+      if (origin)
+        problems.add(b.name, docProblem(origin.doc, origin.path, `apiKey is also used by environment ${others.join(", ")}`, "key"));
       clashing.add(b.name);
     }
   }

@@ -5,7 +5,16 @@
  */
 import { docProblem, type EnvDocument, type JsonPath } from "./positions.js";
 import { schemaPart } from "./schema.js";
-import type { EnvironmentConfig, FlagDefinition, FlagState, JsonObject, JsonValue, Metadata, NotificationTarget, Problem } from "../model/types.js";
+import type {
+  EnvironmentConfig,
+  FlagDefinition,
+  FlagState,
+  JsonObject,
+  JsonValue,
+  Metadata,
+  NotificationTarget,
+  Problem,
+} from "../model/types.js";
 import { isRecord, setOwn } from "../model/json.js";
 import type { Steps } from "../model/steps.js";
 

@@ -158,8 +158,12 @@ export function* parseYamlSteps(file: string, text: string): Steps<ParsedFile> {
   const at = (offset: number, message: string): Problem => ({ file, ...lineCounter.linePos(offset), message });
 
   // Warnings too (unresolved tags...): a value we could not read as written is an error here.
-  const yamlProblems: Problem[] = explainYamlErrors(src, doc.errors, doc.warnings, (offset) => lineCounter.linePos(offset)).map((p) => ({ file, ...p }));
-  if (yamlProblems.length === 0) yamlProblems.push(...duplicateKeys(doc).map((key) => at(key.range?.[0] ?? 0, `duplicate key '${String(key.value)}'`)));
+  const yamlProblems: Problem[] = explainYamlErrors(src, doc.errors, doc.warnings, (offset) => lineCounter.linePos(offset)).map((p) => ({
+    file,
+    ...p,
+  }));
+  if (yamlProblems.length === 0)
+    yamlProblems.push(...duplicateKeys(doc).map((key) => at(key.range?.[0] ?? 0, `duplicate key '${String(key.value)}'`)));
   if (yamlProblems.length > 0) return { source, doc, problems: yamlProblems };
 
   // A half-written file (truncated to nothing, or only its comment header) must never load as "no flags".

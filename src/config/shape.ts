@@ -17,7 +17,8 @@ export const MAX_DEPTH = 128;
  * unchanged parts with its last value, so an edit walks what it changed); the depth returned is
  * then that of the parts walked, which is all the limit needs.
  */
-export const nestingDepth = (value: unknown, limit = MAX_DEPTH, checked?: unknown): number => runSteps(nestingDepthSteps(value, limit, checked));
+export const nestingDepth = (value: unknown, limit = MAX_DEPTH, checked?: unknown): number =>
+  runSteps(nestingDepthSteps(value, limit, checked));
 
 /** Mappings and lists walked between two yields of nestingDepthSteps. */
 const NODES_PER_STEP = 5000;
@@ -39,7 +40,8 @@ export function* nestingDepthSteps(value: unknown, limit = MAX_DEPTH, checked?: 
     if (inner > deepest) deepest = inner;
     if (inner > limit) return inner;
     if (++walked % NODES_PER_STEP === 0) yield;
-    const counterpart = typeof was === "object" && was !== null && Array.isArray(was) === Array.isArray(item) ? (was as Record<string, unknown>) : undefined;
+    const counterpart =
+      typeof was === "object" && was !== null && Array.isArray(was) === Array.isArray(item) ? (was as Record<string, unknown>) : undefined;
     if (Array.isArray(item)) {
       for (let i = 0; i < item.length; i++) {
         const child: unknown = item[i];
@@ -48,7 +50,8 @@ export function* nestingDepthSteps(value: unknown, limit = MAX_DEPTH, checked?: 
     } else {
       for (const key of Object.keys(item)) {
         const child = (item as Record<string, unknown>)[key];
-        if (typeof child === "object" && child !== null) stack.push([child, inner, counterpart && Object.hasOwn(counterpart, key) ? counterpart[key] : undefined]);
+        if (typeof child === "object" && child !== null)
+          stack.push([child, inner, counterpart && Object.hasOwn(counterpart, key) ? counterpart[key] : undefined]);
       }
     }
   }
@@ -61,7 +64,9 @@ export const shapeProblem = (value: unknown, checked?: unknown): string | undefi
 /** shapeProblem in steps. */
 export function* shapeProblemSteps(value: unknown, checked?: unknown): Steps<string | undefined> {
   const depth = yield* nestingDepthSteps(value, MAX_DEPTH, checked);
-  return depth > MAX_DEPTH ? `the document nests deeper than ${MAX_DEPTH} levels of mappings and lists; no flag configuration needs that` : undefined;
+  return depth > MAX_DEPTH
+    ? `the document nests deeper than ${MAX_DEPTH} levels of mappings and lists; no flag configuration needs that`
+    : undefined;
 }
 
 /**
@@ -78,7 +83,11 @@ export function textNestingProblem(text: string): { line: number; col: number; m
     const c = text.charCodeAt(i);
     if (c === 0x5b || c === 0x7b) {
       if (++depth > MAX_DEPTH) {
-        return { line, col: i - lineStart + 1, message: `the document nests deeper than ${MAX_DEPTH} levels of [ and {; no flag configuration needs that` };
+        return {
+          line,
+          col: i - lineStart + 1,
+          message: `the document nests deeper than ${MAX_DEPTH} levels of [ and {; no flag configuration needs that`,
+        };
       }
     } else if (c === 0x5d || c === 0x7d) {
       if (depth > 0) depth--;

@@ -75,7 +75,8 @@ const SHARED_DEPTH = 4;
  */
 export function leaveOutUnchanged(last: unknown, next: unknown, depth = 0, hasLast = true): Encoded | undefined {
   if (hasLast && sameData(last, next)) return undefined;
-  const whole = depth >= SHARED_DEPTH || !isRecord(next) || (hasLast ? !isRecord(last) : !isMany(next) && !Object.values(next).some(isMany));
+  const whole =
+    depth >= SHARED_DEPTH || !isRecord(next) || (hasLast ? !isRecord(last) : !isMany(next) && !Object.values(next).some(isMany));
   if (whole) return jsonCarries(next) ? JSON.stringify(next) : { v: next };
   const keys = Object.keys(next);
   const before = hasLast && isRecord(last) ? last : undefined;
@@ -122,7 +123,9 @@ export function* withUnchanged(last: unknown, encoded: Encoded | undefined, dept
   for (let i = 0; i < keys.length; i++) {
     const key = keys[i]!;
     const known = before !== undefined && Object.hasOwn(before, key);
-    const shared = Object.hasOwn(entries, key) ? yield* withUnchanged(known ? before[key] : undefined, entries[key], depth + 1) : before![key];
+    const shared = Object.hasOwn(entries, key)
+      ? yield* withUnchanged(known ? before[key] : undefined, entries[key], depth + 1)
+      : before![key];
     setOwn(value, key, shared);
     if (i % SHARED_PER_STEP === SHARED_PER_STEP - 1) yield;
   }

@@ -38,7 +38,8 @@ export interface DocumentCheck {
  * loader shares unchanged values between loads) are left out of the checks, and the flags found
  * valid are added to it. A flag's checks depend on the flag alone, so the result is the same.
  */
-export const validateDocument = (doc: EnvDocument, knownValid?: WeakSet<object>): DocumentCheck => runSteps(validateDocumentSteps(doc, knownValid));
+export const validateDocument = (doc: EnvDocument, knownValid?: WeakSet<object>): DocumentCheck =>
+  runSteps(validateDocumentSteps(doc, knownValid));
 
 /** Flags looked up in (or added to) the known-valid set between two yields of validateDocumentSteps. */
 const FLAGS_PER_STEP = 1000;
@@ -134,9 +135,7 @@ function schemaProblems(doc: EnvDocument, value: unknown, errors: readonly Error
 }
 
 const isVariantTypeError = (err: ErrorObject, path: JsonPath): boolean =>
-  path[0] === "flags" &&
-  path[2] === "variants" &&
-  (err.keyword === "anyOf" || err.schemaPath.includes("/anyOf/"));
+  path[0] === "flags" && path[2] === "variants" && (err.keyword === "anyOf" || err.schemaPath.includes("/anyOf/"));
 
 interface Described {
   path: JsonPath;
@@ -168,7 +167,7 @@ function describeSchemaError(err: ErrorObject, path: JsonPath): Described {
     case "enum":
       return { path, message: `must be one of ${(params.allowedValues as unknown[]).join(", ")}` };
     case "pattern":
-      return { path, message: typeof parent.patternErrorMessage === "string" ? parent.patternErrorMessage : err.message ?? "" };
+      return { path, message: typeof parent.patternErrorMessage === "string" ? parent.patternErrorMessage : (err.message ?? "") };
     case "minLength":
     case "maxLength": {
       const n = Number(params.limit);
@@ -182,7 +181,11 @@ function describeSchemaError(err: ErrorObject, path: JsonPath): Described {
     case "minProperties":
       return { path, message: path.at(-1) === "variants" ? "must have at least one variant" : "must not be empty" };
     case "uniqueItems": // point at the second of the two equal items
-      return { path: [...path, Math.max(Number(params.i), Number(params.j))], message: "lists the same value twice", subjectDepth: path.length };
+      return {
+        path: [...path, Math.max(Number(params.i), Number(params.j))],
+        message: "lists the same value twice",
+        subjectDepth: path.length,
+      };
     default:
       return { path, message: err.message ?? err.keyword };
   }
@@ -226,7 +229,9 @@ function semanticProblems(doc: EnvDocument, value: Record<string, unknown>): Loc
     for (const [at, message] of checkVariants(flag.variants)) report(["flags", id, "variants", ...at], message);
     const dv = flag.defaultVariant;
     if (typeof dv === "string" && !Object.prototype.hasOwnProperty.call(flag.variants, dv)) {
-      const names = Object.keys(flag.variants).map((n) => `'${n}'`).join(", ");
+      const names = Object.keys(flag.variants)
+        .map((n) => `'${n}'`)
+        .join(", ");
       report(["flags", id, "defaultVariant"], `defaultVariant '${dv}' is not one of the variants (${names})`);
     }
   };
@@ -294,7 +299,10 @@ function nonFiniteNumbers(doc: EnvDocument, value: unknown): Located[] {
     if (typeof node === "number") {
       if (Number.isFinite(node)) return;
       const at = [...path];
-      found.push({ path: at, problem: docProblem(doc, at, `${formatPath(at)}: must be a finite number (.inf and .nan have no JSON form)`) });
+      found.push({
+        path: at,
+        problem: docProblem(doc, at, `${formatPath(at)}: must be a finite number (.inf and .nan have no JSON form)`),
+      });
     } else if (Array.isArray(node)) {
       for (let i = 0; i < node.length; i++) {
         path.push(i);
@@ -331,7 +339,11 @@ export interface LocatedCompilation {
 }
 
 /** Compiles targeting; each engine error is located in the file that wrote the flag or segment. */
-export function* compileAndLocate(merged: MergedEnvironment, brokenSegments: Iterable<string> = [], previous?: CompileMemo): Steps<LocatedCompilation> {
+export function* compileAndLocate(
+  merged: MergedEnvironment,
+  brokenSegments: Iterable<string> = [],
+  previous?: CompileMemo,
+): Steps<LocatedCompilation> {
   let result: CompiledEnvironment;
   try {
     result = yield* compileEnvironmentSteps(merged.config, { brokenSegments, previous });
@@ -354,5 +366,11 @@ export function* compileAndLocate(merged: MergedEnvironment, brokenSegments: Ite
     const first = merged.docs[0];
     return first ? docProblem(first, e.path, e.message) : { file: "", line: 0, col: 0, message: e.message };
   });
-  return { flags: result.flags, problems, broken: result.broken, compiledFlags: result.compiledFlags, ...(result.memo && { memo: result.memo }) };
+  return {
+    flags: result.flags,
+    problems,
+    broken: result.broken,
+    compiledFlags: result.compiledFlags,
+    ...(result.memo && { memo: result.memo }),
+  };
 }

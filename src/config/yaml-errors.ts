@@ -21,16 +21,27 @@ interface Line {
 }
 
 /** One problem for a document's errors (the first, explained), or each warning when there is no error. */
-export function explainYamlErrors(text: string, errors: readonly YAMLError[], warnings: readonly YAMLError[], linePos: LinePos): YamlProblem[] {
+export function explainYamlErrors(
+  text: string,
+  errors: readonly YAMLError[],
+  warnings: readonly YAMLError[],
+  linePos: LinePos,
+): YamlProblem[] {
   if (errors.length === 0) return warnings.map((w) => ({ ...linePos(w.pos[0]), message: `YAML warning: ${plainMessage(w)}` }));
   const first = [...errors].sort((a, b) => a.pos[0] - b.pos[0])[0]!;
   const lines = text.split(/\r?\n/).map((line, i): Line => ({ number: i + 1, text: line, indent: indentOf(line) }));
   const { line } = linePos(first.pos[0]);
-  return [explain(first, lines, line) ?? { ...atText(lines, line, linePos(first.pos[0]).col), message: `YAML syntax error: ${plainMessage(first)}` }];
+  return [
+    explain(first, lines, line) ?? {
+      ...atText(lines, line, linePos(first.pos[0]).col),
+      message: `YAML syntax error: ${plainMessage(first)}`,
+    },
+  ];
 }
 
 const indentOf = (line: string): number => line.length - line.trimStart().length;
-const isContent = (line: Line | undefined): line is Line => line !== undefined && line.text.trim() !== "" && !line.text.trimStart().startsWith("#");
+const isContent = (line: Line | undefined): line is Line =>
+  line !== undefined && line.text.trim() !== "" && !line.text.trimStart().startsWith("#");
 const quote = (line: Line): string => `\`${line.text.trim()}\``;
 const spaces = (n: number): string => `${n} space${n === 1 ? "" : "s"}`;
 
@@ -80,9 +91,15 @@ function underIndented(lines: readonly Line[], line: Line): YamlProblem | undefi
       break;
     }
   }
-  const options = [deeper, shallower].filter((l): l is Line => l !== undefined).map((l) => `${spaces(l.indent)} like line ${l.number} (${quote(l)})`);
+  const options = [deeper, shallower]
+    .filter((l): l is Line => l !== undefined)
+    .map((l) => `${spaces(l.indent)} like line ${l.number} (${quote(l)})`);
   const fix = options.length > 0 ? `: indent it by ${options.join(", or by ")}` : "";
-  return { line: line.number, col: line.indent + 1, message: `this line is indented by ${spaces(line.indent)}, which matches no line above it${fix}` };
+  return {
+    line: line.number,
+    col: line.indent + 1,
+    message: `this line is indented by ${spaces(line.indent)}, which matches no line above it${fix}`,
+  };
 }
 
 /**

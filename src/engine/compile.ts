@@ -105,7 +105,7 @@ function dirtySegments(config: EnvironmentConfig, broken: ReadonlySet<string>, p
     if (now !== was || broken.has(name) !== previous.broken.has(name)) dirty.add(name);
   }
   // Those that use a dirty segment, to a fixpoint (segments form no cycle that compiles; a cycle is dirty anyway).
-  for (let grew = dirty.size > 0; grew; ) {
+  for (let grew = dirty.size > 0; grew;) {
     grew = false;
     for (const name of Object.keys(config.segments)) {
       if (!dirty.has(name) && refsOf(config.segments[name]).some((ref) => dirty.has(ref))) {
@@ -165,7 +165,10 @@ function segmentCompiler(engine: LogicEngine, segmentClock: SegmentClock): NonNu
     const index = count++;
     const operator = `$segment#${index}`;
     // Segments used by this one were compiled first, so their entries are there already.
-    segmentClock.set(operator, readsClock(resolved, (op) => segmentClock.get(op)));
+    segmentClock.set(
+      operator,
+      readsClock(resolved, (op) => segmentClock.get(op)),
+    );
     const segment = (context: unknown): unknown => {
       if (!hasScratch(context)) return rule(context as Record<string, unknown>);
       const scratch = context[SCRATCH];
@@ -213,9 +216,11 @@ export interface Compiling {
   instrument?: RuleInstrument;
 }
 
-const failingRule = (message: string): CompiledRule => () => {
-  throw new TargetingParseError(message);
-};
+const failingRule =
+  (message: string): CompiledRule =>
+  () => {
+    throw new TargetingParseError(message);
+  };
 
 /**
  * A flag that cannot be evaluated as written: every evaluation fails with PARSE_ERROR (as flagd
@@ -314,7 +319,12 @@ function reusedCompiling(last: Compiling, config: EnvironmentConfig, dirty: Read
   return { ...last, resolver, rules: dirty.size === 0 ? last.rules : new Map() };
 }
 
-function compileFlag(key: string, def: FlagDefinition, setMetadata: Metadata, compiling: Compiling): { flag: CompiledFlag; problem?: string } {
+function compileFlag(
+  key: string,
+  def: FlagDefinition,
+  setMetadata: Metadata,
+  compiling: Compiling,
+): { flag: CompiledFlag; problem?: string } {
   const flag: CompiledFlag = {
     key,
     state: def.state,

@@ -55,5 +55,4 @@ export const logicEngine = createLogicEngine();
 export const operatorNames = (engine: LogicEngine): string[] => Object.keys(engine.methods as object);
 
 /** Whether `name` is an operator of `engine` (own keys only: `toString` is not an operator). */
-export const isOperator = (engine: LogicEngine, name: string): boolean =>
-  Object.hasOwn(engine.methods as object, name);
+export const isOperator = (engine: LogicEngine, name: string): boolean => Object.hasOwn(engine.methods as object, name);

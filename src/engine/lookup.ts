@@ -141,8 +141,12 @@ function compileVar(data: unknown, build: BuildState): Compiled | false {
 export function installOwnLookups(engine: LogicEngine): void {
   const deterministic = false;
   engine.addMethod("var", { method: varMethod, compile: compileVar, optimizeUnary: true } as never, { deterministic });
-  engine.addMethod("val", { method: (args: unknown, ctx: unknown, above: unknown[]) => valPath(args, ctx, above).value } as never, { deterministic });
-  engine.addMethod("exists", { method: (args: unknown, ctx: unknown, above: unknown[]) => valPath(args, ctx, above).found } as never, { deterministic });
+  engine.addMethod("val", { method: (args: unknown, ctx: unknown, above: unknown[]) => valPath(args, ctx, above).value } as never, {
+    deterministic,
+  });
+  engine.addMethod("exists", { method: (args: unknown, ctx: unknown, above: unknown[]) => valPath(args, ctx, above).found } as never, {
+    deterministic,
+  });
   engine.addMethod("get", getMethod, { deterministic: true });
   engine.addMethod("missing", missingMethod, { deterministic });
   engine.addMethod("missing_some", missingSomeMethod, { deterministic });

@@ -13,14 +13,14 @@ const round = (h: number, block: number): number => (Math.imul(rotl(h ^ mixed(bl
 
 /** The UTF-8 bytes of code unit(s) at `i`, packed little-endian, with their count and the units used. */
 function utf8At(text: string, i: number, c: number): [bytes: number, count: number, units: number] {
-  if (c < 0x800) return [(0xc0 | (c >> 6)) | ((0x80 | (c & 63)) << 8), 2, 1];
+  if (c < 0x800) return [0xc0 | (c >> 6) | ((0x80 | (c & 63)) << 8), 2, 1];
   if (c >= 0xd800 && c <= 0xdfff) {
     const next = text.charCodeAt(i + 1); // NaN past the end
     if (c > 0xdbff || !(next >= 0xdc00 && next <= 0xdfff)) return [0xef | (0xbf << 8) | (0xbd << 16), 3, 1]; // U+FFFD
     const cp = 0x10000 + ((c - 0xd800) << 10) + (next - 0xdc00);
-    return [(0xf0 | (cp >> 18)) | ((0x80 | ((cp >> 12) & 63)) << 8) | ((0x80 | ((cp >> 6) & 63)) << 16) | ((0x80 | (cp & 63)) << 24), 4, 2];
+    return [0xf0 | (cp >> 18) | ((0x80 | ((cp >> 12) & 63)) << 8) | ((0x80 | ((cp >> 6) & 63)) << 16) | ((0x80 | (cp & 63)) << 24), 4, 2];
   }
-  return [(0xe0 | (c >> 12)) | ((0x80 | ((c >> 6) & 63)) << 8) | ((0x80 | (c & 63)) << 16), 3, 1];
+  return [0xe0 | (c >> 12) | ((0x80 | ((c >> 6) & 63)) << 8) | ((0x80 | (c & 63)) << 16), 3, 1];
 }
 
 /** The hash of `text`'s UTF-8 bytes. */
@@ -74,7 +74,7 @@ function murmur3Text(text: string, seed: number): number {
   let block = 0;
   let filled = 0; // bits of `block`
   let length = 0; // bytes
-  for (let i = 0; i < text.length; ) {
+  for (let i = 0; i < text.length;) {
     const c = text.charCodeAt(i);
     if (c < 0x80) {
       // ASCII, the usual case: one byte.

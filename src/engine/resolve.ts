@@ -89,7 +89,8 @@ export function resolveRule(r: Resolver, node: unknown, path: JsonPath, stack: s
     if (typeof name !== "string") return fail(r, state, refPath, "$ref must be a segment name (a string)");
     if (!Object.hasOwn(r.segments, name)) {
       const known = Object.keys(r.segments);
-      const hint = known.length === 0 ? "no segments are defined" : `defined: ${known.slice(0, 10).join(", ")}${known.length > 10 ? ", ..." : ""}`;
+      const hint =
+        known.length === 0 ? "no segments are defined" : `defined: ${known.slice(0, 10).join(", ")}${known.length > 10 ? ", ..." : ""}`;
       return fail(r, state, refPath, `unknown segment "${name}" in $ref (${hint})`);
     }
     const at = stack.indexOf(name);

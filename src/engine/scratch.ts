@@ -28,8 +28,7 @@ export interface SegmentMemo {
 
 export type EvaluationData = Record<string, unknown> & { [SCRATCH]?: Scratch };
 
-export const hasScratch = (x: unknown): x is EvaluationData & { [SCRATCH]: Scratch } =>
-  x !== null && typeof x === "object" && SCRATCH in x;
+export const hasScratch = (x: unknown): x is EvaluationData & { [SCRATCH]: Scratch } => x !== null && typeof x === "object" && SCRATCH in x;
 
 /**
  * The root evaluation data as seen from an operator. Inside iterators (`map`, `filter`, `some`,

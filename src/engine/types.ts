@@ -28,6 +28,4 @@ export type Evaluation =
   | { key: string; reason: Reason; variant?: string; value?: JsonValue; metadata: Metadata }
   | { key: string; errorCode: EvaluationErrorCode; errorDetails: string; metadata: Metadata };
 
-export const isEvaluationError = (
-  e: Evaluation,
-): e is Extract<Evaluation, { errorCode: EvaluationErrorCode }> => "errorCode" in e;
+export const isEvaluationError = (e: Evaluation): e is Extract<Evaluation, { errorCode: EvaluationErrorCode }> => "errorCode" in e;

@@ -122,7 +122,8 @@ class NodeSseStream extends SseStream {
     const { res } = this;
     const socket = res.socket;
     if (frame.bytes.length === 0) return; // an empty chunk would end the response
-    if (socket !== null && res.chunkedEncoding && !res.writableEnded && res.writableLength === socket.writableLength) socket.write(frame.chunk);
+    if (socket !== null && res.chunkedEncoding && !res.writableEnded && res.writableLength === socket.writableLength)
+      socket.write(frame.chunk);
     else res.write(frame.bytes);
   }
 

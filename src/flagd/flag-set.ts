@@ -25,7 +25,11 @@ export interface FlagSet {
 }
 
 /** A flag as flagd's JSON, its targeting resolved. */
-function flagdFlag(definition: FlagDefinition, resolve: (rule: JsonObject) => unknown, setMetadata: EnvironmentSnapshot["config"]["metadata"]) {
+function flagdFlag(
+  definition: FlagDefinition,
+  resolve: (rule: JsonObject) => unknown,
+  setMetadata: EnvironmentSnapshot["config"]["metadata"],
+) {
   const { state, variants, defaultVariant, targeting, metadata } = answeredFlag(definition, setMetadata);
   const hasTargeting = targeting !== undefined && Object.keys(targeting).length > 0;
   return { state, variants, defaultVariant, ...(hasTargeting && { targeting: resolve(targeting) }), metadata };
@@ -50,7 +54,12 @@ const flagdJsonOf = new WeakMap<CompiledFlag, ReturnType<typeof flagdFlag>>();
 
 function build(snapshot: EnvironmentSnapshot): FlagSet {
   const { config } = snapshot;
-  const resolver: Resolver = { segments: config.segments, isOperator: (name) => isOperator(logicEngine, name), errors: [], done: new Map() };
+  const resolver: Resolver = {
+    segments: config.segments,
+    isOperator: (name) => isOperator(logicEngine, name),
+    errors: [],
+    done: new Map(),
+  };
   const resolve = (rule: JsonObject) => resolveRule(resolver, rule, [], [], { problems: [] });
   const flags: Record<string, unknown> = {};
   const canonical = new Map<string, string>();
@@ -87,7 +96,10 @@ export function flagSetOf(snapshot: EnvironmentSnapshot): FlagSet {
  * `configuration_change` names them: written (new), updated, or deleted. A segment edit counts
  * for every flag that uses it, since the flags are compared with their segments resolved.
  */
-export function changedFlags(before: EnvironmentSnapshot | undefined, after: EnvironmentSnapshot | undefined): Record<string, { type: "write" | "update" | "delete" }> {
+export function changedFlags(
+  before: EnvironmentSnapshot | undefined,
+  after: EnvironmentSnapshot | undefined,
+): Record<string, { type: "write" | "update" | "delete" }> {
   const was = before ? flagSetOf(before).flags : new Map<string, string>();
   const now = after ? flagSetOf(after).flags : new Map<string, string>();
   const changed: Record<string, { type: "write" | "update" | "delete" }> = {};

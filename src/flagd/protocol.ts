@@ -28,7 +28,10 @@ export function flagdServices(): FlagdServices {
   // Field names in camelCase; int64 decoded as numbers; enums (Struct's NULL_VALUE) as names; unset fields left out.
   const definition = loadSync(FILES, { includeDirs: [PROTO_DIR], longs: Number, enums: String, defaults: false, oneofs: true });
   const root = loadPackageDefinition(definition) as unknown as {
-    flagd: { evaluation: Record<string, { Service: { service: ServiceDefinition } }>; sync: { v1: { FlagSyncService: { service: ServiceDefinition } } } };
+    flagd: {
+      evaluation: Record<string, { Service: { service: ServiceDefinition } }>;
+      sync: { v1: { FlagSyncService: { service: ServiceDefinition } } };
+    };
   };
   loaded = {
     evaluation: { v1: root.flagd.evaluation.v1!.Service.service, v2: root.flagd.evaluation.v2!.Service.service },
@@ -63,7 +66,9 @@ export function toValue(value: unknown): ProtoValue {
     case "boolean":
       return { boolValue: value };
     case "object":
-      return Array.isArray(value) ? { listValue: { values: value.map(toValue) } } : { structValue: toStruct(value as Record<string, unknown>) };
+      return Array.isArray(value)
+        ? { listValue: { values: value.map(toValue) } }
+        : { structValue: toStruct(value as Record<string, unknown>) };
     default:
       return { nullValue: "NULL_VALUE" };
   }

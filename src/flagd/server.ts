@@ -73,7 +73,12 @@ export async function listenFlagd(options: FlagdServerOptions): Promise<FlagdLis
 
   const port = await new Promise<number>((resolve, reject) => {
     server.bindAsync(hostPort(options.host, options.port), ServerCredentials.createInsecure(), (error, bound) => {
-      if (error) reject(new FlagdPortError(`flagd port ${options.port} on ${options.host} is not available (${error.message}); choose another with --flagd-port, or 0 for any free port`));
+      if (error)
+        reject(
+          new FlagdPortError(
+            `flagd port ${options.port} on ${options.host} is not available (${error.message}); choose another with --flagd-port, or 0 for any free port`,
+          ),
+        );
       else resolve(bound);
     });
   }).catch((error: unknown) => {

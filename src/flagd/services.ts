@@ -11,7 +11,14 @@
  * Every call selects its environment by selector (select.ts) and goes through the fault rules of
  * its route (`flagd-evaluate`, `flagd-events`, `flagd-sync`).
  */
-import { status, type Metadata, type sendUnaryData, type ServerUnaryCall, type ServerWritableStream, type UntypedServiceImplementation } from "@grpc/grpc-js";
+import {
+  status,
+  type Metadata,
+  type sendUnaryData,
+  type ServerUnaryCall,
+  type ServerWritableStream,
+  type UntypedServiceImplementation,
+} from "@grpc/grpc-js";
 import { isEvaluationError, type Evaluation } from "../engine/types.js";
 import { ApiError } from "../evaluation/problem.js";
 import type { FaultRoute } from "../fixture/fault-rules.js";
@@ -98,7 +105,14 @@ const selectorOf = (metadata: Metadata): string | undefined => headersOf(metadat
 function callErrorOf(error: unknown): CallError {
   if (error instanceof CallError) return error;
   if (error instanceof ApiError) {
-    const code = error.status === 404 ? status.NOT_FOUND : error.status === 413 ? status.RESOURCE_EXHAUSTED : error.status < 500 ? status.INVALID_ARGUMENT : status.INTERNAL;
+    const code =
+      error.status === 404
+        ? status.NOT_FOUND
+        : error.status === 413
+          ? status.RESOURCE_EXHAUSTED
+          : error.status < 500
+            ? status.INVALID_ARGUMENT
+            : status.INTERNAL;
     return new CallError(code, error.data.errorDetails);
   }
   return new CallError(status.INTERNAL, "internal error");
@@ -111,7 +125,10 @@ function resolveResponse(evaluation: Evaluation, type: ValueType, key: string) {
   }
   const { value, reason, variant, metadata } = evaluation;
   if (value !== undefined && !typeCheck[type](value)) {
-    throw new CallError(status.INVALID_ARGUMENT, `TYPE_MISMATCH: flag '${key}' is not a ${type} flag (its variant '${variant}' is ${JSON.stringify(value)})`);
+    throw new CallError(
+      status.INVALID_ARGUMENT,
+      `TYPE_MISMATCH: flag '${key}' is not a ${type} flag (its variant '${variant}' is ${JSON.stringify(value)})`,
+    );
   }
   return {
     ...(value !== undefined && { value: type === "object" ? toStruct(value as Record<string, unknown>) : value }),
@@ -144,7 +161,10 @@ export function createFlagdServices(options: FlagdServiceOptions) {
   const keepAlives = new Set<ServerWritableStream<unknown, unknown>>();
 
   const countCall = (method: string, code: status) =>
-    metrics?.count("flagserve_flagd_calls_total", "flagd gRPC calls by method and status (streams: when they open)", { method, code: status[code] ?? String(code) });
+    metrics?.count("flagserve_flagd_calls_total", "flagd gRPC calls by method and status (streams: when they open)", {
+      method,
+      code: status[code] ?? String(code),
+    });
 
   /** The fault rules of a route for one call: waits out latencies, throws the failure. */
   async function applyFaults(route: FaultRoute, env: string): Promise<void> {
@@ -204,14 +224,21 @@ export function createFlagdServices(options: FlagdServiceOptions) {
     method: string,
     route: FlagdStreamRoute,
     selectionOf: (call: ServerWritableStream<Req, unknown>) => Selection | undefined,
-    start: (call: ServerWritableStream<Req, unknown>, snapshot: EnvironmentSnapshot | undefined) => (before: EnvironmentSnapshot | undefined, after: EnvironmentSnapshot) => void,
+    start: (
+      call: ServerWritableStream<Req, unknown>,
+      snapshot: EnvironmentSnapshot | undefined,
+    ) => (before: EnvironmentSnapshot | undefined, after: EnvironmentSnapshot) => void,
   ) {
     return (call: ServerWritableStream<Req, unknown>) => {
-      const ip = call.getPeer().replace(/:\d+$/, "").replace(/^\[(.*)\]$/, "$1");
+      const ip = call
+        .getPeer()
+        .replace(/:\d+$/, "")
+        .replace(/^\[(.*)\]$/, "$1");
       void (async () => {
         const selection = selectionOf(call);
         const max = options.maxStreamsPerIp;
-        if (max !== undefined && streams.from(ip) >= max) throw new CallError(status.RESOURCE_EXHAUSTED, `too many open streams from ${ip} (at most ${max})`);
+        if (max !== undefined && streams.from(ip) >= max)
+          throw new CallError(status.RESOURCE_EXHAUSTED, `too many open streams from ${ip} (at most ${max})`);
         await applyFaults(route, selection?.snapshot.name ?? "");
         return selection;
       })().then(
@@ -253,7 +280,10 @@ export function createFlagdServices(options: FlagdServiceOptions) {
               if (ended || selected === undefined || after === current) return;
               // The selector must still select this environment (a rotated key's grace may be over).
               if (!after || selector.current(selected)?.name !== env) {
-                return end(status.UNAUTHENTICATED, "the selector no longer selects this environment (its key was replaced, or it was removed)");
+                return end(
+                  status.UNAUTHENTICATED,
+                  "the selector no longer selects this environment (its key was replaced, or it was removed)",
+                );
               }
               const before = current;
               onChange(before, (current = after));
@@ -293,7 +323,8 @@ export function createFlagdServices(options: FlagdServiceOptions) {
       try {
         return resolveResponse(answerer.evaluateFlag(snapshot, key, bodyOf(call.request.context), headersOf(call.metadata)), type, key);
       } catch (error) {
-        if (error instanceof ApiError && error.status === 404) throw new CallError(status.NOT_FOUND, `FLAG_NOT_FOUND: flag '${key}' was not found`);
+        if (error instanceof ApiError && error.status === 404)
+          throw new CallError(status.NOT_FOUND, `FLAG_NOT_FOUND: flag '${key}' was not found`);
         throw error;
       }
     });

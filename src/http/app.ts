@@ -132,7 +132,10 @@ export function createApp(options: AppOptions): { app: H3; fastPath?: NodeFastPa
     metrics.collect(() => streamLines(hub));
   }
   // Any origin allowed: plain evaluations and stream openings skip h3 (fast-path.ts); a configured origin keeps h3's CORS rules.
-  const fastPath = origin === "*" && options.fastPath !== false ? createFastPath({ store, answerer, streams, metrics, logger, maxBodyBytes, faults }) : undefined;
+  const fastPath =
+    origin === "*" && options.fastPath !== false
+      ? createFastPath({ store, answerer, streams, metrics, logger, maxBodyBytes, faults })
+      : undefined;
   registerHealthRoutes(app, store, metrics, options.isKnownHost);
   options.admin?.register(app, answerer);
   metrics.gauge("flagserve_environments", "Environments being served", () => store.environments.size);

@@ -15,7 +15,8 @@ export function keyFromHeaders(headers: RequestHeaders): string | undefined {
 }
 
 /** The environment the request's key selects, else 401 (the rule both the h3 routes and the fast path apply). */
-export const environmentFor = (store: FlagStore, headers: RequestHeaders): EnvironmentSnapshot => environmentForKey(store, keyFromHeaders(headers));
+export const environmentFor = (store: FlagStore, headers: RequestHeaders): EnvironmentSnapshot =>
+  environmentForKey(store, keyFromHeaders(headers));
 
 /** `environmentFor` once the key is read (`keyFromHeaders`), for callers that keep the key too. */
 export function environmentForKey(store: FlagStore, key: string | undefined): EnvironmentSnapshot {

@@ -62,11 +62,18 @@ const tooLarge = (limit: number) =>
  * The promise of a request whose client leaves before its end never settles (nothing waits on it).
  */
 export function readNodeBodyText(req: Readable, declaredLength: string | null | undefined, limit: number): Promise<string> {
-  return new Promise((resolve, reject) => readNodeBodyWith(req, declaredLength, limit, (error, text) => (error ? reject(error) : resolve(text!))));
+  return new Promise((resolve, reject) =>
+    readNodeBodyWith(req, declaredLength, limit, (error, text) => (error ? reject(error) : resolve(text!))),
+  );
 }
 
 /** `readNodeBodyText` with a callback: the error (a 413 ApiError among them) or the text. */
-export function readNodeBodyWith(req: Readable, declaredLength: string | null | undefined, limit: number, done: (error: unknown, text?: string) => void): void {
+export function readNodeBodyWith(
+  req: Readable,
+  declaredLength: string | null | undefined,
+  limit: number,
+  done: (error: unknown, text?: string) => void,
+): void {
   if (declaredLength != null && Number(declaredLength) > limit) return done(tooLarge(limit));
   collectNodeBody(req, limit, done);
 }

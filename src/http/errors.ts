@@ -3,7 +3,6 @@ import { HTTPError, type H3Event } from "h3";
 import { ApiError, apiError, type ErrorBody } from "../evaluation/problem.js";
 import { JSON_CONTENT_TYPE } from "../evaluation/shape.js";
 
-
 /** A JSON response body, with the Content-Type every JSON response carries. */
 export function json(event: H3Event, value: unknown): string {
   event.res.headers.set("content-type", JSON_CONTENT_TYPE);
@@ -17,7 +16,9 @@ export { ApiError, type ErrorBody, type ErrorCode } from "../evaluation/problem.
  * it is thrown as unhandled, before our error hook answers it.
  */
 export const toHttpError = (error: unknown): unknown =>
-  error instanceof ApiError ? new HTTPError({ status: error.status, message: error.message, data: error.data, headers: error.headers }) : error;
+  error instanceof ApiError
+    ? new HTTPError({ status: error.status, message: error.message, data: error.data, headers: error.headers })
+    : error;
 
 /** `apiError` (evaluation/problem.ts) as h3's error type, for h3 handlers to throw. */
 export const httpError = (...args: Parameters<typeof apiError>): HTTPError => toHttpError(apiError(...args)) as HTTPError;

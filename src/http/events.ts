@@ -50,7 +50,8 @@ function clientAddress(headers: RequestHeaders, remoteAddress: string | undefine
   return remoteAddress ?? "unknown";
 }
 
-export const clientIp = (event: H3Event, header?: string): string => clientAddress(event.req.headers, event.runtime?.node?.req.socket.remoteAddress, header);
+export const clientIp = (event: H3Event, header?: string): string =>
+  clientAddress(event.req.headers, event.runtime?.node?.req.socket.remoteAddress, header);
 
 /** The stream advertised in evaluate-all's `eventStreams`, token included: EventSource cannot send headers. */
 export const ofrepStreamPath = (snapshot: EnvironmentSnapshot): string => `${OFREP_STREAM_PATH}?token=${snapshot.streamToken}`;
@@ -182,7 +183,17 @@ export function createEventStreams(options: EventStreamsOptions): EventStreams {
       });
     }
     logger.info(`stream opened: ${kind} ${snapshot.name} from ${ip}`);
-    const stream = new RouteStream(routes, snapshot.name, kind, contentType, digestOf(key), ip, maxBufferedBytes, lastEventId(request), res?.socket ?? undefined);
+    const stream = new RouteStream(
+      routes,
+      snapshot.name,
+      kind,
+      contentType,
+      digestOf(key),
+      ip,
+      maxBufferedBytes,
+      lastEventId(request),
+      res?.socket ?? undefined,
+    );
     hub.holdAddress(ip);
     // The address stays counted until the connection is gone, however the stream ended.
     res?.on("close", stream.release);
@@ -199,10 +210,17 @@ const EVENT_STREAM_ROUTES: Readonly<Record<StreamKind, { path: string; faultRout
 };
 
 export function registerEventRoutes(app: H3, streams: EventStreams, faults?: FaultInjector): void {
-  for (const [kind, { path, faultRoute }] of Object.entries(EVENT_STREAM_ROUTES) as [StreamKind, (typeof EVENT_STREAM_ROUTES)[StreamKind]][]) {
+  for (const [kind, { path, faultRoute }] of Object.entries(EVENT_STREAM_ROUTES) as [
+    StreamKind,
+    (typeof EVENT_STREAM_ROUTES)[StreamKind],
+  ][]) {
     app.get(path, async (event) => {
       const node = event.runtime?.node;
-      const request: StreamRequest = { headers: event.req.headers, query: event.url.searchParams, remoteAddress: node?.req.socket.remoteAddress };
+      const request: StreamRequest = {
+        headers: event.req.headers,
+        query: event.url.searchParams,
+        remoteAddress: node?.req.socket.remoteAddress,
+      };
       const grant = await withHttpErrors(() => streams.authorize(kind, request));
       const fault = faults?.apply(event, faultRoute, grant.snapshot.name);
       if (fault) await fault;
@@ -215,7 +233,9 @@ export function registerEventRoutes(app: H3, streams: EventStreams, faults?: Fau
       return nodeSseBody(stream);
     });
     app.all(path, (event) => {
-      throw httpError(405, "METHOD_NOT_ALLOWED", `${event.req.method} is not allowed here; use GET`, { headers: { allow: "GET, OPTIONS" } });
+      throw httpError(405, "METHOD_NOT_ALLOWED", `${event.req.method} is not allowed here; use GET`, {
+        headers: { allow: "GET, OPTIONS" },
+      });
     });
   }
 }

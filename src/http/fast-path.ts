@@ -64,7 +64,10 @@ export interface Target {
 }
 
 /** A target with every field set, in one order: one object shape for every route, read without a type check per field. */
-const routeTarget = (route: Route, { key, flagConfigEtag = null, stream, query }: Partial<Pick<Target, "key" | "flagConfigEtag" | "stream" | "query">>): Target => ({
+const routeTarget = (
+  route: Route,
+  { key, flagConfigEtag = null, stream, query }: Partial<Pick<Target, "key" | "flagConfigEtag" | "stream" | "query">>,
+): Target => ({
   route,
   method: stream === undefined ? "POST" : "GET",
   key,
@@ -120,7 +123,8 @@ function joinedRaw(raw: string[], name: string): string | null {
   let value: string | null = null;
   for (let i = 0; i < raw.length; i += 2) {
     const field = raw[i]!;
-    if (field.length === name.length && (field === name || field.toLowerCase() === name)) value = value === null ? raw[i + 1]! : `${value}, ${raw[i + 1]}`;
+    if (field.length === name.length && (field === name || field.toLowerCase() === name))
+      value = value === null ? raw[i + 1]! : `${value}, ${raw[i + 1]}`;
   }
   return value;
 }
@@ -202,14 +206,24 @@ export function createFastPath(options: FastPathOptions): NodeFastPath {
   /** The reply to a request whose body was read: its answer, or the answer to what it threw. */
   function replyTo(req: IncomingMessage, target: Target, snapshot: EnvironmentSnapshot, headers: RequestHeaders, text: string): OfrepReply {
     try {
-      return target.key === undefined ? answerer.all(snapshot, text, headers, target.flagConfigEtag) : answerer.flag(snapshot, target.key, text, headers);
+      return target.key === undefined
+        ? answerer.all(snapshot, text, headers, target.flagConfigEtag)
+        : answerer.flag(snapshot, target.key, text, headers);
     } catch (error) {
       return failed(req, error);
     }
   }
 
   /** Once the body is read (or failed to be): the reply is sent; a throw while sending is logged. */
-  function answer(req: IncomingMessage, res: ServerResponse, target: Target, snapshot: EnvironmentSnapshot, headers: RequestHeaders, error: unknown, text?: string): void {
+  function answer(
+    req: IncomingMessage,
+    res: ServerResponse,
+    target: Target,
+    snapshot: EnvironmentSnapshot,
+    headers: RequestHeaders,
+    error: unknown,
+    text?: string,
+  ): void {
     try {
       respond(res, target, error ? failed(req, error) : replyTo(req, target, snapshot, headers, text!));
     } catch (error) {
@@ -228,7 +242,9 @@ export function createFastPath(options: FastPathOptions): NodeFastPath {
     } catch (error) {
       return respond(res, target, failed(req, error));
     }
-    readNodeBodyWith(req, req.headers["content-length"], maxBodyBytes, (error, text) => answer(req, res, target, snapshot, headers, error, text));
+    readNodeBodyWith(req, req.headers["content-length"], maxBodyBytes, (error, text) =>
+      answer(req, res, target, snapshot, headers, error, text),
+    );
   }
 
   /** The stream's head (CORS and the SSE headers, as h3 would send them) and its first bytes, or the error. */

@@ -10,7 +10,12 @@ import type { FlagStore } from "../store/store.js";
 import { json } from "./errors.js";
 import type { Metrics } from "./metrics.js";
 
-export function registerHealthRoutes(app: H3, store: FlagStore, metrics: Metrics, isKnownHost: (name: string) => boolean = allowedHosts("127.0.0.1")): void {
+export function registerHealthRoutes(
+  app: H3,
+  store: FlagStore,
+  metrics: Metrics,
+  isKnownHost: (name: string) => boolean = allowedHosts("127.0.0.1"),
+): void {
   const known = (event: H3Event) => isKnownHost(hostName(event.req.headers.get("host") ?? ""));
   app.get("/healthz", (event) => json(event, { status: "ok" }));
 
@@ -27,5 +32,8 @@ export function registerHealthRoutes(app: H3, store: FlagStore, metrics: Metrics
     return json(event, known(event) ? details : { status, environments });
   });
 
-  app.get("/metrics", (event) => new Response(metrics.render({ details: known(event) }), { headers: { "content-type": "text/plain; version=0.0.4" } }));
+  app.get(
+    "/metrics",
+    (event) => new Response(metrics.render({ details: known(event) }), { headers: { "content-type": "text/plain; version=0.0.4" } }),
+  );
 }

@@ -41,7 +41,11 @@ const PORT_PROBLEMS: Record<PortProblem, (port: number, host: string) => string>
 };
 
 export class PortUnavailableError extends Error {
-  constructor(readonly host: string, readonly port: number, readonly problem: PortProblem) {
+  constructor(
+    readonly host: string,
+    readonly port: number,
+    readonly problem: PortProblem,
+  ) {
     super(`${PORT_PROBLEMS[problem](port, host)}; choose another with --port, or --port 0 for any free port`);
   }
 }

@@ -92,7 +92,11 @@ export class Metrics {
   countClient(headers: Pick<Headers, "get">): void {
     for (const header of CLIENT_HEADERS) {
       const value = headers.get(header)?.slice(0, MAX_LABEL_LENGTH);
-      if (value) this.count("flagserve_client_requests_total", "Requests by client identification header", { header, value: this.#bounded(header, value) });
+      if (value)
+        this.count("flagserve_client_requests_total", "Requests by client identification header", {
+          header,
+          value: this.#bounded(header, value),
+        });
     }
   }
 

@@ -42,7 +42,10 @@ export function registerOfrepRoutes(app: H3, options: OfrepOptions): void {
     const fault = faults?.apply(event, "evaluate-all", snapshot.name);
     if (fault) await fault;
     const text = await readBodyText(event, maxBodyBytes);
-    return send(event, await withHttpErrors(() => answerer.all(snapshot, text, event.req.headers, event.url.searchParams.get("flagConfigEtag"))));
+    return send(
+      event,
+      await withHttpErrors(() => answerer.all(snapshot, text, event.req.headers, event.url.searchParams.get("flagConfigEtag"))),
+    );
   });
 
   app.post(FLAG_ROUTE, async (event) => {

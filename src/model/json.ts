@@ -1,7 +1,6 @@
 /** Small helpers for untyped, JSON-like data: one place for them. */
 
-export const isRecord = (v: unknown): v is Record<string, unknown> =>
-  typeof v === "object" && v !== null && !Array.isArray(v);
+export const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
 /** `record[key] = value` that also works for the key `__proto__` (a legal flag or segment name). */
 export function setOwn<T>(record: Record<string, T>, key: string, value: T): void {

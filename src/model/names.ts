@@ -15,7 +15,11 @@ export function editDistance(a: string, b: string): number {
  * The candidate nearest to `name` within `maxDistance` edits (ties: the first), if any. By default
  * a third of the name's length, from 1 to 2, so that short names do not match everything.
  */
-export function closestName(name: string, candidates: Iterable<string>, maxDistance = Math.min(2, Math.max(1, Math.floor(name.length / 3)))): string | undefined {
+export function closestName(
+  name: string,
+  candidates: Iterable<string>,
+  maxDistance = Math.min(2, Math.max(1, Math.floor(name.length / 3))),
+): string | undefined {
   let best: string | undefined;
   let bestDistance = maxDistance + 1;
   for (const candidate of candidates) {

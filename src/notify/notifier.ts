@@ -51,8 +51,7 @@ interface Window {
   folded: Map<string, Folded>;
 }
 
-const targetsOf = (change: EnvironmentChange): readonly NotificationTarget[] =>
-  (change.after ?? change.before)?.config.notifications ?? [];
+const targetsOf = (change: EnvironmentChange): readonly NotificationTarget[] => (change.after ?? change.before)?.config.notifications ?? [];
 
 /** What a flag answers includes the flag-set metadata (the diff compares this view too). */
 const answered = (flag: FlagDefinition | undefined, metadata: Metadata | undefined): FlagDefinition | undefined =>
@@ -149,7 +148,10 @@ interface Message {
 
 /** The window's messages, one per target that wants some of its net changes; none when nothing changed on balance. */
 function* messagesOf(env: string, window: Window, timestamp: Date): Generator<Message> {
-  const changes = [...window.folded.values()].map(netChange).filter((c) => c !== undefined).sort(byKind);
+  const changes = [...window.folded.values()]
+    .map(netChange)
+    .filter((c) => c !== undefined)
+    .sort(byKind);
   if (changes.length === 0) return;
   const summaries = changes.map(describeChange);
   for (const target of window.targets) {
@@ -205,7 +207,9 @@ class Deliveries {
     ]);
     clearTimeout(timer);
     if (timedOut) {
-      this.options.logger.warn(`notifications: ${this.#inFlight.size} message(s) not delivered within ${timeoutMs} ms of shutdown, dropped`);
+      this.options.logger.warn(
+        `notifications: ${this.#inFlight.size} message(s) not delivered within ${timeoutMs} ms of shutdown, dropped`,
+      );
       this.#shutdown.abort();
       await settled;
     }

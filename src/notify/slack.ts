@@ -12,9 +12,7 @@ export interface SlackText {
 }
 
 export type SlackBlock =
-  | { type: "header"; text: SlackText }
-  | { type: "section"; text: SlackText }
-  | { type: "context"; elements: SlackText[] };
+  { type: "header"; text: SlackText } | { type: "section"; text: SlackText } | { type: "context"; elements: SlackText[] };
 
 export interface SlackMessage {
   text: string;

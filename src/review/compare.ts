@@ -67,24 +67,47 @@ const versionOf = (loaded: LoadedEnvironment): Version => ({ config: loaded.conf
 
 /** Compares two loads (`OLD` and `NEW`), environment by environment. */
 export function compareLoads(before: ConfigLoad, after: ConfigLoad): ConfigurationDiff {
-  const names = [...new Set([...before.environments.keys(), ...after.environments.keys(), ...after.problems.keys()])].filter((n) => n !== "").sort(compare);
-  const environments = names.map((name) => diffEnvironment(name, before.environments.get(name), after.environments.get(name), after.problems.get(name) ?? []));
+  const names = [...new Set([...before.environments.keys(), ...after.environments.keys(), ...after.problems.keys()])]
+    .filter((n) => n !== "")
+    .sort(compare);
+  const environments = names.map((name) =>
+    diffEnvironment(name, before.environments.get(name), after.environments.get(name), after.problems.get(name) ?? []),
+  );
   const problems = after.problems.get("") ?? [];
   return { changed: environments.some((e) => e.status !== "unchanged"), environments, problems };
 }
 
-function diffEnvironment(name: string, before: LoadedEnvironment | undefined, after: LoadedEnvironment | undefined, problems: Problem[]): EnvironmentDiff {
-  const diff: EnvironmentDiff = { environment: name, status: "unchanged", added: [], removed: [], changed: [], invalid: [], segments: [], events: [], problems };
+function diffEnvironment(
+  name: string,
+  before: LoadedEnvironment | undefined,
+  after: LoadedEnvironment | undefined,
+  problems: Problem[],
+): EnvironmentDiff {
+  const diff: EnvironmentDiff = {
+    environment: name,
+    status: "unchanged",
+    added: [],
+    removed: [],
+    changed: [],
+    invalid: [],
+    segments: [],
+    events: [],
+    problems,
+  };
   if (!after && problems.length > 0) return { ...diff, status: "invalid" };
   // As the server does (store/snapshot.ts keepLastGoodFlags): a flag broken by the change keeps its last good definition.
   diff.invalid = Object.keys(after?.config.invalidFlags ?? {}).sort(compare);
   const invalid = new Set(diff.invalid);
-  const changes = diffEnvironments(before && versionOf(before), after && versionOf(after)).filter((c) => c.kind !== "flag" || !invalid.has(c.key));
+  const changes = diffEnvironments(before && versionOf(before), after && versionOf(after)).filter(
+    (c) => c.kind !== "flag" || !invalid.has(c.key),
+  );
   for (const change of changes) {
     if (change.kind === "flag" && change.change === "created") diff.added.push(change.key);
     else if (change.kind === "flag" && change.change === "deleted") diff.removed.push(change.key);
-    else if (change.kind === "flag") diff.changed.push(flagChange(change.key, answered(before!, change.before!), answered(after!, change.after!)));
-    else if (change.kind === "segment") diff.segments.push({ segment: change.key, change: change.change, flags: flagsUsing(change.key, before, after) });
+    else if (change.kind === "flag")
+      diff.changed.push(flagChange(change.key, answered(before!, change.before!), answered(after!, change.after!)));
+    else if (change.kind === "segment")
+      diff.segments.push({ segment: change.key, change: change.change, flags: flagsUsing(change.key, before, after) });
   }
   if (before && after) {
     const [was, now] = [before.config.apiKey, after.config.apiKey];
@@ -108,9 +131,15 @@ function flagChange(flag: string, before: FlagDefinition, after: FlagDefinition)
   if (differs("variants")) {
     const [was, now] = [before.variants, after.variants];
     change.variants = {
-      added: Object.keys(now).filter((v) => !Object.hasOwn(was, v)).sort(compare),
-      removed: Object.keys(was).filter((v) => !Object.hasOwn(now, v)).sort(compare),
-      changed: Object.keys(now).filter((v) => Object.hasOwn(was, v) && canonicalJson(was[v]) !== canonicalJson(now[v])).sort(compare),
+      added: Object.keys(now)
+        .filter((v) => !Object.hasOwn(was, v))
+        .sort(compare),
+      removed: Object.keys(was)
+        .filter((v) => !Object.hasOwn(now, v))
+        .sort(compare),
+      changed: Object.keys(now)
+        .filter((v) => Object.hasOwn(was, v) && canonicalJson(was[v]) !== canonicalJson(now[v]))
+        .sort(compare),
     };
   }
   return change;

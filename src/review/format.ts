@@ -20,7 +20,8 @@ function flagChangeText(c: FlagChange): string {
   const parts: string[] = [];
   for (const field of c.fields) {
     if (field === "state" && c.state) parts.push(`state ${c.state.before} -> ${c.state.after}`);
-    else if (field === "defaultVariant" && c.defaultVariant) parts.push(`defaultVariant ${quoted(c.defaultVariant.before)} -> ${quoted(c.defaultVariant.after)}`);
+    else if (field === "defaultVariant" && c.defaultVariant)
+      parts.push(`defaultVariant ${quoted(c.defaultVariant.before)} -> ${quoted(c.defaultVariant.after)}`);
     else if (field === "variants" && c.variants) {
       const v = c.variants;
       const bits = [
@@ -51,9 +52,12 @@ function environmentLines(env: EnvironmentDiff, code: (s: string) => string): st
   for (const c of env.changed) lines.push(`- flag changed: ${code(c.flag)}: ${flagChangeText(c)}`);
   list("flags with problems (the server keeps their last good definition)", env.invalid);
   for (const s of env.segments) {
-    lines.push(`- segment ${s.change}: ${code(s.segment)}${s.flags.length ? `, affects ${s.flags.map(code).join(", ")}` : ", used by no flag"}`);
+    lines.push(
+      `- segment ${s.change}: ${code(s.segment)}${s.flags.length ? `, affects ${s.flags.map(code).join(", ")}` : ", used by no flag"}`,
+    );
   }
-  if (env.apiKey) lines.push(`- API key ${env.apiKey} (${env.apiKey === "removed" ? "a generated key replaces it" : "the key is not shown"})`);
+  if (env.apiKey)
+    lines.push(`- API key ${env.apiKey} (${env.apiKey === "removed" ? "a generated key replaces it" : "the key is not shown"})`);
   if (env.notifications) lines.push(`- notifications changed (${env.notifications.before} -> ${env.notifications.after} targets)`);
   if (env.events.length) lines.push(`- events a running server sends: ${env.events.map((e) => code(eventText(e))).join(", ")}`);
   for (const p of env.problems) lines.push(`- problem: ${formatProblem({ ...p, file: shown(p.file) })}`);
@@ -63,10 +67,14 @@ function environmentLines(env: EnvironmentDiff, code: (s: string) => string): st
 function testLines(tests: TestReport, code: (s: string) => string): string[] {
   const lines: string[] = [];
   const total = tests.passed + tests.failed;
-  lines.push(`${tests.failed === 0 && tests.problems.length === 0 ? "ok" : "FAILED"}: ${tests.passed} of ${total} check${total === 1 ? "" : "s"} of the changed flags passed`);
+  lines.push(
+    `${tests.failed === 0 && tests.problems.length === 0 ? "ok" : "FAILED"}: ${tests.passed} of ${total} check${total === 1 ? "" : "s"} of the changed flags passed`,
+  );
   for (const r of tests.results) {
     if (r.passed) continue;
-    lines.push(`- FAIL ${code(`${shown(r.file)}:${r.line}`)} ${r.name}: ${code(r.flag)} for ${code(JSON.stringify(r.context))}: expected ${code(JSON.stringify(r.expected))}, got ${code(JSON.stringify(r.actual))}`);
+    lines.push(
+      `- FAIL ${code(`${shown(r.file)}:${r.line}`)} ${r.name}: ${code(r.flag)} for ${code(JSON.stringify(r.context))}: expected ${code(JSON.stringify(r.expected))}, got ${code(JSON.stringify(r.actual))}`,
+    );
   }
   for (const p of tests.problems) lines.push(`- error: ${formatProblem({ ...p, file: shown(p.file) })}`);
   return lines;

@@ -60,13 +60,20 @@ export async function repositoryOf(path: string): Promise<{ top: string; rel: st
   const abs = resolve(path);
   let dir = abs;
   // The nearest existing directory: a source deleted in the working tree may still be at REV.
-  while (!(await stat(dir).then((s) => s.isDirectory(), () => false))) {
+  while (
+    !(await stat(dir).then(
+      (s) => s.isDirectory(),
+      () => false,
+    ))
+  ) {
     if (dirname(dir) === dir) break;
     dir = dirname(dir);
   }
-  const top = (await git(dir, ["rev-parse", "--show-toplevel"]).catch(() => {
-    throw new GitError(`${path} is not in a git repository`);
-  })).trim();
+  const top = (
+    await git(dir, ["rev-parse", "--show-toplevel"]).catch(() => {
+      throw new GitError(`${path} is not in a git repository`);
+    })
+  ).trim();
   const rel = relative(top, abs).split(sep).join("/");
   return { top, rel };
 }
@@ -108,14 +115,20 @@ export async function readAtRevision(rev: string, spec: string): Promise<SourceL
     if (entry.name.startsWith(".")) continue;
     if (entry.mode === SYMLINK && isConfigFileName(entry.name)) {
       // Its blob is the link's target path, not the file: not followed in a revision.
-      problems.push({ env: stemOf(entry.name), file: `${rev}:${prefix}${entry.name}`, message: "a symbolic link: not followed when reading a git revision" });
+      problems.push({
+        env: stemOf(entry.name),
+        file: `${rev}:${prefix}${entry.name}`,
+        message: "a symbolic link: not followed when reading a git revision",
+      });
       continue;
     }
     if (entry.type === "blob" && isConfigFileName(entry.name)) {
       environments.push({ name: stemOf(entry.name), documents: [await show(prefix + entry.name)] });
     } else if (entry.type === "tree") {
       const dir = prefix + entry.name;
-      const files = (await listTree(top, commit, dir)).filter((e) => e.type === "blob" && e.mode !== SYMLINK && !e.name.startsWith(".") && isConfigFileName(e.name));
+      const files = (await listTree(top, commit, dir)).filter(
+        (e) => e.type === "blob" && e.mode !== SYMLINK && !e.name.startsWith(".") && isConfigFileName(e.name),
+      );
       const documents = await Promise.all(files.map((f) => show(`${dir}/${f.name}`)));
       environments.push({ name: entry.name, documents, dir: `${rev}:${dir}` });
     }

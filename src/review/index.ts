@@ -9,7 +9,17 @@ import type { SourceLoad } from "../sources/source.js";
 import { changedFlags, compareLoads } from "./compare.js";
 import type { DiffReport } from "./format.js";
 
-export { compareLoads, changedFlags, FLAG_FIELDS, type ConfigurationDiff, type EnvironmentDiff, type FlagChange, type FlagField, type SegmentChange, type ServerEvent } from "./compare.js";
+export {
+  compareLoads,
+  changedFlags,
+  FLAG_FIELDS,
+  type ConfigurationDiff,
+  type EnvironmentDiff,
+  type FlagChange,
+  type FlagField,
+  type SegmentChange,
+  type ServerEvent,
+} from "./compare.js";
 export { formatDiff, type DiffFormat, type DiffReport } from "./format.js";
 export { GitError } from "./git.js";
 
@@ -33,13 +43,17 @@ async function load(reads: (() => Promise<SourceLoad>)[]): Promise<ConfigLoad> {
 
 /** Compares two configurations; GitError for a revision or repository that does not exist. */
 export async function diffConfigurations(options: DiffOptions): Promise<DiffReport> {
-  const [{ readOnce }, { readAtRevision, repositoryOf, resolveRevision }] = await Promise.all([import("../sources/read-once.js"), import("./git.js")]);
+  const [{ readOnce }, { readAtRevision, repositoryOf, resolveRevision }] = await Promise.all([
+    import("../sources/read-once.js"),
+    import("./git.js"),
+  ]);
   const after = list(options.after);
   const { git } = options;
   if (git === undefined && options.before === undefined) throw new TypeError("diffConfigurations: give `before` or `git`");
   // A revision that does not exist is one error, before anything is read.
   if (git !== undefined) for (const spec of after) await resolveRevision((await repositoryOf(spec)).top, git);
-  const beforeReads = git !== undefined ? after.map((spec) => () => readAtRevision(git, spec)) : list(options.before!).map((spec) => () => readOnce(spec));
+  const beforeReads =
+    git !== undefined ? after.map((spec) => () => readAtRevision(git, spec)) : list(options.before!).map((spec) => () => readOnce(spec));
   const [beforeLoad, afterLoad] = await Promise.all([load(beforeReads), load(after.map((spec) => () => readOnce(spec)))]);
   const diff = compareLoads(beforeLoad, afterLoad);
   const report: DiffReport = {

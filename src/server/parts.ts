@@ -43,8 +43,11 @@ export async function createParts(options: ServerOptions, stateDir: string, init
   store.onReplace(() => flagdStreams.replaced(store.environments));
   const faults = new FaultInjector({
     dropStreams: (route, env, pick) =>
-      route === "flagd-events" || route === "flagd-sync" ? flagdStreams.drop(route, env, pick) : hub.dropStreams(route === "ofrep-events" ? "ofrep" : "events", env, pick),
-    onInjected: (route, effect) => metrics.count("flagserve_faults_injected_total", "Injected faults by route and effect", { route, effect }),
+      route === "flagd-events" || route === "flagd-sync"
+        ? flagdStreams.drop(route, env, pick)
+        : hub.dropStreams(route === "ofrep-events" ? "ofrep" : "events", env, pick),
+    onInjected: (route, effect) =>
+      metrics.count("flagserve_faults_injected_total", "Injected faults by route and effect", { route, effect }),
   });
   faults.set(initialFaults);
   const sessions = new SessionStore();
@@ -69,7 +72,11 @@ export async function createParts(options: ServerOptions, stateDir: string, init
 }
 
 /** The HTTP app over the parts, listening as the options say. */
-export async function listen({ store, hub, metrics, faults, sessions, admin }: Parts, options: ServerOptions, enrich: Enricher | undefined) {
+export async function listen(
+  { store, hub, metrics, faults, sessions, admin }: Parts,
+  options: ServerOptions,
+  enrich: Enricher | undefined,
+) {
   const { app, fastPath, answerer } = createApp({
     store,
     hub,
@@ -86,7 +93,13 @@ export async function listen({ store, hub, metrics, faults, sessions, admin }: P
     isKnownHost: allowedHosts(options.host, options.adminHosts),
     fastPath: options.fastPath,
   });
-  const listening = await listenApp(app, { port: options.port, host: options.host, https: options.https, public: options.public, fastPath });
+  const listening = await listenApp(app, {
+    port: options.port,
+    host: options.host,
+    https: options.https,
+    public: options.public,
+    fastPath,
+  });
   return { ...listening, answerer };
 }
 

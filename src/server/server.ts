@@ -110,7 +110,14 @@ interface Following {
  * meanwhile are folded into one more; and every input is re-checked after each reload and
  * periodically, so no edit is left unloaded.
  */
-async function followSources({ sources, watching, read, initialInputs, reloadContext, metrics }: Following): Promise<Reloader<EnvironmentChange>> {
+async function followSources({
+  sources,
+  watching,
+  read,
+  initialInputs,
+  reloadContext,
+  metrics,
+}: Following): Promise<Reloader<EnvironmentChange>> {
   const { store, logger } = reloadContext;
   const reloader = createReloader<EnvironmentChange>({
     initial: watching ? initialInputs : undefined,
@@ -152,7 +159,10 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const initialFaults = validateFaultRules(options.faults ?? []);
   if (options.overridesFile !== undefined) {
     const { checkOverridesFile } = await import("../admin/overrides.js");
-    await checkOverridesFile(options.overridesFile, sources.flatMap((s) => (s.kind === "files" ? [s.id] : [])));
+    await checkOverridesFile(
+      options.overridesFile,
+      sources.flatMap((s) => (s.kind === "files" ? [s.id] : [])),
+    );
   }
 
   // What serves (HTTP, admin, streams) loads while the configuration is read: its modules' files
@@ -194,7 +204,9 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const recordedUrl = admin.token !== undefined && admin.tokenInState ? loopbackOrigin(listening.url) : undefined;
   if (recordedUrl !== undefined) {
     await recordAdminUrl(stateDir, recordedUrl).catch((error: Error) =>
-      logger.warn(`the server's URL could not be recorded in ${stateDir} (${error.message}); flagserve override and session need --url and --admin-token`),
+      logger.warn(
+        `the server's URL could not be recorded in ${stateDir} (${error.message}); flagserve override and session need --url and --admin-token`,
+      ),
     );
   }
 

@@ -122,5 +122,4 @@ async function typeOf(path: string, inputs?: InputSet): Promise<string> {
 /** By code unit, as every replica sorts (not by locale). */
 const compare = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
-export const errorCode = (error: unknown): string =>
-  (error as NodeJS.ErrnoException).code ?? (error as Error).message ?? String(error);
+export const errorCode = (error: unknown): string => (error as NodeJS.ErrnoException).code ?? (error as Error).message ?? String(error);

@@ -63,7 +63,17 @@ async function signatureOf(path: string): Promise<string> {
 const hashOf = (bytes: Uint8Array): string => createHash("sha256").update(bytes).digest("base64url");
 
 const kindOf = (s: Stats): string =>
-  s.isFIFO() ? "a FIFO" : s.isCharacterDevice() ? "a character device" : s.isBlockDevice() ? "a block device" : s.isSocket() ? "a socket" : s.isDirectory() ? "a directory" : "not a file";
+  s.isFIFO()
+    ? "a FIFO"
+    : s.isCharacterDevice()
+      ? "a character device"
+      : s.isBlockDevice()
+        ? "a block device"
+        : s.isSocket()
+          ? "a socket"
+          : s.isDirectory()
+            ? "a directory"
+            : "not a file";
 
 const MIB = 1024 * 1024;
 export const sizeText = (bytes: number): string => (bytes % MIB === 0 ? `${bytes / MIB} MiB` : `${bytes} bytes`);
@@ -106,7 +116,8 @@ async function readOnce(path: string, maxBytes: number, timeoutMs: number): Prom
     const before = statSignature(s);
     const changedAt = Math.max(s.mtimeMs, s.ctimeMs);
     if (!s.isFile()) return { error: `not a regular file (${kindOf(s)}): only regular files are read`, before, after: before, changedAt };
-    if (s.size > maxBytes) return { error: `file is larger than ${sizeText(maxBytes)} (${s.size} bytes)`, before, after: before, changedAt };
+    if (s.size > maxBytes)
+      return { error: `file is larger than ${sizeText(maxBytes)} (${s.size} bytes)`, before, after: before, changedAt };
     const result = await withTimeout(readAtMost(handle, maxBytes + 1), timeoutMs);
     if (result === undefined) return { error: `reading the file took longer than ${timeoutMs / 1000} s`, before, after: before, changedAt };
     if (result.length > maxBytes) return { error: `file is larger than ${sizeText(maxBytes)}`, before, after: before, changedAt };
@@ -247,7 +258,13 @@ export async function readStableFile(path: string, options: ReadOptions = {}): P
     if (read.before === read.after) {
       if (seen !== undefined && seen.signature !== read.after) seenChanging = true;
       if (seen?.signature !== read.after) seen = { signature: read.after, at: now };
-      const state = { size: read.bytes.length, changedAt: read.changedAt, metadataLast: read.metadataLast ?? false, seenAt: seen.at, seenChanging };
+      const state = {
+        size: read.bytes.length,
+        changedAt: read.changedAt,
+        metadataLast: read.metadataLast ?? false,
+        seenAt: seen.at,
+        seenChanging,
+      };
       const left = settleLeft(state, read.checkedAt ?? now);
       if (left === 0) {
         const hash = hashOf(read.bytes);
@@ -348,5 +365,7 @@ export async function statPath(path: string, inputs?: InputSet): Promise<Stats |
  */
 export async function recordFile(path: string, inputs: InputSet): Promise<void> {
   const read = await readOnce(path, MAX_FILE_BYTES, READ_TIMEOUT_MS);
-  inputs.add(read.bytes === undefined ? new FileInput(path, read.before) : new FileInput(path, read.before, hashOf(read.bytes), read.changedAt));
+  inputs.add(
+    read.bytes === undefined ? new FileInput(path, read.before) : new FileInput(path, read.before, hashOf(read.bytes), read.changedAt),
+  );
 }

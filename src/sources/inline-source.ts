@@ -12,7 +12,10 @@ export class InlineSource implements ConfigSource {
   constructor(private readonly environments: Record<string, unknown>) {}
 
   read(): Promise<SourceLoad> {
-    const environments = Object.entries(this.environments).map(([name, value]) => ({ name, documents: [{ file: `<inline:${name}>`, value }] }));
+    const environments = Object.entries(this.environments).map(([name, value]) => ({
+      name,
+      documents: [{ file: `<inline:${name}>`, value }],
+    }));
     return Promise.resolve({ id: this.id, documents: [], environments, problems: [] });
   }
 

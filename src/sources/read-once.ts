@@ -26,7 +26,13 @@ async function readAll(path: string, inputs?: InputSet, texts?: FileTexts): Prom
     const result = await readStableFile(file, { inputs, texts });
     return { file, ...result };
   };
-  if (found.file) return { id: found.root, documents: [{ stem: stemOf(found.file), document: await read(found.file) }], environments: [], problems: found.problems };
+  if (found.file)
+    return {
+      id: found.root,
+      documents: [{ stem: stemOf(found.file), document: await read(found.file) }],
+      environments: [],
+      problems: found.problems,
+    };
   const environments = await Promise.all(
     found.environments.map(async (env) => ({ ...env, documents: await Promise.all(env.files.map(read)) })),
   );

@@ -40,7 +40,10 @@ export function urlStem(url: string): string {
 }
 
 /** What one request gave: a document, no change (304), or a problem. */
-type Fetched = { text: string; etag?: string; lastModified?: string; finalUrl?: string } | { notModified: true } | { error: string; line?: number; col?: number };
+type Fetched =
+  | { text: string; etag?: string; lastModified?: string; finalUrl?: string }
+  | { notModified: true }
+  | { error: string; line?: number; col?: number };
 
 export class UrlSource implements ConfigSource {
   readonly kind = "url";
@@ -141,7 +144,12 @@ export class UrlSource implements ConfigSource {
       const text = await readCapped(response, this.#options.maxBytes);
       if (typeof text !== "string") return text;
       const finalUrl = response.redirected && response.url !== this.id ? response.url : undefined;
-      return { text, etag: response.headers.get("etag") ?? undefined, lastModified: response.headers.get("last-modified") ?? undefined, finalUrl };
+      return {
+        text,
+        etag: response.headers.get("etag") ?? undefined,
+        lastModified: response.headers.get("last-modified") ?? undefined,
+        finalUrl,
+      };
     } catch (error) {
       if (abort.signal.aborted) return { error: `no complete response within ${this.#options.timeoutMs / 1000} s` };
       return { error: `cannot fetch: ${networkReason(error)}` };

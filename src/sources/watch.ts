@@ -60,8 +60,7 @@ type Role = "root" | "chain" | "self" | "env" | "file" | "unknown";
  * Dot-files (editor locks such as `.#flags.yaml`, Kubernetes' `..data` and `..<timestamp>`),
  * backups, swap and temp files, and vim's write-test file `4913`.
  */
-const isJunk = (name: string) =>
-  name.startsWith(".") || name.endsWith("~") || name === "4913" || /\.(swp|swo|swx|tmp)$/i.test(name);
+const isJunk = (name: string) => name.startsWith(".") || name.endsWith("~") || name === "4913" || /\.(swp|swo|swx|tmp)$/i.test(name);
 /** As discovery reads them: test files (`dev.test.yaml`) are not configuration, so editing one reloads nothing. */
 const isConfigFile = (name: string) => !isJunk(name) && isConfigFileName(name);
 

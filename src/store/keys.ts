@@ -20,8 +20,7 @@ export const generateKey = (env: string): string => `fs_${env}_${randomBytes(18)
 export const keyDigest = (key: string): string => hash("sha256", key, "hex");
 
 /** Token for the OFREP event stream URL: derived from the key, useless for anything else. */
-export const streamToken = (key: string): string =>
-  createHash("sha256").update(`flagserve-stream\0${key}`).digest("base64url");
+export const streamToken = (key: string): string => createHash("sha256").update(`flagserve-stream\0${key}`).digest("base64url");
 
 /** A key as it may appear in logs: enough to recognise, never enough to use. */
 export const redactKey = (key: string): string => (key.length <= 8 ? "****" : `${key.slice(0, key.length - 6)}******`);
@@ -70,10 +69,7 @@ export interface ResolvedKeys {
  * persisted. Keys of environments that no longer exist stay in the state file, so an
  * environment that comes back gets its old key.
  */
-export async function resolveKeys(
-  stateDir: string,
-  environments: Iterable<{ name: string; apiKey?: string }>,
-): Promise<ResolvedKeys> {
+export async function resolveKeys(stateDir: string, environments: Iterable<{ name: string; apiKey?: string }>): Promise<ResolvedKeys> {
   const list = [...environments];
   const keys = new Map<string, string>();
   /** Every environment's key into `keys`, generating (into `state`) the missing ones; returns their environments. */

@@ -58,7 +58,11 @@ function nameOf(sources: readonly string[]): string {
  * sources. The same sources give the same directory from any working directory and through any
  * symlink; any other configuration (a sibling directory, one more source) gets another.
  */
-export function defaultStateDir(sources: string | readonly string[], env: NodeJS.ProcessEnv = process.env, cwd: string = process.cwd()): string {
+export function defaultStateDir(
+  sources: string | readonly string[],
+  env: NodeJS.ProcessEnv = process.env,
+  cwd: string = process.cwd(),
+): string {
   const list = typeof sources === "string" ? [sources] : sources;
   const resolved = list.map((s) => resolvedSource(s, cwd));
   const digest = createHash("sha256").update(JSON.stringify(resolved)).digest("hex").slice(0, 12);

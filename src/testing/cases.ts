@@ -69,7 +69,11 @@ export async function readTestFile(file: string): Promise<ParsedTestFile> {
   try {
     text = await readFile(file, "utf8");
   } catch (error) {
-    return { problems: [{ file, line: 0, col: 0, message: `cannot read test file: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}` }] };
+    return {
+      problems: [
+        { file, line: 0, col: 0, message: `cannot read test file: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}` },
+      ],
+    };
   }
   return parseTestFile(file, text);
 }
@@ -83,7 +87,11 @@ export function parseTestFile(file: string, text: string): ParsedTestFile {
   const data = value as { environment?: string; tests: Record<string, unknown>[] };
   const environment = data.environment ?? environmentOfFileName(file);
   if (environment === undefined) {
-    return { problems: [problemAt(source, [], "which environment? name it with `environment: NAME`, or name the file <environment>.test.yaml", "key")] };
+    return {
+      problems: [
+        problemAt(source, [], "which environment? name it with `environment: NAME`, or name the file <environment>.test.yaml", "key"),
+      ],
+    };
   }
   const problems: Problem[] = [];
   const cases: TestCase[] = [];
@@ -92,11 +100,14 @@ export function parseTestFile(file: string, text: string): ParsedTestFile {
     const flags = typeof raw.flag === "string" ? [raw.flag] : (raw.flags as string[] | "*");
     const base = (raw.context ?? {}) as Record<string, unknown>;
     const rows = raw.contexts as Record<string, unknown>[] | undefined;
-    const contexts = rows ? rows.map((row, r) => ({ context: { ...base, ...row }, line: at(["contexts", r], "value") })) : [{ context: base, line: at([]) }];
+    const contexts = rows
+      ? rows.map((row, r) => ({ context: { ...base, ...row }, line: at(["contexts", r], "value") }))
+      : [{ context: base, line: at([]) }];
     let nowMs: number | undefined;
     if (raw.now !== undefined) {
       nowMs = typeof raw.now === "number" ? raw.now * 1000 : Date.parse(raw.now as string);
-      if (!Number.isFinite(nowMs)) problems.push(problemAt(source, ["tests", i, "now"], "now: must be an ISO 8601 date-time or Unix seconds"));
+      if (!Number.isFinite(nowMs))
+        problems.push(problemAt(source, ["tests", i, "now"], "now: must be an ISO 8601 date-time or Unix seconds"));
     }
     cases.push({
       file,
@@ -123,22 +134,31 @@ function schemaProblems(source: Source, value: unknown, errors: readonly ErrorOb
     let message: string;
     let at = path;
     const params = error.params as Record<string, unknown>;
-    if (error.keyword === "oneOf" && path[0] === "tests" && path.length === 2) message = "give either `flag` (one key) or `flags` (a list, or \"*\" for all)";
+    if (error.keyword === "oneOf" && path[0] === "tests" && path.length === 2)
+      message = 'give either `flag` (one key) or `flags` (a list, or "*" for all)';
     // The alternatives' own errors repeat the `oneOf`'s (a case's flag/flags said once, above).
-    else if (error.keyword === "oneOf" || error.keyword === "not" || error.keyword === "const" || /\/oneOf\/\d+\/(required|not)/.test(error.schemaPath)) continue;
+    else if (
+      error.keyword === "oneOf" ||
+      error.keyword === "not" ||
+      error.keyword === "const" ||
+      /\/oneOf\/\d+\/(required|not)/.test(error.schemaPath)
+    )
+      continue;
     else if (error.keyword === "additionalProperties") {
       at = [...path, String(params.additionalProperty)];
       const allowed = Object.keys(((error.parentSchema ?? {}) as { properties?: object }).properties ?? {});
       message = `unknown property '${String(params.additionalProperty)}' (expected ${allowed.join(", ")})`;
     } else if (error.keyword === "required") message = `missing required property '${String(params.missingProperty)}'`;
-    else if (error.keyword === "enum") message = `must be one of ${(params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(", ")}`;
-    else if (error.keyword === "pattern") message = String((error.parentSchema as { patternErrorMessage?: string }).patternErrorMessage ?? error.message);
+    else if (error.keyword === "enum")
+      message = `must be one of ${(params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(", ")}`;
+    else if (error.keyword === "pattern")
+      message = String((error.parentSchema as { patternErrorMessage?: string }).patternErrorMessage ?? error.message);
     else message = error.message ?? error.keyword;
     const where = formatPath(error.keyword === "additionalProperties" ? path : at);
     const text = where ? `${where}: ${message}` : message;
     const problem = problemAt(source, at, text, error.keyword === "additionalProperties" || error.keyword === "required" ? "key" : "value");
     const id = `${problem.line}:${problem.col}:${problem.message}`;
-    if (!seen.has(id)) problems.push(problem), seen.add(id);
+    if (!seen.has(id)) (problems.push(problem), seen.add(id));
   }
   return problems;
 }

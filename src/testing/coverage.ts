@@ -68,7 +68,15 @@ export class CoverageTracker {
     for (const [key, def] of Object.entries(config.flags)) {
       const targeted = def.state === "ENABLED" && isRecord(def.targeting) && Object.keys(def.targeting).length > 0;
       // A flag without targeting (or disabled) has one outcome: its only branch.
-      if (!targeted) this.#outcome.set(key, this.#add(key, def.state === "DISABLED" ? "disabled" : "no targeting: defaultVariant", def.state === "DISABLED" ? ["state"] : ["defaultVariant"]));
+      if (!targeted)
+        this.#outcome.set(
+          key,
+          this.#add(
+            key,
+            def.state === "DISABLED" ? "disabled" : "no targeting: defaultVariant",
+            def.state === "DISABLED" ? ["state"] : ["defaultVariant"],
+          ),
+        );
     }
     this.flags = compileEnvironment(config, { instrument }).flags;
     for (const [key, def] of Object.entries(config.flags)) {
@@ -124,10 +132,10 @@ export class CoverageTracker {
         const isElse = i === args.length - 1 && args.length % 2 === 1;
         if (i % 2 === 0 && !isElse) return rewritten; // a condition
         const label = isElse ? `else (${describe(arg)})` : `if branch ${(i + 1) / 2} (${describe(arg)})`;
-        return { "$coverage_branch": [this.#add(flag, label, [...inner, i]), rewritten] };
+        return { $coverage_branch: [this.#add(flag, label, [...inner, i]), rewritten] };
       });
       // No else written: it answers null (the default). Traced as its own branch, at the `if`.
-      if (args.length % 2 === 0) traced.push({ "$coverage_branch": [this.#add(flag, "else (none written: null)", path), null] });
+      if (args.length % 2 === 0) traced.push({ $coverage_branch: [this.#add(flag, "else (none written: null)", path), null] });
       return { [op]: traced };
     }
     if (op === "fractional" && Array.isArray(args) && args.length > 0) {
@@ -141,7 +149,7 @@ export class CoverageTracker {
       });
       const id = this.#fractionals.size;
       this.#fractionals.set(id, { first, variants });
-      return { "$coverage_fractional": [id, { fractional: this.#rewrite(flag, args, inner) }] };
+      return { $coverage_fractional: [id, { fractional: this.#rewrite(flag, args, inner) }] };
     }
     return { [op]: this.#rewrite(flag, args, inner) };
   }

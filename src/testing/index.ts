@@ -93,7 +93,12 @@ export async function testFlags(options: TestFlagsOptions): Promise<TestReport &
   report.problems.unshift(...given.problems, ...read.problems);
   if (given.files.length === 0 && given.problems.length === 0) {
     const where = options.tests ?? options.sources;
-    report.problems.push({ file: where.map((s) => (sourceKindOf(s) === "url" ? s : resolve(s))).join(", "), line: 0, col: 0, message: "no test files found (expected <environment>.test.yaml beside the flag files, or --tests PATH)" });
+    report.problems.push({
+      file: where.map((s) => (sourceKindOf(s) === "url" ? s : resolve(s))).join(", "),
+      line: 0,
+      col: 0,
+      message: "no test files found (expected <environment>.test.yaml beside the flag files, or --tests PATH)",
+    });
   }
   return { ...report, files: given.files };
 }

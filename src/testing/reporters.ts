@@ -29,12 +29,14 @@ const answerText = (a: Answer | Expectation): string => {
 };
 
 /** Where a result is written: the case, and the table row when the case has one. */
-const where = (r: CaseResult, cwd: string): string => `${shown(r.file, cwd)}:${r.line}${r.contextLine !== r.line ? ` (context at line ${r.contextLine})` : ""}`;
+const where = (r: CaseResult, cwd: string): string =>
+  `${shown(r.file, cwd)}:${r.line}${r.contextLine !== r.line ? ` (context at line ${r.contextLine})` : ""}`;
 
 /** `ok: 12 of 12 checks passed` (a check: one flag for one context of one case). */
 export function summaryLine(report: TestReport): string {
   const cases = report.passed + report.failed;
-  const errors = report.problems.length > 0 ? `; ${report.problems.length} error${report.problems.length === 1 ? "" : "s"} in test files` : "";
+  const errors =
+    report.problems.length > 0 ? `; ${report.problems.length} error${report.problems.length === 1 ? "" : "s"} in test files` : "";
   return `${report.failed === 0 && !errors ? "ok" : "FAILED"}: ${report.passed} of ${cases} check${cases === 1 ? "" : "s"} passed${report.failed ? `, ${report.failed} failed` : ""}${errors}`;
 }
 
@@ -111,7 +113,11 @@ export function junitReport(report: TestReport, cwd: string = process.cwd()): st
     out.push(`  <testsuite name="test files" tests="${errors}" failures="0" errors="${errors}">`);
     for (const p of report.problems) {
       const at = `${shown(p.file, cwd)}:${p.line}`;
-      out.push(`    <testcase name="${xml(at)}" file="${xml(shown(p.file, cwd))}" line="${p.line}">`, `      <error message="${xml(p.message)}"/>`, "    </testcase>");
+      out.push(
+        `    <testcase name="${xml(at)}" file="${xml(shown(p.file, cwd))}" line="${p.line}">`,
+        `      <error message="${xml(p.message)}"/>`,
+        "    </testcase>",
+      );
     }
     out.push("  </testsuite>");
   }
@@ -120,7 +126,8 @@ export function junitReport(report: TestReport, cwd: string = process.cwd()): st
 }
 
 /** The report as JSON: stable field names, absolute file paths. */
-export const jsonReport = (report: TestReport): string => JSON.stringify({ ok: report.problems.length === 0 && report.failed === 0, ...report });
+export const jsonReport = (report: TestReport): string =>
+  JSON.stringify({ ok: report.problems.length === 0 && report.failed === 0, ...report });
 
 export function formatReport(reporter: Reporter, report: TestReport, cwd?: string): string {
   if (reporter === "junit") return junitReport(report, cwd);

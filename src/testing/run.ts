@@ -111,7 +111,12 @@ export async function runTests(load: ConfigLoad, files: readonly TestFile[], opt
         if (only && !only.has(key)) continue;
         const flag = flags.get(key);
         if (!flag) {
-          report.problems.push({ file: testCase.file, line: testCase.flagLine, col: 1, message: `case "${testCase.name}": unknown flag '${key}' in environment '${env}'` });
+          report.problems.push({
+            file: testCase.file,
+            line: testCase.flagLine,
+            col: 1,
+            message: `case "${testCase.name}": unknown flag '${key}' in environment '${env}'`,
+          });
           continue;
         }
         for (const { context, line } of testCase.contexts) {
@@ -175,7 +180,8 @@ const answerOf = (e: Evaluation): Answer =>
 function compare(expected: Expectation, actual: Answer): (keyof Expectation)[] {
   const wrong: (keyof Expectation)[] = [];
   if (expected.variant !== undefined && actual.variant !== expected.variant) wrong.push("variant");
-  if (expected.value !== undefined && (actual.value === undefined || canonicalJson(actual.value) !== canonicalJson(expected.value))) wrong.push("value");
+  if (expected.value !== undefined && (actual.value === undefined || canonicalJson(actual.value) !== canonicalJson(expected.value)))
+    wrong.push("value");
   if (expected.reason !== undefined && actual.reason !== expected.reason) wrong.push("reason");
   if (expected.errorCode !== undefined && (actual.errorCode ?? null) !== expected.errorCode) wrong.push("errorCode");
   return wrong;
@@ -187,7 +193,8 @@ async function overrideLayer(file: string | undefined): Promise<OverrideLayer | 
   const fromFile = new OverrideLayer({ logger: silentLogger, file });
   await fromFile.load();
   const layer = new OverrideLayer({ logger: silentLogger });
-  for (const [env, flags] of Object.entries(fromFile.list())) for (const [key, override] of Object.entries(flags)) await layer.set(env, key, override);
+  for (const [env, flags] of Object.entries(fromFile.list()))
+    for (const [key, override] of Object.entries(flags)) await layer.set(env, key, override);
   return layer;
 }
 
@@ -198,7 +205,7 @@ async function coverageOf(trackers: Map<string, CoverageTracker>, onlyFlags: Run
   }
   let branches = 0;
   let reached = 0;
-  for (const env of environments) for (const flag of env.flags) (branches += flag.branches), (reached += flag.reached);
+  for (const env of environments) for (const flag of env.flags) ((branches += flag.branches), (reached += flag.reached));
   const percent = branches === 0 ? 100 : Math.floor((reached / branches) * 1000) / 10;
   return { branches, reached, percent, environments };
 }

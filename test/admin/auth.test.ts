@@ -16,7 +16,13 @@ const environments = "/api/v1/admin/environments";
 describe("the admin token", () => {
   it("401 JSON without a token, with a wrong one, or as X-API-Key; 200 with the right one", async () => {
     const url = `${fixture.server.url}${environments}`;
-    for (const headers of [{}, { authorization: "Bearer wrong-token" }, { authorization: `Basic ${ADMIN_TOKEN}` }, { "x-api-key": ADMIN_TOKEN }, { authorization: `Bearer ${DEV_KEY}` }]) {
+    for (const headers of [
+      {},
+      { authorization: "Bearer wrong-token" },
+      { authorization: `Basic ${ADMIN_TOKEN}` },
+      { "x-api-key": ADMIN_TOKEN },
+      { authorization: `Bearer ${DEV_KEY}` },
+    ]) {
       const response = await fetch(url, { headers });
       expect(response.status).toBe(401);
       expect(response.headers.get("www-authenticate")).toMatch(/^Bearer /);
@@ -49,7 +55,10 @@ describe("the admin token", () => {
   });
 
   it("an API key does not open the admin API, and the admin token does not open OFREP", async () => {
-    const ofrep = await fetch(`${fixture.server.url}/ofrep/v1/evaluate/flags`, { method: "POST", headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
+    const ofrep = await fetch(`${fixture.server.url}/ofrep/v1/evaluate/flags`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+    });
     expect(ofrep.status).toBe(401);
     const withKey = await fetch(`${fixture.server.url}/ofrep/v1/evaluate/flags`, { method: "POST", headers: { "x-api-key": DEV_KEY } });
     expect(withKey.status).toBe(200);
@@ -59,11 +68,15 @@ describe("the admin token", () => {
 describe("Host and origin (DNS rebinding, other web pages)", () => {
   it("answers to loopback names and the listen address, 421 JSON to any other Host", async () => {
     for (const host of [`localhost:${port}`, `127.0.0.1:${port}`, `[::1]:${port}`, `app.localhost:${port}`]) {
-      const response = await rawRequest(`${fixture.server.url}${environments}`, { headers: { host, authorization: `Bearer ${ADMIN_TOKEN}` } });
+      const response = await rawRequest(`${fixture.server.url}${environments}`, {
+        headers: { host, authorization: `Bearer ${ADMIN_TOKEN}` },
+      });
       expect(response.status, host).toBe(200);
     }
     for (const host of [`evil.example:${port}`, "attacker.test", `10.0.0.1:${port}`]) {
-      const response = await rawRequest(`${fixture.server.url}${environments}`, { headers: { host, authorization: `Bearer ${ADMIN_TOKEN}` } });
+      const response = await rawRequest(`${fixture.server.url}${environments}`, {
+        headers: { host, authorization: `Bearer ${ADMIN_TOKEN}` },
+      });
       expect(response.status, host).toBe(421);
       expect(JSON.parse(response.body)).toMatchObject({ errorCode: "MISDIRECTED_REQUEST" });
       const page = await rawRequest(`${fixture.server.url}/`, { headers: { host } });
@@ -75,7 +88,11 @@ describe("Host and origin (DNS rebinding, other web pages)", () => {
   it("refuses cross-origin preflights with 403 and no CORS headers", async () => {
     const response = await rawRequest(`${fixture.server.url}/api/v1/admin/environments/dev/overrides/banner`, {
       method: "OPTIONS",
-      headers: { origin: "https://evil.example", "access-control-request-method": "PUT", "access-control-request-headers": "authorization, content-type" },
+      headers: {
+        origin: "https://evil.example",
+        "access-control-request-method": "PUT",
+        "access-control-request-headers": "authorization, content-type",
+      },
     });
     expect(response.status).toBe(403);
     expect(JSON.parse(response.body)).toMatchObject({ errorCode: "FORBIDDEN" });
@@ -100,7 +117,9 @@ describe("Host and origin (DNS rebinding, other web pages)", () => {
   });
 
   it("serves the page without a token (it holds no data), with a strict CSP and no CORS", async () => {
-    const response = await rawRequest(`${fixture.server.url}/`, { headers: { origin: `http://localhost:${port}`, host: `localhost:${port}` } });
+    const response = await rawRequest(`${fixture.server.url}/`, {
+      headers: { origin: `http://localhost:${port}`, host: `localhost:${port}` },
+    });
     expect(response.status).toBe(200);
     expect(response.headers["content-type"]).toMatch(/^text\/html/);
     expect(response.headers["content-security-policy"]).toContain("default-src 'none'");

@@ -47,7 +47,8 @@ flags:
 /** Enough flags for the compact list to be the default view. */
 const MANY_FLAGS = `apiKey: wide-key-0123456789\nflags:\n${Array.from(
   { length: 20 },
-  (_, i) => `  switch-${String(i).padStart(2, "0")}:\n    variants: { "yes": true, "no": false }\n    defaultVariant: "${i % 2 ? "yes" : "no"}"\n`,
+  (_, i) =>
+    `  switch-${String(i).padStart(2, "0")}:\n    variants: { "yes": true, "no": false }\n    defaultVariant: "${i % 2 ? "yes" : "no"}"\n`,
 ).join("")}  colour:\n    variants: { plain: streamlined, fancy: ornate }\n    defaultVariant: plain\n`;
 
 let dir: TempDir;
@@ -89,7 +90,7 @@ describe.skipIf(!available)("the dashboard in Chromium", () => {
     expect(await checkout.locator(".served").textContent()).toBe("Serves off false unless targeting matches file");
     expect(await checkout.textContent()).not.toContain("Default variant");
     expect(await checkout.getByRole("row", { name: /^on/ }).textContent()).toContain("true");
-    expect(await checkout.getByRole("listitem").first().textContent()).toBe("if segment beta → \"on\"");
+    expect(await checkout.getByRole("listitem").first().textContent()).toBe('if segment beta → "on"');
     expect(await checkout.getByRole("listitem").nth(1).textContent()).toBe("else → the default variant (off)");
     expect(await checkout.getByRole("listitem").filter({ hasText: "beta:" }).textContent()).toBe('beta: email ends with "@example.com"');
     expect(await card("split").getByRole("listitem").first().textContent()).toBe('→ split "a" 50%, "b" 50%');
@@ -129,7 +130,11 @@ describe.skipIf(!available)("the dashboard in Chromium", () => {
     // A segment's edit: the flags using it are highlighted too.
     await card("new-checkout").getByText("changed", { exact: true }).waitFor({ state: "detached" }); // earlier highlights gone
     await writeFile(file(), YAML.replace('"@example.com"', '"@example.org"'));
-    await page.getByRole("region", { name: "Recent changes" }).getByText(/segment beta updated/).first().waitFor();
+    await page
+      .getByRole("region", { name: "Recent changes" })
+      .getByText(/segment beta updated/)
+      .first()
+      .waitFor();
     await card("new-checkout").getByText("changed", { exact: true }).waitFor();
     await card("new-checkout").getByText('beta: email ends with "@example.org"').waitFor();
 
@@ -155,12 +160,14 @@ describe.skipIf(!available)("the dashboard in Chromium", () => {
 
     // Reasons and values read whole, never broken inside a word.
     const wrapped = await results.locator("td.reason, td code").evaluateAll((cells) =>
-      cells.filter((cell) => {
-        if (/\s/.test(cell.textContent!)) return false; // text of several words may wrap between them
-        const range = document.createRange();
-        range.selectNodeContents(cell.firstChild!);
-        return range.getClientRects().length > 1;
-      }).map((cell) => cell.textContent),
+      cells
+        .filter((cell) => {
+          if (/\s/.test(cell.textContent!)) return false; // text of several words may wrap between them
+          const range = document.createRange();
+          range.selectNodeContents(cell.firstChild!);
+          return range.getClientRects().length > 1;
+        })
+        .map((cell) => cell.textContent),
     );
     expect(wrapped).toEqual([]);
 
@@ -184,9 +191,19 @@ describe.skipIf(!available)("the dashboard in Chromium", () => {
     await list.waitFor();
     expect(await page.getByRole("button", { name: "List" }).getAttribute("aria-pressed")).toBe("true");
     expect(await list.getByRole("row").count()).toBe(22); // the head and 21 flags
-    expect(await list.getByRole("row", { name: /switch-01/ }).locator(".served").textContent()).toBe("yes true file");
+    expect(
+      await list
+        .getByRole("row", { name: /switch-01/ })
+        .locator(".served")
+        .textContent(),
+    ).toBe("yes true file");
     // A long value wraps between words, never inside one.
-    expect(await list.getByRole("row", { name: /colour/ }).locator("code").textContent()).toBe('"streamlined"');
+    expect(
+      await list
+        .getByRole("row", { name: /colour/ })
+        .locator("code")
+        .textContent(),
+    ).toBe('"streamlined"');
 
     const wide = new OFREPProvider({ baseUrl: fixture.server.url, headers: [["X-API-Key", "wide-key-0123456789"]] });
     OpenFeature.setProvider("wide", wide);
@@ -228,7 +245,10 @@ describe.skipIf(!available)("the dashboard in Chromium", () => {
     } catch (error) {
       diff = (error as { stdout: string }).stdout;
     }
-    expect(diff.split("\n").filter((l) => /^[-+](?![-+])/.test(l))).toEqual(["-    defaultVariant: off # what everyone gets", "+    defaultVariant: on # what everyone gets"]);
+    expect(diff.split("\n").filter((l) => /^[-+](?![-+])/.test(l))).toEqual([
+      "-    defaultVariant: off # what everyone gets",
+      "+    defaultVariant: on # what everyone gets",
+    ]);
     expect(after).toBe(YAML.replace("defaultVariant: off #", "defaultVariant: on #"));
     expect(await OpenFeature.getClient().getBooleanValue("new-checkout", false, { targetingKey: "u" })).toBe(true);
     await writeFile(file(), YAML);
@@ -236,7 +256,16 @@ describe.skipIf(!available)("the dashboard in Chromium", () => {
 
   it("the session feed shows a chosen session's evaluations as a real client makes them", async () => {
     const id = "browser/run-1";
-    OpenFeature.setProvider("session-feed", new OFREPProvider({ baseUrl: fixture.server.url, headers: [["X-API-Key", DEV_KEY], ["X-Flagserve-Session", id]] }));
+    OpenFeature.setProvider(
+      "session-feed",
+      new OFREPProvider({
+        baseUrl: fixture.server.url,
+        headers: [
+          ["X-API-Key", DEV_KEY],
+          ["X-Flagserve-Session", id],
+        ],
+      }),
+    );
     const recorded = OpenFeature.getClient("session-feed");
     expect(await recorded.getStringValue("banner", "x", { targetingKey: "early-user" })).toBe("blue");
 
@@ -251,7 +280,9 @@ describe.skipIf(!available)("the dashboard in Chromium", () => {
     // Then each evaluation as the client makes it, newest first.
     expect(await recorded.getBooleanValue("new-checkout", false, { targetingKey: "live-user", email: "ann@example.com" })).toBe(true);
     await items.filter({ hasText: "live-user" }).waitFor();
-    expect(await items.first().textContent()).toMatch(/new-checkout → true \(variant on, TARGETING_MATCH\)context \{"targetingKey":"live-user","email":"ann@example.com"\}$/);
+    expect(await items.first().textContent()).toMatch(
+      /new-checkout → true \(variant on, TARGETING_MATCH\)context \{"targetingKey":"live-user","email":"ann@example.com"\}$/,
+    );
     expect(await recorded.getBooleanValue("no-such-flag", false, { targetingKey: "u" })).toBe(false);
     await items.filter({ hasText: "no-such-flag" }).waitFor();
     expect(await items.first().textContent()).toContain("no-such-flag → error FLAG_NOT_FOUND");
@@ -259,7 +290,11 @@ describe.skipIf(!available)("the dashboard in Chromium", () => {
     await expect.poll(() => region.getByRole("status").textContent()).toBe(`Watching session ${id}: 3 evaluations.`);
 
     // Other sessions and plain requests stay out; the page's other live parts keep working.
-    await fetch(`${fixture.server.url}/ofrep/v1/evaluate/flags/banner`, { method: "POST", headers: { "x-api-key": DEV_KEY, "x-flagserve-session": "someone-else" }, body: "{}" });
+    await fetch(`${fixture.server.url}/ofrep/v1/evaluate/flags/banner`, {
+      method: "POST",
+      headers: { "x-api-key": DEV_KEY, "x-flagserve-session": "someone-else" },
+      body: "{}",
+    });
     await fixture.server.overrides.set("dev", "banner", { variant: "green" });
     await card("banner").getByText("overridden: variant green").waitFor();
     await fixture.server.overrides.clear("dev", "banner");
@@ -318,7 +353,9 @@ describe.skipIf(!available)("the dashboard in Chromium", () => {
     try {
       await other.goto(`${fixture.server.url}/`);
       await other.getByLabel("Admin token").waitFor();
-      expect(await other.locator("#login-message").textContent()).toContain("admin-token in the state directory, which npx flagserve keys dir prints");
+      expect(await other.locator("#login-message").textContent()).toContain(
+        "admin-token in the state directory, which npx flagserve keys dir prints",
+      );
       await other.goto(`${fixture.server.url}/#token=wrong`);
       await other.reload();
       await other.getByText("The admin token was not accepted").waitFor();

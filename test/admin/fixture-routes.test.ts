@@ -48,7 +48,10 @@ describe("PUT/GET/DELETE /api/v1/admin/faults", () => {
       errorMessage: "injected fault: 500 on evaluate",
     });
     // Another environment is untouched by a rule naming dev.
-    const prod = await fetch(`${fixture.server.url}/ofrep/v1/evaluate/flags/banner`, { method: "POST", headers: { "x-api-key": fixture.server.keys.prod! } });
+    const prod = await fetch(`${fixture.server.url}/ofrep/v1/evaluate/flags/banner`, {
+      method: "POST",
+      headers: { "x-api-key": fixture.server.keys.prod! },
+    });
     expect(prod.status).toBe(200);
 
     expect(await json(await fixture.admin("/faults", { method: "DELETE" }))).toEqual({ status: 200, body: { rules: [] } });
@@ -66,7 +69,10 @@ describe("PUT/GET/DELETE /api/v1/admin/faults", () => {
     const rules = Array.from({ length: 4000 }, () => ({ route: "evaluate", ratio: 1, latencyMs: 600_000 }));
     expect((await fixture.admin("/faults", { method: "PUT", body: rules })).status).toBe(200);
     let settled = false;
-    const waiting = fetch(`${fixture.server.url}/ofrep/v1/evaluate/flags/banner`, { method: "POST", headers: { "x-api-key": DEV_KEY } }).then((r) => {
+    const waiting = fetch(`${fixture.server.url}/ofrep/v1/evaluate/flags/banner`, {
+      method: "POST",
+      headers: { "x-api-key": DEV_KEY },
+    }).then((r) => {
       settled = true;
       return r;
     });
@@ -99,16 +105,30 @@ describe("PUT/GET/DELETE /api/v1/admin/faults", () => {
     const bad = await json(
       await fixture.admin("/faults", {
         method: "PUT",
-        body: [{ route: "evaluate", ratio: 1, status: 500 }, { route: "evaluate", ratio: 2, status: 500 }, { route: "nowhere", ratio: 1, drop: true }],
+        body: [
+          { route: "evaluate", ratio: 1, status: 500 },
+          { route: "evaluate", ratio: 2, status: 500 },
+          { route: "nowhere", ratio: 1, drop: true },
+        ],
       }),
     );
     expect(bad.status).toBe(400);
     expect(bad.body.errorCode).toBe("INVALID_REQUEST");
-    expect(bad.body.problems).toEqual(["rule 2: ratio must be <= 1", expect.stringMatching(/^rule 3: route must be one of "evaluate", "evaluate-all", "events", "ofrep-events", "flagd-evaluate", "flagd-events", "flagd-sync"$/)]);
+    expect(bad.body.problems).toEqual([
+      "rule 2: ratio must be <= 1",
+      expect.stringMatching(
+        /^rule 3: route must be one of "evaluate", "evaluate-all", "events", "ofrep-events", "flagd-evaluate", "flagd-events", "flagd-sync"$/,
+      ),
+    ]);
     expect(bad.body.errorDetails).toContain("rule 2: ratio must be <= 1");
 
-    const effect = await json(await fixture.admin("/faults", { method: "PUT", body: [{ route: "evaluate", ratio: 1, status: 500, latencyMs: 3 }] }));
-    expect(effect).toMatchObject({ status: 400, body: { problems: ["rule 1: needs exactly one effect, 'status', 'latencyMs' or 'drop' (found status, latencyMs)"] } });
+    const effect = await json(
+      await fixture.admin("/faults", { method: "PUT", body: [{ route: "evaluate", ratio: 1, status: 500, latencyMs: 3 }] }),
+    );
+    expect(effect).toMatchObject({
+      status: 400,
+      body: { problems: ["rule 1: needs exactly one effect, 'status', 'latencyMs' or 'drop' (found status, latencyMs)"] },
+    });
 
     const malformed = await json(await fixture.admin("/faults", { method: "PUT", body: "[{" }));
     expect(malformed).toMatchObject({ status: 400, body: { errorCode: "INVALID_REQUEST" } });
@@ -119,7 +139,9 @@ describe("PUT/GET/DELETE /api/v1/admin/faults", () => {
   it("never touch the admin routes, even with every route failing", async () => {
     const all = ["evaluate", "evaluate-all", "events", "ofrep-events"].map((route) => ({ route, ratio: 1, status: 503 }));
     expect((await fixture.admin("/faults", { method: "PUT", body: all })).status).toBe(200);
-    expect((await fetch(`${fixture.server.url}/ofrep/v1/evaluate/flags`, { method: "POST", headers: { "x-api-key": DEV_KEY } })).status).toBe(503);
+    expect(
+      (await fetch(`${fixture.server.url}/ofrep/v1/evaluate/flags`, { method: "POST", headers: { "x-api-key": DEV_KEY } })).status,
+    ).toBe(503);
     for (const path of ["/environments", "/overrides", "/faults", "/sessions"]) expect((await fixture.admin(path)).status, path).toBe(200);
     const played = await fixture.admin("/environments/dev/evaluate", { method: "POST", body: {} });
     // The playground evaluates through the OFREP route in-process: the rules leave it alone too.
@@ -178,7 +200,9 @@ describe("GET/DELETE /api/v1/admin/sessions", () => {
     expect(encoded).toEqual({ status: 200, body: expected });
     // The same as the programmatic API's, which puts each context in its entries.
     const inProcess = fixture.server.session(id);
-    expect(inProcess.evaluations.map((e) => e.context)).toEqual(encoded.body.evaluations.map((e: { contextId: string }) => encoded.body.contexts[e.contextId]));
+    expect(inProcess.evaluations.map((e) => e.context)).toEqual(
+      encoded.body.evaluations.map((e: { contextId: string }) => encoded.body.contexts[e.contextId]),
+    );
     // Written without encoding the slash, as a shell user might: the rest of the path is the id.
     expect((await json(await fixture.admin("/sessions/ci/shard-1%25done"))).body).toEqual(expected);
 
@@ -186,14 +210,27 @@ describe("GET/DELETE /api/v1/admin/sessions", () => {
     expect(list.status).toBe(200);
     expect(list.body.sessions).toContainEqual({ id, evaluations: 3, dropped: 0, bytes: expect.any(Number), lastActivity: at });
 
-    expect(await json(await fixture.admin(`/sessions/${encodeURIComponent(id)}`, { method: "DELETE" }))).toEqual({ status: 200, body: { id, removed: true } });
-    expect(await json(await fixture.admin(`/sessions/${encodeURIComponent(id)}`, { method: "DELETE" }))).toEqual({ status: 200, body: { id, removed: false } });
-    expect((await json(await fixture.admin(`/sessions/${encodeURIComponent(id)}`))).body).toEqual({ evaluations: [], contexts: {}, dropped: 0 });
+    expect(await json(await fixture.admin(`/sessions/${encodeURIComponent(id)}`, { method: "DELETE" }))).toEqual({
+      status: 200,
+      body: { id, removed: true },
+    });
+    expect(await json(await fixture.admin(`/sessions/${encodeURIComponent(id)}`, { method: "DELETE" }))).toEqual({
+      status: 200,
+      body: { id, removed: false },
+    });
+    expect((await json(await fixture.admin(`/sessions/${encodeURIComponent(id)}`))).body).toEqual({
+      evaluations: [],
+      contexts: {},
+      dropped: 0,
+    });
     expect((await json(await fixture.admin("/sessions"))).body.sessions.map((s: { id: string }) => s.id)).not.toContain(id);
   });
 
   it("an unknown session is an empty one; an id no request could carry is 400 INVALID_SESSION", async () => {
-    expect(await json(await fixture.admin("/sessions/never-used"))).toEqual({ status: 200, body: { evaluations: [], contexts: {}, dropped: 0 } });
+    expect(await json(await fixture.admin("/sessions/never-used"))).toEqual({
+      status: 200,
+      body: { evaluations: [], contexts: {}, dropped: 0 },
+    });
     for (const path of [`/sessions/${"x".repeat(129)}`, "/sessions/two%20words", "/events?session=two%20words"]) {
       const response = await json(await fixture.admin(path));
       expect(response.status, path).toBe(400);
@@ -202,7 +239,11 @@ describe("GET/DELETE /api/v1/admin/sessions", () => {
   });
 
   it("need the admin token and answer 405 to other methods", async () => {
-    for (const [method, path] of [["GET", "/sessions"], ["GET", "/sessions/a"], ["DELETE", "/sessions/a"]] as const) {
+    for (const [method, path] of [
+      ["GET", "/sessions"],
+      ["GET", "/sessions/a"],
+      ["DELETE", "/sessions/a"],
+    ] as const) {
       expect((await fetch(`${fixture.server.url}/api/v1/admin${path}`, { method })).status, `${method} ${path}`).toBe(401);
     }
     const put = await fixture.admin("/sessions/a", { method: "PUT", body: {} });
@@ -214,7 +255,9 @@ describe("GET/DELETE /api/v1/admin/sessions", () => {
   it("the admin stream with ?session=ID: what the session holds, then each evaluation as it is recorded", async () => {
     const id = "live/1";
     await client([["X-Flagserve-Session", id]]).getStringValue("banner", "x", { targetingKey: "before" });
-    const feed = await openSse(`${fixture.server.url}/api/v1/admin/events?session=${encodeURIComponent(id)}`, { authorization: `Bearer ${ADMIN_TOKEN}` });
+    const feed = await openSse(`${fixture.server.url}/api/v1/admin/events?session=${encodeURIComponent(id)}`, {
+      authorization: `Bearer ${ADMIN_TOKEN}`,
+    });
     try {
       const first = await feed.next((b) => b.event === "session");
       expect(JSON.parse(first.data!)).toEqual({
@@ -236,7 +279,10 @@ describe("GET/DELETE /api/v1/admin/sessions", () => {
       expect(JSON.parse(live.data!)).toEqual({
         id,
         skipped: 0,
-        evaluations: [expect.objectContaining({ flagKey: "banner", contextId: "1" }), expect.objectContaining({ flagKey: "new-checkout", contextId: "1" })],
+        evaluations: [
+          expect.objectContaining({ flagKey: "banner", contextId: "1" }),
+          expect.objectContaining({ flagKey: "new-checkout", contextId: "1" }),
+        ],
         contexts: { "1": { targetingKey: "after" } },
       });
 
@@ -245,7 +291,12 @@ describe("GET/DELETE /api/v1/admin/sessions", () => {
       await client([["X-Flagserve-Session", "someone-else"]]).getStringValue("banner", "x", { targetingKey: "other" });
       await fixture.server.overrides.set("dev", "banner", { variant: "green" });
       await feed.next((b) => b.event === "change", 5_000, mark);
-      expect(feed.events().slice(mark).filter((b) => b.event === "evaluations")).toEqual([]);
+      expect(
+        feed
+          .events()
+          .slice(mark)
+          .filter((b) => b.event === "evaluations"),
+      ).toEqual([]);
       await fixture.server.overrides.clear("dev", "banner");
 
       // Deleted: the stream says the session starts over, empty.

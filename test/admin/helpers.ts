@@ -47,7 +47,12 @@ export async function startAdminFixture(options: Partial<FlagServerOptions> = {}
     await files.write("flags/dev.yaml", DEV_YAML);
     await files.write("flags/prod.yaml", PROD_YAML);
   }
-  const server = await createFlagServer({ config: files.file("flags"), adminToken: ADMIN_TOKEN, stateDir: files.file("state"), ...options });
+  const server = await createFlagServer({
+    config: files.file("flags"),
+    adminToken: ADMIN_TOKEN,
+    stateDir: files.file("state"),
+    ...options,
+  });
   return {
     dir: files,
     server,
@@ -70,7 +75,10 @@ export interface RawResponse {
 }
 
 /** node:http, so the Host header is exactly what the test says (DNS rebinding). */
-export function rawRequest(url: string, options: { method?: string; headers?: Record<string, string>; body?: string } = {}): Promise<RawResponse> {
+export function rawRequest(
+  url: string,
+  options: { method?: string; headers?: Record<string, string>; body?: string } = {},
+): Promise<RawResponse> {
   return new Promise((resolve, reject) => {
     const req = request(url, { method: options.method ?? "GET", headers: options.headers }, (res) => {
       let body = "";
@@ -82,4 +90,5 @@ export function rawRequest(url: string, options: { method?: string; headers?: Re
   });
 }
 
-export const corsHeaders = (headers: Record<string, unknown>): string[] => Object.keys(headers).filter((h) => h.startsWith("access-control-"));
+export const corsHeaders = (headers: Record<string, unknown>): string[] =>
+  Object.keys(headers).filter((h) => h.startsWith("access-control-"));

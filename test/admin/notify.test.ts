@@ -22,7 +22,10 @@ describe("overrides and notifications", () => {
     expect(set!.json()).toMatchObject({ environment: "production", changes: [{ type: "flag", key: "new-checkout", change: "updated" }] });
     expect(JSON.stringify(set!.json().changes[0].details)).toContain("defaultVariant: off -> on");
 
-    await fetch(`${url}/api/v1/admin/environments/production/overrides/new-checkout`, { method: "DELETE", headers: { authorization: `Bearer ${token}` } });
+    await fetch(`${url}/api/v1/admin/environments/production/overrides/new-checkout`, {
+      method: "DELETE",
+      headers: { authorization: `Bearer ${token}` },
+    });
     const received = await hook.waitFor(2);
     expect(received[1]!.json()).toMatchObject({ changes: [{ type: "flag", key: "new-checkout", change: "updated" }] });
     expect(JSON.stringify(received[1]!.json().changes[0].details)).toContain("defaultVariant: on -> off");

@@ -10,9 +10,11 @@ import { ADMIN_TOKEN, DEV_KEY, DEV_YAML, PROD_KEY, startAdminFixture, type Admin
 
 let fixture: AdminFixture;
 const ofrep = (key: string, flag: string, context: Record<string, unknown> = {}) =>
-  fetch(`${fixture.server.url}/ofrep/v1/evaluate/flags/${flag}`, { method: "POST", headers: { "x-api-key": key }, body: JSON.stringify({ context }) }).then(
-    (r) => r.json(),
-  );
+  fetch(`${fixture.server.url}/ofrep/v1/evaluate/flags/${flag}`, {
+    method: "POST",
+    headers: { "x-api-key": key },
+    body: JSON.stringify({ context }),
+  }).then((r) => r.json());
 const put = (env: string, flag: string, body: unknown) => fixture.admin(`/environments/${env}/overrides/${flag}`, { method: "PUT", body });
 
 beforeAll(async () => {
@@ -102,7 +104,10 @@ describe("PUT and DELETE .../overrides", () => {
     const cleared = await fixture.admin("/environments/dev/overrides/new-checkout", { method: "DELETE" });
     expect(await cleared.json()).toEqual({ environment: "dev", flagKey: "new-checkout", removed: true });
     expect(await client.getBooleanDetails("new-checkout", false, beta)).toMatchObject({ value: true, reason: "TARGETING_MATCH" });
-    expect((await (await fixture.admin("/overrides")).json()).overrides).toEqual({ dev: { banner: { variant: "green" } }, prod: { banner: { state: "DISABLED" } } });
+    expect((await (await fixture.admin("/overrides")).json()).overrides).toEqual({
+      dev: { banner: { variant: "green" } },
+      prod: { banner: { state: "DISABLED" } },
+    });
 
     const all = await fixture.admin("/environments/dev/overrides", { method: "DELETE" });
     expect(await all.json()).toEqual({ environment: "dev", removed: ["banner"] });
@@ -143,7 +148,11 @@ describe("PUT and DELETE .../overrides", () => {
       expect(etag1).not.toBe(etag0);
       expect(JSON.parse(refetch.data!).etag).toBeTypeOf("string");
       const change = await adminStream.next((b) => b.event === "change");
-      expect(JSON.parse(change.data!)).toMatchObject({ environment: "dev", change: "updated", flags: [{ key: "banner", change: "updated" }] });
+      expect(JSON.parse(change.data!)).toMatchObject({
+        environment: "dev",
+        change: "updated",
+        flags: [{ key: "banner", change: "updated" }],
+      });
 
       const before = primary.blocks.length;
       await put("dev", "banner", { variant: "green" }); // no change: no event
@@ -171,9 +180,16 @@ describe("overrides and file reloads", () => {
     await dir.write("flags/dev.yaml", DEV_YAML);
     const warnings: string[] = [];
     const logger = { info() {}, warn: (m: string) => warnings.push(m), error() {} };
-    const server = await createFlagServer({ config: dir.file("flags"), adminToken: ADMIN_TOKEN, stateDir: dir.file("state"), logger: logger as never });
+    const server = await createFlagServer({
+      config: dir.file("flags"),
+      adminToken: ADMIN_TOKEN,
+      stateDir: dir.file("state"),
+      logger: logger as never,
+    });
     const value = (flag: string) =>
-      fetch(`${server.url}/ofrep/v1/evaluate/flags/${flag}`, { method: "POST", headers: { "x-api-key": DEV_KEY }, body: "{}" }).then((r) => r.json());
+      fetch(`${server.url}/ofrep/v1/evaluate/flags/${flag}`, { method: "POST", headers: { "x-api-key": DEV_KEY }, body: "{}" }).then((r) =>
+        r.json(),
+      );
     try {
       await server.overrides.set("dev", "banner", { variant: "green" });
       await server.overrides.set("dev", "new-checkout", { variant: "on" });
@@ -181,7 +197,10 @@ describe("overrides and file reloads", () => {
       await writeFile(dir.file("flags/dev.yaml"), DEV_YAML.replace("defaultVariant: off # what", "defaultVariant: on # what"));
       await vi.waitFor(async () => expect((await server.overrides.list()).dev).toBeDefined(), { timeout: 5000 });
       await writeFile(dir.file("flags/dev.yaml"), DEV_YAML.replace("      green: green\n", "      teal: teal\n"));
-      await vi.waitFor(() => expect(server.overrides.list()).toEqual({ dev: { "new-checkout": { variant: "on" } } }), { timeout: 5000, interval: 20 });
+      await vi.waitFor(() => expect(server.overrides.list()).toEqual({ dev: { "new-checkout": { variant: "on" } } }), {
+        timeout: 5000,
+        interval: 20,
+      });
       expect(warnings.join("\n")).toMatch(/override of banner dropped: variant green is no longer defined/);
       expect(await value("banner")).toMatchObject({ value: "blue" });
       expect(await value("new-checkout")).toMatchObject({ value: true, reason: "STATIC" });
@@ -199,21 +218,34 @@ describe("overrides and file reloads", () => {
     await dir.write("flags/dev.yaml", DEV_YAML);
     const server = await createFlagServer({ config: dir.file("flags"), adminToken: ADMIN_TOKEN, stateDir: dir.file("state") });
     const admin = (path: string, method = "GET", body?: unknown) =>
-      fetch(`${server.url}/api/v1/admin${path}`, { method, headers: { authorization: `Bearer ${ADMIN_TOKEN}` }, body: body && JSON.stringify(body) }).then((r) => r.json());
+      fetch(`${server.url}/api/v1/admin${path}`, {
+        method,
+        headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+        body: body && JSON.stringify(body),
+      }).then((r) => r.json());
     try {
       await writeFile(dir.file("flags/dev.yaml"), `${DEV_YAML}  broken: [\n`);
-      await vi.waitFor(async () => expect((await admin("/environments")).environments[0].problems).not.toEqual([]), { timeout: 5000, interval: 20 });
+      await vi.waitFor(async () => expect((await admin("/environments")).environments[0].problems).not.toEqual([]), {
+        timeout: 5000,
+        interval: 20,
+      });
       const { environments } = await admin("/environments");
       expect(environments[0].problems[0]).toMatch(/dev\.yaml:\d+:\d+ /);
       await admin("/environments/dev/overrides/banner", "PUT", { variant: "green" });
-      const answer = await fetch(`${server.url}/ofrep/v1/evaluate/flags/banner`, { method: "POST", headers: { "x-api-key": DEV_KEY } }).then((r) => r.json());
+      const answer = await fetch(`${server.url}/ofrep/v1/evaluate/flags/banner`, {
+        method: "POST",
+        headers: { "x-api-key": DEV_KEY },
+      }).then((r) => r.json());
       expect(answer).toMatchObject({ value: "green" });
       // The problem is still reported: applying an override is not a reload.
       expect((await admin("/environments")).environments[0].problems).not.toEqual([]);
       expect((await (await fetch(`${server.url}/readyz`)).json()).status).toBe("degraded");
       // A new environment that never loaded: its problem is listed beside the environments.
       await writeFile(dir.file("flags/qa.yaml"), "flags: [\n");
-      await vi.waitFor(async () => expect((await admin("/environments")).problems).toEqual([expect.stringMatching(/qa\.yaml:\d+:\d+ /)]), { timeout: 5000, interval: 20 });
+      await vi.waitFor(async () => expect((await admin("/environments")).problems).toEqual([expect.stringMatching(/qa\.yaml:\d+:\d+ /)]), {
+        timeout: 5000,
+        interval: 20,
+      });
     } finally {
       await server.close();
     }
@@ -255,14 +287,20 @@ describe("an override on a flag whose edit is broken", () => {
     const dir = await tempDir();
     await dir.write("flags/dev.yaml", DEV_YAML);
     const server = await createFlagServer({ config: dir.file("flags"), adminToken: ADMIN_TOKEN, stateDir: dir.file("state") });
-    const banner = () => fetch(`${server.url}/ofrep/v1/evaluate/flags/banner`, { method: "POST", headers: { "x-api-key": DEV_KEY } }).then((r) => r.json());
+    const banner = () =>
+      fetch(`${server.url}/ofrep/v1/evaluate/flags/banner`, { method: "POST", headers: { "x-api-key": DEV_KEY } }).then((r) => r.json());
     const view = async () => {
-      const { environments } = await fetch(`${server.url}/api/v1/admin/environments`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } }).then((r) => r.json());
+      const { environments } = await fetch(`${server.url}/api/v1/admin/environments`, {
+        headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+      }).then((r) => r.json());
       return environments[0].flags.find((f: { key: string }) => f.key === "banner");
     };
     try {
       await server.overrides.set("dev", "banner", { variant: "green" });
-      await writeFile(dir.file("flags/dev.yaml"), DEV_YAML.replace("    defaultVariant: blue\n", "    defaultVariant: blue\n    targeting: { nope: [1] }\n"));
+      await writeFile(
+        dir.file("flags/dev.yaml"),
+        DEV_YAML.replace("    defaultVariant: blue\n", "    defaultVariant: blue\n    targeting: { nope: [1] }\n"),
+      );
       await vi.waitFor(async () => expect((await view()).problem).toMatch(/unknown operator "nope"/), { timeout: 5000, interval: 20 });
       expect(server.overrides.list()).toEqual({ dev: { banner: { variant: "green" } } });
       expect(await banner()).toMatchObject({ value: "green" });
@@ -287,7 +325,8 @@ describe("--overrides FILE and the programmatic API", () => {
     const dir = await tempDir();
     await dir.write("flags/dev.yaml", DEV_YAML);
     const overridesFile = dir.file("overrides.yaml");
-    const start = () => createFlagServer({ config: dir.file("flags"), adminToken: ADMIN_TOKEN, stateDir: dir.file("state"), overridesFile });
+    const start = () =>
+      createFlagServer({ config: dir.file("flags"), adminToken: ADMIN_TOKEN, stateDir: dir.file("state"), overridesFile });
     const first = await start();
     await first.overrides.set("dev", "banner", { variant: "green" });
     await first.overrides.set("dev", "new-checkout", { state: "DISABLED" });
@@ -299,7 +338,10 @@ describe("--overrides FILE and the programmatic API", () => {
     const second = await start();
     try {
       expect(second.overrides.list()).toEqual({ dev: { banner: { variant: "green" } } });
-      const answer = await fetch(`${second.url}/ofrep/v1/evaluate/flags/banner`, { method: "POST", headers: { "x-api-key": DEV_KEY } }).then((r) => r.json());
+      const answer = await fetch(`${second.url}/ofrep/v1/evaluate/flags/banner`, {
+        method: "POST",
+        headers: { "x-api-key": DEV_KEY },
+      }).then((r) => r.json());
       expect(answer).toMatchObject({ value: "green" });
     } finally {
       await second.close();
@@ -308,17 +350,28 @@ describe("--overrides FILE and the programmatic API", () => {
 
   it("set/clear/list on the object createFlagServer returns, with AdminErrors", async () => {
     const server = await createFlagServer({
-      config: { environments: { test: { apiKey: "inline-key-0123456789", flags: { f: { variants: { a: 1, b: 2 }, defaultVariant: "a" } } } } },
+      config: {
+        environments: { test: { apiKey: "inline-key-0123456789", flags: { f: { variants: { a: 1, b: 2 }, defaultVariant: "a" } } } },
+      },
     });
     try {
-      await expect(server.overrides.set("test", "f", { variant: "c" })).rejects.toMatchObject({ status: 422, errorCode: "VARIANT_NOT_FOUND" });
+      await expect(server.overrides.set("test", "f", { variant: "c" })).rejects.toMatchObject({
+        status: 422,
+        errorCode: "VARIANT_NOT_FOUND",
+      });
       await expect(server.overrides.set("test", "g", { variant: "a" })).rejects.toBeInstanceOf(AdminError);
       expect(await server.overrides.set("test", "f", { variant: "b" })).toEqual({ variant: "b" });
-      const answer = await fetch(`${server.url}/ofrep/v1/evaluate/flags/f`, { method: "POST", headers: { "x-api-key": "inline-key-0123456789" } }).then((r) => r.json());
+      const answer = await fetch(`${server.url}/ofrep/v1/evaluate/flags/f`, {
+        method: "POST",
+        headers: { "x-api-key": "inline-key-0123456789" },
+      }).then((r) => r.json());
       expect(answer).toMatchObject({ value: 2, variant: "b" });
       // update() goes through the layer too: the override stays on the new definition.
       await server.update("test", { apiKey: "inline-key-0123456789", flags: { f: { variants: { a: 1, b: 20 }, defaultVariant: "a" } } });
-      const after = await fetch(`${server.url}/ofrep/v1/evaluate/flags/f`, { method: "POST", headers: { "x-api-key": "inline-key-0123456789" } }).then((r) => r.json());
+      const after = await fetch(`${server.url}/ofrep/v1/evaluate/flags/f`, {
+        method: "POST",
+        headers: { "x-api-key": "inline-key-0123456789" },
+      }).then((r) => r.json());
       expect(after).toMatchObject({ value: 20, variant: "b" });
       expect(await server.overrides.clear("test")).toEqual(["f"]);
       expect(server.overrides.list()).toEqual({});
@@ -383,7 +436,10 @@ describe("--overrides FILE: an acknowledged change is on disk", () => {
       expect(cleared.status).toBe(500);
       // Nothing changed in memory: the list and what clients get are as before.
       expect(own.server.overrides.list()).toEqual({ dev: { banner: { variant: "green" } } });
-      const answer = await fetch(`${own.server.url}/ofrep/v1/evaluate/flags/banner`, { method: "POST", headers: { "x-api-key": DEV_KEY } }).then((r) => r.json());
+      const answer = await fetch(`${own.server.url}/ofrep/v1/evaluate/flags/banner`, {
+        method: "POST",
+        headers: { "x-api-key": DEV_KEY },
+      }).then((r) => r.json());
       expect(answer).toMatchObject({ value: "green" });
     } finally {
       await own.close();
@@ -394,11 +450,19 @@ describe("--overrides FILE: an acknowledged change is on disk", () => {
     const dir = await tempDir();
     await dir.write("flags/dev.yaml", DEV_YAML);
     await dir.write("not-a-dir", "");
-    const start = (overridesFile: string) => createFlagServer({ config: dir.file("flags"), adminToken: ADMIN_TOKEN, stateDir: dir.file("state"), overridesFile });
+    const start = (overridesFile: string) =>
+      createFlagServer({ config: dir.file("flags"), adminToken: ADMIN_TOKEN, stateDir: dir.file("state"), overridesFile });
     await expect(start(dir.file("flags/dev.yaml"))).rejects.toThrow(/--overrides .*dev\.yaml: lies inside the served source .*flags;/);
-    const single = createFlagServer({ config: dir.file("flags/dev.yaml"), adminToken: ADMIN_TOKEN, stateDir: dir.file("state"), overridesFile: dir.file("flags/dev.yaml") });
+    const single = createFlagServer({
+      config: dir.file("flags/dev.yaml"),
+      adminToken: ADMIN_TOKEN,
+      stateDir: dir.file("state"),
+      overridesFile: dir.file("flags/dev.yaml"),
+    });
     await expect(single).rejects.toThrow(/--overrides .*dev\.yaml: is the served source/);
-    await expect(start(dir.file("flags/overrides.yaml"))).rejects.toThrow(/--overrides .*overrides\.yaml: lies inside the served source .*flags/);
+    await expect(start(dir.file("flags/overrides.yaml"))).rejects.toThrow(
+      /--overrides .*overrides\.yaml: lies inside the served source .*flags/,
+    );
     await expect(start(dir.file("not-a-dir/overrides.yaml"))).rejects.toThrow(/cannot be written \(ENOTDIR/);
     await expect(start(dir.file("missing/overrides.yaml"))).rejects.toThrow(/cannot be written \(ENOENT/);
     if (process.getuid?.() !== 0) {

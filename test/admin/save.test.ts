@@ -39,10 +39,17 @@ describe("PATCH .../flags/{flag}", () => {
     expect(response.status).toBe(200);
     expect(await response.json()).toMatchObject({ environment: "dev", flagKey: "new-checkout", file: file(), changed: ["defaultVariant"] });
     const after = await readFile(file(), "utf8");
-    expect(diffLines(DEV_YAML, after, fixture.dir.path)).toEqual(["-    defaultVariant: off # what everyone gets", "+    defaultVariant: on # what everyone gets"]);
+    expect(diffLines(DEV_YAML, after, fixture.dir.path)).toEqual([
+      "-    defaultVariant: off # what everyone gets",
+      "+    defaultVariant: on # what everyone gets",
+    ]);
     await vi.waitFor(
       async () => {
-        const answer = await fetch(`${fixture.server.url}/ofrep/v1/evaluate/flags/new-checkout`, { method: "POST", headers: { "x-api-key": DEV_KEY }, body: '{"context":{"targetingKey":"u"}}' });
+        const answer = await fetch(`${fixture.server.url}/ofrep/v1/evaluate/flags/new-checkout`, {
+          method: "POST",
+          headers: { "x-api-key": DEV_KEY },
+          body: '{"context":{"targetingKey":"u"}}',
+        });
         expect(await answer.json()).toMatchObject({ value: true, variant: "on" });
       },
       { timeout: 5000, interval: 25 },
@@ -66,7 +73,9 @@ describe("PATCH .../flags/{flag}", () => {
     expect(response.status).toBe(422);
     const body = await response.json();
     expect(body).toMatchObject({ errorCode: "INVALID_CONFIG", key: "banner" });
-    expect(body.problems).toEqual([{ file: file(), line: 17, col: 21, message: expect.stringContaining("'purple' is not one of the variants (blue, green)") }]);
+    expect(body.problems).toEqual([
+      { file: file(), line: 17, col: 21, message: expect.stringContaining("'purple' is not one of the variants (blue, green)") },
+    ]);
     expect(await readFile(file(), "utf8")).toBe(DEV_YAML);
 
     for (const bad of [{}, { state: "OFF" }, { defaultVariant: 3 }, { variants: {} }, "nope"]) {
@@ -91,7 +100,11 @@ describe("PATCH .../flags/{flag}", () => {
     );
     const response = await patch("dev", "banner", { defaultVariant: "green" });
     expect(response.status).toBe(409);
-    expect(await response.json()).toMatchObject({ errorCode: "CONFLICT", key: "banner", errorDetails: expect.stringContaining("fix the file first") });
+    expect(await response.json()).toMatchObject({
+      errorCode: "CONFLICT",
+      key: "banner",
+      errorDetails: expect.stringContaining("fix the file first"),
+    });
     expect(await readFile(file(), "utf8")).toBe(broken);
     await writeFile(file(), DEV_YAML);
   });
@@ -120,7 +133,11 @@ describe("save to file for an environment read from a URL", () => {
     const http = await ConfigServer.start();
     const state = await tempDir();
     http.set("/test.yaml", "flags:\n  f:\n    variants: { a: 1, b: 2 }\n    defaultVariant: a\n");
-    const server = await createFlagServer({ config: http.url("/test.yaml"), adminToken: "url-admin-token-0123", stateDir: state.file("state") });
+    const server = await createFlagServer({
+      config: http.url("/test.yaml"),
+      adminToken: "url-admin-token-0123",
+      stateDir: state.file("state"),
+    });
     try {
       const response = await fetch(`${server.url}/api/v1/admin/environments/test/flags/f`, {
         method: "PATCH",
@@ -128,7 +145,10 @@ describe("save to file for an environment read from a URL", () => {
         body: '{"defaultVariant":"b"}',
       });
       expect(response.status).toBe(409);
-      expect(await response.json()).toMatchObject({ errorCode: "CONFLICT", errorDetails: `cannot save flag f of test to a file: it is read from ${http.url("/test.yaml")}, which flagserve cannot write` });
+      expect(await response.json()).toMatchObject({
+        errorCode: "CONFLICT",
+        errorDetails: `cannot save flag f of test to a file: it is read from ${http.url("/test.yaml")}, which flagserve cannot write`,
+      });
     } finally {
       await server.close();
       await http.stop();
@@ -141,7 +161,11 @@ describe("save to file in a multi-environment file", () => {
     const dir = await tempDir();
     const example = await readFile(new URL("../../flags.example.yaml", import.meta.url), "utf8");
     await dir.write("flags.yaml", example);
-    const server = await createFlagServer({ config: dir.file("flags.yaml"), adminToken: "multi-admin-token-0123", stateDir: dir.file("state") });
+    const server = await createFlagServer({
+      config: dir.file("flags.yaml"),
+      adminToken: "multi-admin-token-0123",
+      stateDir: dir.file("state"),
+    });
     try {
       const response = await fetch(`${server.url}/api/v1/admin/environments/production/flags/dark-mode`, {
         method: "PATCH",
@@ -166,8 +190,10 @@ describe("setScalarInSource", () => {
   it("keeps quoting style and every other byte; quotes values YAML would read as something else", () => {
     const source = "flags:\n  f: # c\n    variants: { 'on': true, 'true': 1 }\n    defaultVariant: 'on'   # kept\n";
     expect(setScalarInSource(source, ["flags", "f"], "defaultVariant", "true")).toBe(source.replace("'on'   #", "'true'   #"));
-    const plain = "flags:\n  f:\n    defaultVariant: a\r\n    variants: {a: 1, \"null\": 2}\r\n";
-    expect(setScalarInSource(plain, ["flags", "f"], "defaultVariant", "null")).toBe(plain.replace("defaultVariant: a", 'defaultVariant: "null"'));
+    const plain = 'flags:\n  f:\n    defaultVariant: a\r\n    variants: {a: 1, "null": 2}\r\n';
+    expect(setScalarInSource(plain, ["flags", "f"], "defaultVariant", "null")).toBe(
+      plain.replace("defaultVariant: a", 'defaultVariant: "null"'),
+    );
     const flow = "flags:\n  f: { variants: { a: 1 } }\n";
     expect(() => setScalarInSource(flow, ["flags", "f"], "state", "DISABLED")).toThrow(/add it by hand/);
   });

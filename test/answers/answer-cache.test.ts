@@ -20,7 +20,13 @@ function cache(maxBytes = 1024, seenRequests = 0) {
 describe("AnswerCache", () => {
   it("computes a request once, whether asked again at once or after others", () => {
     const { answer, computed } = cache();
-    expect([answer("", "a"), answer("", "a"), answer("", "b"), answer("", "a"), answer("", "b")]).toEqual(["|a|0", "|a|0", "|b|0", "|a|0", "|b|0"]);
+    expect([answer("", "a"), answer("", "a"), answer("", "b"), answer("", "a"), answer("", "b")]).toEqual([
+      "|a|0",
+      "|a|0",
+      "|b|0",
+      "|a|0",
+      "|b|0",
+    ]);
     expect(computed).toEqual(["|a|0", "|b|0"]);
   });
 
@@ -32,7 +38,13 @@ describe("AnswerCache", () => {
 
   it("keeps scopes apart, even where a scope and request pair spells another's text", () => {
     const { answer, computed } = cache();
-    expect([answer("f", "x"), answer("fx", ""), answer("f", "x"), answer("", "fx"), answer("fx", "")]).toEqual(["f|x|0", "fx||0", "f|x|0", "|fx|0", "fx||0"]);
+    expect([answer("f", "x"), answer("fx", ""), answer("f", "x"), answer("", "fx"), answer("fx", "")]).toEqual([
+      "f|x|0",
+      "fx||0",
+      "f|x|0",
+      "|fx|0",
+      "fx||0",
+    ]);
     expect(computed).toEqual(["f|x|0", "fx||0", "|fx|0"]);
   });
 
@@ -64,7 +76,12 @@ describe("AnswerCache", () => {
     const answers = new AnswerCache<string>(1024, () => 10);
     answers.set("f", "x", 1, "answer");
     expect(answers.get("f", "x", 1)).toBe("answer");
-    expect([answers.get("f", "x", 2), answers.get("g", "x", 1), answers.get("f", "y", 1), answers.get("", "fx", 1)]).toEqual([undefined, undefined, undefined, undefined]);
+    expect([answers.get("f", "x", 2), answers.get("g", "x", 1), answers.get("f", "y", 1), answers.get("", "fx", 1)]).toEqual([
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+    ]);
   });
 
   it("with seenRequests, keeps an answer from its request's second time, and a stale one replaced at once", () => {
@@ -89,7 +106,13 @@ describe("AnswerCache", () => {
     // Two bodies with one 31-bit hash (murmur3, found by search): entries are checked against the text.
     const [first, second] = ['{"context":{"targetingKey":"user-114972"}}', '{"context":{"targetingKey":"user-139174"}}'];
     const { answer, computed } = cache();
-    expect([answer("", first), answer("", second), answer("", first), answer("", first), answer("", second)]).toEqual([`|${first}|0`, `|${second}|0`, `|${first}|0`, `|${first}|0`, `|${second}|0`]);
+    expect([answer("", first), answer("", second), answer("", first), answer("", first), answer("", second)]).toEqual([
+      `|${first}|0`,
+      `|${second}|0`,
+      `|${first}|0`,
+      `|${first}|0`,
+      `|${second}|0`,
+    ]);
     // Each replaced the other: every change of request computed, a repeat of the last one did not.
     expect(computed).toEqual([`|${first}|0`, `|${second}|0`, `|${first}|0`, `|${second}|0`]);
   });
@@ -97,7 +120,15 @@ describe("AnswerCache", () => {
   it("tells requests seen once apart by scope as well as by text", () => {
     const { answer, computed } = cache(1024, 100);
     // "ab" in scope "" and "b" in scope "a" spell the same text: neither is the other's second time.
-    for (const [scope, request] of [["", "ab"], ["a", "b"], ["a", "b"], ["a", "b"], ["", "ab"], ["", "ab"]] as const) answer(scope, request);
+    for (const [scope, request] of [
+      ["", "ab"],
+      ["a", "b"],
+      ["a", "b"],
+      ["a", "b"],
+      ["", "ab"],
+      ["", "ab"],
+    ] as const)
+      answer(scope, request);
     expect(computed).toEqual(["|ab|0", "a|b|0", "a|b|0", "|ab|0"]);
   });
 });

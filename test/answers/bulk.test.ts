@@ -12,8 +12,16 @@ const snapshotOf = (flags: Parameters<typeof env>[0]["flags"]) => {
   return createSnapshot({ ...config, name: "dev" }, compileEnvironment(config).flags, "dev-key-0123456789");
 };
 
-const byPlan = { variants: { on: true, off: false }, defaultVariant: "off", targeting: { if: [{ "==": [{ var: "plan" }, "pro"] }, "on", "off"] } };
-const byClock = { variants: { even: "even", odd: "odd" }, defaultVariant: "odd", targeting: { if: [{ "==": [{ "%": [{ var: "$flagd.timestamp" }, 2] }, 0] }, "even", "odd"] } };
+const byPlan = {
+  variants: { on: true, off: false },
+  defaultVariant: "off",
+  targeting: { if: [{ "==": [{ var: "plan" }, "pro"] }, "on", "off"] },
+};
+const byClock = {
+  variants: { even: "even", odd: "odd" },
+  defaultVariant: "odd",
+  targeting: { if: [{ "==": [{ "%": [{ var: "$flagd.timestamp" }, 2] }, 0] }, "even", "odd"] },
+};
 const request = (context: object) => JSON.stringify({ context });
 
 /** An answerer and the number of times it had to read a context (one per evaluation). */
@@ -63,7 +71,10 @@ describe("createBulkAnswers", () => {
       const head = `{"flags":[${items.join(",")}`;
       expect(body.startsWith(head)).toBe(true);
       const parts = [body.slice(head.length), ...items].map((part) => sha256(part).subarray(0, 16));
-      const expected = createHash("sha256").update(Buffer.concat([...parts, Buffer.from(snapshot.configEtag)])).digest("base64url").slice(0, 27);
+      const expected = createHash("sha256")
+        .update(Buffer.concat([...parts, Buffer.from(snapshot.configEtag)]))
+        .digest("base64url")
+        .slice(0, 27);
       expect(etag).toBe(`"${expected}"`);
       tags.add(etag);
     }
@@ -79,7 +90,10 @@ describe("createBulkAnswers", () => {
     // Errors that quote the context: each one's own item, the same one again when it comes back.
     for (const pick of [...Object.keys(variants), ...Object.keys(variants), "missing", "gone", "missing"]) {
       const { bytes, outcomes } = bulk.answer(snapshot, { pick, plan: "pro" });
-      const item = pick in variants ? { key: "a", value: variants[pick], reason: "TARGETING_MATCH", variant: pick } : { key: "a", errorCode: "GENERAL", errorDetails: expect.stringContaining(`"${pick}"`) };
+      const item =
+        pick in variants
+          ? { key: "a", value: variants[pick], reason: "TARGETING_MATCH", variant: pick }
+          : { key: "a", errorCode: "GENERAL", errorDetails: expect.stringContaining(`"${pick}"`) };
       expect(JSON.parse(bytes.toString()).flags[0]).toMatchObject(item);
       expect(bytes.toString()).toBe(JSON.stringify({ flags: outcomes.map(bulkItem), metadata: snapshot.config.metadata }));
     }

@@ -15,10 +15,13 @@ const outcomesFor = (variant: string): Evaluation[] => [
 /** The sample lines as `labels -> count`. */
 function samples(counts: EvaluationCounts): Record<string, number> {
   const lines = counts.render().filter((line) => !line.startsWith("#"));
-  return Object.fromEntries(lines.map((line) => [line.slice(line.indexOf("{"), line.lastIndexOf(" ")), Number(line.slice(line.lastIndexOf(" ") + 1))]));
+  return Object.fromEntries(
+    lines.map((line) => [line.slice(line.indexOf("{"), line.lastIndexOf(" ")), Number(line.slice(line.lastIndexOf(" ") + 1))]),
+  );
 }
 
-const series = (flag: string, variant: string, reason: string) => `{environment="dev",flag="${flag}",variant="${variant}",reason="${reason}"}`;
+const series = (flag: string, variant: string, reason: string) =>
+  `{environment="dev",flag="${flag}",variant="${variant}",reason="${reason}"}`;
 
 describe("EvaluationCounts", () => {
   it("counts an answer served again and again as often as it was served, read between serves or not", () => {
@@ -32,9 +35,17 @@ describe("EvaluationCounts", () => {
     serve(1); // computed: counted flag by flag
     serve(1); // served again from the cache: its tally built
     serve(3); // counted on the tally
-    expect(samples(counts)).toEqual({ [series("a", "red", "TARGETING_MATCH")]: 5, [series("b", "on", "STATIC")]: 5, [series("c", "", "ERROR")]: 5 });
+    expect(samples(counts)).toEqual({
+      [series("a", "red", "TARGETING_MATCH")]: 5,
+      [series("b", "on", "STATIC")]: 5,
+      [series("c", "", "ERROR")]: 5,
+    });
     serve(2);
-    expect(samples(counts)).toEqual({ [series("a", "red", "TARGETING_MATCH")]: 7, [series("b", "on", "STATIC")]: 7, [series("c", "", "ERROR")]: 7 });
+    expect(samples(counts)).toEqual({
+      [series("a", "red", "TARGETING_MATCH")]: 7,
+      [series("b", "on", "STATIC")]: 7,
+      [series("c", "", "ERROR")]: 7,
+    });
     // Read twice with nothing served between: the same counts.
     expect(samples(counts)[series("a", "red", "TARGETING_MATCH")]).toBe(7);
   });
@@ -56,7 +67,8 @@ describe("EvaluationCounts", () => {
     const variants = Array.from({ length: 40 }, (_, i) => `v${i}`);
     const frozen = variants.map((variant) => outcomesFor(variant));
     const reloadedKeys = [...KEYS];
-    for (const keys of [KEYS, reloadedKeys]) for (let round = 0; round < 2; round++) for (const outcomes of frozen) counts.environment("dev").countAll(keys, outcomes);
+    for (const keys of [KEYS, reloadedKeys])
+      for (let round = 0; round < 2; round++) for (const outcomes of frozen) counts.environment("dev").countAll(keys, outcomes);
     const counted = samples(counts);
     for (const variant of variants) expect(counted[series("a", variant, "TARGETING_MATCH")]).toBe(4);
     expect(counted[series("b", "on", "STATIC")]).toBe(160);

@@ -16,9 +16,26 @@ import { env } from "../engine/helpers.js";
 const config = {
   ...env({
     flags: {
-      checkout: { variants: { on: true, off: false }, defaultVariant: "off", targeting: { if: [{ "==": [{ var: "plan" }, "pro"] }, "on", null] } },
-      banner: { variants: { red: "red", blue: "blue" }, defaultVariant: "blue", targeting: { if: [{ "==": [{ var: "team" }, "a"] }, "red", null] } },
-      split: { variants: { a: "a", b: "b" }, defaultVariant: "a", targeting: { fractional: [["a", 1], ["b", 1]] } },
+      checkout: {
+        variants: { on: true, off: false },
+        defaultVariant: "off",
+        targeting: { if: [{ "==": [{ var: "plan" }, "pro"] }, "on", null] },
+      },
+      banner: {
+        variants: { red: "red", blue: "blue" },
+        defaultVariant: "blue",
+        targeting: { if: [{ "==": [{ var: "team" }, "a"] }, "red", null] },
+      },
+      split: {
+        variants: { a: "a", b: "b" },
+        defaultVariant: "a",
+        targeting: {
+          fractional: [
+            ["a", 1],
+            ["b", 1],
+          ],
+        },
+      },
       off: { state: "DISABLED", variants: { on: true }, defaultVariant: "on" },
     },
   }),
@@ -53,12 +70,46 @@ const JSON_HEADERS = { "content-type": "application/json" };
 
 /** [what, flag key, body text, request headers, expected]. */
 const single: [string, string, string, Record<string, string>, Outcome][] = [
-  ["a targeted match", "checkout", body({ targetingKey: "u", plan: "pro" }), {}, { status: 200, headers: JSON_HEADERS, body: { key: "checkout", value: true, variant: "on", reason: "TARGETING_MATCH", metadata: {} } }],
-  ["the default", "checkout", body({ plan: "free" }), {}, { status: 200, headers: JSON_HEADERS, body: { key: "checkout", value: false, variant: "off", reason: "DEFAULT", metadata: {} } }],
-  ["an empty body", "checkout", "", {}, { status: 200, headers: JSON_HEADERS, body: { key: "checkout", value: false, variant: "off", reason: "DEFAULT", metadata: {} } }],
+  [
+    "a targeted match",
+    "checkout",
+    body({ targetingKey: "u", plan: "pro" }),
+    {},
+    { status: 200, headers: JSON_HEADERS, body: { key: "checkout", value: true, variant: "on", reason: "TARGETING_MATCH", metadata: {} } },
+  ],
+  [
+    "the default",
+    "checkout",
+    body({ plan: "free" }),
+    {},
+    { status: 200, headers: JSON_HEADERS, body: { key: "checkout", value: false, variant: "off", reason: "DEFAULT", metadata: {} } },
+  ],
+  [
+    "an empty body",
+    "checkout",
+    "",
+    {},
+    { status: 200, headers: JSON_HEADERS, body: { key: "checkout", value: false, variant: "off", reason: "DEFAULT", metadata: {} } },
+  ],
   ["a disabled flag", "off", "{}", {}, { status: 200, headers: JSON_HEADERS, body: { key: "off", reason: "DISABLED", metadata: {} } }],
-  ["a header copied into the context", "banner", "{}", { "x-team": "a" }, { status: 200, headers: JSON_HEADERS, body: { key: "banner", value: "red", variant: "red", reason: "TARGETING_MATCH", metadata: {} } }],
-  ["an evaluation error (no targeting key)", "split", "{}", {}, { status: 400, headers: JSON_HEADERS, body: { key: "split", errorCode: "TARGETING_KEY_MISSING", errorDetails: expect.any(String), metadata: {} } }],
+  [
+    "a header copied into the context",
+    "banner",
+    "{}",
+    { "x-team": "a" },
+    { status: 200, headers: JSON_HEADERS, body: { key: "banner", value: "red", variant: "red", reason: "TARGETING_MATCH", metadata: {} } },
+  ],
+  [
+    "an evaluation error (no targeting key)",
+    "split",
+    "{}",
+    {},
+    {
+      status: 400,
+      headers: JSON_HEADERS,
+      body: { key: "split", errorCode: "TARGETING_KEY_MISSING", errorDetails: expect.any(String), metadata: {} },
+    },
+  ],
   ["an unknown flag", "nope", "{}", {}, { throws: [404, "FLAG_NOT_FOUND"] }],
   ["invalid JSON, before the unknown flag", "nope", "{not json", {}, { throws: [400, "INVALID_CONTEXT"] }],
   ["a context that is not an object", "checkout", JSON.stringify({ context: 1 }), {}, { throws: [400, "INVALID_CONTEXT"] }],
@@ -77,13 +128,49 @@ const etag = first.headers.etag!;
 const CACHE = { "cache-control": "private, no-cache" };
 
 /** [what, body text, request headers, flagConfigEtag, expected status and headers]. */
-const all: [string, string, Record<string, string>, string | null, { status: number; headers: Record<string, string> } | { throws: [number, string] }][] = [
+const all: [
+  string,
+  string,
+  Record<string, string>,
+  string | null,
+  { status: number; headers: Record<string, string> } | { throws: [number, string] },
+][] = [
   ["a full answer", body({ targetingKey: "u", plan: "pro" }), {}, null, { status: 200, headers: { ...CACHE, ...JSON_HEADERS, etag } }],
-  ["a revalidation that matches", body({ targetingKey: "u", plan: "pro" }), { "if-none-match": etag }, null, { status: 304, headers: { ...CACHE, etag } }],
-  ["a weak revalidation among others", body({ targetingKey: "u", plan: "pro" }), { "if-none-match": `"x", W/${etag}` }, null, { status: 304, headers: { ...CACHE, etag } }],
-  ["a revalidation of another answer", body({ targetingKey: "u", plan: "free" }), { "if-none-match": etag }, null, { status: 200, headers: { ...CACHE, ...JSON_HEADERS, etag: expect.not.stringMatching(etag) } }],
-  ["a re-fetch naming the current configuration", body({ targetingKey: "u", plan: "pro" }), { "if-none-match": etag }, snapshot.configEtag, { status: 304, headers: { ...CACHE, etag } }],
-  ["a re-fetch naming an older configuration: never a 304", body({ targetingKey: "u", plan: "pro" }), { "if-none-match": etag }, '"older"', { status: 200, headers: { ...CACHE, ...JSON_HEADERS, etag } }],
+  [
+    "a revalidation that matches",
+    body({ targetingKey: "u", plan: "pro" }),
+    { "if-none-match": etag },
+    null,
+    { status: 304, headers: { ...CACHE, etag } },
+  ],
+  [
+    "a weak revalidation among others",
+    body({ targetingKey: "u", plan: "pro" }),
+    { "if-none-match": `"x", W/${etag}` },
+    null,
+    { status: 304, headers: { ...CACHE, etag } },
+  ],
+  [
+    "a revalidation of another answer",
+    body({ targetingKey: "u", plan: "free" }),
+    { "if-none-match": etag },
+    null,
+    { status: 200, headers: { ...CACHE, ...JSON_HEADERS, etag: expect.not.stringMatching(etag) } },
+  ],
+  [
+    "a re-fetch naming the current configuration",
+    body({ targetingKey: "u", plan: "pro" }),
+    { "if-none-match": etag },
+    snapshot.configEtag,
+    { status: 304, headers: { ...CACHE, etag } },
+  ],
+  [
+    "a re-fetch naming an older configuration: never a 304",
+    body({ targetingKey: "u", plan: "pro" }),
+    { "if-none-match": etag },
+    '"older"',
+    { status: 200, headers: { ...CACHE, ...JSON_HEADERS, etag } },
+  ],
   ["invalid JSON", "{not json", {}, null, { throws: [400, "INVALID_CONTEXT"] }],
   ["a bad session id", "{}", { "x-flagserve-session": "bad id" }, null, { throws: [400, "INVALID_SESSION"] }],
 ];

@@ -3,7 +3,8 @@ import { describe, expect, it } from "vitest";
 import type { Evaluation } from "../../src/engine/types.js";
 import { OutcomeMemo, OutcomeTable } from "../../src/answers/outcome-memo.js";
 
-const success = (variant: string): Evaluation => Object.freeze({ key: "f", reason: "TARGETING_MATCH", variant, value: variant, metadata: {} });
+const success = (variant: string): Evaluation =>
+  Object.freeze({ key: "f", reason: "TARGETING_MATCH", variant, value: variant, metadata: {} });
 const error = (errorDetails: string): Evaluation => ({ key: "f", errorCode: "PARSE_ERROR", errorDetails, metadata: {} });
 
 describe("OutcomeMemo", () => {
@@ -17,10 +18,10 @@ describe("OutcomeMemo", () => {
 
   it("remembers an error by its code and details, each error being a new object", () => {
     const memo = new OutcomeMemo<string>();
-    memo.remember(error("bad version \"x\""), "x's value");
-    expect(memo.get(error("bad version \"x\""))).toBe("x's value");
-    expect(memo.get(error("bad version \"y\""))).toBeUndefined();
-    expect(memo.get({ key: "f", errorCode: "GENERAL", errorDetails: "bad version \"x\"", metadata: {} })).toBeUndefined();
+    memo.remember(error('bad version "x"'), "x's value");
+    expect(memo.get(error('bad version "x"'))).toBe("x's value");
+    expect(memo.get(error('bad version "y"'))).toBeUndefined();
+    expect(memo.get({ key: "f", errorCode: "GENERAL", errorDetails: 'bad version "x"', metadata: {} })).toBeUndefined();
   });
 
   it("does not remember an outcome that is neither shared nor an error", () => {
@@ -60,13 +61,13 @@ describe("OutcomeTable", () => {
     const table = new OutcomeTable<number>(2);
     const many = 7;
     const successes = Array.from({ length: many }, (_, i) => success(`v${i}`));
-    table.remember(0, error("bad version \"x\""), -1);
+    table.remember(0, error('bad version "x"'), -1);
     successes.forEach((outcome, i) => table.remember(0, outcome, i));
     successes.forEach((outcome, i) => expect(table.get(0, outcome)).toBe(i));
-    expect(table.get(0, error("bad version \"x\""))).toBe(-1);
-    expect(table.get(0, error("bad version \"y\""))).toBeUndefined();
+    expect(table.get(0, error('bad version "x"'))).toBe(-1);
+    expect(table.get(0, error('bad version "y"'))).toBeUndefined();
     expect(table.get(1, successes[0]!)).toBeUndefined();
-    expect(table.get(1, error("bad version \"x\""))).toBeUndefined();
+    expect(table.get(1, error('bad version "x"'))).toBeUndefined();
   });
 
   it("does not remember an outcome that is neither shared nor an error", () => {

@@ -14,8 +14,21 @@ const byPlan = (on = "on") => ({
   defaultVariant: "off",
   targeting: { if: [{ "==": [{ var: "plan" }, "pro"] }, on, on === "on" ? "off" : "on"] },
 });
-const byClock = { variants: { even: "even", odd: "odd" }, defaultVariant: "odd", targeting: { if: [{ "==": [{ "%": [{ var: "$flagd.timestamp" }, 2] }, 0] }, "even", "odd"] } };
-const split = { variants: { a: "a", b: "b" }, defaultVariant: "a", targeting: { fractional: [["a", 1], ["b", 1]] } };
+const byClock = {
+  variants: { even: "even", odd: "odd" },
+  defaultVariant: "odd",
+  targeting: { if: [{ "==": [{ "%": [{ var: "$flagd.timestamp" }, 2] }, 0] }, "even", "odd"] },
+};
+const split = {
+  variants: { a: "a", b: "b" },
+  defaultVariant: "a",
+  targeting: {
+    fractional: [
+      ["a", 1],
+      ["b", 1],
+    ],
+  },
+};
 const request = (context: object) => JSON.stringify({ context });
 const T = 1_700_000_000_000;
 

@@ -92,7 +92,11 @@ describe("createFlagServer", () => {
     const server = await createFlagServer({ config: { environments: { test: checkout(false) } } });
     const sse = await openSse(`${server.url}/api/v1/flags/events`, { "x-api-key": server.keys.test!, accept: "text/event-stream" });
     try {
-      const res = await fetch(`${server.url}/ofrep/v1/evaluate/flags`, { method: "POST", headers: { "x-api-key": server.keys.test! }, body: "{}" });
+      const res = await fetch(`${server.url}/ofrep/v1/evaluate/flags`, {
+        method: "POST",
+        headers: { "x-api-key": server.keys.test! },
+        body: "{}",
+      });
       expect(res.status).toBe(200);
       await res.text(); // the connection goes back to the client's pool, open and idle
       await server.close();
@@ -126,10 +130,14 @@ describe("createFlagServer", () => {
 
   it("serves a path and follows edits to it", async () => {
     const dir = await tempDir();
-    const file = await dir.write("flags/ci.yaml", `apiKey: ci-key-0123456789\nflags:\n  f:\n    variants: { a: 1, b: 2 }\n    defaultVariant: a\n`);
+    const file = await dir.write(
+      "flags/ci.yaml",
+      `apiKey: ci-key-0123456789\nflags:\n  f:\n    variants: { a: 1, b: 2 }\n    defaultVariant: a\n`,
+    );
     const server = await start({ config: dir.file("flags"), stateDir: dir.file("state") });
     const evaluate = async () =>
-      (await (await fetch(`${server.url}/ofrep/v1/evaluate/flags/f`, { method: "POST", headers: { "x-api-key": server.keys.ci! } })).json()).value;
+      (await (await fetch(`${server.url}/ofrep/v1/evaluate/flags/f`, { method: "POST", headers: { "x-api-key": server.keys.ci! } })).json())
+        .value;
     expect(await evaluate()).toBe(1);
     await writeFile(file, `apiKey: ci-key-0123456789\nflags:\n  f:\n    variants: { a: 1, b: 2 }\n    defaultVariant: b\n`);
     let value = 1;

@@ -3,7 +3,20 @@
  * the files, and the events sent are those of the net change. Real server, real HTTP, real files.
  */
 import { execFileSync, spawn } from "node:child_process";
-import { chmodSync, chownSync, closeSync, copyFileSync, existsSync, mkdirSync, openSync, readFileSync, symlinkSync, truncateSync, writeFileSync, writeSync } from "node:fs";
+import {
+  chmodSync,
+  chownSync,
+  closeSync,
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  symlinkSync,
+  truncateSync,
+  writeFileSync,
+  writeSync,
+} from "node:fs";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterEach, describe, expect, it } from "vitest";
@@ -12,7 +25,20 @@ import { startServer, type RunningServer } from "../../src/server/server.js";
 import { BIN } from "../helpers/cli.js";
 import { tempDir, type TempDir } from "../helpers/files.js";
 import { openSse, type SseConnection } from "../helpers/sse.js";
-import { ChangeLog, configMapWrite, flagFile, keyOf, mutate, noteWritten, random, servedFlags, waitServed, writeMethods, type Flags, type WriteMethod } from "../helpers/converge.js";
+import {
+  ChangeLog,
+  configMapWrite,
+  flagFile,
+  keyOf,
+  mutate,
+  noteWritten,
+  random,
+  servedFlags,
+  waitServed,
+  writeMethods,
+  type Flags,
+  type WriteMethod,
+} from "../helpers/converge.js";
 
 const KEY = "converge-key-0123456789";
 
@@ -24,7 +50,14 @@ afterEach(async () => {
 async function serve(files: Record<string, string>, log?: ChangeLog): Promise<{ dir: TempDir; server: RunningServer }> {
   const dir = await tempDir("flagserve-converge-");
   for (const [name, text] of Object.entries(files)) await dir.write(name, text);
-  const server = await startServer({ source: { path: dir.file("flags") }, port: 0, host: "127.0.0.1", stateDir: dir.file("state"), logger: silentLogger, onChanges: log?.record });
+  const server = await startServer({
+    source: { path: dir.file("flags") },
+    port: 0,
+    host: "127.0.0.1",
+    stateDir: dir.file("state"),
+    logger: silentLogger,
+    onChanges: log?.record,
+  });
   cleanups.push(() => server.close());
   return { dir, server };
 }
@@ -46,7 +79,9 @@ const FRESH = '  fresh-flag:\n    variants: { on: true }\n    defaultVariant: "o
 
 describe("the issue's reproduction", () => {
   it("edits copied over in place right after the previous edit's event: none is lost", async () => {
-    const { dir, server } = await serve({ "flags/dev.yaml": `apiKey: ${KEY}\nflags:\n  a:\n    variants: { on: true }\n    defaultVariant: "on"\n` });
+    const { dir, server } = await serve({
+      "flags/dev.yaml": `apiKey: ${KEY}\nflags:\n  a:\n    variants: { on: true }\n    defaultVariant: "on"\n`,
+    });
     const sse = await listen(server.url);
     const file = dir.file("flags/dev.yaml");
     const isFresh = (b: { event?: string; data?: string }) => b.event === "flag-updated" && JSON.parse(b.data!).flagKey === "fresh-flag";
@@ -73,9 +108,11 @@ interface Sequence {
   fixed?: Record<string, string>;
 }
 
-const writeEach = (method: WriteMethod): Sequence["write"] => async (root, versions, changed) => {
-  for (const env of changed) await method(join(root, `${env}.yaml`), flagFile(keyOf(env), versions[env]!));
-};
+const writeEach =
+  (method: WriteMethod): Sequence["write"] =>
+  async (root, versions, changed) => {
+    for (const env of changed) await method(join(root, `${env}.yaml`), flagFile(keyOf(env), versions[env]!));
+  };
 
 /**
  * Runs a sequence of edits with random gaps of 0 to 80 ms (so edits land before, during and
@@ -99,9 +136,18 @@ async function runSequence(seq: Sequence, seed: number): Promise<void> {
   else for (const env of seq.envs) writeFileSync(join(root, `${env}.yaml`), flagFile(keyOf(env), versions[env]!));
   for (const [name, text] of Object.entries(seq.fixed ?? {})) writeFileSync(join(root, name), text);
   const log = new ChangeLog();
-  const server = await startServer({ source: { path: root }, port: 0, host: "127.0.0.1", stateDir: dir.file("state"), logger: silentLogger, onChanges: log.record });
+  const server = await startServer({
+    source: { path: root },
+    port: 0,
+    host: "127.0.0.1",
+    stateDir: dir.file("state"),
+    logger: silentLogger,
+    onChanges: log.record,
+  });
   cleanups.push(() => server.close());
-  const streams = await Promise.all(seq.envs.map((env) => openSse(`${server.url}/api/v1/flags/events`, { "x-api-key": keyOf(env), accept: "text/event-stream" })));
+  const streams = await Promise.all(
+    seq.envs.map((env) => openSse(`${server.url}/api/v1/flags/events`, { "x-api-key": keyOf(env), accept: "text/event-stream" })),
+  );
   for (const s of streams) cleanups.push(() => s.close());
 
   for (let i = 0; i < seq.edits; i++) {
@@ -118,7 +164,13 @@ async function runSequence(seq: Sequence, seed: number): Promise<void> {
   const context = `seed ${seed}`;
   expect(await waitServed(server.url, versions), context).toEqual(versions);
   expect(log.check(initial, versions, written), context).toEqual([]);
-  const flagEvents = () => streams.flatMap((s, n) => s.events().filter((b) => b.event === "flag-updated").map((b) => `${seq.envs[n]}/${JSON.parse(b.data!).flagKey}`));
+  const flagEvents = () =>
+    streams.flatMap((s, n) =>
+      s
+        .events()
+        .filter((b) => b.event === "flag-updated")
+        .map((b) => `${seq.envs[n]}/${JSON.parse(b.data!).flagKey}`),
+    );
   for (let t = 0; t < 100 && flagEvents().length < log.count; t++) await sleep(20);
   expect(flagEvents().length, context).toBe(log.count);
   expect(new Set(flagEvents()), context).toEqual(new Set(log.byFlag.keys()));
@@ -148,11 +200,20 @@ describe("rapid edits, 0-80 ms apart: the served flags converge to the files", (
 
   it.each(SEEDS)("edits while a reload is running: a large environment beside makes every reload slow (seed %i)", async (seed) => {
     const large = Object.fromEntries(Array.from({ length: 1500 }, (_, i) => [`big-${i}`, i]));
-    await runSequence({ envs: ["dev"], edits: 25, write: writeEach(writeMethods["copied over in place"]!), fixed: { "large.yaml": flagFile(keyOf("large"), large) } }, seed);
+    await runSequence(
+      {
+        envs: ["dev"],
+        edits: 25,
+        write: writeEach(writeMethods["copied over in place"]!),
+        fixed: { "large.yaml": flagFile(keyOf("large"), large) },
+      },
+      seed,
+    );
   });
 
   it.each(SEEDS)("a ConfigMap volume, its ..data link swapped on every update (seed %i)", async (seed) => {
-    const files = (versions: Record<string, Flags>) => Object.fromEntries(Object.entries(versions).map(([env, flags]) => [`${env}.yaml`, flagFile(keyOf(env), flags)]));
+    const files = (versions: Record<string, Flags>) =>
+      Object.fromEntries(Object.entries(versions).map(([env, flags]) => [`${env}.yaml`, flagFile(keyOf(env), flags)]));
     await runSequence(
       {
         envs: ["dev", "qa"],
@@ -189,7 +250,10 @@ describe("a half-written file never loads", () => {
       void written.then(() => (writing = false));
       while (writing) seen.push(Object.keys((await servedFlags(server.url, keyOf("dev"))) ?? {}).length);
       expect(await waitServed(server.url, { dev: flags(v) })).toEqual({ dev: flags(v) });
-      expect(seen.every((n) => n === 12), `flags served while writing: ${seen}`).toBe(true);
+      expect(
+        seen.every((n) => n === 12),
+        `flags served while writing: ${seen}`,
+      ).toBe(true);
     }
     expect([...log.byFlag.values()].flat()).not.toContain(undefined); // no deletion announced
     expect(log.byFlag.get("dev/f0")).toEqual([2, 3]);
@@ -228,7 +292,14 @@ describe("files that are not flag files cost a problem, not the server", () => {
     symlinkSync("/dev/zero", join(root, "zero.yaml"));
     writeFileSync(join(root, "huge.yaml"), "");
     truncateSync(join(root, "huge.yaml"), 10 * 1024 * 1024 + 1);
-    const server = await startServer({ source: { path: root }, port: 0, host: "127.0.0.1", stateDir: dir.file("state"), logger: silentLogger, allowInvalid: true });
+    const server = await startServer({
+      source: { path: root },
+      port: 0,
+      host: "127.0.0.1",
+      stateDir: dir.file("state"),
+      logger: silentLogger,
+      allowInvalid: true,
+    });
     cleanups.push(() => server.close());
 
     const ready = await (await fetch(`${server.url}/readyz`)).json();
@@ -257,47 +328,50 @@ const asRoot = process.getuid?.() === 0;
 const SETPRIV = ["/usr/bin/setpriv", "/bin/setpriv"].find((p) => existsSync(p));
 
 describe("a config directory unreadable for a while", () => {
-  it.skipIf(asRoot && !SETPRIV)("chmod 000 until reads fail, edited meanwhile: served once readable again, and later edits too", async () => {
-    const dir = await tempDir("flagserve-converge-");
-    const root = dir.file("flags");
-    const file = join(root, "dev.yaml");
-    mkdirSync(root);
-    writeFileSync(file, flagFile(keyOf("dev"), { a: 1 }));
-    const args = [BIN, root, "--port", "0", "--state-dir", dir.file("state")];
-    if (asRoot) {
-      chmodSync(dir.path, 0o755);
-      for (const p of [dir.path, root, file]) chownSync(p, 65534, 65534);
-    }
-    const child = asRoot
-      ? spawn(SETPRIV!, ["--reuid=65534", "--regid=65534", "--clear-groups", process.execPath, ...args])
-      : spawn(process.execPath, args);
-    cleanups.push(() => child.kill("SIGKILL"));
-    let out = "";
-    let err = "";
-    child.stdout.setEncoding("utf8").on("data", (c: string) => (out += c));
-    child.stderr.setEncoding("utf8").on("data", (c: string) => (err += c));
-    for (let t = 0; t < 300 && !/^ready /m.test(out); t++) await sleep(50);
-    const url = /^ready (\S+)/m.exec(out)?.[1];
-    expect(url, out).toBeDefined();
+  it.skipIf(asRoot && !SETPRIV)(
+    "chmod 000 until reads fail, edited meanwhile: served once readable again, and later edits too",
+    async () => {
+      const dir = await tempDir("flagserve-converge-");
+      const root = dir.file("flags");
+      const file = join(root, "dev.yaml");
+      mkdirSync(root);
+      writeFileSync(file, flagFile(keyOf("dev"), { a: 1 }));
+      const args = [BIN, root, "--port", "0", "--state-dir", dir.file("state")];
+      if (asRoot) {
+        chmodSync(dir.path, 0o755);
+        for (const p of [dir.path, root, file]) chownSync(p, 65534, 65534);
+      }
+      const child = asRoot
+        ? spawn(SETPRIV!, ["--reuid=65534", "--regid=65534", "--clear-groups", process.execPath, ...args])
+        : spawn(process.execPath, args);
+      cleanups.push(() => child.kill("SIGKILL"));
+      let out = "";
+      let err = "";
+      child.stdout.setEncoding("utf8").on("data", (c: string) => (out += c));
+      child.stderr.setEncoding("utf8").on("data", (c: string) => (err += c));
+      for (let t = 0; t < 300 && !/^ready /m.test(out); t++) await sleep(50);
+      const url = /^ready (\S+)/m.exec(out)?.[1];
+      expect(url, out).toBeDefined();
 
-    // Unreadable until the server has failed to read it, and again after the edit (at most 2 s each).
-    const failedReads = () => err.match(/cannot read directory: EACCES/g)?.length ?? 0;
-    const failedReadAfter = async (count: number) => {
-      for (let t = 0; t < 100 && failedReads() <= count; t++) await sleep(20);
-    };
-    chmodSync(root, 0o000);
-    await failedReadAfter(0);
-    expect(failedReads(), err).toBeGreaterThan(0);
-    const before = failedReads();
-    writeFileSync(file, flagFile(keyOf("dev"), { a: 2 })); // root may still write it
-    await failedReadAfter(before);
-    chmodSync(root, 0o755);
-    expect(await waitServed(url!, { dev: { a: 2 } })).toEqual({ dev: { a: 2 } });
-    for (const value of [3, 4]) {
-      writeFileSync(file, flagFile(keyOf("dev"), { a: value }));
-      expect(await waitServed(url!, { dev: { a: value } })).toEqual({ dev: { a: value } });
-    }
-  });
+      // Unreadable until the server has failed to read it, and again after the edit (at most 2 s each).
+      const failedReads = () => err.match(/cannot read directory: EACCES/g)?.length ?? 0;
+      const failedReadAfter = async (count: number) => {
+        for (let t = 0; t < 100 && failedReads() <= count; t++) await sleep(20);
+      };
+      chmodSync(root, 0o000);
+      await failedReadAfter(0);
+      expect(failedReads(), err).toBeGreaterThan(0);
+      const before = failedReads();
+      writeFileSync(file, flagFile(keyOf("dev"), { a: 2 })); // root may still write it
+      await failedReadAfter(before);
+      chmodSync(root, 0o755);
+      expect(await waitServed(url!, { dev: { a: 2 } })).toEqual({ dev: { a: 2 } });
+      for (const value of [3, 4]) {
+        writeFileSync(file, flagFile(keyOf("dev"), { a: value }));
+        expect(await waitServed(url!, { dev: { a: value } })).toEqual({ dev: { a: value } });
+      }
+    },
+  );
 });
 
 describe("the key state file", () => {
@@ -309,14 +383,22 @@ describe("the key state file", () => {
     writeFileSync(keysFile, JSON.stringify({ dev: "dev-key-0" }));
     mkdirSync(root);
     writeFileSync(join(root, "dev.yaml"), "flags:\n  a:\n    variants: { v: 1 }\n    defaultVariant: v\n");
-    const server = await startServer({ source: { path: root }, port: 0, host: "127.0.0.1", stateDir: dir.file("state"), logger: silentLogger, keyGraceSeconds: 0 });
+    const server = await startServer({
+      source: { path: root },
+      port: 0,
+      host: "127.0.0.1",
+      stateDir: dir.file("state"),
+      logger: silentLogger,
+      keyGraceSeconds: 0,
+    });
     cleanups.push(() => server.close());
     const rand = random(7);
     for (let i = 1; i <= 10; i++) {
       await writeMethods[name]!(keysFile, JSON.stringify({ dev: `dev-key-${i}` }));
       await sleep(rand() * 80);
     }
-    const works = async (key: string) => (await fetch(`${server.url}/ofrep/v1/evaluate/flags/a`, { method: "POST", headers: { "x-api-key": key } })).status === 200;
+    const works = async (key: string) =>
+      (await fetch(`${server.url}/ofrep/v1/evaluate/flags/a`, { method: "POST", headers: { "x-api-key": key } })).status === 200;
     for (let t = 0; t < 250 && !(await works("dev-key-10")); t++) await sleep(20);
     expect(await works("dev-key-10")).toBe(true);
     expect(server.keys()).toEqual({ dev: "dev-key-10" });

@@ -20,10 +20,22 @@ const summary = (before: Version | undefined, after: Version | undefined) =>
 
 describe("diffEnvironments", () => {
   it("finds nothing between equal versions, whatever the key order", () => {
-    const a = version({ flags: { x: flag(), y: flag({ targeting: { if: [{ var: "a" }, "on", null] } }) }, segments: { s: { "==": [1, 1] } } });
+    const a = version({
+      flags: { x: flag(), y: flag({ targeting: { if: [{ var: "a" }, "on", null] } }) },
+      segments: { s: { "==": [1, 1] } },
+    });
     const b = version({
       segments: { s: { "==": [1, 1] } },
-      flags: { y: { targeting: { if: [{ var: "a" }, "on", null] }, metadata: {}, defaultVariant: "off", variants: { off: false, on: true }, state: "ENABLED" }, x: flag() },
+      flags: {
+        y: {
+          targeting: { if: [{ var: "a" }, "on", null] },
+          metadata: {},
+          defaultVariant: "off",
+          variants: { off: false, on: true },
+          state: "ENABLED",
+        },
+        x: flag(),
+      },
     });
     expect(summary(a, b)).toEqual([]);
   });

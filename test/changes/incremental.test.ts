@@ -14,7 +14,11 @@ import { loadSources } from "../../src/config/index.js";
 import { tempDir, type TempDir } from "../helpers/files.js";
 
 /** An environment file of `count` flags; flag i uses segment `beta` when i % 4 === 1, `internal` (which uses `beta`) when i % 4 === 2. */
-function envFile(env: string, count: number, edits: { defaultVariant?: Record<number, string>; beta?: string; broken?: number } = {}): string {
+function envFile(
+  env: string,
+  count: number,
+  edits: { defaultVariant?: Record<number, string>; beta?: string; broken?: number } = {},
+): string {
   const out = [
     `apiKey: key-${env}-0123456789`,
     "segments:",
@@ -23,7 +27,11 @@ function envFile(env: string, count: number, edits: { defaultVariant?: Record<nu
     "flags:",
   ];
   for (let i = 0; i < count; i++) {
-    out.push(`  flag-${i}:`, "    variants: { on: true, off: false }", `    defaultVariant: ${i === edits.broken ? "nope" : (edits.defaultVariant?.[i] ?? "off")}`);
+    out.push(
+      `  flag-${i}:`,
+      "    variants: { on: true, off: false }",
+      `    defaultVariant: ${i === edits.broken ? "nope" : (edits.defaultVariant?.[i] ?? "off")}`,
+    );
     if (i % 4 === 1) out.push('    targeting: { if: [{ $ref: beta }, "on", "off"] }');
     if (i % 4 === 2) out.push('    targeting: { if: [{ $ref: internal }, "on", null] }');
     if (i % 4 === 3) out.push('    targeting: { fractional: [["on", 50], ["off", 50]] }');
@@ -102,7 +110,11 @@ describe("a load with the memo of the last", () => {
   });
 
   it("with a flag whose targeting cannot compile: compiles that flag and the edited one, not the others", async () => {
-    const withBadRule = (variant: string) => envFile("a", 40, { defaultVariant: { 9: variant } }).replace("flags:\n", "flags:\n  bad:\n    variants: { on: true }\n    defaultVariant: on\n    targeting: { nope: [1] }\n");
+    const withBadRule = (variant: string) =>
+      envFile("a", 40, { defaultVariant: { 9: variant } }).replace(
+        "flags:\n",
+        "flags:\n  bad:\n    variants: { on: true }\n    defaultVariant: on\n    targeting: { nope: [1] }\n",
+      );
     await dir.write("a.yaml", withBadRule("off"));
     await loadConfig(dir.path, { memo });
     await dir.write("a.yaml", withBadRule("on"));
@@ -112,9 +124,15 @@ describe("a load with the memo of the last", () => {
   });
 
   it("reads inline environments the same way", async () => {
-    const config = { apiKey: "inline-key-0123456789", flags: { f: { variants: { on: true }, defaultVariant: "on" }, g: { variants: { on: true }, defaultVariant: "on" } } };
+    const config = {
+      apiKey: "inline-key-0123456789",
+      flags: { f: { variants: { on: true }, defaultVariant: "on" }, g: { variants: { on: true }, defaultVariant: "on" } },
+    };
     await loadInlineConfig({ dev: config }, { memo });
-    await loadInlineConfig({ dev: { ...config, flags: { ...config.flags, g: { variants: { on: true, off: false }, defaultVariant: "off" } } } }, { memo });
+    await loadInlineConfig(
+      { dev: { ...config, flags: { ...config.flags, g: { variants: { on: true, off: false }, defaultVariant: "off" } } } },
+      { memo },
+    );
     expect(memo.last).toEqual({ filesParsed: 1, flagsValidated: 1, environmentsBuilt: 1, flagsCompiled: 1 });
   });
 });
@@ -150,7 +168,9 @@ describe("a reload with the memo", () => {
     // One flag edited, one broken, in the big file b.
     await dir.write("b.yaml", envFile("b", 200, { defaultVariant: { 10: "on" }, broken: 11 }));
     const changes = await reload(source);
-    expect(changes.map((c) => [c.env, c.changes.map((x) => `${x.kind} ${"key" in x ? x.key : ""} ${x.change}`)])).toEqual([["b", ["flag flag-10 updated"]]]);
+    expect(changes.map((c) => [c.env, c.changes.map((x) => `${x.kind} ${"key" in x ? x.key : ""} ${x.change}`)])).toEqual([
+      ["b", ["flag flag-10 updated"]],
+    ]);
     expect(ctx.store.get("a")).toBe(a);
     const after = ctx.store.get("b")!;
     expect(after).not.toBe(b);

@@ -87,7 +87,10 @@ describe("applyLoad", () => {
 
       // broken again, differently: still the last good definition, still no event for it
       applied = [];
-      await applyLoad(await loadInlineConfig({ dev: two({ defaultVariant: "off", targeting: { nope: [] } }, { defaultVariant: "on" }) }), ctx);
+      await applyLoad(
+        await loadInlineConfig({ dev: two({ defaultVariant: "off", targeting: { nope: [] } }, { defaultVariant: "on" }) }),
+        ctx,
+      );
       expect(changed()).toEqual([]);
       expect(answer("f")).toMatchObject({ variant: "off", reason: "STATIC" });
 
@@ -99,14 +102,22 @@ describe("applyLoad", () => {
     });
 
     it("with no good version yet, answers PARSE_ERROR (and is listed by evaluate-all), without an event", async () => {
-      await applyLoad(await loadInlineConfig({ dev: two({ defaultVariant: "off" }, { defaultVariant: "off" }, { h: { variants: { a: 1, b: "x" } } }) }), ctx);
+      await applyLoad(
+        await loadInlineConfig({ dev: two({ defaultVariant: "off" }, { defaultVariant: "off" }, { h: { variants: { a: 1, b: "x" } } }) }),
+        ctx,
+      );
       expect(changed()).toEqual([]);
       expect(answer("h")).toMatchObject({ key: "h", errorCode: "PARSE_ERROR", errorDetails: expect.stringContaining("same type") });
       expect(ctx.store.get("dev")!.flagKeys).toEqual(["f", "g", "h"]);
       expect(ctx.store.problems.get("dev")).toHaveLength(1);
 
       // once fixed it is a new flag
-      await applyLoad(await loadInlineConfig({ dev: two({ defaultVariant: "off" }, { defaultVariant: "off" }, { h: { variants: { a: 1, b: 2 }, defaultVariant: "b" } }) }), ctx);
+      await applyLoad(
+        await loadInlineConfig({
+          dev: two({ defaultVariant: "off" }, { defaultVariant: "off" }, { h: { variants: { a: 1, b: 2 }, defaultVariant: "b" } }),
+        }),
+        ctx,
+      );
       expect(changed()).toEqual(["h:created"]);
       expect(answer("h")).toMatchObject({ value: 2, reason: "STATIC" });
     });

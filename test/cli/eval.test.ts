@@ -13,7 +13,14 @@ beforeAll(async () => {
   dir = await tempDir("flagserve-eval-");
   await dir.write("flags/test.yaml", OFREP_FIXTURE);
   await dir.write("flags/other.yaml", OTHER_FIXTURE);
-  server = await startServer({ source: { path: dir.file("flags") }, port: 0, host: "127.0.0.1", stateDir: dir.file("state"), watch: false, logger: silentLogger });
+  server = await startServer({
+    source: { path: dir.file("flags") },
+    port: 0,
+    host: "127.0.0.1",
+    stateDir: dir.file("state"),
+    watch: false,
+    logger: silentLogger,
+  });
 });
 afterAll(async () => {
   await server?.close();
@@ -53,7 +60,10 @@ describe("flagserve eval", () => {
 
   it.each(cases)("$flag $context: the body the server sends, exit 0 only on 200", async ({ flag, context, status }) => {
     const json = context === undefined ? undefined : JSON.stringify(context);
-    const [expected, cli] = await Promise.all([http(flag, json === undefined ? undefined : JSON.stringify({ context })), evalCli(flag, json)]);
+    const [expected, cli] = await Promise.all([
+      http(flag, json === undefined ? undefined : JSON.stringify({ context })),
+      evalCli(flag, json),
+    ]);
     expect(expected.status).toBe(status);
     expect(cli.stdout).toBe(`${expected.text}\n`);
     expect(cli.stderr).toBe("");
@@ -63,7 +73,11 @@ describe("flagserve eval", () => {
   it("FLAG_NOT_FOUND carries the key, exit 1", async () => {
     const { code, stdout } = await evalCli("missing-flag");
     expect(code).toBe(1);
-    expect(JSON.parse(stdout)).toEqual({ key: "missing-flag", errorCode: "FLAG_NOT_FOUND", errorDetails: "flag 'missing-flag' was not found" });
+    expect(JSON.parse(stdout)).toEqual({
+      key: "missing-flag",
+      errorCode: "FLAG_NOT_FOUND",
+      errorDetails: "flag 'missing-flag' was not found",
+    });
   });
 
   it("INVALID_CONTEXT for --context that is not JSON, or not an object, like the server", async () => {

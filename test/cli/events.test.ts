@@ -28,7 +28,14 @@ async function serve(extraArgs: string[] = []) {
 /** A server in this process, for the cases where the client is the subject. */
 async function serveHere(options: Partial<ServerOptions> = {}) {
   const dir = await t.dir({ "flags/dev.yaml": flagsFile("on") });
-  const server = await startServer({ source: { path: dir.file("flags") }, port: 0, host: "127.0.0.1", stateDir: dir.file("state"), logger: silentLogger, ...options });
+  const server = await startServer({
+    source: { path: dir.file("flags") },
+    port: 0,
+    host: "127.0.0.1",
+    stateDir: dir.file("state"),
+    logger: silentLogger,
+    ...options,
+  });
   t.later(() => server.close());
   return { dir, url: server.url };
 }
@@ -81,7 +88,12 @@ describe("flagserve events", () => {
     await beats.waitFor(/flag-change {2}\{"flagKey":"a"/);
     const records = lines(quiet.stdout()).map((l) => JSON.parse(l));
     expect(records).toEqual([
-      { time: expect.stringMatching(/Z$/), event: "flag-change", id: expect.stringMatching(/^\d+$/), data: { flagKey: "a", timestamp: expect.any(String) } },
+      {
+        time: expect.stringMatching(/Z$/),
+        event: "flag-change",
+        id: expect.stringMatching(/^\d+$/),
+        data: { flagKey: "a", timestamp: expect.any(String) },
+      },
     ]);
     await writeFile(dir.file("flags/dev.yaml"), flagsFile("off", "segments:\n  s: true\n"));
     await quiet.waitFor(/"flagKey":null/);
@@ -129,19 +141,34 @@ describe("flagserve events", () => {
       if (n === 1) res.end();
     });
     await new Promise<void>((r) => fake.listen(0, "127.0.0.1", r));
-    t.later(() => new Promise((r) => { fake.closeAllConnections(); fake.close(r); }));
+    t.later(
+      () =>
+        new Promise((r) => {
+          fake.closeAllConnections();
+          fake.close(r);
+        }),
+    );
     const url = `http://127.0.0.1:${(fake.address() as { port: number }).port}`;
 
     const client = t.track(runCli(["events", url, "--key", "k-123"]));
     await client.waitFor(/"flagKey":"f3"/);
     expect(requests.map((h) => h["last-event-id"])).toEqual([undefined, "1001", "1001"]);
     expect(requests.every((h) => h["x-api-key"] === "k-123" && h.accept === "text/event-stream")).toBe(true);
-    expect(client.stderr()).toMatch(/the server closed the stream; reconnecting in 0\.5 s\n.*answered 503 INTERNAL: restarting; reconnecting in 1 s\n/);
-    expect(lines(client.stdout()).map((l) => l.split("  ").slice(1).join("  "))).toEqual(['flag-updated  {"flagKey":"f1"}', 'flag-updated  {"flagKey":"f3"}']);
+    expect(client.stderr()).toMatch(
+      /the server closed the stream; reconnecting in 0\.5 s\n.*answered 503 INTERNAL: restarting; reconnecting in 1 s\n/,
+    );
+    expect(lines(client.stdout()).map((l) => l.split("  ").slice(1).join("  "))).toEqual([
+      'flag-updated  {"flagKey":"f1"}',
+      'flag-updated  {"flagKey":"f3"}',
+    ]);
     // Connected again: the next loss starts over at 0.5 s.
     open[2]!.end();
     await client.waitFor(/"flagKey":"f4"/);
-    expect(client.stderr().match(/reconnecting in [\d.]+ s/g)).toEqual(["reconnecting in 0.5 s", "reconnecting in 1 s", "reconnecting in 0.5 s"]);
+    expect(client.stderr().match(/reconnecting in [\d.]+ s/g)).toEqual([
+      "reconnecting in 0.5 s",
+      "reconnecting in 1 s",
+      "reconnecting in 0.5 s",
+    ]);
     expect(requests[3]!["last-event-id"]).toBe("1003");
     expect(await client.stop("SIGINT")).toEqual({ code: 0, signal: null });
   });
@@ -158,9 +185,7 @@ describe("flagserve events", () => {
     // The last wait is cut short to end at the deadline.
     for (const line of stderr.slice(1, -1)) expect(line).toMatch(/\(ECONNREFUSED\); reconnecting in 0\.\d+ s$/);
     expect(stderr.length).toBeGreaterThanOrEqual(3);
-    expect(stderr.at(-1)).toBe(
-      `flagserve events: ${refused}; giving up after 1.2 s without a connection (--give-up)`,
-    );
+    expect(stderr.at(-1)).toBe(`flagserve events: ${refused}; giving up after 1.2 s without a connection (--give-up)`);
     expect(client.stdout).toBe("");
   });
 

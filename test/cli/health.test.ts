@@ -50,7 +50,14 @@ describe("flagserve health", () => {
 
   it("counts degraded (served, with a broken file) as ready; exits 1 on any other answer", async () => {
     const dir = await t.dir({ "flags/dev.yaml": FLAGS, "flags/broken.yaml": "flags: [" });
-    const server = await startServer({ source: { path: dir.file("flags") }, port: 0, host: "127.0.0.1", stateDir: dir.file("state"), allowInvalid: true, logger: silentLogger });
+    const server = await startServer({
+      source: { path: dir.file("flags") },
+      port: 0,
+      host: "127.0.0.1",
+      stateDir: dir.file("state"),
+      allowInvalid: true,
+      logger: silentLogger,
+    });
     t.later(() => server.close());
     // Served with a broken file beside it: degraded, still ready.
     const degraded = await runHere(["health", server.url, "-q"]);
@@ -82,7 +89,13 @@ describe("flagserve health", () => {
   });
 
   it("exits 2 on a usage error", async () => {
-    for (const args of [["health", "not a url"], ["health", "ftp://127.0.0.1"], ["health", "--wait", "-1"], ["health", "--wait", "soon"], ["health", "--nope"]]) {
+    for (const args of [
+      ["health", "not a url"],
+      ["health", "ftp://127.0.0.1"],
+      ["health", "--wait", "-1"],
+      ["health", "--wait", "soon"],
+      ["health", "--nope"],
+    ]) {
       const result = await runHere(args);
       expect(result.code, args.join(" ")).toBe(2);
       expect(result.stderr, args.join(" ")).toMatch(/error: .*\n\(run "flagserve health --help" for usage\)\n$/);

@@ -35,7 +35,9 @@ describe("flagserve init", () => {
       expect(text.split("\n").filter((l) => l.trimStart().startsWith("#")).length).toBeGreaterThan(5);
     }
     // Outside a project with flagserve installed: this version's schema on the npm CDN.
-    expect(schemaLine(dev)).toBe(`# yaml-language-server: $schema=https://cdn.jsdelivr.net/npm/flagserve@${version}/schema/flagserve.schema.json`);
+    expect(schemaLine(dev)).toBe(
+      `# yaml-language-server: $schema=https://cdn.jsdelivr.net/npm/flagserve@${version}/schema/flagserve.schema.json`,
+    );
 
     const validate = await runHere(["validate"], { cwd: dir.path });
     expect(validate.code).toBe(0);
@@ -91,7 +93,7 @@ describe("flagserve init", () => {
   });
 
   it("fails with exit 1 when DIR cannot be created", async () => {
-    const dir = await t.dir({ "taken": "a file, not a directory" });
+    const dir = await t.dir({ taken: "a file, not a directory" });
     const { code, stderr } = await runHere(["init", "taken"], { cwd: dir.path });
     expect(code).toBe(1);
     expect(stderr).toMatch(/^flagserve init: cannot write in taken: /);

@@ -89,7 +89,14 @@ describe("flagserve keys rotate: how the file is written", () => {
     await mkdir(dir.file("flags"));
     await symlink(dir.file("real/test.yaml"), dir.file("flags/test.yaml"));
     await chmod(dir.file("real/test.yaml"), 0o640);
-    const server = await startServer({ source: { path: dir.file("flags") }, port: 0, host: "127.0.0.1", stateDir: dir.file("state"), keyGraceSeconds: 0, logger: silentLogger });
+    const server = await startServer({
+      source: { path: dir.file("flags") },
+      port: 0,
+      host: "127.0.0.1",
+      stateDir: dir.file("state"),
+      keyGraceSeconds: 0,
+      logger: silentLogger,
+    });
     t.later(() => server.close());
     const { url } = server;
 
@@ -122,7 +129,9 @@ describe("flagserve keys rotate: how the file is written", () => {
     await chmod(dir.file("state/keys.json"), 0o666);
     const refused = await run(["keys", "list", "flags", "--state-dir", "state"], { cwd: dir.path });
     expect(refused).toMatchObject({ code: 1, stdout: "" });
-    expect(refused.stderr).toMatch(/^flagserve keys list: refusing state file \S*keys\.json: other users may write it \(mode 0666\); fix it with: chmod 600 /);
+    expect(refused.stderr).toMatch(
+      /^flagserve keys list: refusing state file \S*keys\.json: other users may write it \(mode 0666\); fix it with: chmod 600 /,
+    );
   });
 });
 
@@ -162,11 +171,15 @@ describe("flagserve keys: the state directory and revoking replaced keys", () =>
     const dir = await t.dir({ "flags/test.yaml": OFREP_FIXTURE });
     const { cli, url } = await startCli([dir.file("flags"), "--state-dir", dir.file("state")], { env: { FLAGSERVE_ADMIN_TOKEN: "" } });
     t.track(cli);
-    const evaluate = (k: string) => fetch(`${url}/ofrep/v1/evaluate/flags/bool-flag`, { method: "POST", headers: { "x-api-key": k } }).then((r) => r.status);
+    const evaluate = (k: string) =>
+      fetch(`${url}/ofrep/v1/evaluate/flags/bool-flag`, { method: "POST", headers: { "x-api-key": k } }).then((r) => r.status);
     await writeFile(dir.file("flags/test.yaml"), OFREP_FIXTURE.replace(TEST_KEY, "edited-key-0123456789"));
     await until(async () => (await evaluate("edited-key-0123456789")) === 200);
     expect(await evaluate(TEST_KEY)).toBe(200); // the old key's grace (an hour by default)
-    const revoked = await run(["keys", "revoke", "test", "flags", "--state-dir", "state"], { cwd: dir.path, env: { FLAGSERVE_ADMIN_TOKEN: "" } });
+    const revoked = await run(["keys", "revoke", "test", "flags", "--state-dir", "state"], {
+      cwd: dir.path,
+      env: { FLAGSERVE_ADMIN_TOKEN: "" },
+    });
     expect(revoked).toMatchObject({ code: 0, stdout: "test  1 old key(s) revoked\n", stderr: "" });
     expect(await evaluate(TEST_KEY)).toBe(401);
 

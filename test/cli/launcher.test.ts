@@ -21,10 +21,17 @@ describe("launcher watch", () => {
   });
 
   it("recognises npm by its process title or its script", () => {
-    for (const title of ["npm exec flagserve --port 0", "npm run serve", "npm", "npx flagserve", "node /usr/lib/node_modules/npm/bin/npm-cli.js exec flagserve"]) {
+    for (const title of [
+      "npm exec flagserve --port 0",
+      "npm run serve",
+      "npm",
+      "npx flagserve",
+      "node /usr/lib/node_modules/npm/bin/npm-cli.js exec flagserve",
+    ]) {
       expect(isNpm(title), title).toBe(true);
     }
-    for (const title of ["sh -c flagserve", "node /app/node_modules/.bin/flagserve", "npmx", "pnpm exec flagserve"]) expect(isNpm(title), title).toBe(false);
+    for (const title of ["sh -c flagserve", "node /app/node_modules/.bin/flagserve", "npmx", "pnpm exec flagserve"])
+      expect(isNpm(title), title).toBe(false);
   });
 
   it("notices a watched process that ends, once, and not before", async () => {
@@ -34,10 +41,14 @@ describe("launcher watch", () => {
     expect(isGone(pid)).toBe(false);
     const seen: number[] = [];
     const gone = new Promise<void>((resolve) =>
-      watchProcesses([process.pid, pid], (p) => {
-        seen.push(p);
-        resolve();
-      }, 50),
+      watchProcesses(
+        [process.pid, pid],
+        (p) => {
+          seen.push(p);
+          resolve();
+        },
+        50,
+      ),
     );
     await new Promise((r) => setTimeout(r, 200));
     expect(seen).toEqual([]);

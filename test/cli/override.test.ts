@@ -31,7 +31,9 @@ afterAll(async () => {
 const override = (args: string[], env: NodeJS.ProcessEnv = { FLAGSERVE_ADMIN_TOKEN: "" }) => runHere(["override", ...args], { env });
 const connection = () => ["--url", url, "--state-dir", dir.file("state")];
 const banner = async () =>
-  fetch(`${url}/ofrep/v1/evaluate/flags/banner`, { method: "POST", headers: { "x-api-key": DEV_KEY } }).then((r) => r.json() as Promise<{ value: unknown }>);
+  fetch(`${url}/ofrep/v1/evaluate/flags/banner`, { method: "POST", headers: { "x-api-key": DEV_KEY } }).then(
+    (r) => r.json() as Promise<{ value: unknown }>,
+  );
 
 describe("flagserve override", () => {
   it("prints the dashboard URL with the generated token in the fragment", async () => {
@@ -52,7 +54,10 @@ describe("flagserve override", () => {
     });
     expect(await readFile(dir.file("overrides.yaml"), "utf8")).toContain("variant: green");
 
-    expect(await override(["clear", "banner", "--env", "dev", ...connection()])).toMatchObject({ code: 0, stdout: "dev  banner  cleared\n" });
+    expect(await override(["clear", "banner", "--env", "dev", ...connection()])).toMatchObject({
+      code: 0,
+      stdout: "dev  banner  cleared\n",
+    });
     expect(await banner()).toMatchObject({ value: "blue" });
     expect(await override(["clear", "--env", "dev", ...connection()])).toMatchObject({ code: 0, stdout: "dev  new-checkout  cleared\n" });
     expect(await override(["list", ...connection()])).toMatchObject({ code: 0, stdout: "" });
@@ -115,7 +120,15 @@ describe("flagserve override", () => {
 describe("flagserve --overrides FILE", () => {
   it("a file that is not an overrides file: a one-line error and exit 1", async () => {
     await dir.write("bad-overrides.yaml", "environments: [1, 2\n");
-    const cli = runCli([dir.file("flags"), "--port", "0", "--state-dir", dir.file("state3"), "--overrides", dir.file("bad-overrides.yaml")]);
+    const cli = runCli([
+      dir.file("flags"),
+      "--port",
+      "0",
+      "--state-dir",
+      dir.file("state3"),
+      "--overrides",
+      dir.file("bad-overrides.yaml"),
+    ]);
     expect((await cli.exited).code).toBe(1);
     expect(cli.stderr()).toMatch(/^error: --overrides .*bad-overrides\.yaml: .+\n$/m);
     expect(cli.stderr()).not.toMatch(/\n\s+at /); // no stack trace

@@ -27,7 +27,18 @@ describe("flagserve (program)", () => {
   });
 
   it("has --help with examples for every command, exit 0", async () => {
-    const commands = [[], ["serve"], ["validate"], ["init"], ["keys"], ["keys", "list"], ["keys", "rotate"], ["eval"], ["events"], ["session"]];
+    const commands = [
+      [],
+      ["serve"],
+      ["validate"],
+      ["init"],
+      ["keys"],
+      ["keys", "list"],
+      ["keys", "rotate"],
+      ["eval"],
+      ["events"],
+      ["session"],
+    ];
     const results = await Promise.all(commands.map((c) => runHere([...c, "--help"])));
     results.forEach(({ code, stdout, stderr }, i) => {
       const name = ["flagserve", ...commands[i]!].join(" ");
@@ -38,13 +49,16 @@ describe("flagserve (program)", () => {
       expect(stdout, name).toContain("$ flagserve");
     });
     // The top-level help lists every command.
-    for (const command of ["serve", "validate", "init", "keys", "eval", "events", "health", "override", "session", "test", "diff"]) expect(results[0]!.stdout).toMatch(new RegExp(`^  ${command} `, "m"));
+    for (const command of ["serve", "validate", "init", "keys", "eval", "events", "health", "override", "session", "test", "diff"])
+      expect(results[0]!.stdout).toMatch(new RegExp(`^  ${command} `, "m"));
   });
 
   it("groups serve's options under headings, each line within 80 columns", async () => {
     const { stdout } = await run(["serve", "--help"]);
     const headings = stdout.split("\n").filter((line) => /^[A-Z][a-z ]+:$/.test(line));
-    expect(headings).toEqual(expect.arrayContaining(["Sources:", "Server:", "Events:", "Keys and state:", "Admin and dashboard:", "Test fixture:", "Logging:"]));
+    expect(headings).toEqual(
+      expect.arrayContaining(["Sources:", "Server:", "Events:", "Keys and state:", "Admin and dashboard:", "Test fixture:", "Logging:"]),
+    );
     expect(stdout.split("\n").filter((line) => line.length > 80)).toEqual([]);
     expect(stdout.split("\n").length).toBeLessThan(75);
   });

@@ -14,7 +14,10 @@ export interface Finished {
 }
 
 /** Runs `flagserve ARGS` and waits for it to exit (killed after `timeoutMs`). */
-export async function run(args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv; stdin?: string; timeoutMs?: number } = {}): Promise<Finished> {
+export async function run(
+  args: string[],
+  options: { cwd?: string; env?: NodeJS.ProcessEnv; stdin?: string; timeoutMs?: number } = {},
+): Promise<Finished> {
   const cli = runCli(args, options);
   if (options.stdin !== undefined) cli.child.stdin.end(options.stdin);
   else cli.child.stdin.end();
@@ -39,7 +42,10 @@ export function runHere(args: string[], options: { cwd?: string; env?: NodeJS.Pr
     if (options.cwd !== undefined) process.chdir(options.cwd);
     Object.assign(process.env, { NO_COLOR: "1", ...options.env });
     try {
-      const code = await runInProcess(args, { stdout: { write: (text: string) => (stdout += text) }, stderr: { write: (text: string) => (stderr += text) } });
+      const code = await runInProcess(args, {
+        stdout: { write: (text: string) => (stdout += text) },
+        stderr: { write: (text: string) => (stderr += text) },
+      });
       return { code, stdout, stderr };
     } finally {
       process.chdir(cwd);

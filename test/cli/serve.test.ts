@@ -28,14 +28,19 @@ function httpsPost(url: string, headers: Record<string, string>): Promise<{ stat
 /** Opens the event stream and closes it at once: the server logs both (info lines). */
 async function touchStream(url: string, key: string) {
   const abort = new AbortController();
-  const res = await fetch(`${url}/api/v1/flags/events`, { headers: { "x-api-key": key, accept: "text/event-stream" }, signal: abort.signal });
+  const res = await fetch(`${url}/api/v1/flags/events`, {
+    headers: { "x-api-key": key, accept: "text/event-stream" },
+    signal: abort.signal,
+  });
   expect(res.status).toBe(200);
   abort.abort();
 }
 
 /** Runs a printed `curl` command line as the same request with fetch (-X, -H, -d, -k and a URL). */
 async function fetchCurl(command: string): Promise<Response> {
-  const words = (command.match(/(?:'[^']*'|\\.|[^\s'\\])+/g) ?? []).map((w) => w.replace(/'([^']*)'|\\(.)/g, (_, quoted, escaped) => quoted ?? escaped));
+  const words = (command.match(/(?:'[^']*'|\\.|[^\s'\\])+/g) ?? []).map((w) =>
+    w.replace(/'([^']*)'|\\(.)/g, (_, quoted, escaped) => quoted ?? escaped),
+  );
   expect(words.shift()).toBe("curl");
   const init: RequestInit & { headers: Record<string, string> } = { method: "GET", headers: {} };
   let url = "";
@@ -59,7 +64,9 @@ describe("flagserve serve (start-up output)", () => {
     t.track(cli);
     expect(cli.stdout()).toContain("(the bundled example;");
     const [, command] = cli.stdout().match(/^ {2}try: (curl .*)$/m)!;
-    expect(command).toBe(`curl -X POST -H 'X-API-Key: dev-example-key' -d '{"context":{"targetingKey":"user-1"}}' ${url}/ofrep/v1/evaluate/flags`);
+    expect(command).toBe(
+      `curl -X POST -H 'X-API-Key: dev-example-key' -d '{"context":{"targetingKey":"user-1"}}' ${url}/ofrep/v1/evaluate/flags`,
+    );
     const response = await fetchCurl(command!);
     expect(response.status).toBe(200);
     const { flags } = (await response.json()) as { flags: { key: string; errorCode?: string; reason?: string }[] };
@@ -133,7 +140,9 @@ describe("flagserve serve (start-up output)", () => {
     const worse = await t.dir({ "flags/test.yaml": OFREP_FIXTURE, "flags/worse.yaml": `${NO_KEY}colour: red\n` });
     const second = await startCli([worse.file("flags"), "--allow-invalid", "--state-dir", worse.file("state")]);
     t.track(second.cli);
-    expect(second.cli.stderr()).toContain(`warn: ${worse.file("flags/worse.yaml")}: 1 problem (listed above); environment worse is not served`);
+    expect(second.cli.stderr()).toContain(
+      `warn: ${worse.file("flags/worse.yaml")}: 1 problem (listed above); environment worse is not served`,
+    );
   });
 
   it("--json-logs: every line on stdout and stderr is a JSON record, with one per environment and a ready record", async () => {
@@ -150,14 +159,20 @@ describe("flagserve serve (start-up output)", () => {
         .filter((l) => l !== "")
         .map((line) => {
           const record = JSON.parse(line) as Record<string, unknown>;
-          expect(record).toMatchObject({ time: expect.stringMatching(/^\d{4}-.*Z$/), level: expect.stringMatching(/^(info|warn|error)$/), msg: expect.any(String) });
+          expect(record).toMatchObject({
+            time: expect.stringMatching(/^\d{4}-.*Z$/),
+            level: expect.stringMatching(/^(info|warn|error)$/),
+            msg: expect.any(String),
+          });
           return record;
         });
     const stdout = parse(cli.stdout());
     const stderr = parse(cli.stderr());
     expect(stdout.map((r) => r.msg)).toEqual(["serving", "listening", "environment", "environment", "dashboard", "ready"]);
     // The dashboard's URL without the admin token: a log collector keeps what it gets.
-    expect(stdout.find((r) => r.msg === "dashboard")).toEqual(expect.objectContaining({ url: `${url.replace("127.0.0.1", "localhost")}/` }));
+    expect(stdout.find((r) => r.msg === "dashboard")).toEqual(
+      expect.objectContaining({ url: `${url.replace("127.0.0.1", "localhost")}/` }),
+    );
     expect(cli.stdout()).not.toMatch(/token|fsa_/);
     expect(stdout).toContainEqual(expect.objectContaining({ msg: "environment", env: "test", key: TEST_KEY }));
     expect(stdout.at(-1)).toMatchObject({ level: "info", msg: "ready", url });
@@ -183,12 +198,20 @@ describe("flagserve serve (start-up output)", () => {
     const failed = t.track(runCli([dir.file("flags"), "--port", "0", "--json-logs"]));
     expect((await failed.exited).code).toBe(1);
     expect(failed.stdout()).toBe("");
-    const records = failed.stderr().trim().split("\n").map((l) => JSON.parse(l));
+    const records = failed
+      .stderr()
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
     expect(records.at(-1)).toMatchObject({ level: "error", msg: expect.stringContaining("not serving: 1 problem") });
 
     const usage = t.track(runCli(["--port", "nope", "--json-logs"]));
     expect((await usage.exited).code).toBe(2);
-    const lines = usage.stderr().trim().split("\n").map((l) => JSON.parse(l));
+    const lines = usage
+      .stderr()
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
     expect(lines[0]).toMatchObject({ level: "error", msg: expect.stringContaining("--port") });
   });
 
@@ -208,7 +231,10 @@ describe("flagserve serve (start-up output)", () => {
     expect(cli.stdout()).toBe(`ready ${url}\n`);
     expect(cli.stderr()).toContain("bad.yaml:3:12");
     expect(cli.stderr()).not.toContain("stream opened");
-    const stderrLines = cli.stderr().split("\n").filter((l) => l !== "");
+    const stderrLines = cli
+      .stderr()
+      .split("\n")
+      .filter((l) => l !== "");
     expect(stderrLines.filter((l) => !/^(error|warn): /.test(l))).toEqual([]);
   });
 
@@ -250,7 +276,11 @@ describe("flagserve serve (start-up output)", () => {
     const dir = await t.dir({ "flags/test.yaml": OFREP_FIXTURE });
     const { cli, url } = await startCli([dir.file("flags"), "--host", "0.0.0.0", "-q", "--state-dir", dir.file("state")]);
     t.track(cli);
-    const warning = cli.stderr().match(/^warn: --host 0\.0\.0\.0: other machines can reach this server at (.+); evaluations need an environment's key, the dashboard and admin API the admin token$/m);
+    const warning = cli
+      .stderr()
+      .match(
+        /^warn: --host 0\.0\.0\.0: other machines can reach this server at (.+); evaluations need an environment's key, the dashboard and admin API the admin token$/m,
+      );
     expect(warning).not.toBeNull();
     const port = new URL(url).port;
     const addresses = Object.values(networkInterfaces())

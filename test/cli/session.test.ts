@@ -22,7 +22,16 @@ beforeAll(async () => {
   dir = await tempDir();
   await dir.write("flags/dev.yaml", DEV_YAML);
   ({ cli: server, url } = await startCli([dir.file("flags"), "--state-dir", dir.file("state")], { env: { FLAGSERVE_ADMIN_TOKEN: "" } }));
-  OpenFeature.setProvider("session-cli", new OFREPProvider({ baseUrl: url, headers: [["X-API-Key", DEV_KEY], ["X-Flagserve-Session", ID]] }));
+  OpenFeature.setProvider(
+    "session-cli",
+    new OFREPProvider({
+      baseUrl: url,
+      headers: [
+        ["X-API-Key", DEV_KEY],
+        ["X-Flagserve-Session", ID],
+      ],
+    }),
+  );
   const client = OpenFeature.getClient("session-cli");
   await client.getBooleanValue("new-checkout", false, { targetingKey: "u1", email: "ann@example.com" });
   await client.getStringValue("banner", "?", { targetingKey: "u2" });
@@ -79,7 +88,9 @@ describe("flagserve session", () => {
     expect(shown.code).toBe(0);
     const body = JSON.parse(shown.stdout);
     const adminToken = (await readFile(dir.file("state/admin-token"), "utf8")).trim();
-    const direct = await fetch(`${url}/api/v1/admin/sessions/${encodeURIComponent(ID)}`, { headers: { authorization: `Bearer ${adminToken}` } });
+    const direct = await fetch(`${url}/api/v1/admin/sessions/${encodeURIComponent(ID)}`, {
+      headers: { authorization: `Bearer ${adminToken}` },
+    });
     expect(body).toEqual(await direct.json());
     expect(body.dropped).toBe(0);
     expect(body.evaluations.map((e: { flagKey: string }) => e.flagKey)).toEqual(["new-checkout", "banner", "nope"]);
@@ -88,13 +99,19 @@ describe("flagserve session", () => {
   it("list shows the session with its count; clear forgets it; an unknown session shows as empty", async () => {
     const list = await session(["list", url, ...token()]);
     expect(list.code).toBe(0);
-    expect(list.stdout).toMatch(new RegExp(`^ID\\s+EVALUATIONS\\s+DROPPED\\s+LAST ACTIVITY\\n${ID.replace("/", "\\/")}\\s+3\\s+0\\s+${at.source}\\n$`));
+    expect(list.stdout).toMatch(
+      new RegExp(`^ID\\s+EVALUATIONS\\s+DROPPED\\s+LAST ACTIVITY\\n${ID.replace("/", "\\/")}\\s+3\\s+0\\s+${at.source}\\n$`),
+    );
     expect(JSON.parse((await session(["list", url, "--json", ...token()])).stdout).sessions).toHaveLength(1);
 
     expect(await session(["clear", ID, url, ...token()])).toMatchObject({ code: 0, stdout: `${ID}  cleared\n` });
     expect(await session(["clear", ID, url, ...token()])).toMatchObject({ code: 0, stdout: `${ID}  had no evaluations\n` });
     expect(await session(["show", ID, url, ...token()])).toMatchObject({ code: 0, stdout: `session ${ID}: no evaluations recorded\n` });
-    expect(JSON.parse((await session(["show", ID, url, "--json", ...token()])).stdout)).toEqual({ evaluations: [], contexts: {}, dropped: 0 });
+    expect(JSON.parse((await session(["show", ID, url, "--json", ...token()])).stdout)).toEqual({
+      evaluations: [],
+      contexts: {},
+      dropped: 0,
+    });
     expect(await session(["list", url, ...token()])).toMatchObject({ code: 0, stdout: "" });
   });
 

@@ -70,7 +70,9 @@ describe("flagserve validate with URLs", () => {
     const twice = await runHere(["validate", "flags", http.url("/local.yaml")], { cwd: dir.path });
     expect(twice.code).toBe(1);
     expect(twice.stderr).toContain(`flags/local.yaml:0:0 environment 'local' is also defined by ${http.url("/local.yaml")}\n`);
-    expect(twice.stderr).toContain(`${http.url("/local.yaml")}:0:0 environment 'local' is also defined by ${dir.file("flags/local.yaml")}\n`);
+    expect(twice.stderr).toContain(
+      `${http.url("/local.yaml")}:0:0 environment 'local' is also defined by ${dir.file("flags/local.yaml")}\n`,
+    );
   });
 });
 

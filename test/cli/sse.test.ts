@@ -17,7 +17,7 @@ describe("SseParser", () => {
     'event: flag-updated\ndata: {"flagKey":"a"}\nid: 1700000000001\n\n' +
     "event: heartbeat\ndata: {}\n\n" +
     "data: line one\r\ndata:line two\r\n\r\n" +
-    "event: flag-change\rdata: {\"flagKey\":null}\rid: 1700000000002\r\r" +
+    'event: flag-change\rdata: {"flagKey":null}\rid: 1700000000002\r\r' +
     "event: no-data\n\n" +
     "data: unfinished";
 

@@ -120,7 +120,9 @@ async function packagesLoadedBy(file: string): Promise<{ stdout: string; loaded:
     const { main } = await import(${JSON.stringify(main)});
     await main(["node", "flagserve", "validate", process.argv[1]]);
     process.stderr.write("LOADED " + JSON.stringify(Object.keys(createRequire(import.meta.url).cache)));`;
-  const { stdout, stderr } = await promisify(execFile)(process.execPath, ["--input-type=module", "-e", script, file]).catch((e: { stdout: string; stderr: string }) => e);
+  const { stdout, stderr } = await promisify(execFile)(process.execPath, ["--input-type=module", "-e", script, file]).catch(
+    (e: { stdout: string; stderr: string }) => e,
+  );
   const loaded = JSON.parse(/LOADED (.*)$/m.exec(stderr)![1]!) as string[];
   return { stdout, loaded: loaded.map((path) => /node_modules\/(.*)$/.exec(path)?.[1] ?? path) };
 }

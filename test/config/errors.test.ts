@@ -20,37 +20,58 @@ describe("problems are located at file:line:col", () => {
   });
 
   // One misplaced line used to give several errors, at column 1 or at the line above it.
-  const FLAG = ["flags:", "  new-checkout:", "    state: ENABLED", "    variants:", "      on: true", "      off: false", "    defaultVariant: off"];
+  const FLAG = [
+    "flags:",
+    "  new-checkout:",
+    "    state: ENABLED",
+    "    variants:",
+    "      on: true",
+    "      off: false",
+    "    defaultVariant: off",
+  ];
   const withLine = (index: number, text: string): string => lines(...FLAG.map((line, i) => (i === index ? text : line)));
 
   it.each([
     {
       what: "a line indented less than its neighbours",
       text: withLine(5, "     off: false"),
-      problem: "<dir>/dev.yaml:6:6 this line is indented by 5 spaces, which matches no line above it: indent it by 6 spaces like line 5 (`on: true`), or by 4 spaces like line 4 (`variants:`)",
+      problem:
+        "<dir>/dev.yaml:6:6 this line is indented by 5 spaces, which matches no line above it: indent it by 6 spaces like line 5 (`on: true`), or by 4 spaces like line 4 (`variants:`)",
     },
     {
       what: "a key indented between two levels",
       text: withLine(6, "   defaultVariant: off"),
-      problem: "<dir>/dev.yaml:7:4 this line is indented by 3 spaces, which matches no line above it: indent it by 4 spaces like line 4 (`variants:`), or by 2 spaces like line 2 (`new-checkout:`)",
+      problem:
+        "<dir>/dev.yaml:7:4 this line is indented by 3 spaces, which matches no line above it: indent it by 4 spaces like line 4 (`variants:`), or by 2 spaces like line 2 (`new-checkout:`)",
     },
     {
       what: "a line indented more than the line above, which has a value",
       text: withLine(5, "        off: false"),
-      problem: "<dir>/dev.yaml:6:9 this line is indented more than line 5 (`on: true`), which already has a value: indent it by 6 spaces like line 5, or remove the value of line 5",
+      problem:
+        "<dir>/dev.yaml:6:9 this line is indented more than line 5 (`on: true`), which already has a value: indent it by 6 spaces like line 5, or remove the value of line 5",
     },
     {
       what: "a key indented under a key that has a value",
       text: withLine(3, "     variants:"),
-      problem: "<dir>/dev.yaml:4:6 this line is indented more than line 3 (`state: ENABLED`), which already has a value: indent it by 4 spaces like line 3, or remove the value of line 3",
+      problem:
+        "<dir>/dev.yaml:4:6 this line is indented more than line 3 (`state: ENABLED`), which already has a value: indent it by 4 spaces like line 3, or remove the value of line 3",
     },
-    { what: "a tab in the indentation", text: withLine(6, "\tdefaultVariant: off"), problem: "<dir>/dev.yaml:7:1 this line is indented with a tab; YAML indents with spaces only" },
+    {
+      what: "a tab in the indentation",
+      text: withLine(6, "\tdefaultVariant: off"),
+      problem: "<dir>/dev.yaml:7:1 this line is indented with a tab; YAML indents with spaces only",
+    },
   ])("YAML indentation: $what -> one problem, at the line that is wrong", async ({ text, problem }) => {
     expect(await problemsOf("dev.yaml", text)).toEqual([problem]);
   });
 
   it("an unknown operator, with the operator it was probably meant to be", async () => {
-    const text = lines("flags:", "  a:", "    variants: { on: true, off: false }", "    targeting: { if: [{ start_with: [{ var: email }, a] }, on, off] }");
+    const text = lines(
+      "flags:",
+      "  a:",
+      "    variants: { on: true, off: false }",
+      "    targeting: { if: [{ start_with: [{ var: email }, a] }, on, off] }",
+    );
     expect(await problemsOf("dev.yaml", text)).toEqual(['<dir>/dev.yaml:4:25 unknown operator "start_with" (did you mean "starts_with"?)']);
   });
 
@@ -65,15 +86,13 @@ describe("problems are located at file:line:col", () => {
   });
 
   it("bad state", async () => {
-    expect(
-      await problemsOf("dev.yaml", lines("flags:", "  a:", "    state: enabled", "    variants: { on: true }")),
-    ).toEqual(["<dir>/dev.yaml:3:12 flags.a.state: must be one of ENABLED, DISABLED"]);
+    expect(await problemsOf("dev.yaml", lines("flags:", "  a:", "    state: enabled", "    variants: { on: true }"))).toEqual([
+      "<dir>/dev.yaml:3:12 flags.a.state: must be one of ENABLED, DISABLED",
+    ]);
   });
 
   it("additional property, at the key", async () => {
-    expect(
-      await problemsOf("dev.yaml", lines("flags:", "  a:", "    variants: { on: true }", "    defaultVarient: on")),
-    ).toEqual([
+    expect(await problemsOf("dev.yaml", lines("flags:", "  a:", "    variants: { on: true }", "    defaultVarient: on"))).toEqual([
       "<dir>/dev.yaml:4:5 flags.a: unknown property 'defaultVarient' (expected state, variants, defaultVariant, targeting, metadata)",
     ]);
   });
@@ -138,7 +157,10 @@ describe("problems are located at file:line:col", () => {
   });
 
   it("engine errors land in the file of a merged directory that wrote them", async () => {
-    await tmp.write("web/flags.yaml", lines("flags:", "  a:", "    variants: { on: true }", "    targeting: { if: [{ $ref: s1 }, on, null] }"));
+    await tmp.write(
+      "web/flags.yaml",
+      lines("flags:", "  a:", "    variants: { on: true }", "    targeting: { if: [{ $ref: s1 }, on, null] }"),
+    );
     await tmp.write("web/segments.yaml", lines("$evaluators:", "  s1: { $ref: s2 }", "  s2: { $ref: nope }"));
 
     const load = await loadConfig(tmp.path);
@@ -230,7 +252,7 @@ describe("problems are located at file:line:col", () => {
 
   it(".inf and .nan are refused (JSON cannot carry them)", async () => {
     expect(await problemsOf("dev.yaml", lines("flags:", "  a: { variants: { x: 1 }, targeting: { '>': [{ var: n }, .inf] } }"))).toEqual([
-      "<dir>/dev.yaml:2:59 flags.a.targeting[\">\"][1]: must be a finite number (.inf and .nan have no JSON form)",
+      '<dir>/dev.yaml:2:59 flags.a.targeting[">"][1]: must be a finite number (.inf and .nan have no JSON form)',
     ]);
   });
 

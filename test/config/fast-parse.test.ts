@@ -16,13 +16,86 @@ const exact = (value: unknown): string =>
   JSON.stringify(value, (_, v: unknown) => (typeof v === "number" ? `number:${Object.is(v, -0) ? "-0" : String(v)}` : v));
 
 const SCALARS = [
-  "yes", "no", "on", "off", "y", "n", "Yes", "NO", "True", "TRUE", "true", "False", "FALSE", "tRUE",
-  "~", "null", "Null", "NULL", "nULL", "",
-  "0x1F", "0x1f", "-0x1F", "+0x1F", "0X1F", "0o17", "-0o17", "0o8", "017", "0b101", "08", "0", "-0", "+0", "+12", "1_000",
-  "12345678901234567890", "1e3", "1E3", "-1e-3", "1.5e+3", ".5", "5.", "-.5", "1.50", "1.0", "+1.0", ".", "1e", "e3",
-  ".inf", "-.inf", "+.inf", ".Inf", "-.INF", ".nan", ".NaN", ".NAN", "-.nan", "inf", "nan", "Infinity",
-  "2001-12-14", "2001-12-14t21:59:43.10-05:00", "12:30:00", "1:20", "=", "<", "0.", "- a", "a: b",
-  "'quoted 1'", '"2"', "'true'", '"~"', '"\\u00e9\\x41\\t\\/"', "'it''s'", "plain text # comment", "a#b", "http://x:80/a?b=c",
+  "yes",
+  "no",
+  "on",
+  "off",
+  "y",
+  "n",
+  "Yes",
+  "NO",
+  "True",
+  "TRUE",
+  "true",
+  "False",
+  "FALSE",
+  "tRUE",
+  "~",
+  "null",
+  "Null",
+  "NULL",
+  "nULL",
+  "",
+  "0x1F",
+  "0x1f",
+  "-0x1F",
+  "+0x1F",
+  "0X1F",
+  "0o17",
+  "-0o17",
+  "0o8",
+  "017",
+  "0b101",
+  "08",
+  "0",
+  "-0",
+  "+0",
+  "+12",
+  "1_000",
+  "12345678901234567890",
+  "1e3",
+  "1E3",
+  "-1e-3",
+  "1.5e+3",
+  ".5",
+  "5.",
+  "-.5",
+  "1.50",
+  "1.0",
+  "+1.0",
+  ".",
+  "1e",
+  "e3",
+  ".inf",
+  "-.inf",
+  "+.inf",
+  ".Inf",
+  "-.INF",
+  ".nan",
+  ".NaN",
+  ".NAN",
+  "-.nan",
+  "inf",
+  "nan",
+  "Infinity",
+  "2001-12-14",
+  "2001-12-14t21:59:43.10-05:00",
+  "12:30:00",
+  "1:20",
+  "=",
+  "<",
+  "0.",
+  "- a",
+  "a: b",
+  "'quoted 1'",
+  '"2"',
+  "'true'",
+  '"~"',
+  '"\\u00e9\\x41\\t\\/"',
+  "'it''s'",
+  "plain text # comment",
+  "a#b",
+  "http://x:80/a?b=c",
 ];
 
 const SAMPLES: Record<string, string> = {
@@ -50,7 +123,13 @@ const SAMPLES: Record<string, string> = {
     "",
     "  paragraph",
   ),
-  "flow collections": lines("a: {x: 1, 'y': [1, 2, {z: null}], w: }", "b: [ ]", "c: { }", "d: [a, b, ]", '"e": {"json": true, "n": -1.5e10}'),
+  "flow collections": lines(
+    "a: {x: 1, 'y': [1, 2, {z: null}], w: }",
+    "b: [ ]",
+    "c: { }",
+    "d: [a, b, ]",
+    '"e": {"json": true, "n": -1.5e10}',
+  ),
   "nested block lists": lines("a:", "- - 1", "  - 2", "- x: 1", "  y: 2", "-", "- ''"),
   "keys that are own properties": lines("__proto__: { polluted: true }", "constructor: 1", "toString: 2", "hasOwnProperty: 3"),
   "comments, documents start and end": lines("# header", "---", "a: 1 # trailing", "# between", "b: 2", "..."),
@@ -58,8 +137,16 @@ const SAMPLES: Record<string, string> = {
   "unicode and escapes": lines('a: "\\u263A \\U0001F600 \\N \\_ \\L \\P \\e \\0 \\a"', "b: é ü 日本", "c: 'tab\there'"),
   "CRLF line ends": "flags:\r\n  a:\r\n    variants: { on: true }\r\n    defaultVariant: on\r\n",
   "long keys and strings": `k${"x".repeat(500)}: ${"y".repeat(520)}\n`,
-  "a JSON document": JSON.stringify({ flags: { a: { variants: { on: true, off: false }, defaultVariant: "off", metadata: { n: 1.25, neg: -0 } } } }, null, 2),
-  "a JSON document, tab-indented, keys that look special": JSON.stringify({ "null": 1, "~": 2, "a,b": 3, "<<": 4, "": 5, "__proto__": { x: 1 }, e: 'q"\\#: *a !t' }, null, "\t"),
+  "a JSON document": JSON.stringify(
+    { flags: { a: { variants: { on: true, off: false }, defaultVariant: "off", metadata: { n: 1.25, neg: -0 } } } },
+    null,
+    2,
+  ),
+  "a JSON document, tab-indented, keys that look special": JSON.stringify(
+    { null: 1, "~": 2, "a,b": 3, "<<": 4, "": 5, __proto__: { x: 1 }, e: 'q"\\#: *a !t' },
+    null,
+    "\t",
+  ),
   "a JSON document in one line, CRLF after": `${JSON.stringify({ a: [1, -0, 1e300, 0.5, "x"], b: { c: null, d: false } })}\r\n`,
   "YAML in flow style": lines("{ a: 1, b: [x, 'y'], c: { d: ~ } }"),
   "the example file": readFileSync(new URL("../../flags.example.yaml", import.meta.url), "utf8"),
@@ -127,7 +214,9 @@ describe("what the fast path leaves to the yaml path", () => {
     // The `yaml` package warns (process.emitWarning) when it turns a list or mapping used as a
     // key into a string key: caught here, where such keys are read on purpose, and checked.
     const warnings: string[] = [];
-    const emitWarning = vi.spyOn(process, "emitWarning").mockImplementation((warning: string | Error) => void warnings.push(String(warning)));
+    const emitWarning = vi
+      .spyOn(process, "emitWarning")
+      .mockImplementation((warning: string | Error) => void warnings.push(String(warning)));
     try {
       for (const text of Object.values(LEFT)) {
         const parsed = parseYaml("/f.yaml", text);
@@ -139,10 +228,25 @@ describe("what the fast path leaves to the yaml path", () => {
       emitWarning.mockRestore();
     }
     // Once by parseYaml and once by parseWithPositions for each collection key in LEFT.
-    const stringified = (key: string) => `Keys with collection values will be stringified due to JS Object restrictions: "${key}". Set mapAsMap: true to use object keys.`;
-    expect(warnings).toEqual([stringified("{ a: 1 }"), stringified("{ a: 1 }"), stringified("[ a, b ]"), stringified("[ a, b ]"), stringified("{ a: 1 }"), stringified("{ a: 1 }"), stringified("[ a ]"), stringified("[ a ]")]);
-    expect(parseYaml("/f.yaml", lines("base: &b { x: 1 }", "merged:", "  <<: *b", "  y: 2")).value).toEqual({ base: { x: 1 }, merged: { x: 1, y: 2 } });
-    expect(parseYaml("/f.yaml", lines("a: 1", "a: 2")).problems).toEqual([{ file: "/f.yaml", line: 2, col: 1, message: "duplicate key 'a'" }]);
+    const stringified = (key: string) =>
+      `Keys with collection values will be stringified due to JS Object restrictions: "${key}". Set mapAsMap: true to use object keys.`;
+    expect(warnings).toEqual([
+      stringified("{ a: 1 }"),
+      stringified("{ a: 1 }"),
+      stringified("[ a, b ]"),
+      stringified("[ a, b ]"),
+      stringified("{ a: 1 }"),
+      stringified("{ a: 1 }"),
+      stringified("[ a ]"),
+      stringified("[ a ]"),
+    ]);
+    expect(parseYaml("/f.yaml", lines("base: &b { x: 1 }", "merged:", "  <<: *b", "  y: 2")).value).toEqual({
+      base: { x: 1 },
+      merged: { x: 1, y: 2 },
+    });
+    expect(parseYaml("/f.yaml", lines("a: 1", "a: 2")).problems).toEqual([
+      { file: "/f.yaml", line: 2, col: 1, message: "duplicate key 'a'" },
+    ]);
   });
 
   it("a file read by the fast path still locates a path, from a Document built on demand", () => {

@@ -45,13 +45,14 @@ const ODD: Record<string, string> = {
   "targeting a string": "flags: { f: { variants: { a: 1 }, defaultVariant: a, targeting: x } }",
   "$ref an object": "flags: { f: { variants: { a: 1 }, defaultVariant: a, targeting: { $ref: { x: 1 } } } }",
   "odd operators": flag(`,"targeting":{"fractional":[[{},1e308]],"sem_ver":[[],{}],"in":[null]}`),
-  "prototype keys": '{"flags":{"__proto__":{"variants":{"a":1},"defaultVariant":"a"},"constructor":{"variants":{"a":1},"defaultVariant":"a"}}}',
+  "prototype keys":
+    '{"flags":{"__proto__":{"variants":{"a":1},"defaultVariant":"a"},"constructor":{"variants":{"a":1},"defaultVariant":"a"}}}',
   "segments a list": "segments: [1]\nflags: {}",
   "apiKey a list": "apiKey: [1]\nflags: {}",
-  "aliases": "a: &a [1, 2]\nb: &b [*a, *a, *a, *a]\nc: &c [*b, *b, *b, *b]\nflags: { f: { variants: { a: *c }, defaultVariant: a } }",
+  aliases: "a: &a [1, 2]\nb: &b [*a, *a, *a, *a]\nc: &c [*b, *b, *b, *b]\nflags: { f: { variants: { a: *c }, defaultVariant: a } }",
   "a 2 MB string": `flags: {}\nmetadata: { note: "${"x".repeat(2 * 1024 * 1024)}" }`,
   "10 000 flags": `flags:\n${Array.from({ length: 10_000 }, (_, i) => `  f${i}: { variants: { a: ${i} }, defaultVariant: a }`).join("\n")}\n`,
-  "NUL and control characters": "flags: { \"f\\u0000\\u001b[2J\": { variants: { a: 1 }, defaultVariant: a } }",
+  "NUL and control characters": 'flags: { "f\\u0000\\u001b[2J": { variants: { a: 1 }, defaultVariant: a } }',
 };
 
 const reads = (hostile: SourceDocument): SourceLoad[] => [
@@ -78,7 +79,12 @@ describe("hostile documents", () => {
     // The yaml package's recursion overflowed the stack here, and near the stack's limit V8 may
     // abort the process instead of throwing (seen: "RegExpCompiler Allocation failed").
     expect(parseYaml("bad.yaml", `flags: ${open}`).problems).toEqual([
-      { file: "bad.yaml", line: 1, col: "flags: ".length + MAX_DEPTH + 1, message: `the document nests deeper than ${MAX_DEPTH} levels of [ and {; no flag configuration needs that` },
+      {
+        file: "bad.yaml",
+        line: 1,
+        col: "flags: ".length + MAX_DEPTH + 1,
+        message: `the document nests deeper than ${MAX_DEPTH} levels of [ and {; no flag configuration needs that`,
+      },
     ]);
     expect(parseYaml("ok.yaml", `flags: ${"[".repeat(MAX_DEPTH)}${"]".repeat(MAX_DEPTH)}`).problems).toEqual([]);
   });
@@ -88,7 +94,8 @@ describe("hostile documents", () => {
     let reads = 0;
     const counted = (): Record<string, unknown> => {
       const flag = {};
-      for (const key of ["state", "variants"]) Object.defineProperty(flag, key, { enumerable: true, get: () => (reads++, key === "state" ? "ENABLED" : { on: true }) });
+      for (const key of ["state", "variants"])
+        Object.defineProperty(flag, key, { enumerable: true, get: () => (reads++, key === "state" ? "ENABLED" : { on: true }) });
       return flag;
     };
     const kept = counted();
@@ -121,7 +128,9 @@ describe("hostile documents", () => {
 
   it("a value nested too deep (the programmatic API, update()) is a problem too", async () => {
     for (const depth of [MAX_DEPTH + 1, 10_000, 100_000]) {
-      const load = await loadSourceReads(reads({ file: "<inline:bad>", value: { flags: { f: { variants: { a: nested(depth) }, defaultVariant: "a" } } } }));
+      const load = await loadSourceReads(
+        reads({ file: "<inline:bad>", value: { flags: { f: { variants: { a: nested(depth) }, defaultVariant: "a" } } } }),
+      );
       expect([...load.environments.keys()]).toEqual(["good"]);
       expect(load.problems.get("bad")?.[0]?.message).toMatch(/deeper than 128 levels|not JSON data: Maximum call stack/);
     }
@@ -150,7 +159,11 @@ describe("hostile documents", () => {
 
 describe("invalid UTF-8", () => {
   it("is a problem at the first bad byte's line and column, not text with U+FFFD", () => {
-    const bytes = Buffer.concat([Buffer.from("flags:\n  f: { variants: { a: \"caf"), Buffer.from([0xe9]), Buffer.from('" }, defaultVariant: a }\n')]);
+    const bytes = Buffer.concat([
+      Buffer.from('flags:\n  f: { variants: { a: "caf'),
+      Buffer.from([0xe9]),
+      Buffer.from('" }, defaultVariant: a }\n'),
+    ]);
     expect(decodeUtf8(bytes)).toEqual({ error: "not valid UTF-8: byte 0xe9 at byte offset 33; save the file as UTF-8", line: 2, col: 27 });
     // Multi-byte characters before it count as one column each; a U+FFFD written in the file is fine.
     const after = Buffer.concat([Buffer.from("é\uFFFD€😀\n\uFFFDx"), Buffer.from([0xc3, 0x28])]);
@@ -163,11 +176,19 @@ describe("invalid UTF-8", () => {
     await dir.write("flags/good.yaml", GOOD);
     await dir.write("flags/bad.yaml", "");
     const { writeFile } = await import("node:fs/promises");
-    await writeFile(dir.file("flags/bad.yaml"), Buffer.concat([Buffer.from("flags: {}\nmetadata: { note: \"x"), Buffer.from([0xff, 0xfe]), Buffer.from('" }\n')]));
+    await writeFile(
+      dir.file("flags/bad.yaml"),
+      Buffer.concat([Buffer.from('flags: {}\nmetadata: { note: "x'), Buffer.from([0xff, 0xfe]), Buffer.from('" }\n')]),
+    );
     const load = await loadSourceReads([await readFiles(dir.file("flags"))]);
     expect([...load.environments.keys()]).toEqual(["good"]);
     expect(load.problems.get("bad")).toEqual([
-      { file: dir.file("flags/bad.yaml"), line: 2, col: 21, message: "not valid UTF-8: byte 0xff at byte offset 30; save the file as UTF-8" },
+      {
+        file: dir.file("flags/bad.yaml"),
+        line: 2,
+        col: 21,
+        message: "not valid UTF-8: byte 0xff at byte offset 30; save the file as UTF-8",
+      },
     ]);
   });
 });

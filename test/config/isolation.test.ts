@@ -67,7 +67,9 @@ describe("a problem costs only what it breaks", () => {
       expect(evaluate(dev.flags.get(key)!, {})).toMatchObject({ key, errorCode: "PARSE_ERROR" });
     }
     expect(evaluate(dev.flags.get("typo")!, {})).toMatchObject({ errorDetails: expect.stringContaining("flags.typo.state") });
-    expect(evaluate(dev.flags.get("uses-bad-seg")!, {})).toMatchObject({ errorDetails: expect.stringContaining('segment "bad-seg" is invalid') });
+    expect(evaluate(dev.flags.get("uses-bad-seg")!, {})).toMatchObject({
+      errorDetails: expect.stringContaining('segment "bad-seg" is invalid'),
+    });
     expect(evaluate(dev.flags.get("ok")!, {})).toMatchObject({ value: true, reason: "STATIC" });
     expect(evaluate(dev.flags.get("uses-good-seg")!, { email: "a@example.com" })).toMatchObject({ value: true, reason: "TARGETING_MATCH" });
   });
@@ -77,7 +79,9 @@ describe("a problem costs only what it breaks", () => {
     const load = await loadConfig(file);
     expect(load.environments.size).toBe(0);
     const problems = problemLines(load, tmp.path);
-    expect(problems).toContain("<dir>/dev.yaml:33:1 unknown property 'colour' (expected $schema, apiKey, metadata, segments, $evaluators, flags, notifications)");
+    expect(problems).toContain(
+      "<dir>/dev.yaml:33:1 unknown property 'colour' (expected $schema, apiKey, metadata, segments, $evaluators, flags, notifications)",
+    );
     expect(problems).toContainEqual(expect.stringMatching(/^<dir>\/dev\.yaml:34:\d+ metadata\.team: must be a string, number or boolean$/));
     // ...and the flag problems are not hidden by them
     expect(problems).toContain('<dir>/dev.yaml:16:25 unknown operator "invalid"');
@@ -87,7 +91,10 @@ describe("a problem costs only what it breaks", () => {
   });
 
   it("a flag defined in two files of one environment is out, the rest is served", async () => {
-    await tmp.write("web/a.yaml", lines("flags:", "  twice: { variants: { x: 1 }, defaultVariant: x }", "  once: { variants: { y: 2 }, defaultVariant: y }"));
+    await tmp.write(
+      "web/a.yaml",
+      lines("flags:", "  twice: { variants: { x: 1 }, defaultVariant: x }", "  once: { variants: { y: 2 }, defaultVariant: y }"),
+    );
     await tmp.write("web/b.yaml", lines("flags:", "  twice: { variants: { x: 3 }, defaultVariant: x }"));
     const load = await loadConfig(tmp.path);
     expect(problemLines(load, tmp.path)).toEqual(["<dir>/web/b.yaml:2:3 flag 'twice' is also defined in <dir>/web/a.yaml:2:3"]);
@@ -99,7 +106,11 @@ describe("a problem costs only what it breaks", () => {
   it("flagd's list form: a flag is named by its key; a list item without one takes out the environment", async () => {
     const named = await tmp.write(
       "named.yaml",
-      lines("flags:", "  - { key: good, state: ENABLED, variants: { x: 1 }, defaultVariant: x }", "  - { key: bad, state: nope, variants: { x: 1 } }"),
+      lines(
+        "flags:",
+        "  - { key: good, state: ENABLED, variants: { x: 1 }, defaultVariant: x }",
+        "  - { key: bad, state: nope, variants: { x: 1 } }",
+      ),
     );
     const load = await loadConfig(named);
     expect(Object.keys(load.environments.get("named")!.config.invalidFlags ?? {})).toEqual(["bad"]);

@@ -238,7 +238,9 @@ describe("loadConfig: single file", () => {
 
     // dev's only problem is inside flag a: dev is loaded without it
     expect([...load.environments.keys()]).toEqual(["dev", "prod"]);
-    expect(load.environments.get("dev")!.config.invalidFlags).toEqual({ a: "invalid flag definition: flags.a.state: must be one of ENABLED, DISABLED" });
+    expect(load.environments.get("dev")!.config.invalidFlags).toEqual({
+      a: "invalid flag definition: flags.a.state: must be one of ENABLED, DISABLED",
+    });
     expect(problemLines(load, tmp.path, "dev")).toEqual(["<dir>/all.yaml:3:50 flags.a.state: must be one of ENABLED, DISABLED"]);
     expect(problemLines(load, tmp.path, "staging")).toEqual([
       "<dir>/all.yaml:6:3 missing 'flags' (write `flags: {}` for an environment without flags)",
@@ -387,7 +389,15 @@ describe("flagd compatibility", () => {
   it("YAML merge keys (supported by flagd's YAML reader) work", async () => {
     const file = await tmp.write(
       "dev.yaml",
-      lines("flags:", "  a: &base", "    variants: { on: true, off: false }", "    defaultVariant: off", "  b:", "    <<: *base", "    defaultVariant: on"),
+      lines(
+        "flags:",
+        "  a: &base",
+        "    variants: { on: true, off: false }",
+        "    defaultVariant: off",
+        "  b:",
+        "    <<: *base",
+        "    defaultVariant: on",
+      ),
     );
     const load = await loadConfig(file);
     expect(problemLines(load, tmp.path)).toEqual([]);
@@ -466,7 +476,9 @@ describe("loadInlineConfig", () => {
   });
 
   it("reports engine errors with their path", async () => {
-    const load = await loadInlineConfig({ dev: { flags: { a: { variants: { on: true }, targeting: { if: [{ $ref: "nope" }, "on", null] } } } } });
+    const load = await loadInlineConfig({
+      dev: { flags: { a: { variants: { on: true }, targeting: { if: [{ $ref: "nope" }, "on", null] } } } },
+    });
     const [problem] = problemLines(load, "");
     expect(problem).toMatch(/^<inline:dev>:0:0 .*nope.* \(at flags\.a\.targeting\.if\[0\]\.\$ref\)$/);
   });
@@ -480,7 +492,12 @@ describe("a $ref expansion bomb in a file", () => {
     for (let i = 1; i <= 40; i++) segments.push(`  s${i}: { or: [{ $ref: s${i - 1} }, { $ref: s${i - 1} }] }`);
     const file = await tmp.write(
       "dev.yaml",
-      lines("segments:", ...segments, "flags:", "  f: { variants: { 'on': true, 'off': false }, defaultVariant: 'off', targeting: { if: [{ $ref: s40 }, 'on', null] } }"),
+      lines(
+        "segments:",
+        ...segments,
+        "flags:",
+        "  f: { variants: { 'on': true, 'off': false }, defaultVariant: 'off', targeting: { if: [{ $ref: s40 }, 'on', null] } }",
+      ),
     );
     const load = await loadConfig(file);
     expect(load.problems.size).toBe(0);

@@ -18,7 +18,12 @@ const NOTE = "x".repeat(700);
 function bigFile(flags: number, extra: (i: number) => string = () => ""): string {
   const out = ["flags:"];
   for (let i = 0; i < flags; i++) {
-    out.push(`  flag-${i}:`, "    variants: { on: true, off: false }", "    defaultVariant: 'off'", `    metadata: { owner: team-${i % 10}, note: ${NOTE} }${extra(i)}`);
+    out.push(
+      `  flag-${i}:`,
+      "    variants: { on: true, off: false }",
+      "    defaultVariant: 'off'",
+      `    metadata: { owner: team-${i % 10}, note: ${NOTE} }${extra(i)}`,
+    );
   }
   return `${out.join("\n")}\n`;
 }
@@ -71,7 +76,10 @@ describe("big files, on and off the thread", { timeout: 60_000 }, () => {
     const file = await tmp.write("dev.yaml", bigFile(5000));
     const first = await loadConfig(file, { offThread: true, memo });
     const edits = [
-      bigFile(5000).replace("  flag-77:\n    variants: { on: true, off: false }", "  flag-77:\n    variants: { on: true, off: false, maybe: true }"),
+      bigFile(5000).replace(
+        "  flag-77:\n    variants: { on: true, off: false }",
+        "  flag-77:\n    variants: { on: true, off: false, maybe: true }",
+      ),
       `${bigFile(4999)}  added:\n    variants: { on: true }\n    defaultVariant: on\n`,
       `apiKey: worker-key-0123456789\n${bigFile(5000)}`,
     ];

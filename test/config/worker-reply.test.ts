@@ -6,7 +6,11 @@ import { describe, expect, it } from "vitest";
 import { leaveOutUnchanged, withUnchanged, type Encoded } from "../../src/config/share.js";
 import { runSteps, type Steps } from "../../src/model/steps.js";
 
-const flag = (i: number, extra: Record<string, unknown> = {}) => ({ variants: { on: true, off: false }, defaultVariant: i % 2 ? "on" : "off", ...extra });
+const flag = (i: number, extra: Record<string, unknown> = {}) => ({
+  variants: { on: true, off: false },
+  defaultVariant: i % 2 ? "on" : "off",
+  ...extra,
+});
 function file(count: number, edit: (flags: Record<string, unknown>) => void = () => {}) {
   const flags: Record<string, unknown> = {};
   for (let i = 0; i < count; i++) flags[`flag-${i}`] = flag(i);
@@ -73,7 +77,12 @@ describe("the parse worker's reply", () => {
     const next = file(100, (flags) => (flags["flag-1"] = flag(1, { variants: { big: Infinity, none: Number.NaN, zero: -0 } })));
     const reply = leaveOutUnchanged(undefined, next, 0, false) as { r: { flags: { r: Record<string, Encoded> } } };
     // The root and `flags:` (many entries) mapping by mapping; each flag whole, flag-1 as it is.
-    expect(texts(reply)).toEqual(['"k"', ...Object.keys(next.flags).filter((key) => key !== "flag-1").map((key) => JSON.stringify(next.flags[key]))]);
+    expect(texts(reply)).toEqual([
+      '"k"',
+      ...Object.keys(next.flags)
+        .filter((key) => key !== "flag-1")
+        .map((key) => JSON.stringify(next.flags[key])),
+    ]);
     expect(reply.r.flags.r["flag-1"]).toEqual({ v: next.flags["flag-1"] });
     const value = runSteps(withUnchanged(undefined, reply)) as typeof next;
     expect(value).toEqual(next);

@@ -33,7 +33,12 @@ import { readOnce } from "../../src/sources/read-once.js";
 import { BIN, runCli, type CliProcess } from "../helpers/cli.js";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
-const PAGES = ["README.md", ...readdirSync(join(ROOT, "docs")).filter((f) => f.endsWith(".md")).map((f) => `docs/${f}`)];
+const PAGES = [
+  "README.md",
+  ...readdirSync(join(ROOT, "docs"))
+    .filter((f) => f.endsWith(".md"))
+    .map((f) => `docs/${f}`),
+];
 
 interface Block {
   page: string;
@@ -56,7 +61,13 @@ function blocksOf(page: string): Block[] {
     const body: string[] = [];
     for (i++; i < lines.length && lines[i] !== "```"; i++) body.push(lines[i]!);
     const between = lines.slice(lastEnd + 1, start);
-    blocks.push({ page, line: start + 1, info: open[1] ?? "", text: body.join("\n"), adjacent: lastEnd >= 0 && between.every((l) => l.trim() === "") });
+    blocks.push({
+      page,
+      line: start + 1,
+      info: open[1] ?? "",
+      text: body.join("\n"),
+      adjacent: lastEnd >= 0 && between.every((l) => l.trim() === ""),
+    });
     lastEnd = i;
   }
   return blocks;
@@ -74,7 +85,9 @@ function exportsBefore(blocks: Block[], line: number): Record<string, string> {
 
 const ALL = PAGES.map((page) => ({ page, blocks: blocksOf(page) }));
 const yamlExamples = ALL.flatMap(({ blocks }) =>
-  blocks.map((b, i) => ({ ...b, env: exportsBefore(blocks, b.line), shown: blocks.slice(i + 1).find((n) => n.info === "text")?.text ?? "" })).filter((b) => /^yaml\b/.test(b.info)),
+  blocks
+    .map((b, i) => ({ ...b, env: exportsBefore(blocks, b.line), shown: blocks.slice(i + 1).find((n) => n.info === "text")?.text ?? "" }))
+    .filter((b) => /^yaml\b/.test(b.info)),
 );
 
 /** The loader's problems with a YAML example, as `line:col message`. */
@@ -95,7 +108,8 @@ afterAll(() => rm(dir, { recursive: true, force: true }));
 describe("YAML examples", () => {
   it("are there to check, and only marked ones are fragments", () => {
     expect(yamlExamples.filter((b) => b.info === "yaml").length).toBeGreaterThanOrEqual(3);
-    for (const b of yamlExamples) expect(["yaml", "yaml fragment", "yaml overrides", "yaml invalid", "yaml test", "yaml ci"], `${b.page}:${b.line}`).toContain(b.info);
+    for (const b of yamlExamples)
+      expect(["yaml", "yaml fragment", "yaml overrides", "yaml invalid", "yaml test", "yaml ci"], `${b.page}:${b.line}`).toContain(b.info);
   });
 
   it.each(yamlExamples.filter((b) => b.info === "yaml ci").map((b) => [`${b.page}:${b.line}`, b] as const))("%s is YAML", (_where, b) => {
@@ -115,25 +129,34 @@ describe("YAML examples", () => {
     },
   );
 
-  it.each(yamlExamples.filter((b) => b.info === "yaml").map((b) => [`${b.page}:${b.line}`, b] as const))("%s validates as written", async (where, b) => {
-    expect(await problemsOf(where, b)).toEqual([]);
-  });
+  it.each(yamlExamples.filter((b) => b.info === "yaml").map((b) => [`${b.page}:${b.line}`, b] as const))(
+    "%s validates as written",
+    async (where, b) => {
+      expect(await problemsOf(where, b)).toEqual([]);
+    },
+  );
 
-  it.each(yamlExamples.filter((b) => b.info === "yaml invalid").map((b) => [`${b.page}:${b.line}`, b] as const))("%s has the problems shown after it", async (where, b) => {
-    const shown = b.shown.split("\n").flatMap((l) => /:(\d+:\d+ .*)$/.exec(l)?.[1] ?? []);
-    expect(shown.length).toBeGreaterThan(0);
-    expect(await problemsOf(where, b)).toEqual(shown);
-  });
+  it.each(yamlExamples.filter((b) => b.info === "yaml invalid").map((b) => [`${b.page}:${b.line}`, b] as const))(
+    "%s has the problems shown after it",
+    async (where, b) => {
+      const shown = b.shown.split("\n").flatMap((l) => /:(\d+:\d+ .*)$/.exec(l)?.[1] ?? []);
+      expect(shown.length).toBeGreaterThan(0);
+      expect(await problemsOf(where, b)).toEqual(shown);
+    },
+  );
 
-  it.each(yamlExamples.filter((b) => b.info === "yaml overrides").map((b) => [`${b.page}:${b.line}`, b] as const))("%s is an overrides file that loads", async (where, b) => {
-    const file = join(dir, `${where.replace(/[^a-z0-9]+/gi, "-")}.yaml`);
-    await writeFile(file, b.text);
-    const warnings: string[] = [];
-    const layer = new OverrideLayer({ logger: { info() {}, warn: (m) => warnings.push(m), error: (m) => warnings.push(m) }, file });
-    await layer.load();
-    expect(warnings).toEqual([]);
-    expect(Object.keys(layer.list()).length).toBeGreaterThan(0);
-  });
+  it.each(yamlExamples.filter((b) => b.info === "yaml overrides").map((b) => [`${b.page}:${b.line}`, b] as const))(
+    "%s is an overrides file that loads",
+    async (where, b) => {
+      const file = join(dir, `${where.replace(/[^a-z0-9]+/gi, "-")}.yaml`);
+      await writeFile(file, b.text);
+      const warnings: string[] = [];
+      const layer = new OverrideLayer({ logger: { info() {}, warn: (m) => warnings.push(m), error: (m) => warnings.push(m) }, file });
+      await layer.load();
+      expect(warnings).toEqual([]);
+      expect(Object.keys(layer.list()).length).toBeGreaterThan(0);
+    },
+  );
 });
 
 describe("the README's code blocks", () => {
@@ -148,7 +171,9 @@ const runnable = (page: string) => {
   const blocks = ALL.find((p) => p.page === page)!.blocks;
   return blocks.flatMap((b, i) => {
     const next = blocks[i + 1];
-    return /^(sh|bash)$/.test(b.info) && next?.info === "text" && next.adjacent ? [{ line: b.line, command: b.text, output: next.text }] : [];
+    return /^(sh|bash)$/.test(b.info) && next?.info === "text" && next.adjacent
+      ? [{ line: b.line, command: b.text, output: next.text }]
+      : [];
   });
 };
 
@@ -201,10 +226,14 @@ describe("the README's first-run path against a real server", () => {
   });
 
   // In page order: the override set by one command is seen by the next and cleared after.
-  it.each(pairs.map((p) => [`README.md:${p.line}`, p] as const))("%s prints what the page shows", async (_where, p) => {
-    const ran = await sh(p.command);
-    expect({ code: ran.code, stdout: ran.stdout.trimEnd() }, ran.stderr).toEqual({ code: 0, stdout: p.output });
-  }, 30_000); // npx takes seconds to start on a busy machine
+  it.each(pairs.map((p) => [`README.md:${p.line}`, p] as const))(
+    "%s prints what the page shows",
+    async (_where, p) => {
+      const ran = await sh(p.command);
+      expect({ code: ran.code, stdout: ran.stdout.trimEnd() }, ran.stderr).toEqual({ code: 0, stdout: p.output });
+    },
+    30_000,
+  ); // npx takes seconds to start on a busy machine
 });
 
 // The pages whose examples call the bundled example's server; each gets its own, started with
@@ -217,8 +246,12 @@ describe.each(["docs/api.md", "docs/ci.md"])("%s against a real server", (page) 
   const { sh } = withServer(env);
   const pairs = runnable(page);
 
-  it.each(pairs.map((p) => [`${page}:${p.line}`, p] as const))("%s prints what the page shows", async (_where, p) => {
-    const ran = await sh(p.command);
-    expect({ code: ran.code, stdout: ran.stdout.trimEnd() }, ran.stderr).toEqual({ code: 0, stdout: p.output });
-  }, 30_000);
+  it.each(pairs.map((p) => [`${page}:${p.line}`, p] as const))(
+    "%s prints what the page shows",
+    async (_where, p) => {
+      const ran = await sh(p.command);
+      expect({ code: ran.code, stdout: ran.stdout.trimEnd() }, ran.stderr).toEqual({ code: 0, stdout: p.output });
+    },
+    30_000,
+  );
 });

@@ -21,7 +21,9 @@ const NOTE = "padding-".repeat(100);
 const bigFile = (n: number, variant: string, broken = false) => {
   const lines = [`apiKey: ${KEY}`, "segments: { beta: { ends_with: [{ var: email }, '@example.com'] } }", "flags:"];
   for (let i = 0; i < n; i++) {
-    lines.push(`  flag-${i}: { variants: { 'on': true, 'off': false }, defaultVariant: '${variant}', metadata: { owner: team-${i % 10}, note: ${NOTE} } }`);
+    lines.push(
+      `  flag-${i}: { variants: { 'on': true, 'off': false }, defaultVariant: '${variant}', metadata: { owner: team-${i % 10}, note: ${NOTE} } }`,
+    );
     lines.push(`  # ${"-".repeat(40)}`);
   }
   if (broken) lines.push("  broken: { variants: { 'on': true }, defaultVariant: 'on', targeting: { nope: [1] } }");

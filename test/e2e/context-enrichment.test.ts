@@ -82,7 +82,10 @@ describe("flagserve serve --context-value / --context-from-header", () => {
   it("adds the static values as strings, over the request's own context", async () => {
     const client = clients(url);
     // Without the header, the static plan wins over what the app sent.
-    expect(await client.getStringDetails("plan-seen", "?", { targetingKey: "u1", plan: "free" })).toMatchObject({ value: "premium", reason: "TARGETING_MATCH" });
+    expect(await client.getStringDetails("plan-seen", "?", { targetingKey: "u1", plan: "free" })).toMatchObject({
+      value: "premium",
+      reason: "TARGETING_MATCH",
+    });
     expect(await client.getStringValue("plan-seen", "?", {})).toBe("premium");
     // flagd keeps -X values as strings: "3", never the number 3.
     expect(await client.getBooleanValue("shard-is-string", false, { shard: 3 })).toBe(true);
@@ -90,9 +93,15 @@ describe("flagserve serve --context-value / --context-from-header", () => {
   });
 
   it("copies headers (any case) over both the static values and the request's context", async () => {
-    const gold = clients(url, [["x-PLAN", "gold"], ["X-User-Id", "u-42"]]);
+    const gold = clients(url, [
+      ["x-PLAN", "gold"],
+      ["X-User-Id", "u-42"],
+    ]);
     expect(await gold.getStringValue("plan-seen", "?", { targetingKey: "u1", plan: "free" })).toBe("gold");
-    expect(await gold.getStringDetails("user-seen", "?", { targetingKey: "someone-else" })).toMatchObject({ value: "u42", reason: "TARGETING_MATCH" });
+    expect(await gold.getStringDetails("user-seen", "?", { targetingKey: "someone-else" })).toMatchObject({
+      value: "u42",
+      reason: "TARGETING_MATCH",
+    });
   });
 
   it("ignores an empty header, as flagd does: the static value stays", async () => {
@@ -112,12 +121,22 @@ describe("flagserve serve --context-value / --context-from-header", () => {
   it("never answers one header value with another's cached answer (same body, both endpoints)", async () => {
     const body = JSON.stringify({ context: { targetingKey: "same-body" } });
     const ask = async (path: string, plan?: string) => {
-      const response = await fetch(`${url}/ofrep/v1/evaluate/flags${path}`, { method: "POST", headers: { "x-api-key": KEY, ...(plan !== undefined && { "x-plan": plan }) }, body });
+      const response = await fetch(`${url}/ofrep/v1/evaluate/flags${path}`, {
+        method: "POST",
+        headers: { "x-api-key": KEY, ...(plan !== undefined && { "x-plan": plan }) },
+        body,
+      });
       const json = (await response.json()) as { value?: unknown; flags?: { key: string; value: unknown }[] };
       return json.flags ? json.flags.find((f) => f.key === "plan-seen")!.value : json.value;
     };
     for (const path of ["/plan-seen", ""]) {
-      expect([await ask(path, "gold"), await ask(path, "free"), await ask(path), await ask(path, "gold"), await ask(path, "")]).toEqual(["gold", "free", "premium", "gold", "premium"]);
+      expect([await ask(path, "gold"), await ask(path, "free"), await ask(path), await ask(path, "gold"), await ask(path, "")]).toEqual([
+        "gold",
+        "free",
+        "premium",
+        "gold",
+        "premium",
+      ]);
     }
   });
 
@@ -166,7 +185,9 @@ describe("createFlagServer({ contextValues, contextFromHeaders })", () => {
   it("rejects options flagd could not express", async () => {
     const config = { environments: { ci: flags } };
     await expect(createFlagServer({ config, contextValues: { region: 1 as unknown as string } })).rejects.toThrow(EnrichmentError);
-    await expect(createFlagServer({ config, contextFromHeaders: { "Bad Header": "x" } })).rejects.toThrow(/'Bad Header' is not a header name/);
+    await expect(createFlagServer({ config, contextFromHeaders: { "Bad Header": "x" } })).rejects.toThrow(
+      /'Bad Header' is not a header name/,
+    );
     await expect(createFlagServer({ config, contextValues: { "": "x" } })).rejects.toThrow(/the context key is empty/);
   });
 });

@@ -37,7 +37,10 @@ describe("--cors-origin", () => {
   it("gives an unlisted origin no allow-origin, on preflights and on requests", async () => {
     const res = await preflight("http://evil.example");
     expect(res.headers.get("access-control-allow-origin")).toBeNull();
-    const actual = await fetch(`${base}/ofrep/v1/evaluate/flags`, { method: "POST", headers: { origin: "http://evil.example", "x-api-key": TEST_KEY } });
+    const actual = await fetch(`${base}/ofrep/v1/evaluate/flags`, {
+      method: "POST",
+      headers: { origin: "http://evil.example", "x-api-key": TEST_KEY },
+    });
     expect(actual.status).toBe(200); // not a browser: the answer is there, but a page cannot read it
     expect(actual.headers.get("access-control-allow-origin")).toBeNull();
     expect(actual.headers.get("vary")?.toLowerCase()).toContain("origin");

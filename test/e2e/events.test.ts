@@ -42,7 +42,14 @@ async function serve(files: Record<string, string>, extraArgs: string[] = []) {
 async function serveHere(files: Record<string, string>, options: Partial<ServerOptions> = {}) {
   const dir = await tempDir();
   for (const [name, content] of Object.entries(files)) await dir.write(name, content);
-  const server = await startServer({ source: { path: dir.file("flags") }, port: 0, host: "127.0.0.1", stateDir: dir.file("state"), logger: silentLogger, ...options });
+  const server = await startServer({
+    source: { path: dir.file("flags") },
+    port: 0,
+    host: "127.0.0.1",
+    stateDir: dir.file("state"),
+    logger: silentLogger,
+    ...options,
+  });
   cleanups.push(() => server.close());
   return { dir, url: server.url };
 }
@@ -138,7 +145,10 @@ describe("GET /api/v1/flags/events", () => {
     await writeFile(dir.file("flags/dev.yaml"), reordered);
     await new Promise((r) => setTimeout(r, 500));
     // A real change afterwards: it must be the first event the client sees.
-    await writeFile(dir.file("flags/dev.yaml"), reordered.replace('defaultVariant: "on"\n    variants: { "off"', 'defaultVariant: "off"\n    variants: { "off"'));
+    await writeFile(
+      dir.file("flags/dev.yaml"),
+      reordered.replace('defaultVariant: "on"\n    variants: { "off"', 'defaultVariant: "off"\n    variants: { "off"'),
+    );
     await sse.next(isEvent("flag-updated"));
     expect(sse.events().map((e) => data(e).flagKey)).toEqual(["b"]);
   });
@@ -209,7 +219,10 @@ describe("GET /api/v1/flags/events", () => {
   });
 
   it("limits streams per client address, taken from --client-ip-header when set", async () => {
-    const { url } = await serveHere({ "flags/dev.yaml": flagsFile({ a: "on" }) }, { maxStreamsPerIp: 2, clientIpHeader: "X-Forwarded-For" });
+    const { url } = await serveHere(
+      { "flags/dev.yaml": flagsFile({ a: "on" }) },
+      { maxStreamsPerIp: 2, clientIpHeader: "X-Forwarded-For" },
+    );
     const from = (ip: string) => openSse(`${url}/api/v1/flags/events`, { "x-api-key": KEY, "x-forwarded-for": `${ip}, 10.0.0.1` });
     const open = [await from("203.0.113.1"), await from("203.0.113.1"), await from("203.0.113.2")];
     cleanups.push(() => open.forEach((s) => s.close()));
@@ -269,7 +282,13 @@ describe("a Kubernetes ConfigMap volume", () => {
     await version("..2026_11_21_00_00_00.000000001", flagsFile({ a: "on", b: "on" }));
     await symlink("..2026_11_21_00_00_00.000000001", `${mount}/..data`);
     await symlink("..data/dev.yaml", `${mount}/dev.yaml`);
-    const server = await startServer({ source: { path: mount }, port: 0, host: "127.0.0.1", stateDir: dir.file("state"), logger: silentLogger });
+    const server = await startServer({
+      source: { path: mount },
+      port: 0,
+      host: "127.0.0.1",
+      stateDir: dir.file("state"),
+      logger: silentLogger,
+    });
     cleanups.push(() => server.close());
     const { url } = server;
     const sse = await listen(url);
@@ -368,7 +387,10 @@ describe("key rotation by default", () => {
       expect(res.status).toBe(200);
     }
     // The stream opened with the old key is still open: a heartbeat-free edit still reaches it.
-    await writeFile(dir.file("flags/dev.yaml"), (await readFile(dir.file("flags/dev.yaml"), "utf8")).replace('defaultVariant: "on"', 'defaultVariant: "off"'));
+    await writeFile(
+      dir.file("flags/dev.yaml"),
+      (await readFile(dir.file("flags/dev.yaml"), "utf8")).replace('defaultVariant: "on"', 'defaultVariant: "off"'),
+    );
     expect(data(await sse.next(isEvent("flag-updated")))).toMatchObject({ flagKey: "a" });
   });
 });

@@ -30,7 +30,12 @@ let hub: EventHub;
 let token: string;
 const logged: string[] = [];
 
-const flagA = (value: string): FlagDefinition => ({ state: "ENABLED", variants: { current: value }, defaultVariant: "current", metadata: {} });
+const flagA = (value: string): FlagDefinition => ({
+  state: "ENABLED",
+  variants: { current: value },
+  defaultVariant: "current",
+  metadata: {},
+});
 let store: FlagStore;
 
 /** Serves flag `a` with `value`, and announces the change on the environment's streams (as a reload does). */
@@ -38,7 +43,8 @@ async function serveValue(value: string, previous?: string): Promise<Environment
   const { config, flags } = (await loadInlineConfig({ dev: { apiKey: KEY, flags: { a: flagA(value) } } })).environments.get("dev")!;
   const snapshot = createSnapshot(config, flags, KEY);
   store.replace([snapshot]);
-  if (previous !== undefined) hub.publish(snapshot, [{ kind: "flag", key: "a", change: "updated", before: flagA(previous), after: flagA(value) }]);
+  if (previous !== undefined)
+    hub.publish(snapshot, [{ kind: "flag", key: "a", change: "updated", before: flagA(previous), after: flagA(value) }]);
   return snapshot;
 }
 
@@ -215,7 +221,10 @@ describe("stream openings on the Node fast path", () => {
     }
     expect(refusals[0]).toEqual(refusals[1]);
     expect(refusals[0]).toMatchObject({ status: 429, headers: { "retry-after": "5" } });
-    expect(JSON.parse(refusals[0]!.body)).toEqual({ errorCode: "RATE_LIMITED", errorDetails: "too many open streams from 203.0.113.7 (at most 3)" });
+    expect(JSON.parse(refusals[0]!.body)).toEqual({
+      errorCode: "RATE_LIMITED",
+      errorDetails: "too many open streams from 203.0.113.7 (at most 3)",
+    });
   });
 
   it("deliver the changes that follow, on both streams", async () => {

@@ -27,8 +27,21 @@ const options: FlagServerOptions = {
             defaultVariant: "off",
             targeting: { if: [{ "==": [{ var: "plan" }, "premium"] }, "on", null] },
           },
-          "team/banner": { variants: { red: "red", blue: "blue" }, defaultVariant: "blue", targeting: { if: [{ "==": [{ var: "team" }, "a"] }, "red", null] } },
-          split: { variants: { on: true, off: false }, defaultVariant: "off", targeting: { fractional: [["on", 50], ["off", 50]] } },
+          "team/banner": {
+            variants: { red: "red", blue: "blue" },
+            defaultVariant: "blue",
+            targeting: { if: [{ "==": [{ var: "team" }, "a"] }, "red", null] },
+          },
+          split: {
+            variants: { on: true, off: false },
+            defaultVariant: "off",
+            targeting: {
+              fractional: [
+                ["on", 50],
+                ["off", 50],
+              ],
+            },
+          },
         },
       },
     },
@@ -66,7 +79,9 @@ interface Answer {
  */
 function send(method: string, path: string, headers: Record<string, string> | string[], body?: string): Promise<Answer> {
   // A list is sent as it is: Host and Content-Length, which Node adds to an object, go in it.
-  const list = Array.isArray(headers) ? ["Host", new URL(current.url).host, ...headers, "Content-Length", String(Buffer.byteLength(body ?? ""))] : headers;
+  const list = Array.isArray(headers)
+    ? ["Host", new URL(current.url).host, ...headers, "Content-Length", String(Buffer.byteLength(body ?? ""))]
+    : headers;
   return new Promise((resolve, reject) => {
     const req = httpRequest(`${current.url}${path}`, { method, headers: list }, (res) => {
       let text = "";
@@ -154,14 +169,21 @@ describe("the Node fast path", () => {
     expect(delta(m0, m1)).toEqual(h3Counts);
     expect(h3Session).toEqual(fastSession);
     // The answers are what they should be, not merely alike.
-    expect(fast.map((a) => a.status)).toEqual([200, 200, 200, 200, 200, 200, 400, 404, 400, 400, 400, 401, 401, 400, 200, 200, 405, 204, 200, 200, 401, 401, 200, 304, 304, 304]);
+    expect(fast.map((a) => a.status)).toEqual([
+      200, 200, 200, 200, 200, 200, 400, 404, 400, 400, 400, 401, 401, 400, 200, 200, 405, 204, 200, 200, 401, 401, 200, 304, 304, 304,
+    ]);
     // Client identification headers are counted whatever the case of their names.
     expect(delta(m0, m1)).toMatchObject({
       'flagserve_client_requests_total{header="x-service-sdk",value="raw-case/1.0"}': 1,
       'flagserve_client_requests_total{header="x-flipswitch-runtime",value="node/20"}': 1,
     });
     expect(JSON.parse(fast[5]!.body)).toMatchObject({ key: "team/banner", value: "red" });
-    expect(fast[0]!.headers).toMatchObject({ "access-control-allow-origin": "*", "access-control-expose-headers": "etag", "cache-control": "private, no-cache", "content-type": "application/json" });
+    expect(fast[0]!.headers).toMatchObject({
+      "access-control-allow-origin": "*",
+      "access-control-expose-headers": "etag",
+      "cache-control": "private, no-cache",
+      "content-type": "application/json",
+    });
     expect(fastSession).toHaveLength(4); // three flags of the evaluate-all, then the single flag
     expect(JSON.parse(fast[6]!.body)).toMatchObject({ key: "split", errorCode: "TARGETING_KEY_MISSING" });
   });
@@ -186,11 +208,20 @@ describe("the Node fast path", () => {
   it("reads a body sent in pieces, and a body cut off by the client gets no answer and counts as no error", async () => {
     const url = new URL(server.url);
     const inPieces = await new Promise<Answer>((resolve, reject) => {
-      const req = httpRequest({ host: url.hostname, port: url.port, method: "POST", path: `${ALL}/checkout`, headers: { ...auth, "transfer-encoding": "chunked" } }, (res) => {
-        let text = "";
-        res.setEncoding("utf8").on("data", (chunk: string) => (text += chunk));
-        res.on("end", () => resolve({ status: res.statusCode!, headers: res.headers, body: text }));
-      });
+      const req = httpRequest(
+        {
+          host: url.hostname,
+          port: url.port,
+          method: "POST",
+          path: `${ALL}/checkout`,
+          headers: { ...auth, "transfer-encoding": "chunked" },
+        },
+        (res) => {
+          let text = "";
+          res.setEncoding("utf8").on("data", (chunk: string) => (text += chunk));
+          res.on("end", () => resolve({ status: res.statusCode!, headers: res.headers, body: text }));
+        },
+      );
       req.on("error", reject);
       req.write(premium.slice(0, 10));
       setTimeout(() => req.end(premium.slice(10)), 20);
@@ -200,15 +231,20 @@ describe("the Node fast path", () => {
 
     const before = await metricLines();
     const cutOff = await new Promise<string>((resolve) => {
-      const req = httpRequest({ host: url.hostname, port: url.port, method: "POST", path: `${ALL}/checkout`, headers: { ...auth, "content-length": "100" } }, () => resolve("answered"));
+      const req = httpRequest(
+        { host: url.hostname, port: url.port, method: "POST", path: `${ALL}/checkout`, headers: { ...auth, "content-length": "100" } },
+        () => resolve("answered"),
+      );
       req.on("error", () => resolve("no answer"));
-      req.write("{\"context\":", () => setTimeout(() => req.destroy(), 20));
+      req.write('{"context":', () => setTimeout(() => req.destroy(), 20));
     });
     expect(cutOff).toBe("no answer");
     // The server is still up and answering, and the client's leaving is not a server error.
     expect((await send("POST", `${ALL}/checkout`, auth, premium)).status).toBe(200);
     const counted = delta(before, await metricLines());
-    expect(Object.keys(counted).filter((series) => series.startsWith("flagserve_http_errors_total") || series.includes('status="500"'))).toEqual([]);
+    expect(
+      Object.keys(counted).filter((series) => series.startsWith("flagserve_http_errors_total") || series.includes('status="500"')),
+    ).toEqual([]);
     expect(counted).toMatchObject({ 'flagserve_http_responses_total{route="/ofrep/v1/evaluate/flags/:key",status="200"}': 1 });
   });
 });

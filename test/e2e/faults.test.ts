@@ -44,7 +44,14 @@ afterAll(async () => {
 let domains = 0;
 function client(options: { fetchImplementation?: typeof fetch; key?: string } = {}) {
   const domain = `faults-${domains++}`;
-  OpenFeature.setProvider(domain, new OFREPProvider({ baseUrl: server.url, headers: [["X-API-Key", options.key ?? server.keys.ci!]], fetchImplementation: options.fetchImplementation }));
+  OpenFeature.setProvider(
+    domain,
+    new OFREPProvider({
+      baseUrl: server.url,
+      headers: [["X-API-Key", options.key ?? server.keys.ci!]],
+      fetchImplementation: options.fetchImplementation,
+    }),
+  );
   return OpenFeature.getClient(domain);
 }
 
@@ -64,7 +71,10 @@ describe("status faults", () => {
       errorCode: "GENERAL",
       errorMessage: "injected fault: 500 on evaluate",
     });
-    const raw = await fetch(`${server.url}/ofrep/v1/evaluate/flags/checkout`, { method: "POST", headers: { "x-api-key": server.keys.ci! } });
+    const raw = await fetch(`${server.url}/ofrep/v1/evaluate/flags/checkout`, {
+      method: "POST",
+      headers: { "x-api-key": server.keys.ci! },
+    });
     expect(raw.status).toBe(500);
     expect(await raw.json()).toEqual({ key: "checkout", errorCode: "INTERNAL", errorDetails: "injected fault: 500 on evaluate" });
 
@@ -78,11 +88,18 @@ describe("status faults", () => {
     const c = client();
     expect(await c.getBooleanValue("checkout", false)).toBe(true);
     server.setFaults([{ route: "evaluate", ratio: 1, status: 429, retryAfter: 60 }]);
-    expect(await c.getBooleanDetails("checkout", false)).toMatchObject({ value: false, reason: "ERROR", errorMessage: expect.stringMatching(/rate limit/i) });
+    expect(await c.getBooleanDetails("checkout", false)).toMatchObject({
+      value: false,
+      reason: "ERROR",
+      errorMessage: expect.stringMatching(/rate limit/i),
+    });
     server.setFaults([]);
     const reached = await evaluationsOf("checkout");
     // Within the 60 s the provider does not ask at all: the server evaluates nothing more.
-    expect(await c.getBooleanDetails("checkout", false)).toMatchObject({ value: false, errorMessage: expect.stringMatching(/paused due to TooManyRequests/) });
+    expect(await c.getBooleanDetails("checkout", false)).toMatchObject({
+      value: false,
+      errorMessage: expect.stringMatching(/paused due to TooManyRequests/),
+    });
     expect(await evaluationsOf("checkout")).toBe(reached);
 
     server.setFaults([{ route: "evaluate-all", ratio: 1, status: 429, retryAfter: 7 }]);
@@ -126,7 +143,9 @@ describe("drop faults", () => {
     try {
       server.setFaults([{ route: "events", environment: "ci", ratio: 1, drop: true, refuseSeconds: 60 }]);
       await stream.ended;
-      await expect(fetch(`${server.url}/api/v1/flags/events`, { headers: { "x-api-key": server.keys.ci! } })).rejects.toThrow(/fetch failed/);
+      await expect(fetch(`${server.url}/api/v1/flags/events`, { headers: { "x-api-key": server.keys.ci! } })).rejects.toThrow(
+        /fetch failed/,
+      );
       // Another environment's stream stays open and new ones there are accepted.
       await other.next((b) => b.raw.startsWith(": heartbeat") || b.event === "heartbeat", 5_000);
       const again = await openSse(`${server.url}/api/v1/flags/events`, { "x-api-key": server.keys.other! });
@@ -143,13 +162,26 @@ describe("drop faults", () => {
 
   it("makes the web provider's event stream reconnect once the refusal ends, and changes flow again", async () => {
     await WebOpenFeature.setContext({ targetingKey: "u1" });
-    await WebOpenFeature.setProviderAndWait(new OFREPWebProvider({ baseUrl: server.url, headers: [["X-API-Key", server.keys.ci!]], cacheMode: "disabled" }));
+    await WebOpenFeature.setProviderAndWait(
+      new OFREPWebProvider({ baseUrl: server.url, headers: [["X-API-Key", server.keys.ci!]], cacheMode: "disabled" }),
+    );
     const web = WebOpenFeature.getClient();
-    const streamsOpen = async () => Number((await (await fetch(`${server.url}/metrics`)).text()).match(/^flagserve_sse_streams_open\{environment="ci",stream="ofrep"\} (\d+)$/m)?.[1] ?? 0);
-    const refused = async () => Number((await (await fetch(`${server.url}/metrics`)).text()).match(/^flagserve_faults_injected_total\{route="ofrep-events",effect="refuse"\} (\d+)$/m)?.[1] ?? 0);
+    const streamsOpen = async () =>
+      Number(
+        (await (await fetch(`${server.url}/metrics`)).text()).match(
+          /^flagserve_sse_streams_open\{environment="ci",stream="ofrep"\} (\d+)$/m,
+        )?.[1] ?? 0,
+      );
+    const refused = async () =>
+      Number(
+        (await (await fetch(`${server.url}/metrics`)).text()).match(
+          /^flagserve_faults_injected_total\{route="ofrep-events",effect="refuse"\} (\d+)$/m,
+        )?.[1] ?? 0,
+      );
     const until = async (check: () => Promise<boolean>, what: string) => {
-      for (let i = 0; i < 300; i++) if (await check()) return;
-      else await new Promise((r) => setTimeout(r, 50));
+      for (let i = 0; i < 300; i++)
+        if (await check()) return;
+        else await new Promise((r) => setTimeout(r, 50));
       throw new Error(`timed out waiting for ${what}`);
     };
     await until(async () => (await streamsOpen()) === 1, "the provider's stream");
@@ -181,8 +213,18 @@ describe("setFaults and --fault", () => {
 
   it("applies --fault rules for the whole run, and refuses bad ones as a usage error", async () => {
     const dir = await tempDir();
-    await writeFile(dir.file("ci.yaml"), "apiKey: faults-cli-key-0123456789\nflags:\n  checkout:\n    variants: { on: true }\n    defaultVariant: on\n");
-    const { cli, url } = await startCli([dir.file("ci.yaml"), "--state-dir", dir.file("state"), "-q", "--fault", '{"route":"evaluate","ratio":1,"status":503}']);
+    await writeFile(
+      dir.file("ci.yaml"),
+      "apiKey: faults-cli-key-0123456789\nflags:\n  checkout:\n    variants: { on: true }\n    defaultVariant: on\n",
+    );
+    const { cli, url } = await startCli([
+      dir.file("ci.yaml"),
+      "--state-dir",
+      dir.file("state"),
+      "-q",
+      "--fault",
+      '{"route":"evaluate","ratio":1,"status":503}',
+    ]);
     try {
       OpenFeature.setProvider("cli", new OFREPProvider({ baseUrl: url, headers: [["X-API-Key", "faults-cli-key-0123456789"]] }));
       expect(await OpenFeature.getClient("cli").getBooleanDetails("checkout", false)).toMatchObject({ value: false, reason: "ERROR" });

@@ -20,7 +20,16 @@ beforeAll(async () => {
               targeting: { if: [{ "==": [{ var: "plan" }, "premium"] }, "on", null] },
             },
             "no-default": { variants: { a: "a" }, defaultVariant: null },
-            split: { variants: { a: "a", b: "b" }, defaultVariant: "a", targeting: { fractional: [["a", 50], ["b", 50]] } },
+            split: {
+              variants: { a: "a", b: "b" },
+              defaultVariant: "a",
+              targeting: {
+                fractional: [
+                  ["a", 50],
+                  ["b", 50],
+                ],
+              },
+            },
           },
         },
         prod: { apiKey: "metrics-prod-key-0123", flags: { checkout: { variants: { on: true, off: false }, defaultVariant: "on" } } },
@@ -46,7 +55,10 @@ describe("flagserve_evaluations_total", () => {
     await client.getStringValue("split", "?", {}); // no targetingKey: TARGETING_KEY_MISSING
     await client.getStringValue("no-default", "?", { targetingKey: "u1" });
     // The same evaluate-all three times: answered from the cache after the first, counted every time.
-    for (let i = 0; i < 3; i++) await (await fetch(`${server.url}/ofrep/v1/evaluate/flags`, { method: "POST", headers: { "x-api-key": server.keys.prod! }, body: "{}" })).text();
+    for (let i = 0; i < 3; i++)
+      await (
+        await fetch(`${server.url}/ofrep/v1/evaluate/flags`, { method: "POST", headers: { "x-api-key": server.keys.prod! }, body: "{}" })
+      ).text();
 
     const text = await metrics();
     expect(text).toContain("# TYPE flagserve_evaluations_total counter");
@@ -60,7 +72,8 @@ describe("flagserve_evaluations_total", () => {
   it("counts keys that are not in the configuration under one label value, whatever the key", async () => {
     const client = OpenFeature.getClient("dev");
     const before = sample(await metrics(), 'environment="dev",flag="(other)",variant="",reason="ERROR"');
-    for (let i = 0; i < 20; i++) expect(await client.getBooleanDetails(`made-up-${i}`, false, {})).toMatchObject({ errorCode: "FLAG_NOT_FOUND" });
+    for (let i = 0; i < 20; i++)
+      expect(await client.getBooleanDetails(`made-up-${i}`, false, {})).toMatchObject({ errorCode: "FLAG_NOT_FOUND" });
     const text = await metrics();
     expect(sample(text, 'environment="dev",flag="(other)",variant="",reason="ERROR"')).toBe(before + 20);
     expect(text).not.toContain("made-up-");

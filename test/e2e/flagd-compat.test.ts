@@ -113,7 +113,11 @@ interface Expected {
 /** A successful answer: HTTP 200 with this value and reason. */
 const ok = (value: unknown, reason: string): Expected => ({ status: 200, body: expect.objectContaining({ value, reason }) });
 /** A successful answer with no value: the caller's code default. */
-const codeDefault = (reason: string): Expected => ({ status: 200, body: expect.not.objectContaining({ value: expect.anything() }), reason });
+const codeDefault = (reason: string): Expected => ({
+  status: 200,
+  body: expect.not.objectContaining({ value: expect.anything() }),
+  reason,
+});
 const failed = (status: number, errorCode: string): Expected => ({ status, body: expect.objectContaining({ errorCode }) });
 
 type Row = [flag: string, context: Record<string, unknown>, expected: Expected];
@@ -186,7 +190,11 @@ const tables: Record<string, Row[]> = {
     ).map(([version, value]): Row => ["major-minor-version-flag", { version }, ok(value, "TARGETING_MATCH")]),
     ...["1.0.0", "v1.0.0", "V1.0.0"].map((version): Row => ["semver-v-prefix-flag", { version }, ok("match", "TARGETING_MATCH")]),
     ["semver-v-prefix-flag", { version: "2.0.0" }, ok("no-match", "TARGETING_MATCH")],
-    ...["1.5.0", "1.0.0", "1.0", "1", 1, 1.0, 1.2].map((version): Row => ["semver-partial-version-flag", { version }, ok("match", "TARGETING_MATCH")]),
+    ...["1.5.0", "1.0.0", "1.0", "1", 1, 1.0, 1.2].map((version): Row => [
+      "semver-partial-version-flag",
+      { version },
+      ok("match", "TARGETING_MATCH"),
+    ]),
     ["semver-partial-version-flag", { version: "2.0.0" }, ok("no-match", "TARGETING_MATCH")],
     ...(
       [
@@ -279,9 +287,9 @@ describe("flagd scenarios: metadata and the bulk route", () => {
 
 describe("context is plain data over HTTP", () => {
   it("a `__proto__` key does not feed attributes, and rules do not read inherited properties", async () => {
-    expect(await evaluateFlag("context-flag", JSON.parse('{"__proto__":{"admin":true},"user":{}}') as Record<string, unknown>)).toMatchObject(
-      ok("no", "DEFAULT"),
-    );
+    expect(
+      await evaluateFlag("context-flag", JSON.parse('{"__proto__":{"admin":true},"user":{}}') as Record<string, unknown>),
+    ).toMatchObject(ok("no", "DEFAULT"));
     expect(await evaluateFlag("context-flag", { admin: true })).toMatchObject(ok("yes", "TARGETING_MATCH"));
   });
 });

@@ -72,13 +72,20 @@ async function connect(domain: string, apiKey: string) {
 describe("the Flipswitch server SDK", () => {
   it("evaluates flags over OFREP, with targeting", async () => {
     const { client } = await connect("eval", KEY);
-    expect(await client.getStringDetails("banner", "none", { targetingKey: "u1" })).toMatchObject({ value: "hello", reason: "STATIC", variant: "shown" });
+    expect(await client.getStringDetails("banner", "none", { targetingKey: "u1" })).toMatchObject({
+      value: "hello",
+      reason: "STATIC",
+      variant: "shown",
+    });
     expect(await client.getBooleanDetails("checkout", false, { targetingKey: "u1", email: "ada@example.com" })).toMatchObject({
       value: true,
       reason: "TARGETING_MATCH",
     });
     expect(await client.getBooleanValue("checkout", true, { targetingKey: "u2", email: "bob@elsewhere.org" })).toBe(false);
-    expect(await client.getBooleanDetails("missing", true, { targetingKey: "u1" })).toMatchObject({ value: true, errorCode: "FLAG_NOT_FOUND" });
+    expect(await client.getBooleanDetails("missing", true, { targetingKey: "u1" })).toMatchObject({
+      value: true,
+      errorCode: "FLAG_NOT_FOUND",
+    });
     // It identified itself with X-Flipswitch-* headers, which the server counts.
     const metrics = await (await fetch(`${url}/metrics`)).text();
     expect(metrics).toMatch(/flagserve_client_requests_total\{header="x-flipswitch-sdk",value="javascript\/1\.0\.0"\} [1-9]/);

@@ -65,7 +65,9 @@ describe("single-flag evaluation", () => {
   it("merges context.properties under top-level attributes", async () => {
     const viaProperties = await (await evalOne("targeted-flag", { targetingKey: "u1", properties: { plan: "premium" } })).json();
     expect(viaProperties).toMatchObject({ variant: "vip" });
-    const topLevelWins = await (await evalOne("targeted-flag", { targetingKey: "u1", plan: "free", properties: { plan: "premium" } })).json();
+    const topLevelWins = await (
+      await evalOne("targeted-flag", { targetingKey: "u1", plan: "free", properties: { plan: "premium" } })
+    ).json();
     expect(topLevelWins).toMatchObject({ variant: "default" });
   });
 
@@ -288,15 +290,24 @@ describe("transport", () => {
 
   it("answers CORS preflights on the API routes, allowing the request headers asked for", async () => {
     // What the OFREP providers and the Flipswitch SDKs send from a browser.
-    const asked = "content-type, if-none-match, authorization, x-api-key, x-service-sdk, x-flipswitch-sdk, x-flipswitch-runtime, cache-control, last-event-id";
-    for (const [path, method] of [["/ofrep/v1/evaluate/flags", "POST"], ["/ofrep/v1/evaluate/flags/bool-flag", "POST"], ["/api/v1/flags/events", "GET"], ["/ofrep/v1/events", "GET"]]) {
+    const asked =
+      "content-type, if-none-match, authorization, x-api-key, x-service-sdk, x-flipswitch-sdk, x-flipswitch-runtime, cache-control, last-event-id";
+    for (const [path, method] of [
+      ["/ofrep/v1/evaluate/flags", "POST"],
+      ["/ofrep/v1/evaluate/flags/bool-flag", "POST"],
+      ["/api/v1/flags/events", "GET"],
+      ["/ofrep/v1/events", "GET"],
+    ]) {
       const preflight = await fetch(`${base}${path}`, {
         method: "OPTIONS",
         headers: { origin: "http://app.example", "access-control-request-method": method!, "access-control-request-headers": asked },
       });
       expect(preflight.status, path).toBe(204);
       expect(preflight.headers.get("access-control-allow-origin")).toBe("*");
-      const allowed = preflight.headers.get("access-control-allow-headers")!.toLowerCase().split(/\s*,\s*/);
+      const allowed = preflight.headers
+        .get("access-control-allow-headers")!
+        .toLowerCase()
+        .split(/\s*,\s*/);
       expect(allowed).toEqual(expect.arrayContaining(asked.split(/\s*,\s*/)));
       expect(preflight.headers.get("access-control-allow-methods")).toContain(method);
       // The answer depends on what was asked: caches must key on it.
@@ -379,7 +390,11 @@ describe("transport", () => {
     // Flag keys and variant names appear only as labels of the evaluation counts: no values, no metadata.
     const flagLines = metrics.split("\n").filter((line) => line.includes("bool-flag"));
     expect(flagLines.length).toBeGreaterThan(0);
-    expect(flagLines.every((line) => /^flagserve_evaluations_total\{environment="\w+",flag="bool-flag",variant="\w*",reason="[A-Z_]+"\} \d+$/.test(line))).toBe(true);
+    expect(
+      flagLines.every((line) =>
+        /^flagserve_evaluations_total\{environment="\w+",flag="bool-flag",variant="\w*",reason="[A-Z_]+"\} \d+$/.test(line),
+      ),
+    ).toBe(true);
   });
 
   it("bounds the client identification series: past a fixed number of values per header, the rest count as other", async () => {

@@ -14,9 +14,17 @@ afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
 });
 
-const boolFlag = (defaultVariant: string, extra = "") => `{ variants: { "on": true, "off": false }, defaultVariant: "${defaultVariant}"${extra} }`;
+const boolFlag = (defaultVariant: string, extra = "") =>
+  `{ variants: { "on": true, "off": false }, defaultVariant: "${defaultVariant}"${extra} }`;
 const file = (flags: Record<string, string>) =>
-  [`apiKey: ${KEY}`, "segments:", "  beta: { ends_with: [{ var: email }, '@example.com'] }", "flags:", ...Object.entries(flags).map(([k, v]) => `  ${k}: ${v}`), ""].join("\n");
+  [
+    `apiKey: ${KEY}`,
+    "segments:",
+    "  beta: { ends_with: [{ var: email }, '@example.com'] }",
+    "flags:",
+    ...Object.entries(flags).map(([k, v]) => `  ${k}: ${v}`),
+    "",
+  ].join("\n");
 
 async function serve(text: string, args: string[] = []) {
   const dir = await tempDir();
@@ -63,7 +71,10 @@ describe("a flag broken by an edit", () => {
 
     expect(await evaluate(url, "a")).toMatchObject({ status: 200, body: { value: true, variant: "on", reason: "STATIC" } });
     expect(await evaluate(url, "b")).toMatchObject({ status: 200, body: { value: true, variant: "on" } });
-    expect(await evaluate(url, "d")).toMatchObject({ status: 400, body: { key: "d", errorCode: "PARSE_ERROR", errorDetails: expect.stringContaining("same type") } });
+    expect(await evaluate(url, "d")).toMatchObject({
+      status: 400,
+      body: { key: "d", errorCode: "PARSE_ERROR", errorDetails: expect.stringContaining("same type") },
+    });
     const ready = (await (await fetch(`${url}/readyz`)).json()) as { status: string; problems: string[] };
     expect(ready.status).toBe("degraded");
     expect(ready.problems).toEqual([
@@ -75,7 +86,10 @@ describe("a flag broken by an edit", () => {
     expect(cli.stderr()).toMatch(/flag d answers PARSE_ERROR until its problems are fixed/);
 
     // The edit that fixes them: a gets its new definition (and its event), d appears.
-    await writeFile(dir.file("flags/dev.yaml"), file({ a: boolFlag("off"), b: boolFlag("on"), c: boolFlag("off"), d: `{ variants: { x: 1, y: 2 }, defaultVariant: y }` }));
+    await writeFile(
+      dir.file("flags/dev.yaml"),
+      file({ a: boolFlag("off"), b: boolFlag("on"), c: boolFlag("off"), d: `{ variants: { x: 1, y: 2 }, defaultVariant: y }` }),
+    );
     await sse.next((e) => e.event === "flag-updated" && flagKey(e) === "d");
     await until(url, "a", (r) => r.body.variant === "off");
     expect(await evaluate(url, "d")).toMatchObject({ status: 200, body: { value: 2 } });

@@ -75,11 +75,15 @@ describe("OFREP event stream", () => {
 
   it("never reflects the request's Host header", async () => {
     const { status, body } = await new Promise<{ status: number; body: string }>((resolve, reject) => {
-      const req = httpRequest(`${url}/ofrep/v1/evaluate/flags`, { method: "POST", headers: { "x-api-key": KEY, host: "evil.example:666" } }, (res) => {
-        let text = "";
-        res.setEncoding("utf8").on("data", (c: string) => (text += c));
-        res.on("end", () => resolve({ status: res.statusCode!, body: text }));
-      });
+      const req = httpRequest(
+        `${url}/ofrep/v1/evaluate/flags`,
+        { method: "POST", headers: { "x-api-key": KEY, host: "evil.example:666" } },
+        (res) => {
+          let text = "";
+          res.setEncoding("utf8").on("data", (c: string) => (text += c));
+          res.on("end", () => resolve({ status: res.statusCode!, body: text }));
+        },
+      );
       req.on("error", reject).end("{}");
     });
     expect(status).toBe(200);
@@ -126,7 +130,9 @@ describe("OFREP event stream", () => {
     for (let i = 0; i < 100 && !/flagserve_sse_streams [1-9]/.test(await (await fetch(`${url}/metrics`)).text()); i++) {
       await new Promise((r) => setTimeout(r, 50));
     }
-    const changed = new Promise<{ flagsChanged?: string[] }>((resolve) => client.addHandler(ProviderEvents.ConfigurationChanged, (d) => resolve(d ?? {})));
+    const changed = new Promise<{ flagsChanged?: string[] }>((resolve) =>
+      client.addHandler(ProviderEvents.ConfigurationChanged, (d) => resolve(d ?? {})),
+    );
     await edit("live!");
     const details = await changed;
     expect(before).not.toBe("live!");

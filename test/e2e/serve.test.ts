@@ -38,7 +38,9 @@ describe("flagserve serve", () => {
     const dir = await dirWith({ "flags/README.md": "not a flag file\n" });
     const { cli } = await startCli([dir.file("flags"), "--port", "0", "--state-dir", dir.file("state")]);
     track(cli);
-    expect(cli.stderr()).toMatch(/warn: .*flags: no environments found \(expected \*\.yaml, \*\.yml or \*\.json files, or subdirectories\)/);
+    expect(cli.stderr()).toMatch(
+      /warn: .*flags: no environments found \(expected \*\.yaml, \*\.yml or \*\.json files, or subdirectories\)/,
+    );
   });
 
   it("persists generated keys so they survive a restart", async () => {

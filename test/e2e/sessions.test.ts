@@ -25,7 +25,16 @@ beforeAll(async () => {
               targeting: { if: [{ "==": [{ var: "plan" }, "premium"] }, "on", null] },
             },
             greeting: { variants: { hello: "hello", hi: "hi" }, defaultVariant: "hello" },
-            split: { variants: { a: "a", b: "b" }, defaultVariant: "a", targeting: { fractional: [["a", 50], ["b", 50]] } },
+            split: {
+              variants: { a: "a", b: "b" },
+              defaultVariant: "a",
+              targeting: {
+                fractional: [
+                  ["a", 50],
+                  ["b", 50],
+                ],
+              },
+            },
           },
         },
       },
@@ -43,7 +52,16 @@ const at = expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
 
 describe("X-Flagserve-Session", () => {
   it("records what the server provider asked, in order, as received, with the answers it got", async () => {
-    OpenFeature.setProvider("recorded", new OFREPProvider({ baseUrl: server.url, headers: [["X-API-Key", KEY], ["X-Flagserve-Session", "checkout-test"]] }));
+    OpenFeature.setProvider(
+      "recorded",
+      new OFREPProvider({
+        baseUrl: server.url,
+        headers: [
+          ["X-API-Key", KEY],
+          ["X-Flagserve-Session", "checkout-test"],
+        ],
+      }),
+    );
     const client = OpenFeature.getClient("recorded");
     const asked = [
       await client.getBooleanDetails("checkout", false, { targetingKey: "u1", plan: "premium" }),
@@ -57,7 +75,14 @@ describe("X-Flagserve-Session", () => {
     expect(server.session("checkout-test")).toEqual({
       dropped: 0,
       evaluations: [
-        { flagKey: "checkout", variant: "on", value: true, reason: "TARGETING_MATCH", context: { targetingKey: "u1", plan: "premium" }, at },
+        {
+          flagKey: "checkout",
+          variant: "on",
+          value: true,
+          reason: "TARGETING_MATCH",
+          context: { targetingKey: "u1", plan: "premium" },
+          at,
+        },
         { flagKey: "greeting", variant: "hello", value: "hello", reason: "STATIC", context: { targetingKey: "u2" }, at },
         { flagKey: "split", reason: "ERROR", errorCode: "TARGETING_KEY_MISSING", context: {}, at },
         { flagKey: "missing", reason: "ERROR", errorCode: "FLAG_NOT_FOUND", context: { targetingKey: "u3" }, at },
@@ -74,7 +99,15 @@ describe("X-Flagserve-Session", () => {
   it("records every flag of an evaluate-all from the web provider, in the response's order", async () => {
     await WebOpenFeature.setContext({ targetingKey: "web-user", plan: "premium" });
     await WebOpenFeature.setProviderAndWait(
-      new OFREPWebProvider({ baseUrl: server.url, headers: [["X-API-Key", KEY], ["X-Flagserve-Session", "web-1"]], cacheMode: "disabled", changeDetection: "none" }),
+      new OFREPWebProvider({
+        baseUrl: server.url,
+        headers: [
+          ["X-API-Key", KEY],
+          ["X-Flagserve-Session", "web-1"],
+        ],
+        cacheMode: "disabled",
+        changeDetection: "none",
+      }),
     );
     const web = WebOpenFeature.getClient();
     const { evaluations } = server.session("web-1");
@@ -89,12 +122,35 @@ describe("X-Flagserve-Session", () => {
 
   it("records repeated identical requests each time (answers served from the cache included)", async () => {
     const ask = () =>
-      fetch(`${server.url}/ofrep/v1/evaluate/flags`, { method: "POST", headers: { "x-api-key": KEY, [SESSION_HEADER]: "repeat" }, body: '{"context":{"targetingKey":"r"}}' });
+      fetch(`${server.url}/ofrep/v1/evaluate/flags`, {
+        method: "POST",
+        headers: { "x-api-key": KEY, [SESSION_HEADER]: "repeat" },
+        body: '{"context":{"targetingKey":"r"}}',
+      });
     for (let i = 0; i < 3; i++) expect((await ask()).status).toBe(200);
-    for (let i = 0; i < 2; i++) await fetch(`${server.url}/ofrep/v1/evaluate/flags/greeting`, { method: "POST", headers: { "x-api-key": KEY, [SESSION_HEADER]: "repeat" }, body: "{}" });
+    for (let i = 0; i < 2; i++)
+      await fetch(`${server.url}/ofrep/v1/evaluate/flags/greeting`, {
+        method: "POST",
+        headers: { "x-api-key": KEY, [SESSION_HEADER]: "repeat" },
+        body: "{}",
+      });
     const { evaluations } = server.session("repeat");
-    expect(evaluations.map((e) => e.flagKey)).toEqual(["checkout", "greeting", "split", "checkout", "greeting", "split", "checkout", "greeting", "split", "greeting", "greeting"]);
-    expect(evaluations.filter((e) => e.flagKey === "split").every((e) => e.reason === "SPLIT" && e.variant === evaluations[2]!.variant)).toBe(true);
+    expect(evaluations.map((e) => e.flagKey)).toEqual([
+      "checkout",
+      "greeting",
+      "split",
+      "checkout",
+      "greeting",
+      "split",
+      "checkout",
+      "greeting",
+      "split",
+      "greeting",
+      "greeting",
+    ]);
+    expect(
+      evaluations.filter((e) => e.flagKey === "split").every((e) => e.reason === "SPLIT" && e.variant === evaluations[2]!.variant),
+    ).toBe(true);
     expect(server.clearSession("repeat")).toBe(true);
   });
 
@@ -138,23 +194,35 @@ describe("X-Flagserve-Session", () => {
   });
 
   it("rejects an unusable session id with 400 INVALID_SESSION, and lets browsers send the header", async () => {
-    const bad = await fetch(`${server.url}/ofrep/v1/evaluate/flags/checkout`, { method: "POST", headers: { "x-api-key": KEY, [SESSION_HEADER]: "x".repeat(129) } });
+    const bad = await fetch(`${server.url}/ofrep/v1/evaluate/flags/checkout`, {
+      method: "POST",
+      headers: { "x-api-key": KEY, [SESSION_HEADER]: "x".repeat(129) },
+    });
     expect(bad.status).toBe(400);
     expect(await bad.json()).toMatchObject({ errorCode: "INVALID_SESSION" });
 
     const preflight = await fetch(`${server.url}/ofrep/v1/evaluate/flags`, {
       method: "OPTIONS",
-      headers: { origin: "https://app.example", "access-control-request-method": "POST", "access-control-request-headers": "x-api-key,x-flagserve-session" },
+      headers: {
+        origin: "https://app.example",
+        "access-control-request-method": "POST",
+        "access-control-request-headers": "x-api-key,x-flagserve-session",
+      },
     });
     expect(preflight.status).toBeLessThan(300);
     expect(preflight.headers.get("access-control-allow-headers")?.toLowerCase()).toContain("x-flagserve-session");
   });
 
   it("1 MiB contexts: a session keeps them truncated and once per request, reading it over HTTP stays small, and an evicted session answers 410", async () => {
-    const admin = (path: string) => fetch(`${server.url}/api/v1/admin${path}`, { headers: { authorization: `Bearer ${server.adminToken}` } });
+    const admin = (path: string) =>
+      fetch(`${server.url}/api/v1/admin${path}`, { headers: { authorization: `Bearer ${server.adminToken}` } });
     const body = JSON.stringify({ context: { targetingKey: "huge-user", blob: "z".repeat(900 * 1024) } });
     for (let i = 0; i < 8; i++) {
-      const res = await fetch(`${server.url}/ofrep/v1/evaluate/flags`, { method: "POST", headers: { "x-api-key": KEY, [SESSION_HEADER]: "huge" }, body });
+      const res = await fetch(`${server.url}/ofrep/v1/evaluate/flags`, {
+        method: "POST",
+        headers: { "x-api-key": KEY, [SESSION_HEADER]: "huge" },
+        body,
+      });
       expect(res.status).toBe(200);
       await res.arrayBuffer();
     }
@@ -166,16 +234,25 @@ describe("X-Flagserve-Session", () => {
     const view = JSON.parse(text) as { evaluations: { contextId: string }[]; contexts: Record<string, Record<string, unknown>> };
     expect(view.evaluations).toHaveLength(24); // 8 requests x 3 flags
     expect(Object.keys(view.contexts)).toHaveLength(8); // one context per request
-    expect(view.contexts[view.evaluations[0]!.contextId]).toEqual({ $truncated: expect.stringMatching(/^context of \d+ bytes, over the 8192-byte limit/), targetingKey: "huge-user" });
+    expect(view.contexts[view.evaluations[0]!.contextId]).toEqual({
+      $truncated: expect.stringMatching(/^context of \d+ bytes, over the 8192-byte limit/),
+      targetingKey: "huge-user",
+    });
 
     // 100 other sessions later "huge" is evicted: it says so, and does not read as never asked.
     for (let i = 0; i < 100; i++) {
-      const res = await fetch(`${server.url}/ofrep/v1/evaluate/flags/greeting`, { method: "POST", headers: { "x-api-key": KEY, [SESSION_HEADER]: `filler-${i}` } });
+      const res = await fetch(`${server.url}/ofrep/v1/evaluate/flags/greeting`, {
+        method: "POST",
+        headers: { "x-api-key": KEY, [SESSION_HEADER]: `filler-${i}` },
+      });
       await res.arrayBuffer();
     }
     const evicted = await admin("/sessions/huge");
     expect(evicted.status).toBe(410);
-    expect(await evicted.json()).toMatchObject({ errorCode: "SESSION_EVICTED", errorDetails: "session huge was evicted (more than 100 sessions were recorded); its evaluations are gone" });
+    expect(await evicted.json()).toMatchObject({
+      errorCode: "SESSION_EVICTED",
+      errorDetails: "session huge was evicted (more than 100 sessions were recorded); its evaluations are gone",
+    });
     expect(server.session("huge")).toEqual({ evaluations: [], dropped: 0, evicted: "more than 100 sessions were recorded" });
     expect((await admin("/sessions/never-asked")).status).toBe(200);
   });

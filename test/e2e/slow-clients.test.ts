@@ -28,10 +28,20 @@ async function serve(maxStreamsPerIp: number, withFastPath: boolean) {
   const store = new FlagStore();
   store.replace([createSnapshot(config, flags, KEY)]);
   const hub = new EventHub();
-  const { app, fastPath } = createApp({ store, hub, logger: silentLogger, maxStreamsPerIp, maxBufferedBytes: MAX_BUFFERED, fastPath: withFastPath });
+  const { app, fastPath } = createApp({
+    store,
+    hub,
+    logger: silentLogger,
+    maxStreamsPerIp,
+    maxBufferedBytes: MAX_BUFFERED,
+    fastPath: withFastPath,
+  });
   expect(fastPath !== undefined).toBe(withFastPath);
   const listening: Listening = await listenApp(app, { port: 0, host: "127.0.0.1", fastPath });
-  cleanups.push(() => listening.close(), () => hub.close());
+  cleanups.push(
+    () => listening.close(),
+    () => hub.close(),
+  );
   return { hub, listening };
 }
 
@@ -88,7 +98,11 @@ describe.each([
 
     // Nobody reads: publish until every stream's backlog passes the bound.
     const big = `{"padding":"${"x".repeat(128 * 1024)}"}`;
-    await until(() => hub.streamCount === 0, "the slow streams to be dropped", () => hub.channel("dev", "events").publish([{ name: "flag-updated", data: big }]));
+    await until(
+      () => hub.streamCount === 0,
+      "the slow streams to be dropped",
+      () => hub.channel("dev", "events").publish([{ name: "flag-updated", data: big }]),
+    );
 
     // The server closed the sockets: each client, reading again, finds its connection reset/ended.
     for (const client of clients) client.socket.resume();

@@ -51,7 +51,11 @@ function recorder(): Logger & { lines: string[] } {
 }
 
 const evaluate = (server: FlagServer, key: string) =>
-  fetch(`${server.url}/ofrep/v1/evaluate/flags/banner`, { method: "POST", headers: { "x-api-key": key, "content-type": "application/json" }, body: "{}" }).then((r) => r.status);
+  fetch(`${server.url}/ofrep/v1/evaluate/flags/banner`, {
+    method: "POST",
+    headers: { "x-api-key": key, "content-type": "application/json" },
+    body: "{}",
+  }).then((r) => r.status);
 
 describe("one state directory per configuration", () => {
   it("sibling configurations a/ and b/ get their own keys, token and directory (they shared $TMPDIR/.flagserve)", async () => {
@@ -88,7 +92,9 @@ describe("one state directory per configuration", () => {
     const key = server.keys.dev!;
     await writeFile(join(state, "keys.json"), '{"dev":"swapped-key-0123"}\n');
     await chmod(join(state, "keys.json"), 0o666);
-    await until("the reload refuses the file", () => logger.lines.some((l) => /refusing state file .*keys\.json: other users may write it/.test(l)));
+    await until("the reload refuses the file", () =>
+      logger.lines.some((l) => /refusing state file .*keys\.json: other users may write it/.test(l)),
+    );
     expect(server.keys.dev).toBe(key);
     expect(await evaluate(server, "swapped-key-0123")).toBe(401);
     expect(await evaluate(server, key)).toBe(200);
@@ -97,7 +103,9 @@ describe("one state directory per configuration", () => {
     await writeFile(join(state, "other.json"), '{"dev":"their-key-0123"}\n', { mode: 0o600 });
     await chown(join(state, "other.json"), OTHER_UID, OTHER_UID);
     await rename(join(state, "other.json"), join(state, "keys.json"));
-    await until("the reload refuses their file", () => logger.lines.some((l) => /refusing state file .*keys\.json: it belongs to another user/.test(l)));
+    await until("the reload refuses their file", () =>
+      logger.lines.some((l) => /refusing state file .*keys\.json: it belongs to another user/.test(l)),
+    );
     expect(await evaluate(server, "their-key-0123")).toBe(401);
     expect(await evaluate(server, key)).toBe(200);
   });
@@ -121,11 +129,16 @@ describe("the admin token goes only where it belongs", () => {
 
   it("a state token is sent to the recorded URL, and refused for another --url; a given token goes where it is told", async () => {
     expect(await connectionOf({ stateDir: state() })).toEqual({ url: server.url, token: server.adminToken });
-    expect(await connectionOf({ stateDir: state(), url: server.url.replace("127.0.0.1", "localhost") })).toMatchObject({ token: server.adminToken });
+    expect(await connectionOf({ stateDir: state(), url: server.url.replace("127.0.0.1", "localhost") })).toMatchObject({
+      token: server.adminToken,
+    });
     await expect(connectionOf({ stateDir: state(), url: other.url })).rejects.toThrow(
       `not sending the admin token kept in ${state()} to ${other.url}: it belongs to the server at ${server.url}`,
     );
-    expect(await connectionOf({ stateDir: state(), url: other.url, adminToken: other.adminToken })).toEqual({ url: other.url, token: other.adminToken });
+    expect(await connectionOf({ stateDir: state(), url: other.url, adminToken: other.adminToken })).toEqual({
+      url: other.url,
+      token: other.adminToken,
+    });
     // Found by its URL among the per-user state directories when no --state-dir says where.
     expect(await connectionOf({ url: other.url })).toEqual({ url: other.url, token: other.adminToken });
     await expect(connectionOf({ stateDir: dir.file("bound/nowhere") })).rejects.toThrow(/^no admin token for a running server/);
@@ -144,9 +157,9 @@ describe("the admin token goes only where it belongs", () => {
     const given = await start({ config: dir.file("given/flags"), stateDir: dir.file("given/state"), adminToken: "a-token-of-16-ch" });
     expect(given.adminToken).toBe("a-token-of-16-ch");
     expect(await readAdminUrl(dir.file("given/state"))).toBeUndefined();
-    await expect(createFlagServer({ config: dir.file("given/flags"), stateDir: dir.file("given/state2"), adminToken: "short-token" })).rejects.toThrow(
-      "--admin-token: an admin token must be at least 16 characters long (this one has 11)",
-    );
+    await expect(
+      createFlagServer({ config: dir.file("given/flags"), stateDir: dir.file("given/state2"), adminToken: "short-token" }),
+    ).rejects.toThrow("--admin-token: an admin token must be at least 16 characters long (this one has 11)");
   });
 });
 
@@ -187,7 +200,10 @@ describe("keys replaced in the file", () => {
     await until("the new key works", async () => (await evaluate(server, "new-key-0123456")) === 200);
     expect(await evaluate(server, "old-key-0123456")).toBe(200); // the grace (default one hour)
     const revoke = (env: string) =>
-      fetch(`${server.url}/api/v1/admin/keys/${env}/revoke-old`, { method: "POST", headers: { authorization: `Bearer ${server.adminToken}` } });
+      fetch(`${server.url}/api/v1/admin/keys/${env}/revoke-old`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${server.adminToken}` },
+      });
     const response = await revoke("dev");
     expect(response.status).toBe(200);
     expect(await response.json()).toEqual({ environment: "dev", revoked: 1 });

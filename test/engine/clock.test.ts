@@ -9,7 +9,21 @@ describe("readsClock", () => {
     ["a plain attribute", { if: [{ "==": [{ var: "plan" }, "pro"] }, "on", "off"] }],
     ["an attribute with a default", { var: ["plan", "free"] }],
     ["the flag key", { cat: [{ var: "$flagd.flagKey" }, { var: "email" }] }],
-    ["fractional, sem_ver and the string operators", { if: [{ sem_ver: [{ var: "version" }, ">=", "2.0.0"] }, { fractional: [["a", 1], ["b", 1]] }, null] }],
+    [
+      "fractional, sem_ver and the string operators",
+      {
+        if: [
+          { sem_ver: [{ var: "version" }, ">=", "2.0.0"] },
+          {
+            fractional: [
+              ["a", 1],
+              ["b", 1],
+            ],
+          },
+          null,
+        ],
+      },
+    ],
     ["missing with literal names", { missing: ["email", "plan"] }],
     ["no data at all", { "==": [1, 1] }],
   ])("is false for %s", (_name, rule) => {
@@ -34,7 +48,10 @@ describe("readsClock", () => {
   });
 
   it("asks about segment operators instead of looking into them", () => {
-    const segments = new Map([["$segment#0", false], ["$segment#1", true]]);
+    const segments = new Map([
+      ["$segment#0", false],
+      ["$segment#1", true],
+    ]);
     expect(readsClock({ and: [{ "$segment#0": [] }, { var: "plan" }] }, (op) => segments.get(op))).toBe(false);
     expect(readsClock({ and: [{ "$segment#0": [] }, { "$segment#1": [] }] }, (op) => segments.get(op))).toBe(true);
   });

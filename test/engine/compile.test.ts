@@ -206,7 +206,10 @@ describe("operator checking and other compile errors", () => {
         flags: { f: { variants: { a: 1 }, targeting: { if: [{ "==": [{ preserve: { a: 1 } }, 1] }, "a", null] } } },
       }),
     );
-    expect(errors.map((e) => e.path)).toEqual([["segments", "bad"], ["flags", "f", "targeting"]]);
+    expect(errors.map((e) => e.path)).toEqual([
+      ["segments", "bad"],
+      ["flags", "f", "targeting"],
+    ]);
     expect(errors[0]!.message).toMatch(/^segment cannot be compiled: /);
     expect(errors[1]!.message).toMatch(/^targeting cannot be compiled: /);
     expect(errorOf(run(flags.get("f")!))).toBe("PARSE_ERROR");
@@ -250,9 +253,7 @@ describe("compiled flags", () => {
   });
 
   it("compiles targeting once: evaluations do not rebuild it", () => {
-    const { flags } = compileEnvironment(
-      env({ flags: { f: { variants: { a: 1, b: 2 }, targeting: { if: [{ var: "x" }, "a", "b"] } } } }),
-    );
+    const { flags } = compileEnvironment(env({ flags: { f: { variants: { a: 1, b: 2 }, targeting: { if: [{ var: "x" }, "a", "b"] } } } }));
     const flag = flags.get("f")!;
     const rule = flag.rule;
     expect(typeof rule).toBe("function");
@@ -266,11 +267,44 @@ describe("rules written more than once", () => {
   const shared = {
     segments: { beta: { ends_with: [{ var: "email" }, "@example.com"] } },
     flags: {
-      one: { variants: { a: "a", b: "b" }, defaultVariant: "b", targeting: { if: [{ $ref: "beta" }, { fractional: [["a", 50], ["b", 50]] }, "b"] } },
-      two: { variants: { a: "a", b: "b" }, defaultVariant: "b", targeting: { if: [{ $ref: "beta" }, { fractional: [["a", 50], ["b", 50]] }, "b"] } },
+      one: {
+        variants: { a: "a", b: "b" },
+        defaultVariant: "b",
+        targeting: {
+          if: [
+            { $ref: "beta" },
+            {
+              fractional: [
+                ["a", 50],
+                ["b", 50],
+              ],
+            },
+            "b",
+          ],
+        },
+      },
+      two: {
+        variants: { a: "a", b: "b" },
+        defaultVariant: "b",
+        targeting: {
+          if: [
+            { $ref: "beta" },
+            {
+              fractional: [
+                ["a", 50],
+                ["b", 50],
+              ],
+            },
+            "b",
+          ],
+        },
+      },
     },
   };
-  const contexts = Array.from({ length: 64 }, (_, i) => ({ targetingKey: `user-${i}`, email: i % 4 === 0 ? `u${i}@corp.test` : `u${i}@example.com` }));
+  const contexts = Array.from({ length: 64 }, (_, i) => ({
+    targetingKey: `user-${i}`,
+    email: i % 4 === 0 ? `u${i}@corp.test` : `u${i}@example.com`,
+  }));
 
   it("compile to one function that still buckets by each flag's own key", () => {
     const { flags, errors } = compileEnvironment(env(shared));
@@ -300,7 +334,9 @@ describe("rules written more than once", () => {
 
   it("share whether they read the clock", () => {
     const clock = { variants: { a: 1, b: 2 }, targeting: { if: [{ ">": [{ var: "$flagd.timestamp" }, 0] }, "a", "b"] } };
-    const { flags } = compileEnvironment(env({ flags: { x: clock, y: clock, z: { variants: { a: 1, b: 2 }, targeting: { if: [{ var: "$flagd.flagKey" }, "a", "b"] } } } }));
+    const { flags } = compileEnvironment(
+      env({ flags: { x: clock, y: clock, z: { variants: { a: 1, b: 2 }, targeting: { if: [{ var: "$flagd.flagKey" }, "a", "b"] } } } }),
+    );
     expect([flags.get("x")!.clockFree, flags.get("y")!.clockFree, flags.get("z")!.clockFree]).toEqual([undefined, undefined, true]);
   });
 
@@ -329,17 +365,32 @@ describe("compiled flags", () => {
   it("build their answers on their first evaluation, then hand out the same objects", () => {
     const config = env({
       flags: {
-        t: { variants: { on: true, off: false }, defaultVariant: "off", targeting: { if: [{ "==": [{ var: "plan" }, "pro"] }, "on", null] } },
+        t: {
+          variants: { on: true, off: false },
+          defaultVariant: "off",
+          targeting: { if: [{ "==": [{ var: "plan" }, "pro"] }, "on", null] },
+        },
         s: { variants: { a: "a", b: "b" }, defaultVariant: "b" },
         d: { state: "DISABLED", variants: { on: true }, defaultVariant: "on" },
       },
     });
     const { flags } = compileEnvironment(config);
-    expect(run(flags.get("t")!, { plan: "pro" })).toEqual({ key: "t", reason: "TARGETING_MATCH", variant: "on", value: true, metadata: {} });
+    expect(run(flags.get("t")!, { plan: "pro" })).toEqual({
+      key: "t",
+      reason: "TARGETING_MATCH",
+      variant: "on",
+      value: true,
+      metadata: {},
+    });
     expect(run(flags.get("t")!, { plan: "free" })).toEqual({ key: "t", reason: "DEFAULT", variant: "off", value: false, metadata: {} });
     expect(run(flags.get("s")!)).toEqual({ key: "s", reason: "STATIC", variant: "b", value: "b", metadata: {} });
     expect(run(flags.get("d")!)).toEqual({ key: "d", reason: "DISABLED", metadata: {} });
-    for (const [key, context] of [["t", { plan: "pro" }], ["t", { plan: "free" }], ["s", {}], ["d", {}]] as const) {
+    for (const [key, context] of [
+      ["t", { plan: "pro" }],
+      ["t", { plan: "free" }],
+      ["s", {}],
+      ["d", {}],
+    ] as const) {
       const first = run(flags.get(key)!, context);
       expect(run(flags.get(key)!, context)).toBe(first);
       expect(Object.isFrozen(first)).toBe(true);
@@ -350,12 +401,28 @@ describe("compiled flags", () => {
 describe("ruleKey", () => {
   it("gives equal texts for equal rules only", () => {
     expect(ruleKey({ if: [{ var: "x" }, "a", null] })).toBe(ruleKey({ if: [{ var: "x" }, "a", null] }));
-    const distinct = [null, Infinity, -Infinity, NaN, 0, -0, 1, "1", true, "true", [1], { a: 1, b: 2 }, { b: 2, a: 1 }, { "a,b": 1 }, { a: 1 }];
+    const distinct = [
+      null,
+      Infinity,
+      -Infinity,
+      NaN,
+      0,
+      -0,
+      1,
+      "1",
+      true,
+      "true",
+      [1],
+      { a: 1, b: 2 },
+      { b: 2, a: 1 },
+      { "a,b": 1 },
+      { a: 1 },
+    ];
     expect(new Set(distinct.map((v) => ruleKey({ "==": [{ var: "n" }, v] }))).size).toBe(distinct.length);
   });
 
   it("is the rule's JSON text where JSON tells every value apart, the same text the writer gives", () => {
-    const rule = { if: [{ in: [{ var: "email" }, ["a@x.test", "b@x.test"]] }, "on", null], __proto__: null, "k\"ey": [1.5, 0, true] };
+    const rule = { if: [{ in: [{ var: "email" }, ["a@x.test", "b@x.test"]] }, "on", null], __proto__: null, 'k"ey': [1.5, 0, true] };
     expect(ruleKey(rule)).toBe(JSON.stringify(rule));
     // A rule holding -0 is written by the writer: same text as JSON but for the -0.
     expect(ruleKey({ "==": [{ var: "n" }, -0] })).toBe('{"==":[{"var":"n"},-0]}');
@@ -374,7 +441,9 @@ describe("ruleKey", () => {
       // eslint-disable-next-line no-sparse-arrays
       expect(ruleKey({ in: [zero, [1, , 2]] })).toBeUndefined();
       expect(ruleKey({ "==": [zero, new Date(0)] })).toBeUndefined();
-      expect(ruleKey({ "==": [zero, Object.assign(Object.create(null), { a: 1 })] })).toBe(`{"==":[${Object.is(zero, -0) ? "-0" : "0"},{"a":1}]}`);
+      expect(ruleKey({ "==": [zero, Object.assign(Object.create(null), { a: 1 })] })).toBe(
+        `{"==":[${Object.is(zero, -0) ? "-0" : "0"},{"a":1}]}`,
+      );
     }
   });
 });
@@ -404,7 +473,13 @@ describe("$ref expansion bombs", () => {
     const { flags, errors } = compileEnvironment(
       env({
         segments: { gold: { "==": [{ var: "plan" }, "gold"] } },
-        flags: { f: { variants: { on: true, off: false }, defaultVariant: "off", targeting: { if: [{ some: [{ var: "accounts" }, { $ref: "gold" }] }, "on", null] } } },
+        flags: {
+          f: {
+            variants: { on: true, off: false },
+            defaultVariant: "off",
+            targeting: { if: [{ some: [{ var: "accounts" }, { $ref: "gold" }] }, "on", null] },
+          },
+        },
       }),
     );
     expect(errors).toEqual([]);

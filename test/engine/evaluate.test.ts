@@ -109,7 +109,7 @@ describe("reason table (docs/evaluation.md)", () => {
 
   it.each([
     ["an unknown variant name", { if: [true, "three", null] }],
-    ["true without a \"true\" variant", { "==": [1, 1] }],
+    ['true without a "true" variant', { "==": [1, 1] }],
     ["a number without such a variant", { "+": [1, { var: "n" }] }],
     ["an array", { merge: [["one"], ["two"]] }],
     ["an object", { var: "obj" }],
@@ -130,7 +130,16 @@ describe("reason table (docs/evaluation.md)", () => {
   });
 
   it("fractional without a bucketing value or targetingKey: TARGETING_KEY_MISSING", () => {
-    const flag = compileFlag("f", { variants: onOff, defaultVariant: "off", targeting: { fractional: [["on", 1], ["off", 1]] } });
+    const flag = compileFlag("f", {
+      variants: onOff,
+      defaultVariant: "off",
+      targeting: {
+        fractional: [
+          ["on", 1],
+          ["off", 1],
+        ],
+      },
+    });
     const e = run(flag, { email: "a@b.c" });
     expect(errorOf(e)).toBe("TARGETING_KEY_MISSING");
     expect(e).toMatchObject({ key: "f", metadata: {} });
@@ -285,11 +294,45 @@ describe("evaluatorFor", () => {
           keyed: { "==": [{ var: "$flagd.flagKey" }, "keyedA"] },
         },
         flags: {
-          split: { ...onOffFlag, targeting: { fractional: [["on", 50], ["off", 50]] } },
-          split2: { ...onOffFlag, targeting: { fractional: [["on", 50], ["off", 50]] } },
-          byKey: { variants: { a: "a", b: "b" }, defaultVariant: "a", targeting: { if: [{ "==": [{ var: "$flagd.flagKey" }, "byKey"] }, "b", "a"] } },
+          split: {
+            ...onOffFlag,
+            targeting: {
+              fractional: [
+                ["on", 50],
+                ["off", 50],
+              ],
+            },
+          },
+          split2: {
+            ...onOffFlag,
+            targeting: {
+              fractional: [
+                ["on", 50],
+                ["off", 50],
+              ],
+            },
+          },
+          byKey: {
+            variants: { a: "a", b: "b" },
+            defaultVariant: "a",
+            targeting: { if: [{ "==": [{ var: "$flagd.flagKey" }, "byKey"] }, "b", "a"] },
+          },
           beta: { ...onOffFlag, targeting: { if: [{ $ref: "beta" }, "on", null] } },
-          nested: { ...onOffFlag, targeting: { if: [{ $ref: "beta" }, { fractional: [["on", 1], ["off", 1]] }, "off"] } },
+          nested: {
+            ...onOffFlag,
+            targeting: {
+              if: [
+                { $ref: "beta" },
+                {
+                  fractional: [
+                    ["on", 1],
+                    ["off", 1],
+                  ],
+                },
+                "off",
+              ],
+            },
+          },
           bad: { ...onOffFlag, targeting: { cat: ["x", "y"] } },
           off: { ...onOffFlag, state: "DISABLED" },
           fixed: onOffFlag,
@@ -305,6 +348,8 @@ describe("evaluatorFor", () => {
       for (const flag of flags.values()) expect(pass(flag)).toEqual(evaluate(flag, context, now));
     }
     const pass = evaluatorFor({}, 0);
-    expect([pass(flags.get("keyedA")!), pass(flags.get("keyedB")!), pass(flags.get("keyedA")!)].map((e) => "variant" in e && e.variant)).toEqual(["on", "off", "on"]);
+    expect(
+      [pass(flags.get("keyedA")!), pass(flags.get("keyedB")!), pass(flags.get("keyedA")!)].map((e) => "variant" in e && e.variant),
+    ).toEqual(["on", "off", "on"]);
   });
 });

@@ -1,11 +1,6 @@
 import murmurhash from "murmurhash";
 import { describe, expect, it } from "vitest";
-import {
-  bucketingHash,
-  bucketOf,
-  fractionalValue,
-  parseDistribution,
-} from "../../src/engine/fractional.js";
+import { bucketingHash, bucketOf, fractionalValue, parseDistribution } from "../../src/engine/fractional.js";
 import { TargetingKeyMissingError } from "../../src/engine/errors.js";
 import { murmur3Utf8Concat } from "../../src/engine/murmur.js";
 import { compileFlag, errorOf, reasonOf, run, variantOf } from "./helpers.js";
@@ -22,20 +17,55 @@ describe("bucketing hash (MurmurHash3 x86_32, seed 0, UTF-8)", () => {
     // MurmurHash3 of the UTF-8 bytes, as the murmurhash package computes it on Buffer.from's
     // encoding: every length modulo 4, two-, three- and four-byte characters, lone surrogates
     // (U+FFFD), and random strings of any UTF-16 code units.
-    const fixed = ["", "a", "ab", "abc", "jack", "usér-96", "日本語", "👍🏽x", "\ud800", "\ud800x", "x\udc00", "\udbff\udfff", "k".repeat(5000), "é".repeat(2001)];
+    const fixed = [
+      "",
+      "a",
+      "ab",
+      "abc",
+      "jack",
+      "usér-96",
+      "日本語",
+      "👍🏽x",
+      "\ud800",
+      "\ud800x",
+      "x\udc00",
+      "\udbff\udfff",
+      "k".repeat(5000),
+      "é".repeat(2001),
+    ];
     let seed = 12345;
     const random = () => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32;
-    const units = () => Array.from({ length: Math.floor(random() * 24) }, () => String.fromCharCode(random() < 0.7 ? 32 + Math.floor(random() * 95) : Math.floor(random() * 0x10000))).join("");
+    const units = () =>
+      Array.from({ length: Math.floor(random() * 24) }, () =>
+        String.fromCharCode(random() < 0.7 ? 32 + Math.floor(random() * 95) : Math.floor(random() * 0x10000)),
+      ).join("");
     for (const value of [...fixed, ...Array.from({ length: 2000 }, units)]) {
       expect(bucketingHash(value), JSON.stringify(value)).toBe(murmurhash.v3(Buffer.from(value, "utf8"), 0));
     }
   });
 
   it("hashes a flag key and a targeting key as one string, without joining them", () => {
-    const parts = ["", "a", "ab", "abc", "abcd", "abcde", "flag-007", "usér-96", "日本", "👍🏽", "\ud800", "x\udc00", "ab日", "abcdé", '{"context":{"targetingKey":"user-42"}}'];
+    const parts = [
+      "",
+      "a",
+      "ab",
+      "abc",
+      "abcd",
+      "abcde",
+      "flag-007",
+      "usér-96",
+      "日本",
+      "👍🏽",
+      "\ud800",
+      "x\udc00",
+      "ab日",
+      "abcdé",
+      '{"context":{"targetingKey":"user-42"}}',
+    ];
     for (const seed of [0, 3, 129]) {
       for (const a of parts) {
-        for (const b of parts) expect(murmur3Utf8Concat(a, b, seed), JSON.stringify([a, b, seed])).toBe(murmurhash.v3(Buffer.from(a + b, "utf8"), seed));
+        for (const b of parts)
+          expect(murmur3Utf8Concat(a, b, seed), JSON.stringify([a, b, seed])).toBe(murmurhash.v3(Buffer.from(a + b, "utf8"), seed));
       }
     }
     // A surrogate pair split between the two halves is still one character.
@@ -118,10 +148,7 @@ describe("testbed fractional vectors (v2)", () => {
     compileFlag(key, {
       variants: Object.fromEntries(Object.keys(suits).map((s) => [`${prefix}${s}`, `${prefix}${s}`])),
       targeting: {
-        fractional: [
-          { cat: ["shared-seed", { var: "user.name" }] },
-          ...quarter(Object.keys(suits).map((s) => `${prefix}${s}`)),
-        ],
+        fractional: [{ cat: ["shared-seed", { var: "user.name" }] }, ...quarter(Object.keys(suits).map((s) => `${prefix}${s}`))],
       },
     });
   const flagA = sharedSeed("fractional-flag-A-shared-seed", "");
@@ -180,19 +207,56 @@ describe("fractional distribution rules", () => {
   });
 
   it("clamps negative weights to 0", () => {
-    expect(parseDistribution([["one", -5], ["two", 10]])?.ends).toEqual([0, 10]);
+    expect(
+      parseDistribution([
+        ["one", -5],
+        ["two", 10],
+      ])?.ends,
+    ).toEqual([0, 10]);
     // "one" owns no bucket at all, whatever the key.
     for (const targetingKey of ["a", "b", "c", "d", "e", "ejOoVL"]) {
-      expect(fractionalValue([["one", -50], ["two", 50]], { ...data, targetingKey })).toBe("two");
+      expect(
+        fractionalValue(
+          [
+            ["one", -50],
+            ["two", 50],
+          ],
+          { ...data, targetingKey },
+        ),
+      ).toBe("two");
     }
   });
 
   it.each([
-    ["non-integer weight", [["a", 1.5], ["b", 1]]],
-    ["string weight", [["a", "1"], ["b", 1]]],
-    ["sum over 2^31-1", [["a", 2 ** 31 - 1], ["b", 1]]],
+    [
+      "non-integer weight",
+      [
+        ["a", 1.5],
+        ["b", 1],
+      ],
+    ],
+    [
+      "string weight",
+      [
+        ["a", "1"],
+        ["b", 1],
+      ],
+    ],
+    [
+      "sum over 2^31-1",
+      [
+        ["a", 2 ** 31 - 1],
+        ["b", 1],
+      ],
+    ],
     ["single weight over 2^31-1", [["a", 2 ** 31]]],
-    ["all-zero weights", [["a", 0], ["b", 0]]],
+    [
+      "all-zero weights",
+      [
+        ["a", 0],
+        ["b", 0],
+      ],
+    ],
     ["entry not an array", [["b", 1], 5]],
     ["empty entry", [[], ["b", 1]]],
     ["object variant", [[{ a: 1 }, 1]]],
@@ -201,7 +265,15 @@ describe("fractional distribution rules", () => {
   });
 
   it("accepts the maximum total and a single entry", () => {
-    expect(fractionalValue([["a", 2 ** 31 - 2], ["b", 1]], data)).not.toBeNull();
+    expect(
+      fractionalValue(
+        [
+          ["a", 2 ** 31 - 2],
+          ["b", 1],
+        ],
+        data,
+      ),
+    ).not.toBeNull();
     expect(fractionalValue([["single", 1]], data)).toBe("single");
     expect(fractionalValue([["single"]], data)).toBe("single");
   });
@@ -215,12 +287,26 @@ describe("fractional distribution rules", () => {
   it("hashes flagKey + targetingKey without a bucketing value, the bare string with one", () => {
     // Same targetingKey, different flag keys: the key is salted by the flag key...
     const implicit = (flagKey: string) =>
-      fractionalValue([["a", 1], ["b", 1]], { targetingKey: "jack", $flagd: { flagKey } });
+      fractionalValue(
+        [
+          ["a", 1],
+          ["b", 1],
+        ],
+        { targetingKey: "jack", $flagd: { flagKey } },
+      );
     // ..."" + "jack" hashes like the explicit "jack" (upper half, see above).
     expect(implicit("")).toBe("b");
     expect(fractionalValue(["jack", ["a", 1], ["b", 1]], { targetingKey: "zzz", $flagd: { flagKey: "x" } })).toBe("b");
     // "caf" + "é" is the UTF-8 string "café" (lower half).
-    expect(fractionalValue([["a", 1], ["b", 1]], { targetingKey: "é", $flagd: { flagKey: "caf" } })).toBe("a");
+    expect(
+      fractionalValue(
+        [
+          ["a", 1],
+          ["b", 1],
+        ],
+        { targetingKey: "é", $flagd: { flagKey: "caf" } },
+      ),
+    ).toBe("a");
   });
 
   it("drops a null bucketing value and falls back to the targetingKey", () => {
@@ -234,9 +320,15 @@ describe("fractional distribution rules", () => {
     ["a number", { targetingKey: 42 }],
     ["a boolean", { targetingKey: true }],
   ])("targetingKey %s: the shorthand throws TargetingKeyMissingError, a null bucketing value gives null", (_n, ctx) => {
-    expect(() => fractionalValue([["a", 1], ["b", 1]], { ...ctx, $flagd: { flagKey: "k" } })).toThrow(
-      TargetingKeyMissingError,
-    );
+    expect(() =>
+      fractionalValue(
+        [
+          ["a", 1],
+          ["b", 1],
+        ],
+        { ...ctx, $flagd: { flagKey: "k" } },
+      ),
+    ).toThrow(TargetingKeyMissingError);
     expect(fractionalValue([null, ["a", 1]], { ...ctx, $flagd: { flagKey: "k" } })).toBeNull();
   });
 
@@ -267,7 +359,9 @@ describe("fractional inside rules", () => {
     for (const email of ["a@x", "b@x", "c@x", "d@x", "jon@company.com"]) {
       expect(variantOf(run(flag, { email, tier: "basic" }))).toBe("standard");
     }
-    const picks = new Set(["a@x", "b@x", "c@x", "d@x", "e@x", "f@x", "g@x", "h@x"].map((email) => variantOf(run(flag, { email, tier: "premium" }))));
+    const picks = new Set(
+      ["a@x", "b@x", "c@x", "d@x", "e@x", "f@x", "g@x", "h@x"].map((email) => variantOf(run(flag, { email, tier: "premium" }))),
+    );
     expect(picks).toEqual(new Set(["premium", "red"]));
   });
 
@@ -301,7 +395,12 @@ describe("fractional inside rules", () => {
     const flag = compileFlag("f", {
       variants: { a: "a", b: "b" },
       defaultVariant: "a",
-      targeting: { fractional: [["a", 50], ["b", 50]] },
+      targeting: {
+        fractional: [
+          ["a", 50],
+          ["b", 50],
+        ],
+      },
     });
     const e = run(flag, {});
     expect(errorOf(e)).toBe("TARGETING_KEY_MISSING");
@@ -313,7 +412,18 @@ describe("fractional inside rules", () => {
   it("does not need a key when the fractional branch is not taken", () => {
     const flag = compileFlag("f", {
       variants: { a: "a", b: "b", c: "c" },
-      targeting: { if: [{ var: "beta" }, { fractional: [["a", 1], ["b", 1]] }, "c"] },
+      targeting: {
+        if: [
+          { var: "beta" },
+          {
+            fractional: [
+              ["a", 1],
+              ["b", 1],
+            ],
+          },
+          "c",
+        ],
+      },
     });
     expect(run(flag, {})).toMatchObject({ variant: "c", reason: "TARGETING_MATCH" });
     expect(errorOf(run(flag, { beta: true }))).toBe("TARGETING_KEY_MISSING");
@@ -324,7 +434,12 @@ describe("fractional inside rules", () => {
     const flag = compileFlag("f", {
       variants: { a: "a", b: "b", fallback: "fallback" },
       defaultVariant: "fallback",
-      targeting: { fractional: [["a", 0], ["b", 0]] },
+      targeting: {
+        fractional: [
+          ["a", 0],
+          ["b", 0],
+        ],
+      },
     });
     expect(run(flag, { targetingKey: "u" })).toMatchObject({ variant: "fallback", reason: "DEFAULT" });
   });
@@ -332,17 +447,39 @@ describe("fractional inside rules", () => {
   it("as a condition: the rule's result is not the fractional's, so TARGETING_MATCH", () => {
     const flag = compileFlag("f", {
       variants: { hundreds: 100, ones: 1 },
-      targeting: { if: [{ fractional: [[false, 0], [true, 100]] }, "hundreds", "ones"] },
+      targeting: {
+        if: [
+          {
+            fractional: [
+              [false, 0],
+              [true, 100],
+            ],
+          },
+          "hundreds",
+          "ones",
+        ],
+      },
     });
     expect(run(flag, { targetingKey: "u" })).toMatchObject({ variant: "hundreds", value: 100, reason: "TARGETING_MATCH" });
     const falseFlag = compileFlag("f", {
       variants: { hundreds: 100, ones: 1 },
-      targeting: { if: [{ fractional: [[false, 100], [true, 0]] }, "hundreds", "ones"] },
+      targeting: {
+        if: [
+          {
+            fractional: [
+              [false, 100],
+              [true, 0],
+            ],
+          },
+          "hundreds",
+          "ones",
+        ],
+      },
     });
     expect(run(falseFlag, { targetingKey: "u" })).toMatchObject({ variant: "ones", reason: "TARGETING_MATCH" });
   });
 
-  it("boolean variants chosen by fractional map to the \"true\"/\"false\" keys with SPLIT", () => {
+  it('boolean variants chosen by fractional map to the "true"/"false" keys with SPLIT', () => {
     const flag = compileFlag("f", {
       variants: { true: true, false: false },
       targeting: { fractional: [[true, 1]] },
@@ -360,13 +497,23 @@ describe("fractional inside rules", () => {
   });
 
   it("answers as the generic operator when its entries are constants (compiled once)", () => {
-    const entries = [["a", 30], ["b", 0], ["c", null], ["d", 69]];
+    const entries = [
+      ["a", 30],
+      ["b", 0],
+      ["c", null],
+      ["d", 69],
+    ];
     const rules: Record<string, object> = {
       shorthand: { fractional: entries },
       byValue: { fractional: [{ var: "bucket" }, ...entries] },
       byLiteral: { fractional: ["fixed", ...entries] },
       byNull: { fractional: [null, ...entries] },
-      unparsable: { fractional: [["a", 1.5], ["b", 1]] },
+      unparsable: {
+        fractional: [
+          ["a", 1.5],
+          ["b", 1],
+        ],
+      },
       unparsableByValue: { fractional: [{ var: "bucket" }, ["a", "x"]] },
       // flagd's documented form, and cats of other lengths and parts (numbers, null, objects).
       byCat: { fractional: [{ cat: [{ var: "$flagd.flagKey" }, { var: "bucket" }] }, ...entries] },
@@ -374,14 +521,30 @@ describe("fractional inside rules", () => {
       byCatOfThree: { fractional: [{ cat: [{ var: "bucket" }, "-", { var: "targetingKey" }] }, ...entries] },
     };
     const variants = { a: "a", b: "b", c: "c", d: "d", fallback: "fallback" };
-    const contexts: Record<string, unknown>[] = [{}, { targetingKey: "" }, { targetingKey: 7 }, { bucket: 42 }, { bucket: null, targetingKey: "k" }];
+    const contexts: Record<string, unknown>[] = [
+      {},
+      { targetingKey: "" },
+      { targetingKey: 7 },
+      { bucket: 42 },
+      { bucket: null, targetingKey: "k" },
+    ];
     for (let i = 0; i < 200; i++) contexts.push({ targetingKey: `user-${i}`, ...(i % 3 === 0 && { bucket: `b${i}` }) });
     // A bucketing expression that evaluates to an array is one more entry, not a bucketing value.
-    contexts.push({ bucket: ["a", 1], targetingKey: "u" }, { bucket: ["a", 1] }, { bucket: { x: 1 }, targetingKey: "u" }, { bucket: "usér-7" });
+    contexts.push(
+      { bucket: ["a", 1], targetingKey: "u" },
+      { bucket: ["a", 1] },
+      { bucket: { x: 1 }, targetingKey: "u" },
+      { bucket: "usér-7" },
+    );
     // The test's own reading of an argument: `var` (a path), and `cat` as compiled: '' + a + b...
     const valueOf = (arg: unknown, data: Record<string, unknown>): unknown => {
       if (arg === null || typeof arg !== "object" || Array.isArray(arg)) return arg;
-      if ("var" in arg) return String(arg.var).split(".").reduce<unknown>((node, key) => (node as Record<string, unknown> | undefined)?.[key], data) ?? null;
+      if ("var" in arg)
+        return (
+          String(arg.var)
+            .split(".")
+            .reduce<unknown>((node, key) => (node as Record<string, unknown> | undefined)?.[key], data) ?? null
+        );
       return (arg as { cat: unknown[] }).cat.reduce<string>((text, part) => text + (valueOf(part, data) as string), "");
     };
     for (const [key, targeting] of Object.entries(rules)) {

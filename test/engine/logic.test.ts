@@ -7,8 +7,32 @@ import { createLogicEngine } from "../../src/engine/logic.js";
  */
 describe("compiled operator forms answer as the plain methods", () => {
   const engine = createLogicEngine();
-  const values: unknown[] = ["2.1.0", "v3.0.1", "1.0.0-rc.1", "2.0.0.0", "", "abc", "pro-plus", "DE", "x.y", 3, 2.5, 0, true, null, [1], { a: 1 }];
-  const contexts: Record<string, unknown>[] = [{}, { nested: { deep: "DE" } }, { nested: "flat" }, { "x.y": "dotted" }, { constructor: "own", 0: "zero", length: 2 }, { items: [{ b: 2, 0: "zero" }, ["first"], "ab", 0, null, { b: 3 }] }];
+  const values: unknown[] = [
+    "2.1.0",
+    "v3.0.1",
+    "1.0.0-rc.1",
+    "2.0.0.0",
+    "",
+    "abc",
+    "pro-plus",
+    "DE",
+    "x.y",
+    3,
+    2.5,
+    0,
+    true,
+    null,
+    [1],
+    { a: 1 },
+  ];
+  const contexts: Record<string, unknown>[] = [
+    {},
+    { nested: { deep: "DE" } },
+    { nested: "flat" },
+    { "x.y": "dotted" },
+    { constructor: "own", 0: "zero", length: 2 },
+    { items: [{ b: 2, 0: "zero" }, ["first"], "ab", 0, null, { b: 3 }] },
+  ];
   for (const value of values) contexts.push({ value, nested: { deep: value } });
 
   const rules: Record<string, unknown> = {
@@ -52,15 +76,28 @@ describe("compiled operator forms answer as the plain methods", () => {
   it.each(Object.entries(rules))("%s", (_name, rule) => {
     const compiled = engine.build(rule) as (data: unknown) => unknown;
     for (const context of contexts) {
-      expect(outcome(() => compiled(context)), JSON.stringify(context)).toEqual(outcome(() => engine.run(rule, context)));
+      expect(
+        outcome(() => compiled(context)),
+        JSON.stringify(context),
+      ).toEqual(outcome(() => engine.run(rule, context)));
     }
   });
 
   it("calls the specialised forms directly, keeping no state between evaluations", () => {
     const compiled = engine.build({ sem_ver: [{ var: "value" }, ">=", "2.1.0"] }) as (data: unknown) => unknown;
-    for (const rule of [rules["var, a path"], rules["sem_ver, constant on the right"], rules.starts_with, rules["in, a list of literals"]]) {
+    for (const rule of [
+      rules["var, a path"],
+      rules["sem_ver, constant on the right"],
+      rules.starts_with,
+      rules["in, a list of literals"],
+    ]) {
       expect(String(engine.build(rule))).not.toContain("engine.methods"); // no generic call, no argument array
     }
-    expect([compiled({ value: "2.1.0" }), compiled({ value: "1.0.0" }), compiled({}), compiled({ value: "3.0.0" })]).toEqual([true, false, null, true]);
+    expect([compiled({ value: "2.1.0" }), compiled({ value: "1.0.0" }), compiled({}), compiled({ value: "3.0.0" })]).toEqual([
+      true,
+      false,
+      null,
+      true,
+    ]);
   });
 });

@@ -67,7 +67,7 @@ describe("sem_ver testbed scenarios", () => {
     [1.0, "match"],
     [1.2, "match"],
     ["2.0.0", "no-match"],
-  ])("partial versions, ^ \"1\": %j -> %s", (version, expected) => {
+  ])('partial versions, ^ "1": %j -> %s', (version, expected) => {
     expect(variantOf(run(matchFlag("^", "1"), { version }))).toBe(expected);
   });
 
@@ -77,7 +77,7 @@ describe("sem_ver testbed scenarios", () => {
     [2, "match"],
     [1, "no-match"],
     ["1.2", "match"],
-  ])("numeric context, > \"1.1\": %j -> %s", (version, expected) => {
+  ])('numeric context, > "1.1": %j -> %s', (version, expected) => {
     expect(variantOf(run(matchFlag(">", "1.1"), { version }))).toBe(expected);
   });
 
@@ -125,7 +125,16 @@ describe("sem_ver operator", () => {
   });
 
   it("orders prereleases per SemVer", () => {
-    const order = ["1.0.0-alpha", "1.0.0-alpha.1", "1.0.0-alpha.beta", "1.0.0-beta", "1.0.0-beta.2", "1.0.0-beta.11", "1.0.0-rc.1", "1.0.0"];
+    const order = [
+      "1.0.0-alpha",
+      "1.0.0-alpha.1",
+      "1.0.0-alpha.beta",
+      "1.0.0-beta",
+      "1.0.0-beta.2",
+      "1.0.0-beta.11",
+      "1.0.0-rc.1",
+      "1.0.0",
+    ];
     for (let i = 0; i + 1 < order.length; i++) expect(semVer([order[i], "<", order[i + 1]])).toBe(true);
   });
 

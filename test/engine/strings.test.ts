@@ -7,11 +7,7 @@ describe("starts_with / ends_with", () => {
     variants: { prefix: "prefix", postfix: "postfix", none: "none" },
     defaultVariant: "none",
     targeting: {
-      if: [
-        { starts_with: [{ var: "id" }, "abc"] },
-        "prefix",
-        { if: [{ ends_with: [{ var: "id" }, "xyz"] }, "postfix", "none"] },
-      ],
+      if: [{ starts_with: [{ var: "id" }, "abc"] }, "prefix", { if: [{ ends_with: [{ var: "id" }, "xyz"] }, "postfix", "none"] }],
     },
   });
 

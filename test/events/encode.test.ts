@@ -15,7 +15,9 @@ const changes: Change[] = [
 
 describe("encodeEvent", () => {
   it("writes event, data, id in that order and ends with a blank line", () => {
-    expect(encodeEvent({ name: "flag-updated", data: '{"flagKey":"a"}', id: 12 })).toBe('event: flag-updated\ndata: {"flagKey":"a"}\nid: 12\n\n');
+    expect(encodeEvent({ name: "flag-updated", data: '{"flagKey":"a"}', id: 12 })).toBe(
+      'event: flag-updated\ndata: {"flagKey":"a"}\nid: 12\n\n',
+    );
     expect(encodeEvent({ name: "heartbeat", data: "{}" })).toBe("event: heartbeat\ndata: {}\n\n");
     expect(encodeEvent({ data: "{}" })).toBe("data: {}\n\n");
   });
@@ -46,7 +48,14 @@ describe("eventsFor", () => {
 
 describe("Channel", () => {
   const recorder = (): Subscriber & { text: string; closed: boolean } => {
-    const s = { text: "", closed: false, keyDigest: "k", ip: "127.0.0.1", send: (f: SseFrame) => void (s.text += f.text), close: () => void (s.closed = true) };
+    const s = {
+      text: "",
+      closed: false,
+      keyDigest: "k",
+      ip: "127.0.0.1",
+      send: (f: SseFrame) => void (s.text += f.text),
+      close: () => void (s.closed = true),
+    };
     return s;
   };
   const ids = (text: string) => [...text.matchAll(/^id: (\d+)$/gm)].map((m) => Number(m[1]));
@@ -56,7 +65,11 @@ describe("Channel", () => {
     const s = recorder();
     channel.subscribe(s);
     const before = Date.now();
-    for (let i = 0; i < 50; i++) channel.publish([{ name: "x", data: "{}" }, { name: "y", data: "{}" }]);
+    for (let i = 0; i < 50; i++)
+      channel.publish([
+        { name: "x", data: "{}" },
+        { name: "y", data: "{}" },
+      ]);
     const seen = ids(s.text);
     expect(seen).toHaveLength(100);
     for (let i = 1; i < seen.length; i++) expect(seen[i]).toBeGreaterThan(seen[i - 1]!);

@@ -87,19 +87,22 @@ const options = (over: Partial<SseStreamOptions> = {}): SseStreamOptions => ({
 });
 
 describe("writeNodeSse", () => {
-
   it("writes the headers given, the SSE headers, the retry hint and what is sent, then ends on close()", async () => {
     const closes: string[] = [];
     let settled = false;
     const { server, url } = await serve((_req, res) => {
-      void writeNodeSse(res, [["access-control-allow-origin", "*"]], options({
-        attach: (s) => {
-          s.send(new SseFrame("event: x\ndata: {}\nid: 1\n\n"));
-          setImmediate(() => s.close());
-          return () => {};
-        },
-        onClose: (reason) => closes.push(reason),
-      })).then(() => (settled = true));
+      void writeNodeSse(
+        res,
+        [["access-control-allow-origin", "*"]],
+        options({
+          attach: (s) => {
+            s.send(new SseFrame("event: x\ndata: {}\nid: 1\n\n"));
+            setImmediate(() => s.close());
+            return () => {};
+          },
+          onClose: (reason) => closes.push(reason),
+        }),
+      ).then(() => (settled = true));
     });
     try {
       const res = await fetch(url);
@@ -179,16 +182,20 @@ describe("writeNodeSse with frames encoded once for every client", () => {
 
   it("come after what the response itself still holds back (corked)", async () => {
     const { server, url } = await serve((_req, res) => {
-      void writeNodeSse(res, [], options({
-        attach: (s) => {
-          res.cork();
-          res.write("data: corked\n\n");
-          s.send(new SseFrame(EVENT));
-          res.uncork();
-          setImmediate(() => s.close());
-          return () => {};
-        },
-      }));
+      void writeNodeSse(
+        res,
+        [],
+        options({
+          attach: (s) => {
+            res.cork();
+            res.write("data: corked\n\n");
+            s.send(new SseFrame(EVENT));
+            res.uncork();
+            setImmediate(() => s.close());
+            return () => {};
+          },
+        }),
+      );
     });
     try {
       const res = await fetch(url);

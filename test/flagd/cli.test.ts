@@ -13,7 +13,17 @@ let flagdPort: number;
 beforeAll(async () => {
   const dir = await tempDir();
   await dir.write("flags/test.yaml", OFREP_FIXTURE);
-  ({ cli } = await startCli([dir.file("flags"), "--flagd-port", "0", "--flagd-selector-by-name", "test", "--max-streams-per-ip", "1", "--state-dir", dir.file("state")]));
+  ({ cli } = await startCli([
+    dir.file("flags"),
+    "--flagd-port",
+    "0",
+    "--flagd-selector-by-name",
+    "test",
+    "--max-streams-per-ip",
+    "1",
+    "--state-dir",
+    dir.file("state"),
+  ]));
   flagdPort = Number(cli.stdout().match(/^ {2}flagd gRPC port (\d+) /m)?.[1]);
 });
 
@@ -24,15 +34,16 @@ afterAll(async () => {
 describe("flagserve serve --flagd-port", () => {
   it("serves flagd's evaluation service on the port the banner names; the opted-in name selects", async () => {
     expect(flagdPort).toBeGreaterThan(0);
-    const client = new (makeClientConstructor(flagdServices().evaluation.v2, "flagd"))(`127.0.0.1:${flagdPort}`, credentials.createInsecure());
+    const client = new (makeClientConstructor(flagdServices().evaluation.v2, "flagd"))(
+      `127.0.0.1:${flagdPort}`,
+      credentials.createInsecure(),
+    );
     const metadata = new Metadata();
     metadata.set("flagd-selector", "test");
     const answer = await new Promise<{ error: ServiceError | null; response?: unknown }>((resolve) =>
-      (client as unknown as { ResolveBoolean: (r: unknown, m: Metadata, cb: (e: ServiceError | null, r?: unknown) => void) => void }).ResolveBoolean(
-        { flagKey: "bool-flag" },
-        metadata,
-        (error, response) => resolve({ error, response }),
-      ),
+      (
+        client as unknown as { ResolveBoolean: (r: unknown, m: Metadata, cb: (e: ServiceError | null, r?: unknown) => void) => void }
+      ).ResolveBoolean({ flagKey: "bool-flag" }, metadata, (error, response) => resolve({ error, response })),
     );
     client.close();
     expect(answer.error).toBeNull();
@@ -66,4 +77,3 @@ describe("flagserve serve --flagd-port", () => {
     expect(failing.stderr()).toContain(`flagd port ${taken} on 127.0.0.1 is not available`);
   });
 });
-

@@ -86,7 +86,13 @@ async function ofrep(key: string, context: Record<string, JsonValue>, apiKey = K
     headers: { "content-type": "application/json", "x-api-key": apiKey },
     body: JSON.stringify({ context }),
   });
-  return (await response.json()) as { value?: FlagValue; variant?: string; reason?: string; errorCode?: string; metadata?: Record<string, unknown> };
+  return (await response.json()) as {
+    value?: FlagValue;
+    variant?: string;
+    reason?: string;
+    errorCode?: string;
+    metadata?: Record<string, unknown>;
+  };
 }
 
 function details(client: Client, key: string, context: Record<string, JsonValue>): Promise<EvaluationDetails<FlagValue>> {
@@ -186,7 +192,11 @@ describe("RPC mode (flagd.evaluation.v2)", () => {
   it("answers errors with flagd's codes: unknown flag, type mismatch", async () => {
     const client = OpenFeature.getClient("rpc");
     expect(await ofrep("missing", {})).toMatchObject({ errorCode: "FLAG_NOT_FOUND" });
-    expect(await client.getBooleanDetails("missing", false, {})).toMatchObject({ value: false, reason: "ERROR", errorCode: "FLAG_NOT_FOUND" });
+    expect(await client.getBooleanDetails("missing", false, {})).toMatchObject({
+      value: false,
+      reason: "ERROR",
+      errorCode: "FLAG_NOT_FOUND",
+    });
     expect(await client.getStringDetails("bool-flag", "x", {})).toMatchObject({ value: "x", reason: "ERROR", errorCode: "TYPE_MISMATCH" });
     expect(await client.getNumberDetails("string-flag", 1, {})).toMatchObject({ value: 1, errorCode: "TYPE_MISMATCH" });
   });
@@ -201,7 +211,9 @@ describe("RPC mode (flagd.evaluation.v2)", () => {
   it("refuses a call without a selector, or with one that selects nothing, saying what to send", async () => {
     const client = OpenFeature.getClient("rpc");
     const unknown = provider({ selector: "not-a-key", cache: "disabled" });
-    await expect(unknown.resolveBooleanEvaluation("bool-flag", false, {}, console)).rejects.toThrow(/selector matches no environment.*API key/);
+    await expect(unknown.resolveBooleanEvaluation("bool-flag", false, {}, console)).rejects.toThrow(
+      /selector matches no environment.*API key/,
+    );
     const none = provider({ cache: "disabled" });
     await expect(none.resolveBooleanEvaluation("bool-flag", false, {}, console)).rejects.toThrow(/no selector.*API key/);
     await Promise.all([unknown.onClose(), none.onClose()]);
@@ -221,9 +233,15 @@ describe("RPC mode (flagd.evaluation.v2)", () => {
   it("a segment edit names the flags that use it, directly or through another segment", async () => {
     const client = OpenFeature.getClient("rpc-cached");
     const changed = nextChange(client, "targeted-flag");
-    await dir.write("flags/test.yaml", FLAGS.replace("defaultVariant: blue", "defaultVariant: red").replace("[{ var: plan }, premium]", "[{ var: plan }, gold]"));
+    await dir.write(
+      "flags/test.yaml",
+      FLAGS.replace("defaultVariant: blue", "defaultVariant: red").replace("[{ var: plan }, premium]", "[{ var: plan }, gold]"),
+    );
     expect((await changed).sort()).toEqual(["email-split-flag", "eu-flag", "targeted-flag"]);
-    expect(await client.getBooleanDetails("targeted-flag", true, { targetingKey: "u", plan: "gold" })).toMatchObject({ value: true, reason: "TARGETING_MATCH" });
+    expect(await client.getBooleanDetails("targeted-flag", true, { targetingKey: "u", plan: "gold" })).toMatchObject({
+      value: true,
+      reason: "TARGETING_MATCH",
+    });
   });
 
   it("an override from the admin API does the same", async () => {
@@ -322,11 +340,22 @@ describe("in-process mode (flagd.sync.v1)", () => {
     const inProcess = OpenFeature.getClient("in-process");
     const rpc = OpenFeature.getClient("rpc");
     const added = nextChange(inProcess, "broken-flag");
-    await dir.write("flags/test.yaml", `${FLAGS}  broken-flag: { variants: { "on": true }, defaultVariant: "on", targeting: { invalid: [1] } }\n`);
+    await dir.write(
+      "flags/test.yaml",
+      `${FLAGS}  broken-flag: { variants: { "on": true }, defaultVariant: "on", targeting: { invalid: [1] } }\n`,
+    );
     await added;
     expect(await ofrep("broken-flag", {})).toMatchObject({ errorCode: "PARSE_ERROR" });
-    expect(await inProcess.getBooleanDetails("broken-flag", false, {})).toMatchObject({ value: false, reason: "ERROR", errorCode: "PARSE_ERROR" });
-    expect(await rpc.getBooleanDetails("broken-flag", false, {})).toMatchObject({ value: false, reason: "ERROR", errorCode: "PARSE_ERROR" });
+    expect(await inProcess.getBooleanDetails("broken-flag", false, {})).toMatchObject({
+      value: false,
+      reason: "ERROR",
+      errorCode: "PARSE_ERROR",
+    });
+    expect(await rpc.getBooleanDetails("broken-flag", false, {})).toMatchObject({
+      value: false,
+      reason: "ERROR",
+      errorCode: "PARSE_ERROR",
+    });
     expect(await inProcess.getBooleanDetails("bool-flag", false, {})).toMatchObject({ value: true });
     const removed = nextChange(inProcess, "broken-flag");
     await dir.write("flags/test.yaml", FLAGS);
@@ -338,7 +367,13 @@ describe("in-process mode (flagd.sync.v1)", () => {
     const premium = { targetingKey: "u", plan: "premium" };
     const edited = nextChange(client, "string-flag");
     // The segment breaks (flags using it keep their last good version); another flag's edit applies.
-    await dir.write("flags/test.yaml", FLAGS.replace("premium: { \"==\": [{ var: plan }, premium] }", "premium: { nope: [1] }").replace("defaultVariant: blue", "defaultVariant: red"));
+    await dir.write(
+      "flags/test.yaml",
+      FLAGS.replace('premium: { "==": [{ var: plan }, premium] }', "premium: { nope: [1] }").replace(
+        "defaultVariant: blue",
+        "defaultVariant: red",
+      ),
+    );
     await edited;
     expect(await ofrep("targeted-flag", premium)).toMatchObject({ value: true, reason: "TARGETING_MATCH" });
     expect(await client.getBooleanDetails("targeted-flag", false, premium)).toMatchObject({ value: true, reason: "TARGETING_MATCH" });

@@ -15,14 +15,20 @@ const KEY = "flagd-protocol-key-0123456789";
 let server: FlagServer;
 let clients: { v1: Client; v2: Client; sync: Client };
 
-type Unary = (request: unknown, metadata: Metadata, callback: (error: ServiceError | null, response: Record<string, unknown>) => void) => void;
+type Unary = (
+  request: unknown,
+  metadata: Metadata,
+  callback: (error: ServiceError | null, response: Record<string, unknown>) => void,
+) => void;
 
 /** One unary call: its response, or its error. */
 function call(client: Client, method: string, request: unknown, metadata: Record<string, string> = { "flagd-selector": KEY }) {
   const meta = new Metadata();
   for (const [name, value] of Object.entries(metadata)) meta.set(name, value);
   return new Promise<{ response?: Record<string, unknown>; error?: ServiceError }>((resolve) => {
-    ((client as unknown as Record<string, Unary>)[method]!).call(client, request, meta, (error, response) => resolve(error ? { error } : { response }));
+    (client as unknown as Record<string, Unary>)[method]!.call(client, request, meta, (error, response) =>
+      resolve(error ? { error } : { response }),
+    );
   });
 }
 
@@ -37,8 +43,16 @@ beforeAll(async () => {
             "int-flag": { variants: { answer: 42 }, defaultVariant: "answer" },
             "float-flag": { variants: { pi: 3.14 }, defaultVariant: "pi" },
             "disabled-flag": { state: "DISABLED", variants: { on: true }, defaultVariant: "on" },
-            "shard-flag": { variants: { a: "a", b: "b" }, defaultVariant: "a", targeting: { if: [{ "==": [{ var: "shard" }, "3"] }, "b", null] } },
-            "plan-flag": { variants: { free: "free", paid: "paid" }, defaultVariant: "free", targeting: { if: [{ "==": [{ var: "plan" }, "paid"] }, "paid", null] } },
+            "shard-flag": {
+              variants: { a: "a", b: "b" },
+              defaultVariant: "a",
+              targeting: { if: [{ "==": [{ var: "shard" }, "3"] }, "b", null] },
+            },
+            "plan-flag": {
+              variants: { free: "free", paid: "paid" },
+              defaultVariant: "free",
+              targeting: { if: [{ "==": [{ var: "plan" }, "paid"] }, "paid", null] },
+            },
           },
         },
         named: { flags: { "bool-flag": { variants: { on: true, off: false }, defaultVariant: "off" } } },
@@ -64,7 +78,11 @@ afterAll(async () => {
 describe("evaluation service", () => {
   it("v1 and v2 answer alike; v2 leaves the value and variant unset for a disabled flag", async () => {
     for (const client of [clients.v1, clients.v2]) {
-      expect((await call(client, "ResolveBoolean", { flagKey: "bool-flag" })).response).toMatchObject({ value: true, reason: "STATIC", variant: "on" });
+      expect((await call(client, "ResolveBoolean", { flagKey: "bool-flag" })).response).toMatchObject({
+        value: true,
+        reason: "STATIC",
+        variant: "on",
+      });
     }
     const v2 = (await call(clients.v2, "ResolveBoolean", { flagKey: "disabled-flag" })).response!;
     expect(v2).toMatchObject({ reason: "DISABLED" });
@@ -89,14 +107,22 @@ describe("evaluation service", () => {
   });
 
   it("adds the static context values and the mapped metadata to the context, as the HTTP routes do", async () => {
-    expect((await call(clients.v2, "ResolveString", { flagKey: "shard-flag" })).response).toMatchObject({ value: "b", reason: "TARGETING_MATCH" });
+    expect((await call(clients.v2, "ResolveString", { flagKey: "shard-flag" })).response).toMatchObject({
+      value: "b",
+      reason: "TARGETING_MATCH",
+    });
     const withPlan = await call(clients.v2, "ResolveString", { flagKey: "plan-flag" }, { "flagd-selector": KEY, "x-user-plan": "paid" });
     expect(withPlan.response).toMatchObject({ value: "paid" });
   });
 
   it("records the evaluations of a session named in the metadata, and counts them", async () => {
     const session = "flagd-session-1";
-    await call(clients.v2, "ResolveBoolean", { flagKey: "bool-flag", context: toStruct({ targetingKey: "rec" }) }, { "flagd-selector": KEY, "x-flagserve-session": session });
+    await call(
+      clients.v2,
+      "ResolveBoolean",
+      { flagKey: "bool-flag", context: toStruct({ targetingKey: "rec" }) },
+      { "flagd-selector": KEY, "x-flagserve-session": session },
+    );
     expect(server.session(session).evaluations).toMatchObject([{ flagKey: "bool-flag", variant: "on", reason: "STATIC" }]);
     const metrics = await (await fetch(`${server.url}/metrics`)).text();
     expect(metrics).toMatch(/^flagserve_flagd_calls_total\{method="ResolveBoolean",code="OK"\} \d+$/m);
@@ -106,7 +132,9 @@ describe("evaluation service", () => {
   it("answers bad input with flagd's codes and stays up: unknown flag, oversized context, a malformed message", async () => {
     expect((await call(clients.v2, "ResolveBoolean", { flagKey: "nope" })).error).toMatchObject({ code: status.NOT_FOUND });
     const huge = toStruct({ targetingKey: "u", blob: "x".repeat(2 * 1024 * 1024) });
-    expect((await call(clients.v2, "ResolveBoolean", { flagKey: "bool-flag", context: huge })).error).toMatchObject({ code: status.RESOURCE_EXHAUSTED });
+    expect((await call(clients.v2, "ResolveBoolean", { flagKey: "bool-flag", context: huge })).error).toMatchObject({
+      code: status.RESOURCE_EXHAUSTED,
+    });
     // Bytes that are no ResolveBooleanRequest (a field 1 of wire type 7, which does not exist).
     const raw = new (makeClientConstructor(
       { ResolveBoolean: { ...flagdServices().evaluation.v2.ResolveBoolean!, requestSerialize: () => Buffer.from([0x0f, 0xff, 0xff]) } },
@@ -119,11 +147,15 @@ describe("evaluation service", () => {
   });
 
   it("selects by name only the environments opted in", async () => {
-    expect((await call(clients.v2, "ResolveBoolean", { flagKey: "bool-flag" }, { "flagd-selector": "named" })).response).toMatchObject({ value: false });
+    expect((await call(clients.v2, "ResolveBoolean", { flagKey: "bool-flag" }, { "flagd-selector": "named" })).response).toMatchObject({
+      value: false,
+    });
     const refused = await call(clients.v2, "ResolveBoolean", { flagKey: "bool-flag" }, { "flagd-selector": "secret" });
     expect(refused.error).toMatchObject({ code: status.UNAUTHENTICATED, details: expect.stringContaining("API key") });
     const secretKey = server.keys.secret!;
-    expect((await call(clients.v2, "ResolveBoolean", { flagKey: "bool-flag" }, { "flagd-selector": secretKey })).response).toMatchObject({ value: true });
+    expect((await call(clients.v2, "ResolveBoolean", { flagKey: "bool-flag" }, { "flagd-selector": secretKey })).response).toMatchObject({
+      value: true,
+    });
   });
 });
 
@@ -138,11 +170,15 @@ describe("sync service", () => {
 
   it("GetMetadata and the sync stream carry the static context values, for in-process providers to add", async () => {
     expect(fromStruct((await call(clients.sync, "GetMetadata", {}, {})).response!.metadata as never)).toEqual({ shard: "3" });
-    const stream = (clients.sync as unknown as { SyncFlags(request: unknown): NodeJS.EventEmitter & { cancel(): void } }).SyncFlags({ selector: KEY });
+    const stream = (clients.sync as unknown as { SyncFlags(request: unknown): NodeJS.EventEmitter & { cancel(): void } }).SyncFlags({
+      selector: KEY,
+    });
     const first = await new Promise<Record<string, unknown>>((resolve) => stream.once("data", resolve));
     stream.on("error", () => undefined);
     stream.cancel();
     expect(fromStruct(first.syncContext as never)).toEqual({ shard: "3" });
-    expect(JSON.parse(first.flagConfiguration as string).flags["shard-flag"].targeting).toEqual({ if: [{ "==": [{ var: "shard" }, "3"] }, "b", null] });
+    expect(JSON.parse(first.flagConfiguration as string).flags["shard-flag"].targeting).toEqual({
+      if: [{ "==": [{ var: "shard" }, "3"] }, "b", null],
+    });
   });
 });

@@ -50,7 +50,10 @@ export function runCli(args: string[], options: { cwd?: string; env?: NodeJS.Pro
           done(() => reject(new Error(`flagserve exited (${child.exitCode}) before ${pattern}\nstdout: ${out}\nstderr: ${err}`)));
         }
       };
-      const timer = setTimeout(() => done(() => reject(new Error(`timed out waiting for ${pattern}\nstdout: ${out}\nstderr: ${err}`))), timeoutMs);
+      const timer = setTimeout(
+        () => done(() => reject(new Error(`timed out waiting for ${pattern}\nstdout: ${out}\nstderr: ${err}`))),
+        timeoutMs,
+      );
       const done = (settle: () => void) => {
         clearTimeout(timer);
         listeners.delete(check);

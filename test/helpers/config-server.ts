@@ -16,7 +16,8 @@ export interface ServedRequest {
   status: number;
 }
 
-type Behaviour = { body: string | Uint8Array; etag: string; lastModified: string } | { status: number } | { hang: true } | { location: string };
+type Behaviour =
+  { body: string | Uint8Array; etag: string; lastModified: string } | { status: number } | { hang: true } | { location: string };
 
 export class ConfigServer {
   readonly requests: ServedRequest[] = [];
@@ -120,7 +121,9 @@ export class ConfigServer {
       res.writeHead(304, { etag: behaviour.etag }).end();
     } else {
       log(200);
-      res.writeHead(200, { "content-type": "application/yaml", etag: behaviour.etag, "last-modified": behaviour.lastModified }).end(behaviour.body);
+      res
+        .writeHead(200, { "content-type": "application/yaml", etag: behaviour.etag, "last-modified": behaviour.lastModified })
+        .end(behaviour.body);
     }
   }
 }

@@ -2,7 +2,19 @@
  * Rapid edit sequences against a running server, and the checks that it converged: the served
  * flags (over HTTP) equal the files, and the change log's last word per flag is the final value.
  */
-import { copyFileSync, openSync, closeSync, ftruncateSync, renameSync, rmSync, unlinkSync, writeFileSync, writeSync, mkdirSync, symlinkSync } from "node:fs";
+import {
+  copyFileSync,
+  openSync,
+  closeSync,
+  ftruncateSync,
+  renameSync,
+  rmSync,
+  unlinkSync,
+  writeFileSync,
+  writeSync,
+  mkdirSync,
+  symlinkSync,
+} from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { EnvironmentChange } from "../../src/changes/reload.js";
@@ -11,7 +23,12 @@ import type { EnvironmentChange } from "../../src/changes/reload.js";
 export type Flags = Record<string, number>;
 
 export const flagFile = (apiKey: string, flags: Flags): string =>
-  [`apiKey: ${apiKey}`, "flags:", ...Object.entries(flags).map(([k, v]) => `  ${k}:\n    variants: { v: ${v} }\n    defaultVariant: v`), ""].join("\n");
+  [
+    `apiKey: ${apiKey}`,
+    "flags:",
+    ...Object.entries(flags).map(([k, v]) => `  ${k}:\n    variants: { v: ${v} }\n    defaultVariant: v`),
+    "",
+  ].join("\n");
 
 export type WriteMethod = (file: string, text: string) => Promise<void>;
 
@@ -72,7 +89,11 @@ export function mutate(flags: Flags, rand: () => number, next: () => number): Fl
 
 /** What the server serves for an environment, over HTTP: flag key -> value. */
 export async function servedFlags(url: string, apiKey: string): Promise<Flags | undefined> {
-  const res = await fetch(`${url}/ofrep/v1/evaluate/flags`, { method: "POST", headers: { "x-api-key": apiKey, "content-type": "application/json" }, body: "{}" });
+  const res = await fetch(`${url}/ofrep/v1/evaluate/flags`, {
+    method: "POST",
+    headers: { "x-api-key": apiKey, "content-type": "application/json" },
+    body: "{}",
+  });
   if (res.status !== 200) return undefined;
   const body = (await res.json()) as { flags: { key: string; value: number }[] };
   return Object.fromEntries(body.flags.map((f) => [f.key, f.value]));
@@ -81,7 +102,11 @@ export async function servedFlags(url: string, apiKey: string): Promise<Flags | 
 /** Waits (bounded) until every environment serves what its file says; returns what was last served. */
 export const keyOf = (env: string): string => `${env}-key-0123456789`;
 
-export async function waitServed(url: string, expected: Record<string, Flags>, timeoutMs = 5000): Promise<Record<string, Flags | undefined>> {
+export async function waitServed(
+  url: string,
+  expected: Record<string, Flags>,
+  timeoutMs = 5000,
+): Promise<Record<string, Flags | undefined>> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const served: Record<string, Flags | undefined> = {};
@@ -92,7 +117,9 @@ export async function waitServed(url: string, expected: Record<string, Flags>, t
 }
 
 const sortFlags = (byKey: Record<string, Flags | undefined>) =>
-  Object.fromEntries(Object.entries(byKey).map(([k, f]) => [k, f && Object.fromEntries(Object.entries(f).sort(([a], [b]) => a.localeCompare(b)))]));
+  Object.fromEntries(
+    Object.entries(byKey).map(([k, f]) => [k, f && Object.fromEntries(Object.entries(f).sort(([a], [b]) => a.localeCompare(b)))]),
+  );
 
 /** Every flag change the server applied (the same changes its SSE events announce), by environment and flag. */
 export class ChangeLog {
@@ -120,7 +147,8 @@ export class ChangeLog {
       for (const key of keys) {
         const log = this.byFlag.get(`${env}/${key}`) ?? [];
         const last = log.length > 0 ? log.at(-1) : initial[env]?.[key];
-        if (last !== final[env]?.[key]) problems.push(`${env}/${key}: last word ${last}, file says ${final[env]?.[key]} (log ${JSON.stringify(log)})`);
+        if (last !== final[env]?.[key])
+          problems.push(`${env}/${key}: last word ${last}, file says ${final[env]?.[key]} (log ${JSON.stringify(log)})`);
       }
     }
     for (const [flag, log] of this.byFlag) {

@@ -75,7 +75,8 @@ export async function openSse(url: string, headers: Record<string, string> = {})
         if (done) finish(() => reject(new Error(`stream ended; received:\n${blocks.map((b) => b.raw).join("")}`)));
       };
       const timer = setTimeout(
-        () => finish(() => reject(new Error(`no matching SSE block within ${timeoutMs} ms; received:\n${blocks.map((b) => b.raw).join("")}`))),
+        () =>
+          finish(() => reject(new Error(`no matching SSE block within ${timeoutMs} ms; received:\n${blocks.map((b) => b.raw).join("")}`))),
         timeoutMs,
       );
       const finish = (settle: () => void) => {

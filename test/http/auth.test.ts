@@ -16,12 +16,33 @@ const keys: [string, [string, string][], string | undefined][] = [
   ["X-API-Key with spaces around", [["x-api-key", `  ${KEY} `]], KEY],
   ["a Bearer token", [["authorization", `Bearer ${KEY}`]], KEY],
   ["a bearer token in lower case, spaces around", [["authorization", `bearer   ${KEY}  `]], KEY],
-  ["X-API-Key before Authorization", [["x-api-key", KEY], ["authorization", "Bearer other-key-0123456789"]], KEY],
-  ["an empty X-API-Key, then a Bearer token", [["x-api-key", ""], ["authorization", `Bearer ${KEY}`]], KEY],
+  [
+    "X-API-Key before Authorization",
+    [
+      ["x-api-key", KEY],
+      ["authorization", "Bearer other-key-0123456789"],
+    ],
+    KEY,
+  ],
+  [
+    "an empty X-API-Key, then a Bearer token",
+    [
+      ["x-api-key", ""],
+      ["authorization", `Bearer ${KEY}`],
+    ],
+    KEY,
+  ],
   ["Basic credentials", [["authorization", `Basic ${KEY}`]], undefined],
   ["Bearer with nothing after it", [["authorization", "Bearer "]], undefined],
   ["Bearer with two words", [["authorization", `Bearer ${KEY} more`]], undefined],
-  ["two Authorization values (joined, as h3 reads them)", [["authorization", `Bearer ${KEY}`], ["authorization", `Bearer ${KEY}`]], undefined],
+  [
+    "two Authorization values (joined, as h3 reads them)",
+    [
+      ["authorization", `Bearer ${KEY}`],
+      ["authorization", `Bearer ${KEY}`],
+    ],
+    undefined,
+  ],
   ["no key at all", [["accept", "application/json"]], undefined],
 ];
 
@@ -57,6 +78,10 @@ describe("environmentFor", () => {
     }
     expect(thrown).toBeInstanceOf(ApiError);
     const error = thrown as ApiError;
-    expect([error.status, error.data, error.headers]).toEqual([401, { errorCode: "UNAUTHORIZED", errorDetails: expected.refused }, { "www-authenticate": 'Bearer realm="flagserve"' }]);
+    expect([error.status, error.data, error.headers]).toEqual([
+      401,
+      { errorCode: "UNAUTHORIZED", errorDetails: expected.refused },
+      { "www-authenticate": 'Bearer realm="flagserve"' },
+    ]);
   });
 });

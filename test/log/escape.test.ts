@@ -10,7 +10,9 @@ const RAW = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e]/;
 
 describe("escapeControls", () => {
   it("writes every control character as \\uXXXX, valid inside JSON strings too", () => {
-    expect(escapeControls(HOSTILE)).toBe("a\\u001b[2J\\u001b]0;pwned\\u0007\\u000a\\u001b[32mok fake-row\\u001b[0m\\u009b31m\\u202eb\\u007f");
+    expect(escapeControls(HOSTILE)).toBe(
+      "a\\u001b[2J\\u001b]0;pwned\\u0007\\u000a\\u001b[32mok fake-row\\u001b[0m\\u009b31m\\u202eb\\u007f",
+    );
     expect(escapeControls("line 1\nline 2\tend\u001b", { keepLines: true })).toBe("line 1\nline 2\tend\\u001b");
     expect(escapeControls("plain text, é € 😀")).toBe("plain text, é € 😀");
     expect(JSON.parse(escapeControls(JSON.stringify({ k: HOSTILE })))).toEqual({ k: HOSTILE });
@@ -25,13 +27,21 @@ describe("escapeControls", () => {
     }
     expect(lines).toHaveLength(4);
     for (const line of lines) expect(line.slice(0, -1)).not.toMatch(RAW);
-    expect(lines[0]).toBe(`error: flags.a\\u001b[2J\\u001b]0;pwned\\u0007\n\\u001b[32mok fake-row\\u001b[0m\\u009b31m\\u202eb\\u007f: problem\n`);
+    expect(lines[0]).toBe(
+      `error: flags.a\\u001b[2J\\u001b]0;pwned\\u0007\n\\u001b[32mok fake-row\\u001b[0m\\u009b31m\\u202eb\\u007f: problem\n`,
+    );
     expect(JSON.parse(lines[2]!)).toMatchObject({ level: "error", msg: `flags.${HOSTILE}: problem`, key: HOSTILE });
     expect(formatRecord("text", "warn", "x\u001b[31my")).toBe("warn: x\\u001b[31my\n");
   });
 
   it("a table's cells are escaped whole: no raw control, and a newline cannot fake a row", () => {
-    const table = formatTable(["FLAG", "CONTEXT"], [[HOSTILE, "{}"], ["b", "{}"]]);
+    const table = formatTable(
+      ["FLAG", "CONTEXT"],
+      [
+        [HOSTILE, "{}"],
+        ["b", "{}"],
+      ],
+    );
     expect(table).not.toMatch(RAW);
     expect(table.split("\n")).toHaveLength(3);
   });

@@ -25,8 +25,17 @@ async function setup() {
   const receiver = await startReceiver();
   cleanups.push(() => receiver.close());
   const log = recorder();
-  const request = { url: `${receiver.url}${SECRET_PATH}`, body: '{"text":"hi"}', headers: { "content-type": "application/json", "x-test": "1" } };
-  const options = (more: Partial<DeliveryOptions> = {}): DeliveryOptions => ({ logger: log.logger, label: "dev: slack notification", backoffMs: 10, ...more });
+  const request = {
+    url: `${receiver.url}${SECRET_PATH}`,
+    body: '{"text":"hi"}',
+    headers: { "content-type": "application/json", "x-test": "1" },
+  };
+  const options = (more: Partial<DeliveryOptions> = {}): DeliveryOptions => ({
+    logger: log.logger,
+    label: "dev: slack notification",
+    backoffMs: 10,
+    ...more,
+  });
   return { receiver, log, request, options };
 }
 
@@ -65,7 +74,8 @@ describe("deliver", () => {
       "warn: dev: slack notification failed: HTTP 502 (attempt 3 of 4, retrying in 40 ms)",
       "error: dev: slack notification failed: HTTP 502 (gave up after 4 attempts)",
     ]);
-    for (const i of [1, 2, 3]) expect(receiver.received[i]!.at - receiver.received[i - 1]!.at).toBeGreaterThanOrEqual(10 * 2 ** (i - 1) - 2);
+    for (const i of [1, 2, 3])
+      expect(receiver.received[i]!.at - receiver.received[i - 1]!.at).toBeGreaterThanOrEqual(10 * 2 ** (i - 1) - 2);
   });
 
   it("honours Retry-After on 429, capped", async () => {
@@ -84,7 +94,10 @@ describe("deliver", () => {
     expect(await deliver(request, options())).toEqual({ ok: false, attempts: 1, status: 400 });
     expect(await deliver(request, options())).toEqual({ ok: false, attempts: 1, status: 302 });
     expect(receiver.received).toHaveLength(2);
-    expect(log.lines).toEqual(["error: dev: slack notification failed: HTTP 400 invalid_payload", "error: dev: slack notification failed: HTTP 302"]);
+    expect(log.lines).toEqual([
+      "error: dev: slack notification failed: HTTP 400 invalid_payload",
+      "error: dev: slack notification failed: HTTP 302",
+    ]);
   });
 
   it("times out a receiver that never answers, and retries", async () => {

@@ -42,7 +42,10 @@ export async function serveWithReceivers(cleanups: (() => unknown)[]) {
   const slack = await startReceiver();
   const hook = await startReceiver();
   const dir = await tempDir();
-  cleanups.push(() => slack.close(), () => hook.close());
+  cleanups.push(
+    () => slack.close(),
+    () => hook.close(),
+  );
   const file = await dir.write("flags/production.yaml", flagFile());
   const { cli, url } = await startCli([dir.file("flags"), "--state-dir", dir.file("state")], {
     env: { SLACK_URL: `${slack.url}${SLACK_PATH}`, HOOK_URL: `${hook.url}/hook`, HOOK_SECRET: SECRET },

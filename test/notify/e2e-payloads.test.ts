@@ -53,9 +53,15 @@ describe("notifications from the CLI", () => {
       blocks: [
         { type: "header", text: { type: "plain_text", text: "production: 3 changes" } },
         { type: "section", text: { type: "mrkdwn", text: 'Flag `banner-color` *updated*\n• variant green: "#2da44e" -&gt; "#00ff00"' } },
-        { type: "section", text: { type: "mrkdwn", text: "Flag `new-checkout` *updated*\n• state: ENABLED -&gt; DISABLED\n• defaultVariant: off -&gt; on" } },
+        {
+          type: "section",
+          text: { type: "mrkdwn", text: "Flag `new-checkout` *updated*\n• state: ENABLED -&gt; DISABLED\n• defaultVariant: off -&gt; on" },
+        },
         { type: "section", text: { type: "mrkdwn", text: "Segment `beta-testers` *updated*\n• rule changed" } },
-        { type: "context", elements: [{ type: "mrkdwn", text: `flagserve · production · <!date^${unix}^{date_short_pretty} {time_secs}|${timestamp}>` }] },
+        {
+          type: "context",
+          elements: [{ type: "mrkdwn", text: `flagserve · production · <!date^${unix}^{date_short_pretty} {time_secs}|${timestamp}>` }],
+        },
       ],
     });
 
@@ -77,9 +83,14 @@ describe("notifications from the CLI", () => {
     expect(hookTries[1]!.raw.equals(hookTries[0]!.raw)).toBe(true);
     expect(hookTries[1]!.headers["x-flagserve-delivery"]).toBe(hookTries[0]!.headers["x-flagserve-delivery"]);
     expect(hookTries[1]!.headers["x-flagserve-signature"]).toBe(hookTries[0]!.headers["x-flagserve-signature"]);
-    expect(hookTries[0]!.json().changes).toEqual([{ type: "flag", key: "new-checkout", change: "updated", details: ["defaultVariant: off -> on"] }]);
+    expect(hookTries[0]!.json().changes).toEqual([
+      { type: "flag", key: "new-checkout", change: "updated", details: ["defaultVariant: off -> on"] },
+    ]);
     expect(slackTries[1]!.at - slackTries[0]!.at).toBeGreaterThanOrEqual(450);
-    await cli.waitFor(/production: slack notification to \S+ failed: HTTP 500 internal_error \(attempt 1 of 3, retrying in 500 ms\)/, "stderr");
+    await cli.waitFor(
+      /production: slack notification to \S+ failed: HTTP 500 internal_error \(attempt 1 of 3, retrying in 500 ms\)/,
+      "stderr",
+    );
     await cli.waitFor(/production: slack notification to \S+ sent \(attempt 2\)/, "stderr");
     await pause(100);
     expect([slack.received.length, hook.received.length]).toEqual([2, 2]);

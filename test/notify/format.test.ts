@@ -9,7 +9,14 @@ import { sign, webhookBody } from "../../src/notify/webhook.js";
 const at = new Date("2025-03-04T05:06:07.890Z");
 
 const summaries: ChangeSummary[] = [
-  { event: "flag-updated", kind: "flag", key: "new-checkout", change: "updated", subject: "flag new-checkout", details: ["defaultVariant: off -> on", "targeting changed"] },
+  {
+    event: "flag-updated",
+    kind: "flag",
+    key: "new-checkout",
+    change: "updated",
+    subject: "flag new-checkout",
+    details: ["defaultVariant: off -> on", "targeting changed"],
+  },
   { event: "segment-created", kind: "segment", key: "beta", change: "created", subject: "segment beta", details: [] },
   { event: "api-key-rotated", kind: "api-key", key: null, change: "rotated", subject: "API key", details: [] },
 ];
@@ -25,18 +32,39 @@ describe("slackMessage", () => {
       ].join("\n"),
       blocks: [
         { type: "header", text: { type: "plain_text", text: "production: 3 changes" } },
-        { type: "section", text: { type: "mrkdwn", text: "Flag `new-checkout` *updated*\n• defaultVariant: off -&gt; on\n• targeting changed" } },
+        {
+          type: "section",
+          text: { type: "mrkdwn", text: "Flag `new-checkout` *updated*\n• defaultVariant: off -&gt; on\n• targeting changed" },
+        },
         { type: "section", text: { type: "mrkdwn", text: "Segment `beta` *created*" } },
         { type: "section", text: { type: "mrkdwn", text: "API key *rotated*" } },
-        { type: "context", elements: [{ type: "mrkdwn", text: "flagserve · production · <!date^1741064767^{date_short_pretty} {time_secs}|2025-03-04T05:06:07.890Z>" }] },
+        {
+          type: "context",
+          elements: [
+            {
+              type: "mrkdwn",
+              text: "flagserve · production · <!date^1741064767^{date_short_pretty} {time_secs}|2025-03-04T05:06:07.890Z>",
+            },
+          ],
+        },
       ],
     });
   });
 
   it("escapes Slack markup in keys and details and stays within Slack's block limits", () => {
-    const odd: ChangeSummary = { event: "flag-updated", kind: "flag", key: "a<b>&`c", change: "updated", subject: "flag a<b>&`c", details: ['variant x: "<i>" -> "&"'] };
+    const odd: ChangeSummary = {
+      event: "flag-updated",
+      kind: "flag",
+      key: "a<b>&`c",
+      change: "updated",
+      subject: "flag a<b>&`c",
+      details: ['variant x: "<i>" -> "&"'],
+    };
     const message = slackMessage("dev", [odd], at);
-    expect(message.blocks[1]).toEqual({ type: "section", text: { type: "mrkdwn", text: "Flag `a&lt;b&gt;&amp;'c` *updated*\n• variant x: \"&lt;i&gt;\" -&gt; \"&amp;\"" } });
+    expect(message.blocks[1]).toEqual({
+      type: "section",
+      text: { type: "mrkdwn", text: 'Flag `a&lt;b&gt;&amp;\'c` *updated*\n• variant x: "&lt;i&gt;" -&gt; "&amp;"' },
+    });
 
     const many = Array.from({ length: 120 }, (_, i) => ({ ...summaries[1]!, key: `s${i}`, subject: `segment s${i}` }));
     const big = slackMessage("dev", many, at);
@@ -44,7 +72,10 @@ describe("slackMessage", () => {
     expect(big.blocks.at(-2)).toEqual({ type: "section", text: { type: "mrkdwn", text: "…and 81 more changes" } });
     expect(big.text.split("\n")).toHaveLength(22);
     expect(big.text.endsWith("• …and 100 more")).toBe(true);
-    expect(slackMessage("dev", [summaries[2]!], at).blocks[0]).toEqual({ type: "header", text: { type: "plain_text", text: "dev: 1 change" } });
+    expect(slackMessage("dev", [summaries[2]!], at).blocks[0]).toEqual({
+      type: "header",
+      text: { type: "plain_text", text: "dev: 1 change" },
+    });
   });
 
   it("cuts a long key or detail before escaping, so no code span or entity is left open", () => {
@@ -90,7 +121,13 @@ describe("webhookBody and sign", () => {
 
 describe("buildRequest", () => {
   it("signs the exact webhook bytes and sends a delivery id", () => {
-    const request = buildRequest({ type: "webhook", url: "http://127.0.0.1:9/hook", secret: "s3cret" }, "production", summaries, at, "id-1")!;
+    const request = buildRequest(
+      { type: "webhook", url: "http://127.0.0.1:9/hook", secret: "s3cret" },
+      "production",
+      summaries,
+      at,
+      "id-1",
+    )!;
     expect(request.url).toBe("http://127.0.0.1:9/hook");
     expect(request.body).toBe(JSON.stringify(webhookBody("production", summaries, at)));
     expect(request.headers).toEqual({
@@ -102,14 +139,28 @@ describe("buildRequest", () => {
   });
 
   it("leaves the signature out without a secret, and sends Slack the Slack message", () => {
-    expect(buildRequest({ type: "webhook", url: "http://x/" }, "dev", summaries, at, "id")!.headers).not.toHaveProperty("X-Flagserve-Signature");
-    const slack = buildRequest({ type: "slack", url: "https://hooks.slack.com/services/T/B/X", secret: "ignored" }, "dev", summaries, at, "id")!;
+    expect(buildRequest({ type: "webhook", url: "http://x/" }, "dev", summaries, at, "id")!.headers).not.toHaveProperty(
+      "X-Flagserve-Signature",
+    );
+    const slack = buildRequest(
+      { type: "slack", url: "https://hooks.slack.com/services/T/B/X", secret: "ignored" },
+      "dev",
+      summaries,
+      at,
+      "id",
+    )!;
     expect(JSON.parse(slack.body)).toEqual(slackMessage("dev", summaries, at));
     expect(slack.headers).toEqual({ "content-type": "application/json", "user-agent": "flagserve" });
   });
 
   it("applies the events filter, and sends nothing when it leaves nothing", () => {
-    const only = buildRequest({ type: "webhook", url: "http://x/", events: ["segment-created", "api-key-rotated"] }, "dev", summaries, at, "id")!;
+    const only = buildRequest(
+      { type: "webhook", url: "http://x/", events: ["segment-created", "api-key-rotated"] },
+      "dev",
+      summaries,
+      at,
+      "id",
+    )!;
     expect(JSON.parse(only.body).changes.map((c: { type: string }) => c.type)).toEqual(["segment", "api-key"]);
     expect(buildRequest({ type: "slack", url: "http://x/", events: ["flag-deleted"] }, "dev", summaries, at, "id")).toBeUndefined();
   });

@@ -36,9 +36,22 @@ async function setup(more: Partial<NotifierOptions> = {}) {
   const receiver = await startReceiver();
   const lines: string[] = [];
   const logger: Logger = { info: (m) => lines.push(m), warn: (m) => lines.push(`warn: ${m}`), error: (m) => lines.push(`error: ${m}`) };
-  const notifier = createNotifier({ logger, coalesceMs: 50, delivery: { backoffMs: 10, timeoutMs: 2000 }, now: () => new Date("2025-01-02T03:04:05.000Z"), ...more });
-  cleanups.push(() => receiver.close(), () => notifier.close());
-  const hook = (path = "/hook", extra: Partial<NotificationTarget> = {}): NotificationTarget => ({ type: "webhook", url: `${receiver.url}${path}`, ...extra });
+  const notifier = createNotifier({
+    logger,
+    coalesceMs: 50,
+    delivery: { backoffMs: 10, timeoutMs: 2000 },
+    now: () => new Date("2025-01-02T03:04:05.000Z"),
+    ...more,
+  });
+  cleanups.push(
+    () => receiver.close(),
+    () => notifier.close(),
+  );
+  const hook = (path = "/hook", extra: Partial<NotificationTarget> = {}): NotificationTarget => ({
+    type: "webhook",
+    url: `${receiver.url}${path}`,
+    ...extra,
+  });
   return { receiver, lines, notifier, hook };
 }
 

@@ -37,7 +37,14 @@ export async function startReceiver(): Promise<Receiver> {
     req.on("data", (c: Buffer) => chunks.push(c));
     req.on("end", () => {
       const raw = Buffer.concat(chunks);
-      received.push({ method: req.method!, path: req.url!, headers: req.headers, raw, json: () => JSON.parse(raw.toString("utf8")), at: Date.now() });
+      received.push({
+        method: req.method!,
+        path: req.url!,
+        headers: req.headers,
+        raw,
+        json: () => JSON.parse(raw.toString("utf8")),
+        at: Date.now(),
+      });
       const reply = replies.shift() ?? { status: 200, body: "ok" };
       if (reply === "hang") {
         hanging.add(res);

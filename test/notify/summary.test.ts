@@ -55,7 +55,9 @@ describe("describeChange", () => {
   });
 
   it("describes a created flag by what it serves, a deleted one by nothing more", () => {
-    expect(describeChange({ kind: "flag", key: "n", change: "created", after: flag({ state: "DISABLED", targeting: { var: "x" } }) })).toEqual({
+    expect(
+      describeChange({ kind: "flag", key: "n", change: "created", after: flag({ state: "DISABLED", targeting: { var: "x" } }) }),
+    ).toEqual({
       event: "flag-created",
       kind: "flag",
       key: "n",
@@ -63,7 +65,10 @@ describe("describeChange", () => {
       subject: "flag n",
       details: ["variants: on, off", "defaultVariant: off", "state: DISABLED", "targeting added"],
     });
-    expect(describeChange({ kind: "flag", key: "n", change: "deleted", before: flag() })).toMatchObject({ event: "flag-deleted", details: [] });
+    expect(describeChange({ kind: "flag", key: "n", change: "deleted", before: flag() })).toMatchObject({
+      event: "flag-deleted",
+      details: [],
+    });
   });
 
   it("describes segments by their rule", () => {
@@ -75,8 +80,14 @@ describe("describeChange", () => {
       subject: "segment beta",
       details: ["rule changed"],
     });
-    expect(describeChange({ kind: "segment", key: "beta", change: "created", after: true })).toMatchObject({ event: "segment-created", details: [] });
-    expect(describeChange({ kind: "segment", key: "beta", change: "deleted", before: true })).toMatchObject({ event: "segment-deleted", details: [] });
+    expect(describeChange({ kind: "segment", key: "beta", change: "created", after: true })).toMatchObject({
+      event: "segment-created",
+      details: [],
+    });
+    expect(describeChange({ kind: "segment", key: "beta", change: "deleted", before: true })).toMatchObject({
+      event: "segment-deleted",
+      details: [],
+    });
   });
 
   it("announces a key rotation without any key", () => {

@@ -41,7 +41,10 @@ flags:
 /** NEW: checkout's default flipped, banner's variants edited, legacy removed, search added, the staff segment changed. */
 const NEW = OLD.replace('defaultVariant: "off"', 'defaultVariant: "on"')
   .replace('green: "#0f0" }', 'green: "#0a0", purple: "#f0f" }')
-  .replace("  legacy:\n    variants: { x: 1 }\n    defaultVariant: x\n", "  search:\n    state: DISABLED\n    variants: { v1: 1 }\n    defaultVariant: v1\n")
+  .replace(
+    "  legacy:\n    variants: { x: 1 }\n    defaultVariant: x\n",
+    "  search:\n    state: DISABLED\n    variants: { v1: 1 }\n    defaultVariant: v1\n",
+  )
   .replace('"@example.com"', '"@example.org"');
 
 const git = (dir: string, ...args: string[]) => execFileSync("git", args, { cwd: dir, encoding: "utf8" });
@@ -96,12 +99,17 @@ describe("diffConfigurations", () => {
   it("key and notification changes are reported, the key never shown; metadata changes every flag's answers", async () => {
     const dir = await tempDir();
     await dir.write("old/dev.yaml", OLD);
-    await dir.write("new/dev.yaml", OLD.replace("old-secret-key-1", "new-secret-key-2").replace("team: web", "team: app").replace("9/hook", "9/other"));
+    await dir.write(
+      "new/dev.yaml",
+      OLD.replace("old-secret-key-1", "new-secret-key-2").replace("team: web", "team: app").replace("9/hook", "9/other"),
+    );
     const report = await diffConfigurations({ before: dir.file("old"), after: dir.file("new") });
     const dev = report.environments[0]!;
     expect(dev.apiKey).toBe("changed");
     expect(dev.notifications).toEqual({ before: 1, after: 1 });
-    expect(dev.changed.map((c) => [c.flag, c.fields])).toEqual(["banner", "checkout", "eu-promo", "legacy", "sentinel"].map((f) => [f, ["metadata"]]));
+    expect(dev.changed.map((c) => [c.flag, c.fields])).toEqual(
+      ["banner", "checkout", "eu-promo", "legacy", "sentinel"].map((f) => [f, ["metadata"]]),
+    );
     expect(dev.events.slice(-2)).toEqual([
       { event: "config-updated", data: { reason: "api-key-rotated" } },
       { event: "api-key-rotated", data: {} },
@@ -111,13 +119,15 @@ describe("diffConfigurations", () => {
       expect(out).not.toContain("secret-key");
       expect(out).not.toContain("9/other");
     }
-    expect(formatDiff("text", report)).toContain("  - API key changed (the key is not shown)\n  - notifications changed (1 -> 1 targets)\n");
+    expect(formatDiff("text", report)).toContain(
+      "  - API key changed (the key is not shown)\n  - notifications changed (1 -> 1 targets)\n",
+    );
   });
 
   it("a flag the change breaks is listed with its problem, not as removed: the server keeps its last good definition", async () => {
     const dir = await tempDir();
     await dir.write("old/dev.yaml", OLD);
-    await dir.write("new/dev.yaml", OLD.replace('    defaultVariant: blue\n', "    defaultVariant: red\n"));
+    await dir.write("new/dev.yaml", OLD.replace("    defaultVariant: blue\n", "    defaultVariant: red\n"));
     const dev = (await diffConfigurations({ before: dir.file("old"), after: dir.file("new") })).environments[0]!;
     expect(dev).toMatchObject({ removed: [], invalid: ["banner"], events: [] });
     expect(dev.problems[0]?.message).toMatch(/red/);
@@ -143,7 +153,13 @@ describe("a running server sends the events the diff announces", () => {
     await dir.write("served/dev.yaml", NEW);
     // Then an edit of its own, whose event marks the end of the first edit's.
     await sse.next((b) => b.event === "config-updated", 10_000);
-    await dir.write("served/dev.yaml", NEW.replace("  sentinel:\n    variants: { a: 1, b: 2 }\n    defaultVariant: a", "  sentinel:\n    variants: { a: 1, b: 2 }\n    defaultVariant: b"));
+    await dir.write(
+      "served/dev.yaml",
+      NEW.replace(
+        "  sentinel:\n    variants: { a: 1, b: 2 }\n    defaultVariant: a",
+        "  sentinel:\n    variants: { a: 1, b: 2 }\n    defaultVariant: b",
+      ),
+    );
     await sse.next((b) => b.event === "flag-updated" && JSON.parse(b.data!).flagKey === "sentinel", 10_000);
     const received = sse
       .events()
@@ -162,11 +178,14 @@ describe("flagserve diff --git", () => {
   it("compares the working tree with a revision, without a checkout; --tests reruns only the changed flags' cases", async () => {
     const repo = await repository();
     await repo.write("flags/dev.yaml", OLD);
-    await repo.write("flags/dev.test.yaml", `tests:
+    await repo.write(
+      "flags/dev.test.yaml",
+      `tests:
   - { name: staff get checkout, flag: checkout, context: { email: a@example.com }, expect: { variant: "on", reason: TARGETING_MATCH } }
   - { name: banner is blue, flag: banner, expect: { variant: blue } }
   - { name: sentinel is a, flag: sentinel, expect: { variant: a } }
-`);
+`,
+    );
     await repo.write("flags/staging/base.yaml", "flags:\n  x: { variants: { a: 1 }, defaultVariant: a }\n");
     git(repo.path, "add", "-A");
     git(repo.path, "commit", "-qm", "flags");
@@ -193,8 +212,18 @@ describe("flagserve diff --git", () => {
     // The real CLI: exit codes and the one-line errors.
     const changed = await run(["diff", "--git", "main", "--exit-code", "--format", "json"], { cwd: repo.path });
     expect(changed.code).toBe(1);
-    const json = JSON.parse(changed.stdout) as { environments: { environment: string; added: string[]; removed: string[]; changed: { flag: string; fields: string[] }[] }[] };
-    expect(json.environments[0]).toMatchObject({ environment: "dev", added: ["search"], removed: ["legacy"], changed: [{ flag: "banner", fields: ["variants"] }, { flag: "checkout", fields: ["defaultVariant"] }] });
+    const json = JSON.parse(changed.stdout) as {
+      environments: { environment: string; added: string[]; removed: string[]; changed: { flag: string; fields: string[] }[] }[];
+    };
+    expect(json.environments[0]).toMatchObject({
+      environment: "dev",
+      added: ["search"],
+      removed: ["legacy"],
+      changed: [
+        { flag: "banner", fields: ["variants"] },
+        { flag: "checkout", fields: ["defaultVariant"] },
+      ],
+    });
     const failing = await run(["diff", "--git", "main", "--tests"], { cwd: repo.path });
     expect(failing.code).toBe(1);
     expect(failing.stdout).toContain("FAILED: 1 of 2 checks of the changed flags passed");

@@ -14,7 +14,14 @@ let dir: TempDir;
 afterEach(() => dir?.remove());
 
 const NOW = 1_800_000_000_000;
-const file = (state: Partial<SettleState>): SettleState => ({ size: 100, changedAt: NOW, metadataLast: false, seenAt: NOW, seenChanging: false, ...state });
+const file = (state: Partial<SettleState>): SettleState => ({
+  size: 100,
+  changedAt: NOW,
+  metadataLast: false,
+  seenAt: NOW,
+  seenChanging: false,
+  ...state,
+});
 
 describe("settleLeft", () => {
   it("a file just written waits the settle window, counted from its timestamps or from when it was first seen", () => {
@@ -38,7 +45,8 @@ describe("settleLeft", () => {
   });
 });
 
-const FULL = "apiKey: k\nflags:\n  a:\n    variants: { v: 1 }\n    defaultVariant: v\n  b:\n    variants: { v: 2 }\n    defaultVariant: v\n";
+const FULL =
+  "apiKey: k\nflags:\n  a:\n    variants: { v: 1 }\n    defaultVariant: v\n  b:\n    variants: { v: 2 }\n    defaultVariant: v\n";
 const HALF = FULL.slice(0, FULL.indexOf("  b:")); // valid YAML too: flag b missing
 
 describe("readStableFile", () => {

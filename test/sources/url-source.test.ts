@@ -90,7 +90,11 @@ describe("URL source", () => {
     await until("three events on each stream", () => flagEvents(fromUrl).length >= 3 && flagEvents(fromFile).length >= 3);
     await sleep(3 * POLL_MS); // nothing more comes
     expect(fromUrl.events().map(comparable)).toEqual(fromFile.events().map(comparable));
-    expect(flagEvents(fromUrl).map((b) => JSON.parse(b.data!).flagKey).sort()).toEqual(["b", "c", "d"]);
+    expect(
+      flagEvents(fromUrl)
+        .map((b) => JSON.parse(b.data!).flagKey)
+        .sort(),
+    ).toEqual(["b", "c", "d"]);
   });
 
   it("polls with If-None-Match and If-Modified-Since; a 304 causes no reload", async () => {
@@ -213,7 +217,9 @@ describe("URL source", () => {
     http.set("/dev.yaml", deep);
     await until("the deep document in /readyz", async () => (await readiness(server.url)).status === "degraded");
     const past = deep.indexOf("[") + 128; // the column of the `[` that opens level 129
-    expect((await readiness(server.url)).problems).toEqual([`${url}:1:${past} the document nests deeper than 128 levels of [ and {; no flag configuration needs that`]);
+    expect((await readiness(server.url)).problems).toEqual([
+      `${url}:1:${past} the document nests deeper than 128 levels of [ and {; no flag configuration needs that`,
+    ]);
     // Edits of the valid local file still apply; dev keeps its last good configuration.
     await writeFile(local, flagFile(keyOf("local"), { a: 2 }));
     expect(await waitServed(server.url, { dev: { a: 1 }, local: { a: 2 } })).toEqual({ dev: { a: 1 }, local: { a: 2 } });
@@ -230,7 +236,14 @@ describe("URL source", () => {
     const http = await configServer();
     const dir = await temp();
     const url = http.url("/dev.yaml");
-    http.set("/dev.yaml", Buffer.concat([Buffer.from(`apiKey: ${keyOf("dev")}\nflags:\n  a: { variants: { v: "caf`), Buffer.from([0xe9]), Buffer.from('" }, defaultVariant: v }\n')]));
+    http.set(
+      "/dev.yaml",
+      Buffer.concat([
+        Buffer.from(`apiKey: ${keyOf("dev")}\nflags:\n  a: { variants: { v: "caf`),
+        Buffer.from([0xe9]),
+        Buffer.from('" }, defaultVariant: v }\n'),
+      ]),
+    );
     const failing = serve([urlSource(url)], recordingLogger(), dir);
     await expect(failing).rejects.toMatchObject({
       problems: [{ file: url, line: 3, col: 27, message: "not valid UTF-8: byte 0xe9 at byte offset 60; save the file as UTF-8" }],
@@ -276,7 +289,11 @@ describe("URL source", () => {
     const dir = await temp();
     http.set("/dev.json", JSON.stringify({ apiKey: keyOf("dev"), flags: { a: { variants: { v: 1 }, defaultVariant: "v" } } }));
     const file = await dir.write("local.yaml", flagFile(keyOf("local"), { a: 1 }));
-    const server = await createFlagServer({ config: [http.url("/dev.json"), file], pollIntervalSeconds: POLL_MS / 1000, stateDir: dir.file("state") });
+    const server = await createFlagServer({
+      config: [http.url("/dev.json"), file],
+      pollIntervalSeconds: POLL_MS / 1000,
+      stateDir: dir.file("state"),
+    });
     cleanups.push(() => server.close());
     expect(server.keys).toEqual({ dev: keyOf("dev"), local: keyOf("local") });
     http.set("/dev.json", JSON.stringify({ apiKey: keyOf("dev"), flags: { a: { variants: { v: 3 }, defaultVariant: "v" } } }));
@@ -296,6 +313,8 @@ describe("URL source", () => {
     cleanups.push(() => source.close());
     http.set("/big.yaml", `# ${"x".repeat(4096)}\n${flagFile(keyOf("big"), { a: 1 })}`);
     const read = await source.read();
-    expect(read.documents).toEqual([{ stem: "big", document: { file: http.url("/big.yaml"), error: "document is larger than 1024 bytes" } }]);
+    expect(read.documents).toEqual([
+      { stem: "big", document: { file: http.url("/big.yaml"), error: "document is larger than 1024 bytes" } },
+    ]);
   });
 });

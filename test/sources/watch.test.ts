@@ -219,7 +219,19 @@ describe("directory PATH", () => {
     await writeFile(join(dir.path, "other.yaml"), Y2);
     await mkdir(join(dir.path, "other-dir"));
     await writeFile(join(dir.path, "other-dir", "x.yaml"), Y2);
-    for (const name of [".hidden.yaml", ".#dev.yaml", "dev.yaml.swp", ".dev.yaml.swp", "dev.yaml~", "dev.yaml.tmp", "4913", "README.md", "notes.txt", "dev.test.yaml", "prod.test.yml"]) {
+    for (const name of [
+      ".hidden.yaml",
+      ".#dev.yaml",
+      "dev.yaml.swp",
+      ".dev.yaml.swp",
+      "dev.yaml~",
+      "dev.yaml.tmp",
+      "4913",
+      "README.md",
+      "notes.txt",
+      "dev.test.yaml",
+      "prod.test.yml",
+    ]) {
       await writeFile(join(root, name), "x");
       await writeFile(join(root, "prod", name), "x");
     }

@@ -4,7 +4,12 @@ import { configEtagOf, configEtagSteps, createSnapshot } from "../../src/store/s
 import { canonicalJson } from "../../src/model/json.js";
 import type { EnvironmentConfig, FlagDefinition } from "../../src/model/types.js";
 
-const flag = (i: number): FlagDefinition => ({ state: "ENABLED", variants: { on: true, off: false }, defaultVariant: i % 2 ? "on" : "off", metadata: { i } });
+const flag = (i: number): FlagDefinition => ({
+  state: "ENABLED",
+  variants: { on: true, off: false },
+  defaultVariant: i % 2 ? "on" : "off",
+  metadata: { i },
+});
 
 function config(count: number, extra: Partial<EnvironmentConfig> = {}): EnvironmentConfig {
   const flags: Record<string, FlagDefinition> = {};
@@ -16,13 +21,21 @@ function config(count: number, extra: Partial<EnvironmentConfig> = {}): Environm
 /** The ETag's definition: the hash of the canonical JSON of what the files say. */
 const expected = (c: EnvironmentConfig) =>
   `"${createHash("sha256")
-    .update(canonicalJson({ flags: c.flags, ...(c.invalidFlags && { invalidFlags: c.invalidFlags }), metadata: c.metadata, segments: c.segments }))
+    .update(
+      canonicalJson({
+        flags: c.flags,
+        ...(c.invalidFlags && { invalidFlags: c.invalidFlags }),
+        metadata: c.metadata,
+        segments: c.segments,
+      }),
+    )
     .digest("base64url")
     .slice(0, 27)}"`;
 
 describe("the configuration ETag", () => {
   it("is the hash of the canonical JSON of flags, invalid flags, metadata and segments", () => {
-    for (const c of [config(0), config(1), config(2500), config(3, { invalidFlags: { "flag-9": "broken" } })]) expect(configEtagOf(c)).toBe(expected(c));
+    for (const c of [config(0), config(1), config(2500), config(3, { invalidFlags: { "flag-9": "broken" } })])
+      expect(configEtagOf(c)).toBe(expected(c));
   });
 
   it("is made in steps of a thousand entries, once per configuration", () => {

@@ -31,7 +31,9 @@ describe("defaultStateDir", () => {
   it("is a per-user directory named after the configuration, never beside the served path", () => {
     const a = defaultStateDir([dir.file("a")], env());
     expect(a).toMatch(new RegExp(`^${dir.file("xdg/flagserve/a-")}[0-9a-f]{12}$`));
-    expect(defaultStateDir([dir.file("pkg/flags.example.yaml")], env())).toMatch(new RegExp(`^${dir.file("xdg/flagserve/flags.example-")}[0-9a-f]{12}$`));
+    expect(defaultStateDir([dir.file("pkg/flags.example.yaml")], env())).toMatch(
+      new RegExp(`^${dir.file("xdg/flagserve/flags.example-")}[0-9a-f]{12}$`),
+    );
   });
 
   it("differs for sibling configurations (a/ and b/ shared $TMPDIR/.flagserve before) and for another list of sources", () => {
@@ -56,7 +58,9 @@ describe("userStateDir", () => {
     expect(userStateDir({ XDG_STATE_HOME: "/x/state" }, "linux")).toBe("/x/state/flagserve");
     expect(userStateDir({}, "darwin")).toBe(join(homedir(), ".local", "state", "flagserve"));
     expect(userStateDir({ XDG_STATE_HOME: "relative" }, "linux")).toBe(join(homedir(), ".local", "state", "flagserve"));
-    expect(userStateDir({ LOCALAPPDATA: "C:\\Users\\ann\\AppData\\Local" }, "win32")).toBe(join("C:\\Users\\ann\\AppData\\Local", "flagserve"));
+    expect(userStateDir({ LOCALAPPDATA: "C:\\Users\\ann\\AppData\\Local" }, "win32")).toBe(
+      join("C:\\Users\\ann\\AppData\\Local", "flagserve"),
+    );
   });
 });
 
@@ -67,8 +71,12 @@ describe("private state", () => {
   it("refuses what another user owns or others may write, saying why and how to fix it (as ssh does)", () => {
     expect(() => checkPrivate("/s", dirStats(1000, 0o40700), 1000)).not.toThrow();
     expect(() => checkPrivate("/s/keys.json", fileStats(1000, 0o100640), 1000)).not.toThrow();
-    expect(() => checkPrivate("/s", dirStats(1001, 0o40700), 1000)).toThrow(/^refusing state directory \/s: it belongs to another user \(uid 1001, you are 1000\).*pass --state-dir/);
-    expect(() => checkPrivate("/s", dirStats(1000, 0o40777), 1000)).toThrow("refusing state directory /s: other users may write it (mode 0777); fix it with: chmod 700 /s");
+    expect(() => checkPrivate("/s", dirStats(1001, 0o40700), 1000)).toThrow(
+      /^refusing state directory \/s: it belongs to another user \(uid 1001, you are 1000\).*pass --state-dir/,
+    );
+    expect(() => checkPrivate("/s", dirStats(1000, 0o40777), 1000)).toThrow(
+      "refusing state directory /s: other users may write it (mode 0777); fix it with: chmod 700 /s",
+    );
     expect(() => checkPrivate("/s/admin-token", fileStats(1000, 0o100620), 1000)).toThrow(
       "refusing state file /s/admin-token: other users may write it (mode 0620); fix it with: chmod 600 /s/admin-token",
     );

@@ -16,7 +16,11 @@ const PAGE = readFileSync(new URL("../../docs/testing-flags.md", import.meta.url
 /** Fenced blocks of the page: info string and body. */
 const blocks = [...PAGE.matchAll(/^```(\w*)[^\n]*\n([\s\S]*?)^```$/gm)].map(([, lang, body]) => ({ lang: lang!, body: body! }));
 /** The example files: YAML blocks whose first line names them. */
-const files = Object.fromEntries(blocks.filter((b) => b.lang === "yaml" && /^# [\w./-]+\.ya?ml\n/.test(b.body)).map((b) => [b.body.slice(2, b.body.indexOf("\n")), b.body]));
+const files = Object.fromEntries(
+  blocks
+    .filter((b) => b.lang === "yaml" && /^# [\w./-]+\.ya?ml\n/.test(b.body))
+    .map((b) => [b.body.slice(2, b.body.indexOf("\n")), b.body]),
+);
 const outputs = blocks.filter((b) => b.lang === "text").map((b) => b.body);
 
 async function examples(edit: (name: string, text: string) => string = (_n, t) => t) {
@@ -43,11 +47,15 @@ describe("docs/testing-flags.md", () => {
   });
 
   it("shows the failure and the coverage gaps the page describes", async () => {
-    const failing = await examples((_n, text) => text.replace('expect: { variant: "off", reason: SPLIT }', 'expect: { variant: "on", reason: SPLIT }'));
+    const failing = await examples((_n, text) =>
+      text.replace('expect: { variant: "off", reason: SPLIT }', 'expect: { variant: "on", reason: SPLIT }'),
+    );
     const failed = await testFlags({ sources: [failing.file("flags")] });
     expect(outputs).toContain(`${humanReport(failed, failing.path)}\n`);
 
-    const fewer = await examples((name, text) => (name.endsWith(".test.yaml") ? text.slice(0, text.indexOf("\n  - name: no flag fails")) + "\n" : text));
+    const fewer = await examples((name, text) =>
+      name.endsWith(".test.yaml") ? text.slice(0, text.indexOf("\n  - name: no flag fails")) + "\n" : text,
+    );
     const partial = await testFlags({ sources: [fewer.file("flags")], coverage: true });
     expect(testExitCode(partial, 90)).toBe(1);
     expect(outputs).toContain(`${humanReport(partial, fewer.path)}\n`);
@@ -60,7 +68,10 @@ describe("docs/testing-flags.md", () => {
     git("-c", "user.email=d@example.com", "-c", "user.name=d", "commit", "-q", "--allow-empty", "-m", "empty");
     git("add", "-A");
     git("-c", "user.email=d@example.com", "-c", "user.name=d", "commit", "-qm", "flags");
-    await dir.write("flags/development.yaml", files["flags/development.yaml"]!.replace('"@example.com"', '"@example.org"').replace('defaultVariant: "off"', 'defaultVariant: "on"'));
+    await dir.write(
+      "flags/development.yaml",
+      files["flags/development.yaml"]!.replace('"@example.com"', '"@example.org"').replace('defaultVariant: "off"', 'defaultVariant: "on"'),
+    );
     const cwd = process.cwd();
     process.chdir(dir.path);
     try {

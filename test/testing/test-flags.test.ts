@@ -76,7 +76,13 @@ describe("flagserve test, in-process", () => {
     expect(report.passed).toBe(2);
     expect(report.failed).toBe(1);
     const failure = report.results.find((r) => !r.passed)!;
-    expect(failure).toMatchObject({ line: 6, contextLine: 10, flag: "new-checkout", environment: "development", mismatches: ["variant", "value"] });
+    expect(failure).toMatchObject({
+      line: 6,
+      contextLine: 10,
+      flag: "new-checkout",
+      environment: "development",
+      mismatches: ["variant", "value"],
+    });
     expect(failure.actual).toEqual({ value: true, variant: "on", reason: "TARGETING_MATCH" });
     const text = humanReport(report, dir.path);
     expect(text).toContain("FAIL flags/development.test.yaml:6 wrong on purpose (context at line 10)");
@@ -86,7 +92,7 @@ describe("flagserve test, in-process", () => {
     expect(testExitCode(report)).toBe(1);
   });
 
-  it("`context` is shared by the rows of `contexts`; flags: \"*\" runs every flag; errorCode null means no error", async () => {
+  it('`context` is shared by the rows of `contexts`; flags: "*" runs every flag; errorCode null means no error', async () => {
     const dir = await project(`tests:
   - name: EU users without a match get off
     flag: new-checkout
@@ -126,7 +132,10 @@ describe("flagserve test, in-process", () => {
     );
     const report = await testFlags({ sources: [dir.file("flags")] });
     expect(report.problems.map((p) => `${p.line} ${p.message}`)).toEqual(["4 now: must be an ISO 8601 date-time or Unix seconds"]);
-    await dir.write("flags/development.test.yaml", (await readFile(dir.file("flags/development.test.yaml"), "utf8")).split("\n").slice(0, 3).join("\n") + "\n");
+    await dir.write(
+      "flags/development.test.yaml",
+      (await readFile(dir.file("flags/development.test.yaml"), "utf8")).split("\n").slice(0, 3).join("\n") + "\n",
+    );
     const ok = await testFlags({ sources: [dir.file("flags")] });
     expect(ok.results.map((r) => [r.name, r.passed])).toEqual([
       ["before", true],
@@ -148,7 +157,11 @@ describe("flagserve test, in-process", () => {
     await dir.write("overrides.yaml", "environments:\n  development:\n    rollout: { variant: b }\n");
     const plain = await testFlags({ sources: [dir.file("flags")] });
     expect(plain.failed).toBe(2);
-    const report = await testFlags({ sources: [dir.file("flags")], contextValues: { region: "eu" }, overridesFile: dir.file("overrides.yaml") });
+    const report = await testFlags({
+      sources: [dir.file("flags")],
+      contextValues: { region: "eu" },
+      overridesFile: dir.file("overrides.yaml"),
+    });
     expect(report.failed).toBe(0);
     // Only read: the overrides file is as it was.
     expect(await readFile(dir.file("overrides.yaml"), "utf8")).toBe("environments:\n  development:\n    rollout: { variant: b }\n");
@@ -166,15 +179,20 @@ describe("flagserve test, in-process", () => {
     await dir.write("flags/broken.test.yaml", "tests:\n  - name: [unclosed\n");
     await dir.write("flags/staging.test.yaml", "tests:\n  - name: x\n    flag: static\n    expect: { variant: x }\n");
     await dir.write("flags/other.test.yaml", "# checks\nenvironment: production\ntests: []\n");
-    await dir.write("flags/shape.test.yaml", "environment: development\ntests:\n  - name: both\n    flag: a\n    flags: [b]\n    expect: {}\n    extra: 1\n");
+    await dir.write(
+      "flags/shape.test.yaml",
+      "environment: development\ntests:\n  - name: both\n    flag: a\n    flags: [b]\n    expect: {}\n    extra: 1\n",
+    );
     const report = await testFlags({ sources: [dir.file("flags")] });
     const lines = report.problems.map((p) => `${p.file.slice(dir.path.length + 1)}:${p.line} ${p.message}`);
     expect(lines).toContainEqual("flags/broken.test.yaml:2 this `[` is never closed with `]`");
     expect(lines).toContain("flags/development.test.yaml:3 case \"unknown flag\": unknown flag 'nope' in environment 'development'");
     expect(lines).toContain("flags/staging.test.yaml:1 unknown environment 'staging' (known: development)");
     expect(lines).toContain("flags/other.test.yaml:2 unknown environment 'production' (known: development)");
-    expect(lines).toContain("flags/shape.test.yaml:3 tests[0]: give either `flag` (one key) or `flags` (a list, or \"*\" for all)");
-    expect(lines).toContain("flags/shape.test.yaml:7 tests[0]: unknown property 'extra' (expected name, flag, flags, context, contexts, now, expect)");
+    expect(lines).toContain('flags/shape.test.yaml:3 tests[0]: give either `flag` (one key) or `flags` (a list, or "*" for all)');
+    expect(lines).toContain(
+      "flags/shape.test.yaml:7 tests[0]: unknown property 'extra' (expected name, flag, flags, context, contexts, now, expect)",
+    );
     expect(lines).toContain("flags/shape.test.yaml:6 tests[0].expect: must NOT have fewer than 1 properties");
     expect(report.passed).toBe(1);
     expect(testExitCode(report)).toBe(2);
@@ -195,7 +213,9 @@ describe("flagserve test, in-process", () => {
     await bare.mkdir("checks");
     for (const options of [{}, { tests: [bare.file("checks")] }]) {
       const none = await testFlags({ sources: [bare.file("flags")], ...options });
-      expect(none.problems.map((p) => p.message)).toEqual(["no test files found (expected <environment>.test.yaml beside the flag files, or --tests PATH)"]);
+      expect(none.problems.map((p) => p.message)).toEqual([
+        "no test files found (expected <environment>.test.yaml beside the flag files, or --tests PATH)",
+      ]);
       expect(testExitCode(none)).toBe(2);
     }
     const unnamed = await tempDir();
@@ -203,9 +223,10 @@ describe("flagserve test, in-process", () => {
     await unnamed.write("all.test.yaml", "tests: []\n");
     expect((await testFlags({ sources: [unnamed.file("all.yaml")] })).problems[0]?.message).toBe("unknown environment 'all' (known: dev)");
     await unnamed.write("all.test.yaml", "# no environment in the name\ntests: []\n");
-    expect((await testFlags({ sources: [unnamed.file("all.yaml")], tests: [await unnamed.write("_checks.test.yaml", "tests: []\n")] })).problems[0]?.message).toBe(
-      "which environment? name it with `environment: NAME`, or name the file <environment>.test.yaml",
-    );
+    expect(
+      (await testFlags({ sources: [unnamed.file("all.yaml")], tests: [await unnamed.write("_checks.test.yaml", "tests: []\n")] }))
+        .problems[0]?.message,
+    ).toBe("which environment? name it with `environment: NAME`, or name the file <environment>.test.yaml");
   });
 });
 
@@ -229,16 +250,16 @@ describe("rule coverage", () => {
     // rollout: one of two buckets reached; its default cannot be (fractional always picks). static: never evaluated.
     const rolled = report.results.find((r) => r.flag === "rollout")!.actual.variant;
     expect(missed).toEqual([
-      "new-checkout:4 default (\"off\")",
+      'new-checkout:4 default ("off")',
       "new-checkout:9 else (none written: null)",
       "new-checkout:9 else (an expression)",
-      "new-checkout:11 if branch 1 (\"off\")",
-      "rollout:14 default (\"a\")",
-      rolled === "a" ? "rollout:18 fractional bucket \"b\" (weight 50)" : "rollout:17 fractional bucket \"a\" (weight 50)",
+      'new-checkout:11 if branch 1 ("off")',
+      'rollout:14 default ("a")',
+      rolled === "a" ? 'rollout:18 fractional bucket "b" (weight 50)' : 'rollout:17 fractional bucket "a" (weight 50)',
       "static:21 no targeting: defaultVariant",
     ]);
     expect(coverage).toMatchObject({ branches: 9, reached: 2, percent: 22.2 });
-    expect(humanReport(report, dir.path)).toContain("  not reached: flags/development.yaml:11 new-checkout: if branch 1 (\"off\")");
+    expect(humanReport(report, dir.path)).toContain('  not reached: flags/development.yaml:11 new-checkout: if branch 1 ("off")');
     expect(testExitCode(report, 22)).toBe(0);
     expect(testExitCode(report, 23)).toBe(1);
   });
@@ -253,8 +274,13 @@ describe("rule coverage", () => {
   });
 
   it("the instrumented evaluation answers exactly as the server's", async () => {
-    const contexts = Array.from({ length: 40 }, (_, i) => `{ targetingKey: u${i}, email: u${i}@example.${i % 3 ? "org" : "com"}, region: ${i % 2 ? "eu" : "us"} }`);
-    const dir = await project(`tests:\n  - name: all\n    flags: "*"\n    contexts: [${contexts.join(", ")}]\n    expect: { errorCode: null }\n`);
+    const contexts = Array.from(
+      { length: 40 },
+      (_, i) => `{ targetingKey: u${i}, email: u${i}@example.${i % 3 ? "org" : "com"}, region: ${i % 2 ? "eu" : "us"} }`,
+    );
+    const dir = await project(
+      `tests:\n  - name: all\n    flags: "*"\n    contexts: [${contexts.join(", ")}]\n    expect: { errorCode: null }\n`,
+    );
     const plain = await testFlags({ sources: [dir.file("flags")] });
     const traced = await testFlags({ sources: [dir.file("flags")], coverage: true });
     expect(traced.results.map((r) => r.actual)).toEqual(plain.results.map((r) => r.actual));
@@ -272,16 +298,20 @@ describe("flagserve test, the real CLI", () => {
 `);
     const ok = await run(["test", "flags", "--coverage"], { cwd: dir.path });
     expect(ok.stdout).toContain("ok: 1 of 1 check passed\ncoverage: 11.1% of targeting branches reached (1 of 9)\n");
-    expect(ok.stdout).toContain("  not reached: flags/development.yaml:8 new-checkout: if branch 1 (\"on\")\n");
+    expect(ok.stdout).toContain('  not reached: flags/development.yaml:8 new-checkout: if branch 1 ("on")\n');
     expect(ok.code).toBe(0);
 
-    await dir.write("flags/development.test.yaml", "tests:\n  - name: <wrong> & \"quoted\"\n    flag: static\n    expect: { value: Y }\n");
+    await dir.write("flags/development.test.yaml", 'tests:\n  - name: <wrong> & "quoted"\n    flag: static\n    expect: { value: Y }\n');
     const failed = await run(["test", "--reporter", "junit", "--output", "report.xml"], { cwd: dir.path });
     expect(failed.code).toBe(1);
     expect(failed.stdout).toContain("FAILED: 0 of 1 check passed, 1 failed; report in report.xml");
     const junit = await readFile(dir.file("report.xml"), "utf8");
-    expect(junit).toContain('<testcase name="&lt;wrong&gt; &amp; &quot;quoted&quot; [static]" classname="development.static" file="flags/development.test.yaml" line="2">');
-    expect(junit).toContain('<failure message="expected value &quot;Y&quot;; got variant &quot;x&quot;, value &quot;X&quot;, reason STATIC" type="mismatch">');
+    expect(junit).toContain(
+      '<testcase name="&lt;wrong&gt; &amp; &quot;quoted&quot; [static]" classname="development.static" file="flags/development.test.yaml" line="2">',
+    );
+    expect(junit).toContain(
+      '<failure message="expected value &quot;Y&quot;; got variant &quot;x&quot;, value &quot;X&quot;, reason STATIC" type="mismatch">',
+    );
 
     const missing = await run(["test", "nowhere"], { cwd: dir.path });
     expect(missing.code).toBe(2);
@@ -292,7 +322,13 @@ describe("flagserve test, the real CLI", () => {
 describe("junit", () => {
   it("is one testsuite per file and an errors suite for problems", () => {
     const xml = junitReport(
-      { passed: 0, failed: 0, results: [], configProblems: [], problems: [{ file: "/x/a.test.yaml", line: 3, col: 1, message: "bad <thing>" }] },
+      {
+        passed: 0,
+        failed: 0,
+        results: [],
+        configProblems: [],
+        problems: [{ file: "/x/a.test.yaml", line: 3, col: 1, message: "bad <thing>" }],
+      },
       "/x",
     );
     expect(xml).toContain('<testsuites name="flagserve test" tests="1" failures="0" errors="1">');
@@ -312,9 +348,13 @@ describe("the test files' schema", () => {
     expect(parseTestFile("/x/development.test.yaml", developmentTestFile("x")).problems).toEqual([]);
     const bad = { tests: [{ name: "x", expect: { reason: "MAYBE" } }] };
     expect(atRunTime(bad)).toBe(false);
-    expect(parseTestFile("/x/development.test.yaml", JSON.stringify(bad)).problems.map((p) => p.message).sort()).toEqual([
+    expect(
+      parseTestFile("/x/development.test.yaml", JSON.stringify(bad))
+        .problems.map((p) => p.message)
+        .sort(),
+    ).toEqual([
       'tests[0].expect.reason: must be one of "STATIC", "TARGETING_MATCH", "SPLIT", "DEFAULT", "DISABLED"',
-      "tests[0]: give either `flag` (one key) or `flags` (a list, or \"*\" for all)",
+      'tests[0]: give either `flag` (one key) or `flags` (a list, or "*" for all)',
     ]);
   });
 });
