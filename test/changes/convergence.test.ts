@@ -2,6 +2,7 @@
  * Convergence: however and however fast the files are written, the served flags end equal to
  * the files, and the events sent are those of the net change. Real server, real HTTP, real files.
  */
+import { serveFlagsDir } from "../helpers/server.js";
 import { execFileSync, spawn } from "node:child_process";
 import {
   chmodSync,
@@ -50,14 +51,7 @@ afterEach(async () => {
 async function serve(files: Record<string, string>, log?: ChangeLog): Promise<{ dir: TempDir; server: RunningServer }> {
   const dir = await tempDir("flagserve-converge-");
   for (const [name, text] of Object.entries(files)) await dir.write(name, text);
-  const server = await startServer({
-    source: { path: dir.file("flags") },
-    port: 0,
-    host: "127.0.0.1",
-    stateDir: dir.file("state"),
-    logger: silentLogger,
-    onChanges: log?.record,
-  });
+  const server = await serveFlagsDir(dir, { onChanges: log?.record });
   cleanups.push(() => server.close());
   return { dir, server };
 }

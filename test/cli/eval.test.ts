@@ -1,7 +1,7 @@
 /** `flagserve eval`, run in-process (runCli): the same bytes the HTTP single-flag route answers, without a server. */
+import { serveFlagsDir } from "../helpers/server.js";
 import { beforeAll, afterAll, describe, expect, it } from "vitest";
-import { silentLogger } from "../../src/log/logger.js";
-import { startServer, type RunningServer } from "../../src/server/server.js";
+import type { RunningServer } from "../../src/server/server.js";
 import { tempDir, type TempDir } from "../helpers/files.js";
 import { OFREP_FIXTURE, OTHER_FIXTURE, TEST_KEY } from "../helpers/fixtures.js";
 import { run, runHere } from "./run.js";
@@ -13,14 +13,7 @@ beforeAll(async () => {
   dir = await tempDir("flagserve-eval-");
   await dir.write("flags/test.yaml", OFREP_FIXTURE);
   await dir.write("flags/other.yaml", OTHER_FIXTURE);
-  server = await startServer({
-    source: { path: dir.file("flags") },
-    port: 0,
-    host: "127.0.0.1",
-    stateDir: dir.file("state"),
-    watch: false,
-    logger: silentLogger,
-  });
+  server = await serveFlagsDir(dir, { watch: false });
 });
 afterAll(async () => {
   await server?.close();

@@ -3,12 +3,12 @@
  * client runs as the binary where it is stopped by a signal, in-process (runCli) where it ends by
  * itself; the server in-process except where it is killed and restarted.
  */
+import { serveFlagsDir } from "../helpers/server.js";
 import { writeFile } from "node:fs/promises";
 import { createServer, type IncomingHttpHeaders } from "node:http";
 import { describe, expect, it } from "vitest";
 import { runCli, startCli } from "../helpers/cli.js";
-import { silentLogger } from "../../src/log/logger.js";
-import { startServer, type ServerOptions } from "../../src/server/server.js";
+import type { ServerOptions } from "../../src/server/server.js";
 import { freePort } from "../helpers/ports.js";
 import { cleanupAfterEach, runHere } from "./run.js";
 
@@ -28,14 +28,7 @@ async function serve(extraArgs: string[] = []) {
 /** A server in this process, for the cases where the client is the subject. */
 async function serveHere(options: Partial<ServerOptions> = {}) {
   const dir = await t.dir({ "flags/dev.yaml": flagsFile("on") });
-  const server = await startServer({
-    source: { path: dir.file("flags") },
-    port: 0,
-    host: "127.0.0.1",
-    stateDir: dir.file("state"),
-    logger: silentLogger,
-    ...options,
-  });
+  const server = await serveFlagsDir(dir, options);
   t.later(() => server.close());
   return { dir, url: server.url };
 }

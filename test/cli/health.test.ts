@@ -3,12 +3,11 @@
  * (runCli), and as the binary where it starts beside the server and for --insecure (which sets
  * NODE_TLS_REJECT_UNAUTHORIZED for the whole process).
  */
+import { serveFlagsDir } from "../helpers/server.js";
 import { createServer as createHttpServer } from "node:http";
 import { describe, expect, it } from "vitest";
 import { runCli } from "../helpers/cli.js";
 import { freePort } from "../helpers/ports.js";
-import { silentLogger } from "../../src/log/logger.js";
-import { startServer } from "../../src/server/server.js";
 import { cleanupAfterEach, run, runHere } from "./run.js";
 
 const t = cleanupAfterEach();
@@ -50,14 +49,7 @@ describe("flagserve health", () => {
 
   it("counts degraded (served, with a broken file) as ready; exits 1 on any other answer", async () => {
     const dir = await t.dir({ "flags/dev.yaml": FLAGS, "flags/broken.yaml": "flags: [" });
-    const server = await startServer({
-      source: { path: dir.file("flags") },
-      port: 0,
-      host: "127.0.0.1",
-      stateDir: dir.file("state"),
-      allowInvalid: true,
-      logger: silentLogger,
-    });
+    const server = await serveFlagsDir(dir, { allowInvalid: true });
     t.later(() => server.close());
     // Served with a broken file beside it: degraded, still ready.
     const degraded = await runHere(["health", server.url, "-q"]);

@@ -1,8 +1,7 @@
 /** `flagserve keys [list]`, `keys rotate ENV`, `keys dir` and `keys revoke ENV`: output and exit codes. */
+import { serveFlagsDir } from "../helpers/server.js";
 import { chmod, lstat, mkdir, readdir, readFile, readlink, stat, symlink, writeFile } from "node:fs/promises";
 import { describe, expect, it } from "vitest";
-import { silentLogger } from "../../src/log/logger.js";
-import { startServer } from "../../src/server/server.js";
 import { TEST_KEY, OFREP_FIXTURE } from "../helpers/fixtures.js";
 import { startCli } from "../helpers/cli.js";
 import { cleanupAfterEach, run, runHere } from "./run.js";
@@ -89,14 +88,7 @@ describe("flagserve keys rotate: how the file is written", () => {
     await mkdir(dir.file("flags"));
     await symlink(dir.file("real/test.yaml"), dir.file("flags/test.yaml"));
     await chmod(dir.file("real/test.yaml"), 0o640);
-    const server = await startServer({
-      source: { path: dir.file("flags") },
-      port: 0,
-      host: "127.0.0.1",
-      stateDir: dir.file("state"),
-      keyGraceSeconds: 0,
-      logger: silentLogger,
-    });
+    const server = await serveFlagsDir(dir, { keyGraceSeconds: 0 });
     t.later(() => server.close());
     const { url } = server;
 

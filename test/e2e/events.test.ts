@@ -2,6 +2,7 @@
  * Files edited on disk while real clients listen: every edit becomes the right event. The server
  * runs in-process, or as the binary where its log lines, its banner or its shutdown are checked.
  */
+import { serveFlagsDir } from "../helpers/server.js";
 import { mkdir, readFile, rename, rm, symlink, writeFile } from "node:fs/promises";
 import { afterEach, describe, expect, it } from "vitest";
 import { silentLogger } from "../../src/log/logger.js";
@@ -42,14 +43,7 @@ async function serve(files: Record<string, string>, extraArgs: string[] = []) {
 async function serveHere(files: Record<string, string>, options: Partial<ServerOptions> = {}) {
   const dir = await tempDir();
   for (const [name, content] of Object.entries(files)) await dir.write(name, content);
-  const server = await startServer({
-    source: { path: dir.file("flags") },
-    port: 0,
-    host: "127.0.0.1",
-    stateDir: dir.file("state"),
-    logger: silentLogger,
-    ...options,
-  });
+  const server = await serveFlagsDir(dir, options);
   cleanups.push(() => server.close());
   return { dir, url: server.url };
 }
