@@ -11,7 +11,7 @@ import type { InputSet } from "../sources/inputs.js";
 import type { ConfigSource, SourceDocument, SourceLoad } from "../sources/source.js";
 import { expandNotifications, variablesOf, type EnvVars } from "./expand.js";
 import type { LoadMemo } from "./memo.js";
-import { shareUnchanged } from "./share.js";
+import { sameData, shareUnchanged } from "./share.js";
 import { mergeDocuments, originText, type MergedEnvironment } from "./merge.js";
 import { parseYamlOffThread, parseYamlYielding, type ParsedFile } from "./parse.js";
 import { ENVIRONMENT_NAME_RULE, isEnvironmentName } from "./schema.js";
@@ -307,7 +307,7 @@ function* buildOrReuse(input: FoundEnvironment, env: EnvVars, problems: ProblemM
     before.variables === variables &&
     before.docs.length === input.docs.length &&
     before.docs.every(
-      (doc, i) => doc.value === input.docs[i]!.value && doc.source === input.docs[i]!.source && sameJson(doc.prefix, input.docs[i]!.prefix),
+      (doc, i) => doc.value === input.docs[i]!.value && doc.source === input.docs[i]!.source && sameData(doc.prefix, input.docs[i]!.prefix),
     );
   if (same) {
     memo.environments.set(input.name, before);
@@ -323,8 +323,6 @@ function* buildOrReuse(input: FoundEnvironment, env: EnvVars, problems: ProblemM
   memo.environments.set(input.name, entry);
   return built;
 }
-
-const sameJson = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b);
 
 /**
  * One environment: expand, validate each document, merge and compile. A problem inside one flag

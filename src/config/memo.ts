@@ -51,8 +51,6 @@ class Generation<K, V> {
 export class LoadMemo {
   /** Work done by the last load. */
   last: WorkCounts = zero();
-  /** Work done since this memo was made. */
-  readonly total: WorkCounts = zero();
   #counts: WorkCounts = zero();
   readonly parsed = new Generation<string, { text: string; parsed: ParsedFile }>();
   readonly environments = new Generation<string, unknown>();
@@ -62,7 +60,6 @@ export class LoadMemo {
 
   count(what: keyof WorkCounts, n = 1): void {
     this.#counts[what] += n;
-    this.total[what] += n;
   }
 
   /** A load is done: its counts become `last`, and what it did not use is dropped. */

@@ -176,7 +176,7 @@ class Merging {
 
 /**
  * A mapping's entries (none for anything else). Documents are parsed YAML or JSON, so every value
- * in them is a JsonValue (non-finite numbers are reported by validateDocument).
+ * in them is a JsonValue (non-finite numbers are reported by validateDocumentSteps).
  */
 const entries = (v: unknown): [string, JsonValue][] => (isRecord(v) ? (Object.entries(v) as [string, JsonValue][]) : []);
 

@@ -82,7 +82,7 @@ export async function parseYamlOffThread(file: string, text: string, last?: Pars
       return { source: lazySource(file, text), value, problems: [], workerId: reply.id };
     }
   }
-  return parseYamlYielding(file, text);
+  return parseFast(file, text) ?? runStepsYielding(parseYamlSteps(file, text)); // too deep: checked above
 }
 
 /** `relative`: the changes are from the value the server holds (the parse `baseId` named); else everything is sent. */

@@ -12,7 +12,7 @@ import { validateEnvironmentSchema } from "./schema.js";
 import { docProblem, formatPath, type Anchor, type EnvDocument, type JsonPath } from "./positions.js";
 import type { Problem } from "../model/types.js";
 import { isRecord, setOwn } from "../model/json.js";
-import { runSteps, type Steps } from "../model/steps.js";
+import type { Steps } from "../model/steps.js";
 
 /**
  * What a problem takes out (design §3: a problem costs only what it breaks): one flag, one
@@ -33,18 +33,15 @@ export interface DocumentCheck {
   flagsChecked: number;
 }
 
-/**
- * Checks a document. Flags in `knownValid` (flag values that passed every check before: the
- * loader shares unchanged values between loads) are left out of the checks, and the flags found
- * valid are added to it. A flag's checks depend on the flag alone, so the result is the same.
- */
-export const validateDocument = (doc: EnvDocument, knownValid?: WeakSet<object>): DocumentCheck =>
-  runSteps(validateDocumentSteps(doc, knownValid));
-
 /** Flags looked up in (or added to) the known-valid set between two yields of validateDocumentSteps. */
 const FLAGS_PER_STEP = 1000;
 
-/** validateDocument in steps: a file of 10 000 known flags is sorted out a thousand at a time. */
+/**
+ * Checks a document, in steps (a file of 10 000 known flags is sorted out a thousand at a time).
+ * Flags in `knownValid` (flag values that passed every check before: the loader shares unchanged
+ * values between loads) are left out of the checks, and the flags found valid are added to it. A
+ * flag's checks depend on the flag alone, so the result is the same.
+ */
 export function* validateDocumentSteps(doc: EnvDocument, knownValid?: WeakSet<object>): Steps<DocumentCheck> {
   const value = yield* withoutKnownFlags(doc.value, knownValid);
   const check: DocumentCheck = { problems: [], flagProblems: new Map(), segmentProblems: new Map(), schemaValid: true, flagsChecked: 0 };
@@ -200,7 +197,7 @@ function typeList(type: unknown): string {
 }
 
 /** ajv's JSON Pointer -> path, with list indices as numbers (found by walking the data). */
-function toJsonPath(value: unknown, pointer: string): JsonPath {
+export function toJsonPath(value: unknown, pointer: string): JsonPath {
   if (pointer === "") return [];
   const path: (string | number)[] = [];
   let node = value;

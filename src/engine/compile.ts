@@ -95,8 +95,13 @@ function refsOf(node: unknown): readonly string[] {
  * The segments that must be resolved again: changed, added, removed or newly (un)broken since
  * `previous`, and those that use one of them. Undefined when nothing can be reused.
  */
-function dirtySegments(config: EnvironmentConfig, broken: ReadonlySet<string>, previous: CompileMemo | undefined): Set<string> | undefined {
-  if (!previous || previous.retired > MAX_RETIRED_SEGMENTS || previous.metadata !== canonicalJson(config.metadata)) return undefined;
+function dirtySegments(
+  config: EnvironmentConfig,
+  metadata: string,
+  broken: ReadonlySet<string>,
+  previous: CompileMemo | undefined,
+): Set<string> | undefined {
+  if (!previous || previous.retired > MAX_RETIRED_SEGMENTS || previous.metadata !== metadata) return undefined;
   const dirty = new Set<string>();
   const names = new Set([...Object.keys(config.segments), ...Object.keys(previous.segments)]);
   for (const name of names) {
@@ -251,7 +256,8 @@ const FLAGS_PER_STEP = 500;
 export function* compileEnvironmentSteps(config: EnvironmentConfig, options: CompileOptions = {}): Steps<CompiledEnvironment> {
   const brokenSegments = new Set(options.brokenSegments ?? []);
   // An instrumented compile (rule coverage) shares nothing with a server's compiles.
-  const dirty = options.instrument ? undefined : dirtySegments(config, brokenSegments, options.previous);
+  const metadata = canonicalJson(config.metadata);
+  const dirty = options.instrument ? undefined : dirtySegments(config, metadata, brokenSegments, options.previous);
   const previous = dirty ? options.previous : undefined;
   const compiling = previous ? reusedCompiling(previous.compiling, config, dirty!) : freshCompiling(config, options.instrument);
   const { resolver } = compiling;
@@ -286,7 +292,7 @@ export function* compileEnvironmentSteps(config: EnvironmentConfig, options: Com
   // Kept unless a segment has a problem (it would have to be reported again); flags with problems are not in it.
   const memo: CompileMemo | undefined =
     !options.instrument && resolver.errors.every((e) => e.path[0] !== "segments")
-      ? { compiling, segments: config.segments, metadata: canonicalJson(config.metadata), broken: brokenSegments, flags: clean, retired }
+      ? { compiling, segments: config.segments, metadata, broken: brokenSegments, flags: clean, retired }
       : undefined;
   return { flags, errors: resolver.errors, broken, compiledFlags, ...(memo && { memo }) };
 }

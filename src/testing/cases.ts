@@ -7,9 +7,9 @@ import { readFile } from "node:fs/promises";
 import { basename } from "node:path";
 import type { ErrorObject, ValidateFunction } from "ajv";
 import { parseYaml } from "../config/parse.js";
+import { toJsonPath } from "../config/validate.js";
 import { formatPath, problemAt, type Source } from "../config/positions.js";
 import { isEnvironmentName } from "../config/schema.js";
-import { isRecord } from "../model/json.js";
 import type { JsonPath, JsonValue, Problem } from "../model/types.js";
 import * as compiled from "./generated/schema-validators.js";
 
@@ -130,7 +130,7 @@ function schemaProblems(source: Source, value: unknown, errors: readonly ErrorOb
   const seen = new Set<string>();
   const problems: Problem[] = [];
   for (const error of errors) {
-    const path = pathOf(value, error.instancePath);
+    const path = toJsonPath(value, error.instancePath);
     let message: string;
     let at = path;
     const params = error.params as Record<string, unknown>;
@@ -161,21 +161,4 @@ function schemaProblems(source: Source, value: unknown, errors: readonly ErrorOb
     if (!seen.has(id)) (problems.push(problem), seen.add(id));
   }
   return problems;
-}
-
-/** ajv's JSON Pointer -> a path, list indexes as numbers. */
-function pathOf(value: unknown, pointer: string): JsonPath {
-  const path: (string | number)[] = [];
-  let node = value;
-  for (const raw of pointer === "" ? [] : pointer.slice(1).split("/")) {
-    const seg = raw.replace(/~1/g, "/").replace(/~0/g, "~");
-    if (Array.isArray(node)) {
-      path.push(Number(seg));
-      node = node[Number(seg)];
-    } else {
-      path.push(seg);
-      node = isRecord(node) ? node[seg] : undefined;
-    }
-  }
-  return path;
 }
