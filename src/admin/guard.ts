@@ -15,8 +15,6 @@ export const PAGE_ASSETS_PREFIX = "/ui/";
 export const isAdminPath = (path: string): boolean =>
   path === "/" || path.startsWith(PAGE_ASSETS_PREFIX) || path === ADMIN_API_PREFIX || path.startsWith(`${ADMIN_API_PREFIX}/`);
 
-export { allowedHosts, hostName } from "../http/hosts.js";
-
 export function checkHostAndOrigin(event: H3Event, isAllowedHost: (name: string) => boolean): void {
   const host = event.req.headers.get("host") ?? "";
   if (!isAllowedHost(hostName(host))) {

@@ -13,7 +13,7 @@ import type { Metrics } from "../http/metrics.js";
 import type { Logger } from "../log/logger.js";
 import type { FlagStore } from "../store/store.js";
 import { AdminFeed } from "./feed.js";
-import { allowedHosts } from "./guard.js";
+import { allowedHosts } from "../http/hosts.js";
 import { OverrideLayer } from "./overrides.js";
 import { registerPage } from "./page.js";
 import { registerAdminGuard, registerAdminRoutes } from "./routes.js";
@@ -110,7 +110,8 @@ export async function createAdmin(options: AdminOptions): Promise<Admin> {
     },
     register(app, answerer) {
       if (!feed || token === undefined) return;
-      registerAdminGuard(app, { token, isAllowedHost: allowedHosts(options.listenHost, options.hosts) });
+      const isAllowedHost = allowedHosts(options.listenHost, options.hosts);
+      registerAdminGuard(app, { token, isAllowedHost });
       registerPage(app);
       registerAdminRoutes(app, {
         store,
@@ -120,7 +121,7 @@ export async function createAdmin(options: AdminOptions): Promise<Admin> {
         faults: options.faults,
         sessions: options.sessions,
         token,
-        isAllowedHost: allowedHosts(options.listenHost, options.hosts),
+        isAllowedHost,
         maxBodyBytes: options.maxBodyBytes,
         logger,
         answerer,

@@ -73,7 +73,7 @@ export function setScalarInSource(source: string, flagPath: string[], field: str
 /** The file of the environment that defines the flag, with the flag's path inside it. */
 async function definingFile(config: EnvironmentConfig, flagKey: string): Promise<{ file: string; source: string; path: string[] }> {
   for (const file of config.files) {
-    if (sourceKindOf(file) === "url") continue; // read over HTTP: nothing to write back
+    if (isUrlFile(file)) continue; // read over HTTP: nothing to write back
     const source = await readFile(file, "utf8");
     const { isMap, parseDocument } = yaml();
     const doc = parseDocument(source);

@@ -11,8 +11,6 @@ import { STATE_FILE_MODE, writeFileDurable } from "../store/durable-write.js";
 import { checkStateFile, StateDirError, withStateLock } from "../store/state-dir.js";
 import { adminTokenProblem } from "./token-rules.js";
 
-export { MIN_ADMIN_TOKEN_LENGTH } from "./token-rules.js";
-
 export const ADMIN_TOKEN_FILE = "admin-token";
 export const ADMIN_URL_FILE = "admin-url";
 export const ADMIN_TOKEN_ENV = "FLAGSERVE_ADMIN_TOKEN";

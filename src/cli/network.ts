@@ -8,14 +8,6 @@ import { networkInterfaces } from "node:os";
 
 const WILDCARDS = new Set(["0.0.0.0", "::", "[::]", ""]);
 
-/** URL with the wildcard host replaced, so it can be opened locally (and the self-signed certificate covers it). */
-export function localUrl(url: string): string {
-  const parsed = new URL(url);
-  if (parsed.hostname === "0.0.0.0") parsed.hostname = "127.0.0.1";
-  else if (parsed.hostname === "[::]") parsed.hostname = "[::1]";
-  return parsed.origin;
-}
-
 /** The URLs the server is reachable at from other machines, given the URL it listens on. */
 export function networkUrls(url: string): string[] {
   const parsed = new URL(url);

@@ -8,7 +8,8 @@ import { escapeControls } from "../log/escape.js";
 import { createLogger, flushLog, formatRecord, type LogFormat, type Logger } from "../log/logger.js";
 import { DEFAULT_KEY_GRACE_SECONDS } from "../store/key-grace.js";
 import { npmLaunchers, watchProcesses } from "./launcher.js";
-import { networkUrls, localUrl, qrCode } from "./network.js";
+import { localUrl } from "../http/hosts.js";
+import { networkUrls, qrCode } from "./network.js";
 import {
   parseByteSize,
   parseContextPairs,

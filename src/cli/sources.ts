@@ -8,10 +8,10 @@ import { resolveConfigPath } from "./paths.js";
 export const SOURCES_ARGUMENT_HELP =
   "directories of environment files, files, or http(s):// URLs (default: ./flags, else the bundled example)";
 
-/** The arguments, else `./flags`, else the bundled example. */
 /** What a configuration that defines no environment is told, by `validate` and at start. */
 export const NO_ENVIRONMENTS = "no environments found (expected *.yaml, *.yml or *.json files, or subdirectories)";
 
+/** The arguments, else `./flags`, else the bundled example. */
 export function resolveSources(args: readonly string[]): { specs: string[]; bundled: boolean } {
   if (args.length > 0) return { specs: [...args], bundled: false };
   const { path, bundled } = resolveConfigPath(undefined);

@@ -7,6 +7,14 @@ import { networkInterfaces } from "node:os";
 
 const WILDCARD_HOSTS = new Set(["0.0.0.0", "::", "[::]", ""]);
 
+/** URL with the wildcard host replaced, so it can be opened locally (and the self-signed certificate covers it). */
+export function localUrl(url: string): string {
+  const parsed = new URL(url);
+  if (parsed.hostname === "0.0.0.0") parsed.hostname = "127.0.0.1";
+  else if (parsed.hostname === "[::]") parsed.hostname = "[::1]";
+  return parsed.origin;
+}
+
 /** The host name of a Host header (or URL host): lower case, no port, IPv6 without brackets. */
 export function hostName(host: string): string {
   const value = host.trim().toLowerCase();

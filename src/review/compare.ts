@@ -5,8 +5,9 @@
  */
 import type { ConfigLoad, LoadedEnvironment } from "../config/index.js";
 import { answeredFlag, diffEnvironments, type Change, type Version } from "../changes/diff.js";
+import { segmentRefs } from "../admin/describe.js";
 import { eventsFor } from "../events/encode.js";
-import { canonicalJson, compare, isRecord } from "../model/json.js";
+import { canonicalJson, compare } from "../model/json.js";
 import type { FlagDefinition, JsonValue, Problem } from "../model/types.js";
 
 /** The parts of a flag a change can touch, in the order they are reported. */
@@ -153,16 +154,6 @@ function serverEvents(changes: readonly Change[]): ServerEvent[] {
   });
 }
 
-/** `$ref` names a rule uses directly. */
-function refsOf(node: unknown, into: Set<string>): Set<string> {
-  if (Array.isArray(node)) for (const item of node) refsOf(item, into);
-  else if (isRecord(node)) {
-    if (typeof node.$ref === "string" && Object.keys(node).length === 1) into.add(node.$ref);
-    else for (const value of Object.values(node)) refsOf(value, into);
-  }
-  return into;
-}
-
 /** The flags of either version that use `segment`, directly or through other segments. */
 function flagsUsing(segment: string, ...versions: (LoadedEnvironment | undefined)[]): string[] {
   const flags = new Set<string>();
@@ -170,7 +161,7 @@ function flagsUsing(segment: string, ...versions: (LoadedEnvironment | undefined
     if (!version) continue;
     const { segments, flags: defs } = version.config;
     const uses = (rule: unknown, seen: Set<string>): boolean => {
-      for (const ref of refsOf(rule, new Set())) {
+      for (const ref of segmentRefs(rule)) {
         if (ref === segment) return true;
         if (!seen.has(ref) && Object.hasOwn(segments, ref) && (seen.add(ref), uses(segments[ref], seen))) return true;
       }

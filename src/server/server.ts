@@ -14,6 +14,7 @@ import { validateFaultRules } from "../fixture/fault-rules.js";
 import type { FaultInjector } from "../fixture/faults.js";
 import type { FlagdListener } from "../flagd/server.js";
 import type { SessionStore } from "../fixture/sessions.js";
+import { localUrl } from "../http/hosts.js";
 import type { Metrics } from "../http/metrics.js";
 import { DEFAULT_KEY_GRACE_SECONDS } from "../store/key-grace.js";
 import { stateFilePath } from "../store/keys.js";
@@ -201,7 +202,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   }
   // The token kept in the state directory goes only to the server that uses it: the commands
   // reading it (override, session, keys revoke) send it to the URL recorded beside it.
-  const recordedUrl = admin.token !== undefined && admin.tokenInState ? loopbackOrigin(listening.url) : undefined;
+  const recordedUrl = admin.token !== undefined && admin.tokenInState ? localUrl(listening.url) : undefined;
   if (recordedUrl !== undefined) {
     await recordAdminUrl(stateDir, recordedUrl).catch((error: Error) =>
       logger.warn(
@@ -267,14 +268,6 @@ async function updateEnvironment(env: string, config: unknown, reloadContext: Re
   const found = allProblems(load);
   if (found.length > 0) throw new InvalidConfigError(found);
   return applyLoad(load, reloadContext, { partial: true });
-}
-
-/** The origin a local client uses: a wildcard listen address becomes loopback. */
-function loopbackOrigin(url: string): string {
-  const parsed = new URL(url);
-  if (parsed.hostname === "0.0.0.0") parsed.hostname = "127.0.0.1";
-  else if (parsed.hostname === "[::]") parsed.hostname = "[::1]";
-  return parsed.origin;
 }
 
 interface Stopping {

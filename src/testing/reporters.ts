@@ -1,5 +1,6 @@
 /** A test report as text for a person, JUnit XML for a CI system, or JSON for a script. */
 import { relative, isAbsolute } from "node:path";
+import { escapeControls } from "../log/escape.js";
 import { formatProblem } from "../model/types.js";
 import type { Expectation } from "./cases.js";
 import type { Answer, CaseResult, TestReport } from "./run.js";
@@ -13,10 +14,8 @@ export const shown = (file: string, cwd: string = process.cwd()): string => {
   return rel !== "" && !rel.startsWith("..") && !isAbsolute(rel) ? rel : file;
 };
 
-/** Control characters (an escape sequence in a name) never reach the terminal as such. */
-export const printable = (text: string): string =>
-  // eslint-disable-next-line no-control-regex
-  text.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+/** Control characters (an escape sequence in a name) never reach the terminal as such (log/escape.ts). */
+export const printable = (text: string): string => escapeControls(text, { keepLines: true });
 
 const answerText = (a: Answer | Expectation): string => {
   const parts: string[] = [];
