@@ -357,12 +357,27 @@ export function createFlagdServices(options: FlagdServiceOptions) {
         keepAlives.add(call);
         return (before, after) => {
           if (!before) return; // bound now: nothing sent yet about this environment, so nothing changed
-          const flags = changedFlags(before, after);
-          if (Object.keys(flags).length > 0) call.write({ type: "configuration_change", data: toStruct({ flags }) });
+          const message = changeMessage(before, after);
+          if (message) call.write(message);
         };
       },
     ),
   };
+
+  /**
+   * The `configuration_change` of one replace, made once for every stream that follows it (a
+   * reload is one pair of snapshots, whatever the number of streams); null when no flag changed.
+   */
+  const changeMessages = new WeakMap<EnvironmentSnapshot, { before: EnvironmentSnapshot; message: object | null }>();
+  function changeMessage(before: EnvironmentSnapshot, after: EnvironmentSnapshot): object | null {
+    let known = changeMessages.get(after);
+    if (known?.before !== before) {
+      const flags = changedFlags(before, after);
+      known = { before, message: Object.keys(flags).length > 0 ? { type: "configuration_change", data: toStruct({ flags }) } : null };
+      changeMessages.set(after, known);
+    }
+    return known.message;
+  }
 
   /** The sync request's selector field (older providers), else the `flagd-selector` metadata. */
   const syncSelection = (call: { request: { selector?: string }; metadata: Metadata }) =>
