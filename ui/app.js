@@ -160,13 +160,13 @@ function ruleLines(logic, flag) {
 function served(flag) {
   const o = flag.override;
   const from = o ? "override" : "file";
-  if (o && !("variant" in o)) return { text: "Disabled: callers get their own default", from, variant: null };
-  if (!o && flag.state !== "ENABLED") return { text: "Disabled: callers get their own default", from, variant: null };
+  if (o ? !("variant" in o) : flag.state !== "ENABLED") return { text: "Disabled: callers get their own default", from, variant: null };
   const variant = o ? o.variant : flag.defaultVariant;
   const targeted = !o && flag.hasTargeting;
   if (variant === null)
     return { text: targeted ? "The caller's default, unless targeting matches" : "The caller's default", from, variant: null };
-  return { variant, value: flag.variants[variant], from, text: targeted ? "unless targeting matches" : "to everyone" };
+  // `targeted`: a variant for everyone unless targeting matches (a switch cannot say on or off).
+  return { variant, value: flag.variants[variant], from, targeted, text: targeted ? "unless targeting matches" : "to everyone" };
 }
 
 function servedLine(flag) {
@@ -444,11 +444,11 @@ function flagTable(env, flags) {
         "td",
         { class: "served" },
         s.variant === null ? s.text : [el("strong", { text: s.variant }), " ", el("code", { class: "value", text: valueText(s.value) })],
-        s.text === "unless targeting matches" ? el("span", { class: "muted", text: " or by targeting" }) : null,
+        s.targeted ? el("span", { class: "muted", text: " or by targeting" }) : null,
         " ",
         el("span", { class: `why ${s.from}`, text: s.from }),
       ),
-      el("td", {}, quickSwitch(env, flag, id)),
+      el("td", {}, quickSwitch(env, flag, id, s)),
     );
     return open ? [row, el("tr", { id: `${id}-detail`, class: "detail" }, el("td", { colspan: "4" }, flagCard(env, flag)))] : [row];
   });
@@ -470,20 +470,19 @@ function flagTable(env, flags) {
 }
 
 /** On/off for a flag with one true and one false variant: an override serving that variant to everyone. */
-function quickSwitch(env, flag, id) {
+function quickSwitch(env, flag, id, s) {
   const variants = booleanVariants(flag);
   if (!variants) return null;
-  const s = served(flag);
   const input = el("input", {
     type: "checkbox",
     role: "switch",
     id: `${id}-switch`,
     "aria-label": `${flag.key} on for everyone`,
-    checked: s.variant === variants.on && s.text !== "unless targeting matches",
+    checked: s.variant === variants.on && !s.targeted,
     onchange: (e) => setOverride(env.name, flag.key, `variant:${e.target.checked ? variants.on : variants.off}`),
   });
   // Targeting decides per context: neither on nor off for everyone until switched.
-  if (s.text === "unless targeting matches") input.indeterminate = true;
+  if (s.targeted) input.indeterminate = true;
   return input;
 }
 

@@ -85,8 +85,13 @@ export class FlagStore {
 
   /** Ends the grace of every replaced key of `env` at once; returns their digests. */
   revokeRetired(env: string): string[] {
-    const revoked = [...this.#retired].filter(([, r]) => r.env === env && Date.now() < r.until).map(([digest]) => digest);
-    for (const [digest, r] of [...this.#retired]) if (r.env === env) this.#retired.delete(digest);
+    const now = Date.now();
+    const revoked: string[] = [];
+    for (const [digest, r] of this.#retired) {
+      if (r.env !== env) continue;
+      this.#retired.delete(digest); // deleting the current entry is safe while iterating a Map
+      if (now < r.until) revoked.push(digest);
+    }
     return revoked;
   }
 
