@@ -1,8 +1,8 @@
 /** An environment ready to serve: immutable, built once per load, swapped whole. */
-import { createHash, type Hash } from "node:crypto";
+import { createHash } from "node:crypto";
 import type { EnvironmentConfig } from "../model/types.js";
 import type { CompiledFlag } from "../engine/types.js";
-import { canonicalJson, compare } from "../model/json.js";
+import { canonicalJson } from "../model/json.js";
 import { streamToken } from "./keys.js";
 import { runSteps, type Steps } from "../model/steps.js";
 
@@ -30,64 +30,56 @@ export const configEtagOf = (config: EnvironmentConfig): string => etags.get(con
 /** Each configuration's ETag, once made (configurations are immutable once loaded). */
 const etags = new WeakMap<EnvironmentConfig, string>();
 
-/** Flag and segment entries hashed between two yields of configEtagSteps. */
+/** Flag and segment entries added between two yields of configEtagSteps. */
 const ENTRIES_PER_STEP = 1000;
 
 /**
  * configEtagOf in steps: a reload makes the ETag of a changed environment this way before the
- * snapshot is served (prepareSnapshot), so hashing 10 000 definitions never holds requests up.
- * The hash is of canonicalJson({ flags, invalidFlags?, metadata, segments }), each flag and
- * segment's text made once per definition object (see canonicalOf).
+ * snapshot is served (prepareSnapshot), so that 10 000 definitions never hold requests up. The
+ * ETag is the hash of the canonical JSON of the metadata and invalid flags and of the sums of the
+ * flag and segment entries' hashes (entryHash): a sum needs no sorting, and each entry's hash is
+ * made once per definition object (the loader shares unchanged definitions between loads,
+ * config/memo.ts), so after an edit only the changed entries are hashed.
  */
 export function* configEtagSteps(config: EnvironmentConfig): Steps<string> {
   const known = etags.get(config);
   if (known !== undefined) return known;
-  const hash = createHash("sha256");
-  hash.update(`{"flags":`);
-  yield* canonicalRecordSteps(config.flags, hash);
-  if (config.invalidFlags) hash.update(`,"invalidFlags":${canonicalJson(config.invalidFlags)}`);
-  hash.update(`,"metadata":${canonicalJson(config.metadata)},"segments":`);
-  yield* canonicalRecordSteps(config.segments, hash);
-  hash.update("}");
-  const etag = `"${hash.digest("base64url").slice(0, 27)}"`;
+  const flags = yield* entriesSumSteps(config.flags);
+  const segments = yield* entriesSumSteps(config.segments);
+  const text = `{"flags":"${hex(flags)}",${config.invalidFlags ? `"invalidFlags":${canonicalJson(config.invalidFlags)},` : ""}"metadata":${canonicalJson(config.metadata)},"segments":"${hex(segments)}"}`;
+  const etag = `"${createHash("sha256").update(text).digest("base64url").slice(0, 27)}"`;
   etags.set(config, etag);
   return etag;
 }
 
-/**
- * The canonical JSON of a definition, made once per object: the loader shares unchanged
- * definitions between loads (config/memo.ts), so after an edit only the changed ones are written out.
- */
-const canonicalTexts = new WeakMap<object, string>();
-function canonicalOf(value: unknown): string {
-  if (typeof value !== "object" || value === null) return canonicalJson(value);
-  let text = canonicalTexts.get(value);
-  if (text === undefined) canonicalTexts.set(value, (text = canonicalJson(value)));
-  return text;
+const SUM_BITS = 256n;
+const SUM_MASK = (1n << SUM_BITS) - 1n;
+const hex = (sum: bigint): string => sum.toString(16).padStart(Number(SUM_BITS / 4n), "0");
+
+/** The sum (mod 2^256) of the entries' hashes: the same for the same entries in any order. */
+function* entriesSumSteps(record: Readonly<Record<string, unknown>>): Steps<bigint> {
+  let sum = 0n;
+  let i = 0;
+  for (const key in record) {
+    if (!Object.hasOwn(record, key) || record[key] === undefined) continue;
+    sum = (sum + entryHash(key, record[key])) & SUM_MASK;
+    if (++i % ENTRIES_PER_STEP === 0) yield;
+  }
+  return sum;
 }
 
-/** canonicalJson of a record into `hash`, its entries' texts from canonicalOf, in steps. */
-function* canonicalRecordSteps(record: Readonly<Record<string, unknown>>, hash: Hash): Steps<void> {
-  const keys = Object.keys(record).sort(compare);
-  let parts: string[] = [];
-  let first = true;
-  const flush = () => {
-    if (parts.length === 0) return;
-    hash.update(`${first ? "" : ","}${parts.join(",")}`);
-    first = false;
-    parts = [];
-  };
-  hash.update("{");
-  for (let i = 0; i < keys.length; i++) {
-    const key = keys[i]!;
-    if (record[key] !== undefined) parts.push(`${JSON.stringify(key)}:${canonicalOf(record[key])}`);
-    if (i % ENTRIES_PER_STEP === ENTRIES_PER_STEP - 1) {
-      flush();
-      yield;
-    }
-  }
-  flush();
-  hash.update("}");
+/** An entry's hash, sha256 of `"key":` and the value's canonical JSON, made once per definition object. */
+const entryHashes = new WeakMap<object, { key: string; hash: bigint }>();
+export function entryHash(key: string, value: unknown): bigint {
+  const made = typeof value === "object" && value !== null ? entryHashes.get(value) : undefined;
+  if (made?.key === key) return made.hash;
+  const hash = BigInt(
+    `0x${createHash("sha256")
+      .update(`${JSON.stringify(key)}:${canonicalJson(value)}`)
+      .digest("hex")}`,
+  );
+  if (typeof value === "object" && value !== null) entryHashes.set(value, { key, hash });
+  return hash;
 }
 
 /**

@@ -18,24 +18,45 @@ function config(count: number, extra: Partial<EnvironmentConfig> = {}): Environm
   return { name: "dev", metadata: { team: "web" }, segments: { beta: { "==": [1, 1] } }, flags, notifications: [], files: [], ...extra };
 }
 
-/** The ETag's definition: the hash of the canonical JSON of what the files say. */
+const sha256 = (text: string) => createHash("sha256").update(text);
+
+/** The sum (mod 2^256) of the hashes of a record's entries, `"key":` and the value's canonical JSON, as 64 hex digits. */
+function entriesSum(record: Record<string, unknown>): string {
+  let sum = 0n;
+  for (const [key, value] of Object.entries(record))
+    sum += BigInt(`0x${sha256(`${JSON.stringify(key)}:${canonicalJson(value)}`).digest("hex")}`);
+  return (sum % 2n ** 256n).toString(16).padStart(64, "0");
+}
+
+/** The ETag's definition, written out: the hash of the metadata, invalid flags and the sums of flag and segment entries. */
 const expected = (c: EnvironmentConfig) =>
-  `"${createHash("sha256")
-    .update(
-      canonicalJson({
-        flags: c.flags,
-        ...(c.invalidFlags && { invalidFlags: c.invalidFlags }),
-        metadata: c.metadata,
-        segments: c.segments,
-      }),
-    )
+  `"${sha256(
+    JSON.stringify({
+      flags: entriesSum(c.flags),
+      ...(c.invalidFlags && { invalidFlags: JSON.parse(canonicalJson(c.invalidFlags)) as unknown }),
+      metadata: JSON.parse(canonicalJson(c.metadata)) as unknown,
+      segments: entriesSum(c.segments),
+    }),
+  )
     .digest("base64url")
     .slice(0, 27)}"`;
 
 describe("the configuration ETag", () => {
-  it("is the hash of the canonical JSON of flags, invalid flags, metadata and segments", () => {
+  it("is the hash of the metadata, invalid flags, and the sums of the flag and segment entries' hashes", () => {
     for (const c of [config(0), config(1), config(2500), config(3, { invalidFlags: { "flag-9": "broken" } })])
       expect(configEtagOf(c)).toBe(expected(c));
+  });
+
+  it("does not depend on the order of entries, and changes with any one entry's key or value", () => {
+    const c = config(50);
+    const reversed = { ...c, flags: Object.fromEntries(Object.entries(c.flags).reverse()) };
+    expect(configEtagOf(reversed)).toBe(configEtagOf(c));
+    const renamed = { ...c, flags: { ...c.flags, "flag-50": c.flags["flag-7"]! } };
+    Reflect.deleteProperty(renamed.flags, "flag-7");
+    const edited = { ...c, flags: { ...c.flags, "flag-7": { ...c.flags["flag-7"]!, defaultVariant: "off" } } };
+    const segment = { ...c, segments: { beta: { "==": [1, 2] } } };
+    const etags = new Set([c, renamed, edited, segment].map(configEtagOf));
+    expect(etags.size).toBe(4);
   });
 
   it("is made in steps of a thousand entries, once per configuration", () => {
