@@ -50,8 +50,11 @@ export function* nestingDepthSteps(value: unknown, limit = MAX_DEPTH, checked?: 
     } else {
       for (const key of Object.keys(item)) {
         const child = (item as Record<string, unknown>)[key];
-        if (typeof child === "object" && child !== null)
-          stack.push([child, inner, counterpart && Object.hasOwn(counterpart, key) ? counterpart[key] : undefined]);
+        if (typeof child !== "object" || child === null) continue;
+        const childWas = counterpart && Object.hasOwn(counterpart, key) ? counterpart[key] : undefined;
+        // The very object walked before (most of a big file after an edit): as deep as it was, not pushed.
+        if (child === childWas) deepest = Math.max(deepest, inner + 1);
+        else stack.push([child, inner, childWas]);
       }
     }
   }

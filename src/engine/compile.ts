@@ -277,7 +277,7 @@ export function* compileEnvironmentSteps(config: EnvironmentConfig, options: Com
     if (++seen % FLAGS_PER_STEP === 0) yield;
     const def = config.flags[key]!;
     const kept = previous?.flags.get(key);
-    if (kept && kept.def === def && !refsOf(def.targeting).some((ref) => dirty!.has(ref))) {
+    if (kept && kept.def === def && (dirty!.size === 0 || !refsOf(def.targeting).some((ref) => dirty!.has(ref)))) {
       flags.set(key, kept.flag);
       clean.set(key, kept);
       continue;
