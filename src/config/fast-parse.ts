@@ -111,7 +111,7 @@ function isEscaped(text: string, at: number): boolean {
 }
 
 /** A plain YAML file, read by js-yaml when nothing in it is read differently by the two. */
-function parsePlainYaml(text: string): unknown {
+export function parsePlainYaml(text: string): unknown {
   if (SPECIAL.test(text) || NULL_KEY.test(text) || !linesAgree(text)) return undefined;
   let value: unknown;
   try {

@@ -18,6 +18,8 @@ import type { ParsedFile } from "./parse.js";
 export interface WorkCounts {
   /** Files (or URL bodies) parsed; an unchanged text is not parsed again. */
   filesParsed: number;
+  /** Characters of those files a reader was given: an edit of a big file is read where it changed (reparse.ts). */
+  charsParsed: number;
   /** Flag definitions checked against the schema and the rules beside it. */
   flagsValidated: number;
   /** Environments validated, merged and compiled (the others were reused whole). */
@@ -26,7 +28,7 @@ export interface WorkCounts {
   flagsCompiled: number;
 }
 
-const zero = (): WorkCounts => ({ filesParsed: 0, flagsValidated: 0, environmentsBuilt: 0, flagsCompiled: 0 });
+const zero = (): WorkCounts => ({ filesParsed: 0, charsParsed: 0, flagsValidated: 0, environmentsBuilt: 0, flagsCompiled: 0 });
 
 /** One generation of keyed entries: what this load used, and what the last one left. */
 class Generation<K, V> {

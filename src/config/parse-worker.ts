@@ -1,30 +1,66 @@
 /**
  * Parses big files off the main thread (see parseYamlOffThread): the YAML library parses a
  * document in one synchronous call, during which a running server could answer nothing. Only
- * plain data goes back. The worker keeps the last value of each file it parsed (a few files at
- * most): asked to parse a file again from the value the main thread holds, it sends only what
- * changed (leaveOutUnchanged), not a copy of every flag; and what it sends is mostly JSON text,
- * which the main thread parses a few hundred flags at a time.
+ * plain data goes back. The worker keeps the last text and value of each file it parsed (a few
+ * files at most), and:
+ * - reads an edit of a file the fast path read where it changed (reparse.ts), not the whole text;
+ * - keeps a big file the serving thread parsed itself at start-up (keepInWorker), to read its
+ *   first edit from;
+ * - asked to parse a file again from the value the main thread holds, sends only what changed
+ *   (leaveOutUnchanged), not a copy of every flag; what it sends is mostly JSON text, which the
+ *   main thread parses a few hundred flags at a time.
  */
 import { parentPort } from "node:worker_threads";
 import { leaveOutUnchanged } from "./share.js";
-import { parseYaml } from "./parse.js";
+import { parseChecked, tooDeep } from "./parse.js";
+import { reparseEdit } from "./reparse.js";
+import type { Problem } from "../model/types.js";
 
-/** Files whose last value is kept. */
+/** Files whose last text and value are kept. */
 const KEPT_FILES = 16;
-const kept = new Map<string, { id: number; value: unknown }>();
 
-parentPort?.on("message", ({ id, file, text, baseId }: { id: number; file: string; text: string; baseId?: number }) => {
-  const parsed = parseYaml(file, text);
+interface Kept {
+  id: number;
+  text: string;
+  value: unknown;
+  /** Read by the fast path's YAML reader: an edit of it can be read where it changed. */
+  plain: boolean;
+}
+
+const kept = new Map<string, Kept>();
+
+parentPort?.on("message", ({ id, file, text, baseId, keep }: { id: number; file: string; text: string; baseId?: number; keep?: true }) => {
   const base = kept.get(file);
   kept.delete(file);
-  if (parsed.problems.length > 0) {
-    parentPort!.postMessage({ id, problems: parsed.problems });
+  const read = readText(file, text, base);
+  if ("problems" in read) {
+    parentPort!.postMessage({ id, problems: read.problems });
     return;
   }
-  kept.set(file, { id, value: parsed.value });
+  kept.set(file, { id, text, value: read.value, plain: read.plain });
   if (kept.size > KEPT_FILES) kept.delete(kept.keys().next().value!);
+  // A text the serving thread parsed itself, to read its next edit from.
+  if (keep) {
+    parentPort!.postMessage({ id, kept: true });
+    return;
+  }
   // Without the serving thread's value, everything is sent (as text, see share.ts's Encoded).
   const known = base !== undefined && base.id === baseId;
-  parentPort!.postMessage({ id, relative: known, changes: leaveOutUnchanged(known ? base.value : undefined, parsed.value, 0, known) });
+  const changes = leaveOutUnchanged(known ? base.value : undefined, read.value, 0, known);
+  parentPort!.postMessage({ id, relative: known, changes, charsParsed: read.charsParsed });
 });
+
+function readText(
+  file: string,
+  text: string,
+  base: Kept | undefined,
+): { problems: Problem[] } | (Omit<Kept, "id" | "text"> & { charsParsed: number }) {
+  const deep = tooDeep(file, text);
+  if (deep) return { problems: deep.problems };
+  const reparsed = base?.plain ? reparseEdit(base.text, base.value, text) : undefined;
+  if (reparsed) return { value: reparsed.value, plain: true, charsParsed: reparsed.charsParsed };
+  const parsed = parseChecked(file, text);
+  if (parsed.problems.length > 0) return { problems: parsed.problems };
+  // The fast path builds no Document; JSON read by it is declined by reparseEdit itself.
+  return { value: parsed.value, plain: parsed.doc === undefined, charsParsed: text.length };
+}

@@ -25,17 +25,24 @@ export interface ParsedFile {
   problems: Problem[];
   /** Parsed in the parse worker, which keeps this value under this id (see parseYamlOffThread). */
   workerId?: number;
+  /** The value whose unchanged parts `value` shares already (the worker sent only what changed from it), as shareUnchanged would. */
+  sharedWith?: unknown;
+  /** How much of the text a YAML reader was given, when not all of it (the worker read an edit where it changed, reparse.ts). */
+  charsParsed?: number;
 }
 
 /** yaml's own default; counts alias expansions, so "billion laughs" files fail fast. */
 const MAX_ALIAS_COUNT = 100;
 
 export function parseYaml(file: string, text: string): ParsedFile {
-  return tooDeep(file, text) ?? parseFast(file, text) ?? parseWithPositions(file, text);
+  return tooDeep(file, text) ?? parseChecked(file, text);
 }
 
+/** parseYaml for a text `tooDeep` has passed. */
+export const parseChecked = (file: string, text: string): ParsedFile => parseFast(file, text) ?? parseWithPositions(file, text);
+
 /** A text nested too deep for the parsers' recursion is a problem before it is parsed (shape.ts). */
-function tooDeep(file: string, text: string): ParsedFile | undefined {
+export function tooDeep(file: string, text: string): ParsedFile | undefined {
   const problem = textNestingProblem(text);
   return problem && { problems: [{ file, ...problem }] };
 }
@@ -71,22 +78,42 @@ const OFF_THREAD_BYTES = 512 * 1024;
  * steps, flag by flag from JSON text (share.ts's Encoded).
  */
 export async function parseYamlOffThread(file: string, text: string, last?: ParsedFile): Promise<ParsedFile> {
-  const deep = tooDeep(file, text);
-  if (deep) return deep;
   if (text.length >= OFF_THREAD_BYTES) {
     const base = last?.workerId !== undefined && last.value !== undefined ? { id: last.workerId, value: last.value } : undefined;
     const reply = await parseWorker.parse(file, text, base?.id).catch(() => undefined);
-    if (reply && "problems" in reply) return runStepsYielding(parseYamlSteps(file, text)); // the fast path has declined it already
+    // The worker checked the nesting and the fast path declined the file: the `yaml` path says where it is wrong.
+    if (reply && "kept" in reply) throw new Error("the parse worker answered a parse as a text to keep");
+    if (reply && "problems" in reply) return tooDeep(file, text) ?? runStepsYielding(parseYamlSteps(file, text));
     if (reply) {
       const value = await runStepsYielding(withUnchanged(reply.relative ? base?.value : undefined, reply.changes));
-      return { source: lazySource(file, text), value, problems: [], workerId: reply.id };
+      const parsed: ParsedFile = {
+        source: lazySource(file, text),
+        value,
+        problems: [],
+        workerId: reply.id,
+        charsParsed: reply.charsParsed,
+      };
+      return reply.relative ? { ...parsed, sharedWith: base?.value } : parsed;
     }
   }
-  return parseFast(file, text) ?? runStepsYielding(parseYamlSteps(file, text)); // too deep: checked above
+  return tooDeep(file, text) ?? parseFast(file, text) ?? runStepsYielding(parseYamlSteps(file, text));
+}
+
+/**
+ * A big file a server parsed on this thread (at start-up, when nothing is served yet): the worker
+ * reads it too, in the background, and keeps it, so that the first edit is read where it changed
+ * and sent back as changes, as every later one is. Its value is the same as this thread's (the
+ * same text, the same reader).
+ */
+export function keepInWorker(file: string, text: string, parsed: ParsedFile): ParsedFile {
+  if (text.length < OFF_THREAD_BYTES || parsed.value === undefined || parsed.workerId !== undefined) return parsed;
+  const workerId = parseWorker.keep(file, text);
+  return workerId === undefined ? parsed : { ...parsed, workerId };
 }
 
 /** `relative`: the changes are from the value the server holds (the parse `baseId` named); else everything is sent. */
-type WorkerReply = { id: number; relative: boolean; changes: Encoded | undefined } | { id: number; problems: Problem[] };
+type WorkerReply =
+  { id: number; relative: boolean; changes: Encoded | undefined; charsParsed: number } | { id: number; problems: Problem[] };
 
 /**
  * One worker thread for every big parse, started on the first, kept while the process runs
@@ -105,6 +132,20 @@ class ParseWorker {
       worker.ref();
       worker.postMessage({ id, file, text, baseId });
     });
+  }
+
+  /** Has the worker read and keep a text, without waiting for it (nor keeping the process alive); its id, or undefined. */
+  keep(file: string, text: string): number | undefined {
+    let worker: Worker;
+    try {
+      worker = this.#start();
+    } catch {
+      return undefined;
+    }
+    const id = this.#nextId++;
+    this.#pending.set(id, { resolve: () => {}, reject: () => {} });
+    worker.postMessage({ id, file, text, keep: true });
+    return id;
   }
 
   #start(): Worker {

@@ -52,15 +52,22 @@ describe("a load with the memo of the last", () => {
     for (const env of ["a", "b", "c"]) await dir.write(`${env}.yaml`, envFile(env, 40));
     const load = await loadConfig(dir.path, { memo });
     expect([...load.environments.keys()]).toEqual(["a", "b", "c"]);
-    expect(memo.last).toEqual({ filesParsed: 3, flagsValidated: 120, environmentsBuilt: 3, flagsCompiled: 120 });
+    expect(memo.last).toEqual({
+      filesParsed: 3,
+      charsParsed: 3 * envFile("a", 40).length,
+      flagsValidated: 120,
+      environmentsBuilt: 3,
+      flagsCompiled: 120,
+    });
   });
 
   it("after an edit of one flag in one of many files: parses that file, validates and compiles that flag, reuses the rest by reference", async () => {
     for (const env of ["a", "b", "c", "d"]) await dir.write(`${env}.yaml`, envFile(env, 40));
     const first = await loadConfig(dir.path, { memo });
-    await dir.write("c.yaml", envFile("c", 40, { defaultVariant: { 7: "on" } }));
+    const edited = envFile("c", 40, { defaultVariant: { 7: "on" } });
+    await dir.write("c.yaml", edited);
     const second = await loadConfig(dir.path, { memo });
-    expect(memo.last).toEqual({ filesParsed: 1, flagsValidated: 1, environmentsBuilt: 1, flagsCompiled: 1 });
+    expect(memo.last).toEqual({ filesParsed: 1, charsParsed: edited.length, flagsValidated: 1, environmentsBuilt: 1, flagsCompiled: 1 });
     for (const env of ["a", "b", "d"]) expect(second.environments.get(env)).toEqual(first.environments.get(env));
     for (const env of ["a", "b", "d"]) expect(second.environments.get(env)!.config).toBe(first.environments.get(env)!.config);
     const [before, after] = [first, second].map((load) => load.environments.get("c")!);
@@ -75,16 +82,17 @@ describe("a load with the memo of the last", () => {
     await dir.write("a.yaml", envFile("a", 40));
     await loadConfig(dir.path, { memo });
     await loadConfig(dir.path, { memo });
-    expect(memo.last).toEqual({ filesParsed: 0, flagsValidated: 0, environmentsBuilt: 0, flagsCompiled: 0 });
+    expect(memo.last).toEqual({ filesParsed: 0, charsParsed: 0, flagsValidated: 0, environmentsBuilt: 0, flagsCompiled: 0 });
   });
 
   it("after an edit of a segment: compiles the flags that use it, through other segments too, and no other", async () => {
     await dir.write("a.yaml", envFile("a", 40));
     const first = await loadConfig(dir.path, { memo });
-    await dir.write("a.yaml", envFile("a", 40, { beta: "@corp.test" }));
+    const edited = envFile("a", 40, { beta: "@corp.test" });
+    await dir.write("a.yaml", edited);
     const second = await loadConfig(dir.path, { memo });
     // Flags 1, 5, 9... use beta; 2, 6, 10... use internal, which uses beta: 20 of 40.
-    expect(memo.last).toEqual({ filesParsed: 1, flagsValidated: 0, environmentsBuilt: 1, flagsCompiled: 20 });
+    expect(memo.last).toEqual({ filesParsed: 1, charsParsed: edited.length, flagsValidated: 0, environmentsBuilt: 1, flagsCompiled: 20 });
     const [before, after] = [first, second].map((load) => load.environments.get("a")!);
     expect(after!.flags.get("flag-3")).toBe(before!.flags.get("flag-3"));
     expect(after!.flags.get("flag-1")).not.toBe(before!.flags.get("flag-1"));
@@ -129,11 +137,16 @@ describe("a load with the memo of the last", () => {
       flags: { f: { variants: { on: true }, defaultVariant: "on" }, g: { variants: { on: true }, defaultVariant: "on" } },
     };
     await loadInlineConfig({ dev: config }, { memo });
-    await loadInlineConfig(
-      { dev: { ...config, flags: { ...config.flags, g: { variants: { on: true, off: false }, defaultVariant: "off" } } } },
-      { memo },
-    );
-    expect(memo.last).toEqual({ filesParsed: 1, flagsValidated: 1, environmentsBuilt: 1, flagsCompiled: 1 });
+    const edited = { ...config, flags: { ...config.flags, g: { variants: { on: true, off: false }, defaultVariant: "off" } } };
+    await loadInlineConfig({ dev: edited }, { memo });
+    // Values are read as their JSON text (a private copy).
+    expect(memo.last).toEqual({
+      filesParsed: 1,
+      charsParsed: JSON.stringify(edited).length,
+      flagsValidated: 1,
+      environmentsBuilt: 1,
+      flagsCompiled: 1,
+    });
   });
 });
 
@@ -166,7 +179,8 @@ describe("a reload with the memo", () => {
     const [a, b] = [ctx.store.get("a"), ctx.store.get("b")];
 
     // One flag edited, one broken, in the big file b.
-    await dir.write("b.yaml", envFile("b", 200, { defaultVariant: { 10: "on" }, broken: 11 }));
+    const edited = envFile("b", 200, { defaultVariant: { 10: "on" }, broken: 11 });
+    await dir.write("b.yaml", edited);
     const changes = await reload(source);
     expect(changes.map((c) => [c.env, c.changes.map((x) => `${x.kind} ${"key" in x ? x.key : ""} ${x.change}`)])).toEqual([
       ["b", ["flag flag-10 updated"]],
@@ -176,7 +190,7 @@ describe("a reload with the memo", () => {
     expect(after).not.toBe(b);
     expect(after.config.flags["flag-11"]).toEqual(b!.config.flags["flag-11"]); // its last good definition
     expect(after.flags.get("flag-11")).toBe(b!.flags.get("flag-11"));
-    expect(memo.last).toEqual({ filesParsed: 1, flagsValidated: 2, environmentsBuilt: 1, flagsCompiled: 1 });
+    expect(memo.last).toEqual({ filesParsed: 1, charsParsed: edited.length, flagsValidated: 2, environmentsBuilt: 1, flagsCompiled: 1 });
     expect(source.texts.reads).toBe(3); // b.yaml alone read again
 
     // Fixed again: the flag's definition as written comes back, announced as no change (it is the last good one).

@@ -75,15 +75,18 @@ describe("big files, on and off the thread", { timeout: 60_000 }, () => {
     const memo = new LoadMemo();
     const file = await tmp.write("dev.yaml", bigFile(5000));
     const first = await loadConfig(file, { offThread: true, memo });
+    const variantAdded = bigFile(5000).replace(
+      "  flag-77:\n    variants: { on: true, off: false }",
+      "  flag-77:\n    variants: { on: true, off: false, maybe: true }",
+    );
     const edits = [
-      bigFile(5000).replace(
-        "  flag-77:\n    variants: { on: true, off: false }",
-        "  flag-77:\n    variants: { on: true, off: false, maybe: true }",
-      ),
-      `${bigFile(4999)}  added:\n    variants: { on: true }\n    defaultVariant: on\n`,
+      variantAdded,
+      // The last flag replaced by another.
+      `${variantAdded.slice(0, variantAdded.indexOf("  flag-4999:"))}  added:\n    variants: { on: true }\n    defaultVariant: on\n`,
       `apiKey: worker-key-0123456789\n${bigFile(5000)}`,
     ];
     let last = first.environments.get("dev")!;
+    const reads: (string | number)[] = [];
     for (const text of edits) {
       await tmp.write("dev.yaml", text);
       const [edited, fresh] = [await loadConfig(file, { offThread: true, memo }), await loadConfig(file)];
@@ -94,7 +97,28 @@ describe("big files, on and off the thread", { timeout: 60_000 }, () => {
       // The flags the edit left alone are the objects of the last load.
       expect(env.config.flags["flag-3"]).toBe(last.config.flags["flag-3"]);
       expect(memo.last.flagsCompiled).toBeLessThanOrEqual(2);
+      reads.push(
+        memo.last.charsParsed === text.length ? "whole" : memo.last.charsParsed < text.length / 100 ? "part" : memo.last.charsParsed,
+      );
       last = env;
     }
+    // The first two edits were read where they changed (the flags around them: under 1% of the
+    // text); a line above `flags:` is read with the whole text.
+    expect(reads).toEqual(["part", "part", "whole"]);
+  });
+
+  it("a big file parsed on this thread at start-up is kept by the worker: its first edit is read where it changed", async () => {
+    const memo = new LoadMemo();
+    const file = await tmp.write("dev.yaml", bigFile(5000));
+    await loadConfig(file, { memo });
+    const text = bigFile(5000).replace(
+      "  flag-4321:\n    variants: { on: true, off: false }",
+      "  flag-4321:\n    variants: { on: false, off: true }",
+    );
+    await tmp.write("dev.yaml", text);
+    const [edited, fresh] = [await loadConfig(file, { offThread: true, memo }), await loadConfig(file)];
+    expect(edited.environments.get("dev")!.config).toEqual(fresh.environments.get("dev")!.config);
+    expect(memo.last.charsParsed).toBeGreaterThan(0);
+    expect(memo.last.charsParsed).toBeLessThan(text.length / 100);
   });
 });
