@@ -7,6 +7,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { loadSources, LoadMemo, type ConfigLoad } from "../config/index.js";
 import { formatProblem, type Problem } from "../model/types.js";
 import type { OverrideService } from "../admin/index.js";
+import { prepareSnapshots } from "../store/snapshot.js";
 import { applyLoad, type EnvironmentChange, type ReloadContext } from "../changes/reload.js";
 import { createReloader, type Reloader } from "../changes/reloader.js";
 import { createEnricher } from "../fixture/enrich.js";
@@ -210,6 +211,8 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       ),
     );
   }
+
+  void prepareSnapshots(store.environments.values());
 
   let closing: Promise<void> | undefined;
   const listeningHttp = listening;

@@ -4,7 +4,7 @@ import type { EnvironmentConfig } from "../model/types.js";
 import type { CompiledFlag } from "../engine/types.js";
 import { canonicalJson } from "../model/json.js";
 import { streamToken } from "./keys.js";
-import { runSteps, type Steps } from "../model/steps.js";
+import { runSteps, runStepsYielding, type Steps } from "../model/steps.js";
 
 export interface EnvironmentSnapshot {
   readonly name: string;
@@ -30,8 +30,12 @@ export const configEtagOf = (config: EnvironmentConfig): string => etags.get(con
 /** Each configuration's ETag, once made (configurations are immutable once loaded). */
 const etags = new WeakMap<EnvironmentConfig, string>();
 
-/** Flag and segment entries added between two yields of configEtagSteps. */
-const ENTRIES_PER_STEP = 1000;
+/**
+ * Work between two yields of configEtagSteps: an entry whose hash was made before counts 1, one
+ * hashed now (its canonical text written and hashed) NEW_ENTRY_WORK.
+ */
+const WORK_PER_STEP = 1000;
+const NEW_ENTRY_WORK = 20;
 
 /**
  * configEtagOf in steps: a reload makes the ETag of a changed environment this way before the
@@ -59,20 +63,29 @@ const hex = (sum: bigint): string => sum.toString(16).padStart(Number(SUM_BITS /
 /** The sum (mod 2^256) of the entries' hashes: the same for the same entries in any order. */
 function* entriesSumSteps(record: Readonly<Record<string, unknown>>): Steps<bigint> {
   let sum = 0n;
-  let i = 0;
+  let work = 0;
   for (const key in record) {
     if (!Object.hasOwn(record, key) || record[key] === undefined) continue;
+    const made = hashesMade;
     sum = (sum + entryHash(key, record[key])) & SUM_MASK;
-    if (++i % ENTRIES_PER_STEP === 0) yield;
+    work += hashesMade === made ? 1 : NEW_ENTRY_WORK;
+    if (work >= WORK_PER_STEP) {
+      work = 0;
+      yield;
+    }
   }
   return sum;
 }
 
+/** Entry hashes made so far (not found made): what a step of entriesSumSteps counts as work. */
+let hashesMade = 0;
+
 /** An entry's hash, sha256 of `"key":` and the value's canonical JSON, made once per definition object. */
 const entryHashes = new WeakMap<object, { key: string; hash: bigint }>();
-export function entryHash(key: string, value: unknown): bigint {
+function entryHash(key: string, value: unknown): bigint {
   const made = typeof value === "object" && value !== null ? entryHashes.get(value) : undefined;
   if (made?.key === key) return made.hash;
+  hashesMade++;
   const hash = BigInt(
     `0x${createHash("sha256")
       .update(`${JSON.stringify(key)}:${canonicalJson(value)}`)
@@ -127,6 +140,15 @@ export function createSnapshot(
     },
     loadedAt,
   });
+}
+
+/**
+ * Makes the ETags of the environments loaded at start-up (which are hashed on first use, so as
+ * not to delay the first answer), in steps, once the server is answering: the first bulk answer
+ * and the first edit then find every unchanged entry's hash made.
+ */
+export async function prepareSnapshots(snapshots: Iterable<EnvironmentSnapshot>): Promise<void> {
+  for (const snapshot of snapshots) await runStepsYielding(prepareSnapshot(snapshot));
 }
 
 /** Makes a snapshot's ETag in steps, so that serving it (a bulk answer, the change event) finds it made. */
