@@ -160,9 +160,17 @@ export interface Started {
  * Spawns `node script ...args` and resolves once it prints `ready <url>` (flagserve and the
  * baselines do). stderr is shown, or with "drain" read and dropped (as a log collector would).
  */
-export function startNode(script: string, args: string[] = [], stderr: "inherit" | "drain" = "inherit"): Promise<Started> {
+export function startNode(
+  script: string,
+  args: string[] = [],
+  stderr: "inherit" | "drain" = "inherit",
+  { nodeArgs = [] as string[], env = {} as Record<string, string> } = {},
+): Promise<Started> {
   const startedAt = performance.now();
-  const child = spawn(process.execPath, [script, ...args], { stdio: ["ignore", "pipe", stderr === "drain" ? "pipe" : "inherit"] });
+  const child = spawn(process.execPath, [...nodeArgs, script, ...args], {
+    stdio: ["ignore", "pipe", stderr === "drain" ? "pipe" : "inherit"],
+    env: { ...process.env, ...env },
+  });
   child.stderr?.resume();
   return new Promise((resolve, reject) => {
     let out = "";

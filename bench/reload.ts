@@ -11,8 +11,13 @@
  * ms apart, the servers taking turns (the one that goes first alternating). A latency is from
  * just before the write to the receipt of `flag-updated` on a stream of the edited environment
  * (the client is bench/stream-clients.ts, in a process of its own, which also writes the file).
- * Meanwhile this process evaluates one flag every 2 ms on a keep-alive connection to each server;
- * the longest of those evaluations says how long a request waited behind a reload.
+ * Meanwhile this process evaluates one flag every 2 ms on a keep-alive connection to the server
+ * being edited, until --pause ms after the event; the longest of those evaluations says how long a
+ * request waited behind a reload. Its baseline is the longest evaluation in as many windows as
+ * long on the same server just before each edit: what the machine alone costs. The same two
+ * windows are also measured inside each server (bench/event-loop-delay.cjs, preloaded): the
+ * longest event-loop delay of its serving thread, which leaves the other processes' share of the
+ * two cores out (though not the scheduler's).
  *
  * Then start-up at --startup-flags flags (one environment: a directory of files of 10 000 flags,
  * as one file may hold at most 10 MiB): spawn -> first answer, RSS then, and the longest
@@ -21,14 +26,16 @@
  *   npm run bench:reload
  *   npm run bench:reload -- --edits 5 --startup-flags 20000   # a quick check
  *   npm run bench:reload -- --startup-flags 0                  # the edits alone
+ *   npm run bench:reload -- --against ../other/bin/flagserve.js  # also the 10 000-flag file on another build
  */
 import { fork, type ChildProcess } from "node:child_process";
 import { Agent, request } from "node:http";
-import { mkdir, writeFile } from "node:fs/promises";
+import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { stringify } from "yaml";
 import {
+  BIN,
   benchEnvironment,
   benchFile,
   flagKey,
@@ -41,6 +48,7 @@ import {
   printTable,
   ratio,
   startFlagserve,
+  startNode,
   stop,
   withTempDir,
   type Started,
@@ -51,6 +59,7 @@ const { values } = parseArgs({
     edits: { type: "string", default: "10" },
     pause: { type: "string", default: "300" },
     "startup-flags": { type: "string", default: "100000" },
+    against: { type: "string" },
   },
 });
 const EDITS = Number(values.edits);
@@ -73,14 +82,17 @@ function clientProcess() {
 }
 
 /**
- * Evaluates one flag every 2 ms on one keep-alive connection; `max` is the longest answer since
- * the last `reset`.
+ * Evaluates one flag every 2 ms on one keep-alive connection while `active` (only the server
+ * being measured is asked: the others' answers would only be load on the machine); `max` is the
+ * longest answer since the last `reset`.
  */
 function prober(url: string, key: string, flag: string) {
   const agent = new Agent({ keepAlive: true, maxSockets: 1 });
   const { hostname, port } = new URL(url);
   const body = JSON.stringify({ context: { targetingKey: "user-42", email: "ada@example.com" } });
   let running = true;
+  let active = true;
+  let wake: (() => void) | undefined;
   let max = 0;
   let count = 0;
   const once = () =>
@@ -109,12 +121,19 @@ function prober(url: string, key: string, flag: string) {
     });
   const loop = (async () => {
     while (running) {
-      await once();
-      await pause(2);
+      if (!active) await new Promise<void>((resolve) => (wake = resolve));
+      else {
+        await once();
+        await pause(2);
+      }
     }
   })();
   return {
     reset: () => void ((max = 0), (count = 0)),
+    set active(on: boolean) {
+      active = on;
+      if (on) wake?.();
+    },
     get max() {
       return max;
     },
@@ -123,8 +142,30 @@ function prober(url: string, key: string, flag: string) {
     },
     async stop() {
       running = false;
+      wake?.();
       await loop;
       agent.destroy();
+    },
+  };
+}
+
+/**
+ * The server's own measure of its event loop (bench/event-loop-delay.cjs, preloaded): `window()`
+ * ends the current window and returns its longest delay, in ms.
+ */
+function loopDelay(file: string) {
+  let signals = 0;
+  return {
+    spawn: { nodeArgs: ["--require", benchFile("event-loop-delay.cjs")], env: { BENCH_EVENT_LOOP_FILE: file } },
+    child: undefined as ChildProcess | undefined,
+    async window(): Promise<number> {
+      this.child!.kill("SIGUSR2");
+      signals++;
+      for (;;) {
+        const [seen, max] = (await readFile(file, "utf8").catch(() => "0 0")).split(" ").map(Number);
+        if (seen === signals) return max!;
+        await pause(1);
+      }
     },
   };
 }
@@ -135,15 +176,23 @@ interface Config {
   label: string;
   short: string;
   server?: Started;
+  /** Another build's bin/flagserve.js serving it (--against), else this build. */
+  bin?: string;
   /** The edited file, and its two versions (flag 0's defaultVariant off / on). */
   file: string;
   versions: [string, string];
   key: string;
   clients?: ReturnType<typeof clientProcess>;
   probe?: ReturnType<typeof prober>;
+  loopDelay?: ReturnType<typeof loopDelay>;
   flag: string;
   latencies: number[];
+  /** The longest evaluation during the edits' reloads, and during as many windows as long without an edit. */
   maxEval: number;
+  maxEvalIdle: number;
+  /** The serving thread's longest event-loop delay, the same way. */
+  maxDelay: number;
+  maxDelayIdle: number;
 }
 
 /** One environment document of `count` flags as YAML, its first flag's defaultVariant set, with its own key. */
@@ -154,7 +203,7 @@ function environmentYaml(count: number, key: string, defaultVariant: string): st
   return stringify(env);
 }
 
-async function setUp(dir: string, label: string, short: string, files: number, flags: number): Promise<Config> {
+async function setUp(dir: string, label: string, short: string, files: number, flags: number, bin?: string): Promise<Config> {
   const root = join(dir, short);
   await mkdir(root);
   const keyOf = (i: number) => (files === 1 ? KEY : `${KEY}-${String(i).padStart(3, "0")}`);
@@ -164,12 +213,33 @@ async function setUp(dir: string, label: string, short: string, files: number, f
   const file = join(root, `env-${String(edited).padStart(3, "0")}.yaml`);
   const key = keyOf(edited);
   const versions: [string, string] = [environmentYaml(flags, key, "off"), environmentYaml(flags, key, "on")];
-  return { label, short, file, versions, key, flag: flagKey(1, flags), latencies: [], maxEval: 0 };
+  return {
+    label,
+    short,
+    bin,
+    file,
+    versions,
+    key,
+    flag: flagKey(1, flags),
+    latencies: [],
+    maxEval: 0,
+    maxEvalIdle: 0,
+    maxDelay: 0,
+    maxDelayIdle: 0,
+  };
 }
 
 async function measureEdits(configs: Config[], dir: string): Promise<void> {
   for (const config of configs) {
-    config.server = await startFlagserve(join(dir, config.short), join(dir, `state-${config.short}`));
+    const [path, state] = [join(dir, config.short), join(dir, `state-${config.short}`)];
+    config.loopDelay = loopDelay(join(dir, `event-loop-${config.short}`));
+    config.server = await startNode(
+      config.bin ?? BIN,
+      [path, "--port", "0", "--quiet", "--state-dir", state],
+      "inherit",
+      config.loopDelay.spawn,
+    );
+    config.loopDelay.child = config.server.child;
     config.clients = clientProcess();
     const port = Number(new URL(config.server.url).port);
     const opened = await config.clients.ask<{ failed: number }>({
@@ -182,12 +252,22 @@ async function measureEdits(configs: Config[], dir: string): Promise<void> {
     });
     if (opened.failed > 0) throw new Error(`${config.label}: the event stream could not be opened`);
     config.probe = prober(config.server.url, config.key, config.flag);
+    config.probe.active = false;
   }
   // Every file's last change is well in the past (as in a directory edited now and then).
   await pause(2500);
   for (let round = 0; round < EDITS; round++) {
     for (const config of round % 2 === 0 ? configs : [...configs].reverse()) {
-      config.probe!.reset();
+      const probe = config.probe!;
+      // The baseline: as long a window on the same server with no edit.
+      const delay = config.loopDelay!;
+      probe.reset();
+      probe.active = true;
+      await delay.window();
+      await pause(PAUSE_MS);
+      config.maxDelayIdle = Math.max(config.maxDelayIdle, await delay.window());
+      config.maxEvalIdle = Math.max(config.maxEvalIdle, probe.max);
+      probe.reset();
       const { latencies } = await config.clients!.ask<{ latencies: number[] }>({
         type: "edit",
         file: config.file,
@@ -196,8 +276,10 @@ async function measureEdits(configs: Config[], dir: string): Promise<void> {
       });
       if (latencies[0]! < 0) throw new Error(`${config.label}: no flag-updated within 30 s of edit ${round + 1}`);
       await pause(PAUSE_MS);
+      config.maxDelay = Math.max(config.maxDelay, await delay.window());
+      probe.active = false;
       config.latencies.push(latencies[0]!);
-      config.maxEval = Math.max(config.maxEval, config.probe!.max);
+      config.maxEval = Math.max(config.maxEval, probe.max);
     }
   }
   for (const config of configs) {
@@ -251,16 +333,34 @@ await withTempDir(async (dir) => {
     await setUp(dir, "one environment, one file of 10 000 flags", "10000", 1, 10_000),
     await setUp(dir, "100 environment files of 100 flags, one edited", "100x100", 100, 100),
   ];
+  if (values.against) {
+    header(`beside: ${values.against}`);
+    configs.push(
+      await setUp(dir, "one environment, one file of 10 000 flags, the --against build", "10000-against", 1, 10_000, values.against),
+    );
+  }
   await measureEdits(configs, dir);
   const base = median(configs[0]!.latencies);
   printTable(
-    ["configuration", "edit -> flag-updated p50 ms", "max ms", "ratio to 100 flags", "longest evaluation meanwhile, ms"],
+    [
+      "configuration",
+      "edit -> flag-updated p50 ms",
+      "max ms",
+      "ratio to 100 flags",
+      "longest evaluation during the reloads, ms",
+      "without a reload, ms",
+      "serving thread's longest event-loop delay during the reloads, ms",
+      "without a reload, ms",
+    ],
     configs.map((c) => [
       c.label,
       median(c.latencies).toFixed(1),
       Math.max(...c.latencies).toFixed(1),
       ratio(median(c.latencies), base),
       c.maxEval.toFixed(1),
+      c.maxEvalIdle.toFixed(1),
+      c.maxDelay.toFixed(1),
+      c.maxDelayIdle.toFixed(1),
     ]),
   );
   printRatios(
