@@ -101,9 +101,9 @@ export async function parseYamlOffThread(file: string, text: string, last?: Pars
 
 /**
  * A big file a server parsed on this thread (at start-up, when nothing is served yet): the worker
- * reads it too, in the background, and keeps it, so that the first edit is read where it changed
- * and sent back as changes, as every later one is. Its value is the same as this thread's (the
- * same text, the same reader).
+ * keeps its text, and reads it when its first edit comes, so that this edit too is sent back as
+ * changes from the value this thread holds (the same text, the same reader: the same value), not
+ * as a whole value for this thread to read and compare again.
  */
 export function keepInWorker(file: string, text: string, parsed: ParsedFile): ParsedFile {
   if (text.length < OFF_THREAD_BYTES || parsed.value === undefined || parsed.workerId !== undefined) return parsed;
