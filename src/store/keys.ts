@@ -42,19 +42,25 @@ export async function readKeyState(stateDir: string): Promise<Record<string, str
 
 /**
  * Changes the kept keys: `update` is given the file's current content, read under the state
- * directory's lock, and what it returns is written durably (0600) before the lock is released,
+ * directory's lock, and what it changes is written durably (0600) before the lock is released,
  * so concurrent writers (another server over the same configuration, `keys rotate`) never lose
- * each other's keys.
+ * each other's keys. Nothing changed, nothing is written: a copy of what was read would undo a
+ * write by someone who does not take the lock (a person, a script) landing meanwhile.
  */
 export async function updateKeyState<T>(stateDir: string, update: (keys: Record<string, string>) => T): Promise<T> {
   return withStateLock(stateDir, async () => {
     const keys = await readKeyState(stateDir);
+    const before = keyStateText(keys);
     const result = update(keys);
-    const sorted = Object.fromEntries(Object.entries(keys).sort(([a], [b]) => a.localeCompare(b)));
-    await writeFileDurable(stateFilePath(stateDir), `${JSON.stringify(sorted, null, 2)}\n`, { mode: STATE_FILE_MODE });
+    const after = keyStateText(keys);
+    if (after !== before) await writeFileDurable(stateFilePath(stateDir), after, { mode: STATE_FILE_MODE });
     return result;
   });
 }
+
+/** The state file's text: keys sorted by environment. */
+const keyStateText = (keys: Record<string, string>): string =>
+  `${JSON.stringify(Object.fromEntries(Object.entries(keys).sort(([a], [b]) => a.localeCompare(b))), null, 2)}\n`;
 
 export interface ResolvedKeys {
   keys: Map<string, string>;

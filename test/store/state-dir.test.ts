@@ -8,7 +8,7 @@ import { homedir } from "node:os";
 import { join } from "node:path";
 import { beforeEach, describe, expect, it } from "vitest";
 import { readAdminToken, resolveAdminToken } from "../../src/admin/token.js";
-import { readKeyState, recordRotation, resolveKeys, stateFilePath } from "../../src/store/keys.js";
+import { readKeyState, recordRotation, resolveKeys, stateFilePath, updateKeyState } from "../../src/store/keys.js";
 import { STATE_FILE_MODE, writeFileDurable } from "../../src/store/durable-write.js";
 import { checkPrivate, defaultStateDir, openStateDir, StateDirError, userStateDir } from "../../src/store/state-dir.js";
 import { tempDir, type TempDir } from "../helpers/files.js";
@@ -142,6 +142,19 @@ describe("writers over one state directory", () => {
     const keys = new Set(results.map((r) => r.keys.get("dev")));
     expect(keys.size).toBe(1);
     expect((await readKeyState(state)).dev).toBe([...keys][0]);
+  });
+
+  it("write nothing when nothing changed: a write by someone who takes no lock is not undone by a copy of what it replaced", async () => {
+    const state = await openStateDir(dir.file("state"));
+    await writeFileDurable(stateFilePath(state), `${JSON.stringify({ dev: "written-by-hand-1" })}\n`, { mode: STATE_FILE_MODE });
+    const before = await stat(stateFilePath(state), { bigint: true });
+    // A load that generates nothing, as one that read the file while it was being replaced and then finds the key under the lock.
+    expect(await updateKeyState(state, (keys) => Object.keys(keys))).toEqual(["dev"]);
+    const after = await stat(stateFilePath(state), { bigint: true });
+    expect([after.ino, after.mtimeNs]).toEqual([before.ino, before.mtimeNs]);
+    // A change is written.
+    await updateKeyState(state, (keys) => void (keys.qa = "qa-key-0123456789"));
+    expect(await readKeyState(state)).toEqual({ dev: "written-by-hand-1", qa: "qa-key-0123456789" });
   });
 
   it("keep every rotation record and one admin token", async () => {
