@@ -28,14 +28,18 @@ export const redactKey = (key: string): string => (key.length <= 8 ? "****" : `$
 export const stateFilePath = (stateDir: string): string => join(stateDir, STATE_FILE);
 
 /** The generated keys kept in the state directory ({} when none); a file that is not private is refused (StateDirError). */
-export async function readKeyState(stateDir: string): Promise<Record<string, string>> {
-  if (!(await checkStateFile(stateFilePath(stateDir)))) return {};
+export const readKeyState = async (stateDir: string): Promise<Record<string, string>> => (await readKeyFile(stateDir)).keys;
+
+/** readKeyState, and whether the file is there. */
+async function readKeyFile(stateDir: string): Promise<{ keys: Record<string, string>; exists: boolean }> {
+  if (!(await checkStateFile(stateFilePath(stateDir)))) return { keys: {}, exists: false };
   try {
     const parsed: unknown = JSON.parse(await readFile(stateFilePath(stateDir), "utf8"));
-    if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) return {};
-    return Object.fromEntries(Object.entries(parsed).filter((e): e is [string, string] => typeof e[1] === "string"));
+    if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) return { keys: {}, exists: true };
+    const keys = Object.fromEntries(Object.entries(parsed).filter((e): e is [string, string] => typeof e[1] === "string"));
+    return { keys, exists: true };
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return {};
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return { keys: {}, exists: false };
     throw error;
   }
 }
@@ -44,17 +48,26 @@ export async function readKeyState(stateDir: string): Promise<Record<string, str
  * Changes the kept keys: `update` is given the file's current content, read under the state
  * directory's lock, and what it changes is written durably (0600) before the lock is released,
  * so concurrent writers (another server over the same configuration, `keys rotate`) never lose
- * each other's keys. Nothing changed, nothing is written: a copy of what was read would undo a
- * write by someone who does not take the lock (a person, a script) landing meanwhile.
+ * each other's keys. A writer that takes no lock (a person, a script) is not undone either:
+ * nothing changed, nothing is written (a copy of what was read would replace a write landing
+ * meanwhile), and a file that was not there is created only if it still is not (else it is read
+ * again, and `update` runs again).
  */
 export async function updateKeyState<T>(stateDir: string, update: (keys: Record<string, string>) => T): Promise<T> {
   return withStateLock(stateDir, async () => {
-    const keys = await readKeyState(stateDir);
-    const before = keyStateText(keys);
-    const result = update(keys);
-    const after = keyStateText(keys);
-    if (after !== before) await writeFileDurable(stateFilePath(stateDir), after, { mode: STATE_FILE_MODE });
-    return result;
+    for (;;) {
+      const { keys, exists } = await readKeyFile(stateDir);
+      const before = keyStateText(keys);
+      const result = update(keys);
+      const after = keyStateText(keys);
+      if (after === before) return result;
+      try {
+        await writeFileDurable(stateFilePath(stateDir), after, { mode: STATE_FILE_MODE, exclusive: !exists });
+        return result;
+      } catch (error) {
+        if (exists || (error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+      }
+    }
   });
 }
 

@@ -3,6 +3,7 @@
  * directories and files another user owns or others may write. Writers over one directory
  * never lose each other's keys.
  */
+import { readdirSync, writeFileSync } from "node:fs";
 import { chmod, chown, readFile, stat, symlink, writeFile } from "node:fs/promises";
 import { homedir } from "node:os";
 import { join } from "node:path";
@@ -155,6 +156,29 @@ describe("writers over one state directory", () => {
     // A change is written.
     await updateKeyState(state, (keys) => void (keys.qa = "qa-key-0123456789"));
     expect(await readKeyState(state)).toEqual({ dev: "written-by-hand-1", qa: "qa-key-0123456789" });
+  });
+
+  it("create keys.json only if it is still missing: one written by hand meanwhile is read, not replaced", async () => {
+    const state = await openStateDir(dir.file("state"));
+    let calls = 0;
+    const generated = await updateKeyState(state, (keys) => {
+      // The first time, the file is missing; a person writes it before the generated key lands.
+      if (calls++ === 0) writeFileSync(stateFilePath(state), JSON.stringify({ dev: "written-by-hand-1" }), { mode: 0o600 });
+      if (keys.dev !== undefined) return [];
+      keys.dev = "generated-key-0123456789";
+      return ["dev"];
+    });
+    expect([calls, generated]).toEqual([2, []]);
+    expect(await readKeyState(state)).toEqual({ dev: "written-by-hand-1" });
+    expect(readdirSync(state).filter((name) => name.startsWith("keys.json."))).toEqual([]); // no temporary file left
+  });
+
+  it("write a new file exclusively when asked: an existing one is kept, and the write fails with EEXIST", async () => {
+    const file = dir.file("exclusive.json");
+    await writeFileDurable(file, "first", { mode: STATE_FILE_MODE, exclusive: true });
+    await expect(writeFileDurable(file, "second", { exclusive: true })).rejects.toMatchObject({ code: "EEXIST" });
+    expect(await readFile(file, "utf8")).toBe("first");
+    expect((await stat(file)).mode & 0o777).toBe(STATE_FILE_MODE);
   });
 
   it("keep every rotation record and one admin token", async () => {
