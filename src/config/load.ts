@@ -13,7 +13,7 @@ import { expandNotifications, variablesOf, type EnvVars } from "./expand.js";
 import type { LoadMemo } from "./memo.js";
 import { sameData, shareUnchanged } from "./share.js";
 import { mergeDocuments, originText, type MergedEnvironment } from "./merge.js";
-import { keepInWorker, parseYamlOffThread, parseYamlYielding, type ParsedFile } from "./parse.js";
+import { parseYamlOffThread, parseYamlYielding, type ParsedFile } from "./parse.js";
 import { ENVIRONMENT_NAME_RULE, isEnvironmentName } from "./schema.js";
 import { shapeProblemSteps } from "./shape.js";
 import { docProblem, inlineSource, problemAt, type EnvDocument } from "./positions.js";
@@ -134,8 +134,8 @@ async function parseChanged(document: SourceDocument, { offThread, memo }: Readi
     "value" in document
       ? copyData(document.file, text)
       : offThread
-        ? await parseYamlOffThread(document.file, text, known?.parsed)
-        : await parseHere(document.file, text, memo);
+        ? await parseYamlOffThread(document.file, text, known)
+        : await parseYamlYielding(document.file, text);
   memo?.count("charsParsed", parsed.charsParsed ?? text.length);
   // The last value passed this check (a value with problems is not kept): what the new one shares with it is not walked again.
   const shape = parsed.problems.length === 0 ? await runStepsYielding(shapeProblemSteps(parsed.value, known?.parsed.value)) : undefined;
@@ -151,12 +151,6 @@ async function parseChanged(document: SourceDocument, { offThread, memo }: Readi
   }
   memo?.parsed.set(document.file, { text, parsed });
   return parsed;
-}
-
-/** A file parsed on this thread; a server's (one with a memo) big file is also kept by the parse worker, for its next edit. */
-async function parseHere(file: string, text: string, memo: LoadMemo | undefined): Promise<ParsedFile> {
-  const parsed = await parseYamlYielding(file, text);
-  return memo ? keepInWorker(file, text, parsed) : parsed;
 }
 
 /** Data given as values (as JSON text): a private, JSON-only copy, so later changes to the caller's object cannot reach a snapshot. */

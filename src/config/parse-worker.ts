@@ -4,15 +4,14 @@
  * plain data goes back. The worker keeps the last text and value of each file it parsed (a few
  * files at most), and:
  * - reads an edit of a file the fast path read where it changed (reparse.ts), not the whole text;
- * - keeps the text of a big file the serving thread parsed itself at start-up (keepInWorker),
- *   unread until its first edit comes, so that this edit too is sent back as changes;
- * - asked to parse a file again from the value the main thread holds, sends only what changed
- *   (leaveOutUnchanged), not a copy of every flag; what it sends is mostly JSON text, which the
- *   main thread parses a few hundred flags at a time.
+ * - sends back only what changed from the value the server holds (leaveOutUnchanged), not a copy
+ *   of every flag: the value of a parse it made (named by its id), or that of a text the server
+ *   parsed itself (at start-up), which it reads first. What it sends is mostly JSON text, which
+ *   the main thread parses a few hundred flags at a time.
  */
 import { parentPort } from "node:worker_threads";
 import { leaveOutUnchanged } from "./share.js";
-import { parseChecked, tooDeep } from "./parse.js";
+import { parseChecked, tooDeep, type WorkerBase } from "./parse.js";
 import { reparseEdit } from "./reparse.js";
 import type { Problem } from "../model/types.js";
 
@@ -26,53 +25,40 @@ interface Read {
   plain: boolean;
 }
 
-interface Kept {
-  id: number;
-  text: string;
-  /** Absent for a text kept unread (keepInWorker): read when its first edit comes. */
-  read?: Read;
-}
-
-/** A kept file, read. */
-type Base = Read & { id: number; text: string };
+type Kept = Read & { id: number; text: string };
 
 const kept = new Map<string, Kept>();
 
-parentPort?.on("message", ({ id, file, text, baseId, keep }: { id: number; file: string; text: string; baseId?: number; keep?: true }) => {
-  const last = kept.get(file);
-  kept.delete(file);
-  // A text the serving thread parsed itself, kept unread: most big files are never edited.
-  if (keep) {
-    remember(file, { id, text });
-    parentPort!.postMessage({ id, kept: true });
-    return;
-  }
-  const base = last && readKept(file, last);
-  const read = readText(file, text, base);
+parentPort?.on("message", ({ id, file, text, base }: { id: number; file: string; text: string; base?: WorkerBase }) => {
+  const { last, charsParsed } = baseOf(file, base);
+  const read = readText(file, text, last);
   if ("problems" in read) {
     parentPort!.postMessage({ id, problems: read.problems });
     return;
   }
-  remember(file, { id, text, read: { value: read.value, plain: read.plain } });
-  // Without the serving thread's value, everything is sent (as text, see share.ts's Encoded).
-  const known = base !== undefined && base.id === baseId;
-  const changes = leaveOutUnchanged(known ? base.value : undefined, read.value, 0, known);
-  parentPort!.postMessage({ id, relative: known, changes, charsParsed: read.charsParsed });
+  kept.set(file, { id, text, value: read.value, plain: read.plain });
+  if (kept.size > KEPT_FILES) kept.delete(kept.keys().next().value!);
+  // Without the server's value, everything is sent (as text, see share.ts's Encoded).
+  const changes = leaveOutUnchanged(last?.value, read.value, 0, last !== undefined);
+  parentPort!.postMessage({ id, relative: last !== undefined, changes, charsParsed: charsParsed + read.charsParsed });
 });
 
-function remember(file: string, entry: Kept): void {
-  kept.set(file, entry);
-  if (kept.size > KEPT_FILES) kept.delete(kept.keys().next().value!);
+/**
+ * The value the server holds of `file`, as the worker has it or reads it now (with the characters
+ * that took); no `last` when the worker has not got it.
+ */
+function baseOf(file: string, base: WorkerBase | undefined): { last?: Kept; charsParsed: number } {
+  const mine = kept.get(file);
+  kept.delete(file);
+  if (base === undefined) return { charsParsed: 0 };
+  if ("id" in base) return mine?.id === base.id ? { last: mine, charsParsed: 0 } : { charsParsed: 0 };
+  // A text the server parsed itself (at start-up): read here first, as the server did.
+  const read = readText(file, base.text, undefined);
+  if ("problems" in read) return { charsParsed: base.text.length };
+  return { last: { id: 0, text: base.text, value: read.value, plain: read.plain }, charsParsed: read.charsParsed };
 }
 
-/** A kept file's last value (read now if it was kept unread); undefined if it cannot be read. */
-function readKept(file: string, last: Kept): Base | undefined {
-  if (last.read) return { id: last.id, text: last.text, ...last.read };
-  const read = readText(file, last.text, undefined);
-  return "problems" in read ? undefined : { id: last.id, text: last.text, value: read.value, plain: read.plain };
-}
-
-function readText(file: string, text: string, base: Base | undefined): { problems: Problem[] } | (Read & { charsParsed: number }) {
+function readText(file: string, text: string, base: Kept | undefined): { problems: Problem[] } | (Read & { charsParsed: number }) {
   const deep = tooDeep(file, text);
   if (deep) return { problems: deep.problems };
   const reparsed = base?.plain ? reparseEdit(base.text, base.value, text) : undefined;

@@ -72,48 +72,42 @@ const OFF_THREAD_BYTES = 512 * 1024;
  * source then parses the text again on this thread, once. A file with YAML problems, a small
  * file, or a worker that cannot start (running from the TypeScript sources) is parsed here.
  *
- * `last` is this file's last parse: when the worker made it, the worker still has that value
- * and sends back only what changed (withUnchanged), so that an edit of one flag in a big file
- * costs this thread that flag, not a copy of the whole value. Whatever it sends is read here in
- * steps, flag by flag from JSON text (share.ts's Encoded).
+ * `last` is this file's last parse and its text: the worker reads the new text from it (it keeps
+ * the last text and value of the files it parsed; one parsed here, at start-up, is sent along),
+ * where it changed, and sends back only what changed (withUnchanged), so that an edit of one flag
+ * in a big file costs this thread that flag, not a copy of the whole value. Whatever it sends is
+ * read here in steps, flag by flag from JSON text (share.ts's Encoded).
  */
-export async function parseYamlOffThread(file: string, text: string, last?: ParsedFile): Promise<ParsedFile> {
+export async function parseYamlOffThread(file: string, text: string, last?: { text: string; parsed: ParsedFile }): Promise<ParsedFile> {
   if (text.length >= OFF_THREAD_BYTES) {
-    const base = last?.workerId !== undefined && last.value !== undefined ? { id: last.workerId, value: last.value } : undefined;
-    const reply = await parseWorker.parse(file, text, base?.id).catch(() => undefined);
+    const value = last?.parsed.value;
+    // The worker has the last value when it made it; else (parsed here) it reads the last text first.
+    const base =
+      value === undefined ? undefined : last!.parsed.workerId !== undefined ? { id: last!.parsed.workerId } : { text: last!.text };
+    const reply = await parseWorker.parse(file, text, base).catch(() => undefined);
     // The worker checked the nesting and the fast path declined the file: the `yaml` path says where it is wrong.
-    if (reply && "kept" in reply) throw new Error("the parse worker answered a parse as a text to keep");
     if (reply && "problems" in reply) return tooDeep(file, text) ?? runStepsYielding(parseYamlSteps(file, text));
     if (reply) {
-      const value = await runStepsYielding(withUnchanged(reply.relative ? base?.value : undefined, reply.changes));
+      const read = await runStepsYielding(withUnchanged(reply.relative ? value : undefined, reply.changes));
       const parsed: ParsedFile = {
         source: lazySource(file, text),
-        value,
+        value: read,
         problems: [],
         workerId: reply.id,
         charsParsed: reply.charsParsed,
       };
-      return reply.relative ? { ...parsed, sharedWith: base?.value } : parsed;
+      return reply.relative ? { ...parsed, sharedWith: value } : parsed;
     }
   }
   return tooDeep(file, text) ?? parseFast(file, text) ?? runStepsYielding(parseYamlSteps(file, text));
 }
 
-/**
- * A big file a server parsed on this thread (at start-up, when nothing is served yet): the worker
- * keeps its text, and reads it when its first edit comes, so that this edit too is sent back as
- * changes from the value this thread holds (the same text, the same reader: the same value), not
- * as a whole value for this thread to read and compare again.
- */
-export function keepInWorker(file: string, text: string, parsed: ParsedFile): ParsedFile {
-  if (text.length < OFF_THREAD_BYTES || parsed.value === undefined || parsed.workerId !== undefined) return parsed;
-  const workerId = parseWorker.keep(file, text);
-  return workerId === undefined ? parsed : { ...parsed, workerId };
-}
-
 /** `relative`: the changes are from the value the server holds (the parse `baseId` named); else everything is sent. */
 type WorkerReply =
   { id: number; relative: boolean; changes: Encoded | undefined; charsParsed: number } | { id: number; problems: Problem[] };
+
+/** What the server holds of a file: the worker's parse of that id, or the value of that text. */
+export type WorkerBase = { id: number } | { text: string };
 
 /**
  * One worker thread for every big parse, started on the first, kept while the process runs
@@ -124,28 +118,14 @@ class ParseWorker {
   #nextId = 1;
   readonly #pending = new Map<number, { resolve(reply: WorkerReply): void; reject(error: Error): void }>();
 
-  parse(file: string, text: string, baseId: number | undefined): Promise<WorkerReply> {
+  parse(file: string, text: string, base: WorkerBase | undefined): Promise<WorkerReply> {
     const worker = this.#start();
     const id = this.#nextId++;
     return new Promise((resolve, reject) => {
       this.#pending.set(id, { resolve, reject });
       worker.ref();
-      worker.postMessage({ id, file, text, baseId });
+      worker.postMessage({ id, file, text, base });
     });
-  }
-
-  /** Has the worker read and keep a text, without waiting for it (nor keeping the process alive); its id, or undefined. */
-  keep(file: string, text: string): number | undefined {
-    let worker: Worker;
-    try {
-      worker = this.#start();
-    } catch {
-      return undefined;
-    }
-    const id = this.#nextId++;
-    this.#pending.set(id, { resolve: () => {}, reject: () => {} });
-    worker.postMessage({ id, file, text, keep: true });
-    return id;
   }
 
   #start(): Worker {

@@ -107,18 +107,23 @@ describe("big files, on and off the thread", { timeout: 60_000 }, () => {
     expect(reads).toEqual(["part", "part", "whole"]);
   });
 
-  it("a big file parsed on this thread at start-up is kept by the worker: its first edit is read where it changed", async () => {
+  it("the first edit of a big file parsed on this thread at start-up: the worker reads the last text too, and sends back only the change", async () => {
     const memo = new LoadMemo();
     const file = await tmp.write("dev.yaml", bigFile(5000));
-    await loadConfig(file, { memo });
+    const first = (await loadConfig(file, { memo })).environments.get("dev")!;
     const text = bigFile(5000).replace(
       "  flag-4321:\n    variants: { on: true, off: false }",
       "  flag-4321:\n    variants: { on: false, off: true }",
     );
     await tmp.write("dev.yaml", text);
     const [edited, fresh] = [await loadConfig(file, { offThread: true, memo }), await loadConfig(file)];
-    expect(edited.environments.get("dev")!.config).toEqual(fresh.environments.get("dev")!.config);
-    expect(memo.last.charsParsed).toBeGreaterThan(0);
-    expect(memo.last.charsParsed).toBeLessThan(text.length / 100);
+    const env = edited.environments.get("dev")!;
+    expect(env.config).toEqual(fresh.environments.get("dev")!.config);
+    // The last text read whole (the worker had not got it), the new one where it changed.
+    expect(memo.last.charsParsed).toBeGreaterThan(bigFile(5000).length);
+    expect(memo.last.charsParsed).toBeLessThan(bigFile(5000).length + text.length / 100);
+    // Only the change came back: the other flags are the objects this thread held.
+    expect(env.config.flags["flag-3"]).toBe(first.config.flags["flag-3"]);
+    expect(memo.last.flagsCompiled).toBe(1);
   });
 });
