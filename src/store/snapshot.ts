@@ -50,49 +50,57 @@ export function* configEtagSteps(config: EnvironmentConfig): Steps<string> {
   if (known !== undefined) return known;
   const flags = yield* entriesSumSteps(config.flags);
   const segments = yield* entriesSumSteps(config.segments);
-  const text = `{"flags":"${hex(flags)}",${config.invalidFlags ? `"invalidFlags":${canonicalJson(config.invalidFlags)},` : ""}"metadata":${canonicalJson(config.metadata)},"segments":"${hex(segments)}"}`;
+  const text = `{"flags":"${flags}",${config.invalidFlags ? `"invalidFlags":${canonicalJson(config.invalidFlags)},` : ""}"metadata":${canonicalJson(config.metadata)},"segments":"${segments}"}`;
   const etag = `"${createHash("sha256").update(text).digest("base64url").slice(0, 27)}"`;
   etags.set(config, etag);
   return etag;
 }
 
-const SUM_BITS = 256n;
-const SUM_MASK = (1n << SUM_BITS) - 1n;
-const hex = (sum: bigint): string => sum.toString(16).padStart(Number(SUM_BITS / 4n), "0");
+/** A 256-bit number as eight 32-bit words, most significant first (as sha256 writes its digest). */
+const WORDS = 8;
+const WORD = 2 ** 32;
 
-/** The sum (mod 2^256) of the entries' hashes: the same for the same entries in any order. */
-function* entriesSumSteps(record: Readonly<Record<string, unknown>>): Steps<bigint> {
-  let sum = 0n;
+/** The sum (mod 2^256) of the entries' hashes, as 64 hex digits: the same for the same entries in any order. */
+function* entriesSumSteps(record: Readonly<Record<string, unknown>>): Steps<string> {
+  // Word by word, carries left for the end: sums of up to 2^21 32-bit words stay exact in a double.
+  const lanes = new Float64Array(WORDS);
   let work = 0;
   for (const key in record) {
     if (!Object.hasOwn(record, key) || record[key] === undefined) continue;
     const made = hashesMade;
-    sum = (sum + entryHash(key, record[key])) & SUM_MASK;
+    const words = entryHash(key, record[key]);
+    for (let i = 0; i < WORDS; i++) lanes[i]! += words[i]!;
     work += hashesMade === made ? 1 : NEW_ENTRY_WORK;
     if (work >= WORK_PER_STEP) {
       work = 0;
       yield;
     }
   }
-  return sum;
+  let hex = "";
+  for (let i = WORDS - 1, carry = 0; i >= 0; i--) {
+    const total = lanes[i]! + carry;
+    hex = (total % WORD).toString(16).padStart(8, "0") + hex;
+    carry = Math.floor(total / WORD);
+  }
+  return hex;
 }
 
 /** Entry hashes made so far (not found made): what a step of entriesSumSteps counts as work. */
 let hashesMade = 0;
 
-/** An entry's hash, sha256 of `"key":` and the value's canonical JSON, made once per definition object. */
-const entryHashes = new WeakMap<object, { key: string; hash: bigint }>();
-function entryHash(key: string, value: unknown): bigint {
+/** An entry's hash, sha256 of `"key":` and the value's canonical JSON, as words; made once per definition object. */
+const entryHashes = new WeakMap<object, { key: string; words: Uint32Array }>();
+function entryHash(key: string, value: unknown): Uint32Array {
   const made = typeof value === "object" && value !== null ? entryHashes.get(value) : undefined;
-  if (made?.key === key) return made.hash;
+  if (made?.key === key) return made.words;
   hashesMade++;
-  const hash = BigInt(
-    `0x${createHash("sha256")
-      .update(`${JSON.stringify(key)}:${canonicalJson(value)}`)
-      .digest("hex")}`,
-  );
-  if (typeof value === "object" && value !== null) entryHashes.set(value, { key, hash });
-  return hash;
+  const digest = createHash("sha256")
+    .update(`${JSON.stringify(key)}:${canonicalJson(value)}`)
+    .digest();
+  const words = new Uint32Array(WORDS);
+  for (let i = 0; i < WORDS; i++) words[i] = digest.readUInt32BE(i * 4);
+  if (typeof value === "object" && value !== null) entryHashes.set(value, { key, words });
+  return words;
 }
 
 /**
