@@ -1,7 +1,7 @@
 /**
- * Parses big files off the main thread (see parseYamlOffThread): the YAML library parses a
- * document in one synchronous call, during which a running server could answer nothing. Only
- * plain data goes back. The worker keeps the last text and value of each file it parsed (a few
+ * Parses the files a running server reads again off its main thread (see parseYamlOffThread):
+ * the YAML library parses a document in one synchronous call, during which the server could
+ * answer nothing. Only plain data goes back. The worker keeps the last text and value of each file it parsed (a few
  * files at most), and:
  * - reads an edit of a file the fast path read where it changed (reparse.ts), not the whole text;
  * - sends back only what changed from the value the server holds (leaveOutUnchanged), not a copy
@@ -13,6 +13,7 @@ import { parentPort } from "node:worker_threads";
 import { leaveOutUnchanged } from "./share.js";
 import { parseChecked, tooDeep, type WorkerBase } from "./parse.js";
 import { reparseEdit } from "./reparse.js";
+import { MAX_DEPTH, textNestingDepth } from "./shape.js";
 import type { Problem } from "../model/types.js";
 
 /** Files whose last text and value are kept. */
@@ -23,6 +24,8 @@ interface Read {
   value: unknown;
   /** Read by the fast path's YAML reader: an edit of it can be read where it changed. */
   plain: boolean;
+  /** At least as deep as the text nests its brackets (shape.ts's textNestingDepth). */
+  nesting: number;
 }
 
 type Kept = Read & { id: number; text: string };
@@ -36,7 +39,7 @@ parentPort?.on("message", ({ id, file, text, base }: { id: number; file: string;
     parentPort!.postMessage({ id, problems: read.problems });
     return;
   }
-  kept.set(file, { id, text, value: read.value, plain: read.plain });
+  kept.set(file, { id, text, value: read.value, plain: read.plain, nesting: read.nesting });
   if (kept.size > KEPT_FILES) kept.delete(kept.keys().next().value!);
   // Without the server's value, everything is sent (as text, see share.ts's Encoded).
   const changes = leaveOutUnchanged(last?.value, read.value, 0, last !== undefined);
@@ -55,16 +58,20 @@ function baseOf(file: string, base: WorkerBase | undefined): { last?: Kept; char
   // A text the server parsed itself (at start-up): read here first, as the server did.
   const read = readText(file, base.text, undefined);
   if ("problems" in read) return { charsParsed: base.text.length };
-  return { last: { id: 0, text: base.text, value: read.value, plain: read.plain }, charsParsed: read.charsParsed };
+  return { last: { id: 0, text: base.text, value: read.value, plain: read.plain, nesting: read.nesting }, charsParsed: read.charsParsed };
 }
 
 function readText(file: string, text: string, base: Kept | undefined): { problems: Problem[] } | (Read & { charsParsed: number }) {
-  const deep = tooDeep(file, text);
+  // An edit that cannot nest the text too deep (its brackets counted) is read where it changed
+  // without the whole text being scanned for nesting.
+  const reparsed = base?.plain ? reparseEdit(base.text, base.value, text, MAX_DEPTH - base.nesting) : undefined;
+  if (reparsed)
+    return { value: reparsed.value, plain: true, nesting: base!.nesting + reparsed.nestingGrowth, charsParsed: reparsed.charsParsed };
+  const nesting = textNestingDepth(text);
+  const deep = nesting > MAX_DEPTH ? tooDeep(file, text) : undefined;
   if (deep) return { problems: deep.problems };
-  const reparsed = base?.plain ? reparseEdit(base.text, base.value, text) : undefined;
-  if (reparsed) return { value: reparsed.value, plain: true, charsParsed: reparsed.charsParsed };
   const parsed = parseChecked(file, text);
   if (parsed.problems.length > 0) return { problems: parsed.problems };
   // The fast path builds no Document; JSON read by it is declined by reparseEdit itself.
-  return { value: parsed.value, plain: parsed.doc === undefined, charsParsed: text.length };
+  return { value: parsed.value, plain: parsed.doc === undefined, nesting, charsParsed: text.length };
 }

@@ -25,18 +25,25 @@ const DESCEND_CHARS = 4096;
 export interface Reparsed {
   value: Record<string, unknown>;
   charsParsed: number;
+  /**
+   * How much deeper than the last text the new one may nest `[` and `{` at most (counted as
+   * shape.ts's textNestingDepth counts): the `[{` the edit wrote and the `]}` it removed.
+   */
+  nestingGrowth: number;
 }
 
 /**
  * The value of `text` as the fast path would read it, sharing every entry the edit did not touch
  * with `lastValue` (the fast path's value of `lastText`, read as YAML, not as JSON); undefined
- * when that cannot be told without reading the whole text.
+ * when that cannot be told without reading the whole text. An edit whose `nestingGrowth` would
+ * be over `nestingRoom` is declined too, before any of it is parsed: the whole text is then
+ * checked for nesting (shape.ts), which the parsers' recursion needs.
  */
-export function reparseEdit(lastText: string, lastValue: unknown, text: string): Reparsed | undefined {
+export function reparseEdit(lastText: string, lastValue: unknown, text: string, nestingRoom: number): Reparsed | undefined {
   if (!isRecord(lastValue) || startsAsJsonOrBom(lastText) || startsAsJsonOrBom(text)) return undefined;
   const edit = changedRange(lastText, text);
-  if (edit === undefined) return { value: lastValue, charsParsed: 0 };
-  return spliceAt({ lastText, text, edit, lastValue, blockIndent: 0 });
+  if (edit === undefined) return { value: lastValue, charsParsed: 0, nestingGrowth: 0 };
+  return spliceAt({ lastText, text, edit, lastValue, blockIndent: 0, nestingRoom });
 }
 
 /** The part of `text` that differs from `lastText`: [start, end) in `text`, and how much longer `text` is. */
@@ -72,6 +79,7 @@ interface Level {
   /** The mapping whose entries are read (a part of the last value), and the column its entries begin at. */
   lastValue: Record<string, unknown>;
   blockIndent: number;
+  nestingRoom: number;
 }
 
 /** One line's facts, for the line starting at `at`. */
@@ -167,7 +175,7 @@ function spliceAt(level: Level): Reparsed | undefined {
   }
   // Reading both runs would cost more than reading the new text whole.
   if (run.length + lastRun.length > text.length) return undefined;
-  return spliceRun(lastValue, lastRun, run, blockIndent);
+  return spliceRun(level, lastRun, run);
 }
 
 /**
@@ -187,11 +195,11 @@ function descend(level: Level, first: Line, end: number): Reparsed | undefined |
   let line = lineAt(text, first.next);
   while (line.empty && line.next < end) line = lineAt(text, line.next);
   if (line.start + line.indent + 1 >= edit.start || !beginsEntry(line, line.indent) || line.indent <= level.blockIndent) return "here";
-  const inner = spliceAt({ lastText, text, edit, lastValue: child, blockIndent: line.indent });
+  const inner = spliceAt({ ...level, lastValue: child, blockIndent: line.indent });
   if (inner === undefined) return undefined;
   const value: Record<string, unknown> = {};
   for (const k of Object.keys(lastValue)) setOwn(value, k, k === key ? inner.value : lastValue[k]);
-  return { value, charsParsed: inner.charsParsed + (first.next - first.start) };
+  return { ...inner, value, charsParsed: inner.charsParsed + (first.next - first.start) };
 }
 
 const INTEGER_KEY = /^(?:0|[1-9][0-9]*)$/;
@@ -202,8 +210,10 @@ const INTEGER_KEY = /^(?:0|[1-9][0-9]*)$/;
  * `lastRun` does not read as the entries it replaces, or when a key of `run` is also written
  * outside it.
  */
-function spliceRun(lastValue: Record<string, unknown>, lastRun: string, run: string, indent: number): Reparsed | undefined {
-  if (indent === 0 && /^(?:---|\.\.\.)(?:[ \t\r\n]|$)/m.test(run)) return undefined; // a document marker
+function spliceRun({ lastValue, blockIndent, nestingRoom }: Level, lastRun: string, run: string): Reparsed | undefined {
+  if (blockIndent === 0 && /^(?:---|\.\.\.)(?:[ \t\r\n]|$)/m.test(run)) return undefined; // a document marker
+  const nestingGrowth = count(run, /[[{]/g) + count(lastRun, /[\]}]/g);
+  if (nestingGrowth > nestingRoom) return undefined;
   const before = parsePlainYaml(lastRun);
   const after = parsePlainYaml(run);
   if (!isRecord(before) || !isRecord(after)) return undefined;
@@ -228,8 +238,10 @@ function spliceRun(lastValue: Record<string, unknown>, lastRun: string, run: str
   }
   for (let i = to; i < keys.length; i++) setOwn(value, keys[i]!, lastValue[keys[i]!]);
   if (from + written.length + keys.length - to === 0) return undefined; // nothing left: the whole text says what it is
-  return { value, charsParsed: lastRun.length + run.length };
+  return { value, charsParsed: lastRun.length + run.length, nestingGrowth };
 }
+
+const count = (text: string, pattern: RegExp): number => text.match(pattern)?.length ?? 0;
 
 /** JSON is read by JSON.parse on the fast path, and a BOM shifts columns: both are read whole. */
 const startsAsJsonOrBom = (text: string): boolean => /^(?:\uFEFF|[ \t\r\n]*[[{])/.test(text);

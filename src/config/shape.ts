@@ -73,12 +73,29 @@ export function* shapeProblemSteps(value: unknown, checked?: unknown): Steps<str
 }
 
 /**
+ * The deepest a text nests `[` and `{` as textNestingProblem counts them (every bracket, in
+ * strings and comments too; a closing one below zero ignored), no further than MAX_DEPTH + 1.
+ */
+export function textNestingDepth(text: string): number {
+  let depth = 0;
+  let deepest = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x5b || c === 0x7b) {
+      if (++depth > deepest && (deepest = depth) > MAX_DEPTH) return deepest;
+    } else if ((c === 0x5d || c === 0x7d) && depth > 0) depth--;
+  }
+  return deepest;
+}
+
+/**
  * Where a text opens more than MAX_DEPTH `[` and `{` without closing them, checked before any
  * parser sees it: the parsers recurse once per level, and a stack overflow inside them is not
  * always a catchable error (V8 may abort the process). Counts every bracket, in strings and
  * comments too: a real file never has a hundred more openings than closings.
  */
 export function textNestingProblem(text: string): { line: number; col: number; message: string } | undefined {
+  if (textNestingDepth(text) <= MAX_DEPTH) return undefined;
   let depth = 0;
   let line = 1;
   let lineStart = 0;

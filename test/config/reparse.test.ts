@@ -6,7 +6,16 @@
 import { describe, expect, it } from "vitest";
 import { stringify } from "yaml";
 import { fastParse } from "../../src/config/fast-parse.js";
-import { reparseEdit } from "../../src/config/reparse.js";
+import { reparseEdit as reparseWithin } from "../../src/config/reparse.js";
+import { MAX_DEPTH, textNestingDepth } from "../../src/config/shape.js";
+
+/** reparseEdit with the room a server gives it, and its bound on the new text's nesting checked. */
+function reparseEdit(last: string, lastValue: unknown, text: string) {
+  const nesting = textNestingDepth(last);
+  const reparsed = reparseWithin(last, lastValue, text, MAX_DEPTH - nesting);
+  if (reparsed) expect(textNestingDepth(text)).toBeLessThanOrEqual(nesting + reparsed.nestingGrowth);
+  return reparsed;
+}
 
 /** Order of keys, -0, NaN, ±Infinity and own `__proto__` keys all count. */
 const exact = (value: unknown): string =>
@@ -48,6 +57,14 @@ function checked(last: string, text: string) {
 }
 
 describe("an edit is read where it changed", () => {
+  it("unless it might nest the text deeper than the room left: then the whole text is checked", () => {
+    const last = parse(SINGLE);
+    const text = SINGLE.replace("flag-013:\n", `flag-013:\n    note: "${"[".repeat(40)}"\n`);
+    expect(reparseWithin(SINGLE, last, text, 39)).toBeUndefined();
+    expect(reparseWithin(SINGLE, last, text, 40)?.nestingGrowth).toBe(40);
+    expect(exact(reparseWithin(SINGLE, last, text, 40)!.value)).toBe(exact(fastParse(text)));
+  });
+
   it("one flag's line: only that flag is read again, and every other flag is the last value's object", () => {
     const last = parse(SINGLE);
     const text = SINGLE.replace(/(flag-041:\n(?: {4}.*\n)*? {4}defaultVariant:) off/, "$1 on");
@@ -75,7 +92,7 @@ describe("an edit is read where it changed", () => {
 
   it("the same text is the last value itself", () => {
     const last = parse(SINGLE);
-    expect(reparseEdit(SINGLE, last, SINGLE)).toEqual({ value: last, charsParsed: 0 });
+    expect(reparseEdit(SINGLE, last, SINGLE)).toEqual({ value: last, charsParsed: 0, nestingGrowth: 0 });
   });
 
   it.each([
@@ -83,6 +100,7 @@ describe("an edit is read where it changed", () => {
     ["an integer key", SINGLE.replace("flag-013:", "42:")],
     ["an alias", SINGLE.replace("flag-013:\n", "flag-013: *x\n")],
     ["a quote left open", SINGLE.replace("flag-013:\n", "flag-013: 'open\n")],
+    ["brackets nested past the limit", SINGLE.replace("flag-013:\n", `flag-013: ${"[".repeat(200)}${"]".repeat(200)}\n`)],
     ["the section's own line", SINGLE.replace("flags:", "flags: # all of them")],
     ["a line left of the block", SINGLE.replace("  flag-013:", " flag-013:")],
     ["a document marker", SINGLE.replace("apiKey:", "---\napiKey:")],
