@@ -41,7 +41,7 @@ export interface LoadOptions {
   /** Where every file and directory read is recorded, to tell later whether the load is stale. */
   inputs?: InputSet;
   /**
-   * Parse big files in a worker thread, so that a running server keeps answering meanwhile
+   * Parse changed files in a worker thread, so that a running server keeps answering meanwhile
    * (reloads). Off by default: at start-up and for `validate` nothing is being served, and the
    * worker would only add its own start-up and the copy of the value back.
    */

@@ -5,6 +5,8 @@
  * read as YAML (it is YAML 1.2), so both formats get the same line:col errors.
  */
 import type { Document, Node, Scalar } from "yaml";
+import { existsSync } from "node:fs";
+import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
 import { fastParse } from "./fast-parse.js";
 import { yaml } from "./yaml-package.js";
@@ -63,14 +65,12 @@ const withoutBom = (text: string): string => (text.startsWith("\uFEFF") ? text.s
 export const parseYamlYielding = async (file: string, text: string): Promise<ParsedFile> =>
   tooDeep(file, text) ?? parseFast(file, text) ?? runStepsYielding(parseYamlSteps(file, text));
 
-/** Files at least this big are parsed in a worker thread. */
-const OFF_THREAD_BYTES = 512 * 1024;
-
 /**
- * parseYaml for a running server: a big file is parsed in a worker thread, so requests keep
- * being answered meanwhile. Positions are only needed when a later check finds a problem; the
- * source then parses the text again on this thread, once. A file with YAML problems, a small
- * file, or a worker that cannot start (running from the TypeScript sources) is parsed here.
+ * parseYaml for a running server: the file is parsed in a worker thread, so requests keep being
+ * answered meanwhile (even a small file's parse holds a thread 5 to 20 ms the first times it
+ * runs, before the reader's code is optimized). Positions are only needed when a later check
+ * finds a problem; the source then parses the text again on this thread, once. A file with YAML
+ * problems, or one read while the worker cannot run (from the TypeScript sources), is parsed here.
  *
  * `last` is this file's last parse and its text: the worker reads the new text from it (it keeps
  * the last text and value of the files it parsed; one parsed here, at start-up, is sent along),
@@ -79,7 +79,7 @@ const OFF_THREAD_BYTES = 512 * 1024;
  * read here in steps, flag by flag from JSON text (share.ts's Encoded).
  */
 export async function parseYamlOffThread(file: string, text: string, last?: { text: string; parsed: ParsedFile }): Promise<ParsedFile> {
-  if (text.length >= OFF_THREAD_BYTES) {
+  if (parseWorker.available) {
     const value = last?.parsed.value;
     // The worker has the last value when it made it; else (parsed here) it reads the last text first.
     const base =
@@ -109,8 +109,10 @@ type WorkerReply =
 /** What the server holds of a file: the worker's parse of that id, or the value of that text. */
 export type WorkerBase = { id: number } | { text: string };
 
+const WORKER_SCRIPT = new URL("./parse-worker.js", import.meta.url);
+
 /**
- * One worker thread for every big parse, started on the first, kept while the process runs
+ * One worker thread for every parse while serving, started on the first, kept while the process runs
  * (it does not keep the process alive when idle). If it fails, the next parse starts another.
  */
 class ParseWorker {
@@ -128,9 +130,12 @@ class ParseWorker {
     });
   }
 
+  /** The worker's script is there to run: not when running from the TypeScript sources (tests). */
+  readonly available = existsSync(fileURLToPath(WORKER_SCRIPT));
+
   #start(): Worker {
     if (this.#worker) return this.#worker;
-    const worker = new Worker(new URL("./parse-worker.js", import.meta.url));
+    const worker = new Worker(WORKER_SCRIPT);
     const failed = (error: Error) => {
       if (this.#worker === worker) this.#worker = undefined;
       for (const { reject } of this.#pending.values()) reject(error);

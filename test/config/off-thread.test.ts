@@ -1,6 +1,6 @@
 /**
- * Big files read while serving are parsed in a worker thread (LoadOptions.offThread); at
- * start-up and for `validate` on this thread. Both must give the same environments and the same
+ * Files read while serving are parsed in a worker thread (LoadOptions.offThread); at start-up
+ * and for `validate` on this thread. Both must give the same environments and the same
  * problems at the same line:col. The worker runs from the build (dist/), as the CLI does.
  */
 import { describe, expect, it } from "vitest";
@@ -10,7 +10,7 @@ import { problemLines, useTempDir } from "./helpers.js";
 const { loadConfig, LoadMemo } = (await import(new URL("../../dist/config/index.js", import.meta.url).href)) as typeof Config;
 
 /**
- * About 650 KiB: over the 512 KiB from which a file is parsed off the thread. Few flags with a
+ * About 650 KiB: a big file, whose parse would hold a thread up for long. Few flags with a
  * long note each, so that the size is reached with few YAML nodes (parsing costs per node).
  */
 const FLAGS = 800;
@@ -33,7 +33,6 @@ describe("big files, on and off the thread", { timeout: 60_000 }, () => {
 
   const bothWays = async (text: string) => {
     const file = await tmp.write("dev.yaml", text);
-    expect(Buffer.byteLength(text)).toBeGreaterThan(512 * 1024);
     const [here, worker] = [await loadConfig(file), await loadConfig(file, { offThread: true })];
     return { here, worker };
   };
@@ -125,5 +124,24 @@ describe("big files, on and off the thread", { timeout: 60_000 }, () => {
     // Only the change came back: the other flags are the objects this thread held.
     expect(env.config.flags["flag-3"]).toBe(first.config.flags["flag-3"]);
     expect(memo.last.flagsCompiled).toBe(1);
+  });
+  it("a small file too is parsed in the worker while serving, and its edits read where they changed", async () => {
+    const memo = new LoadMemo();
+    const small = (variant: string, other = "off") =>
+      bigFile(40)
+        .replace("defaultVariant: 'off'", `defaultVariant: '${variant}'`)
+        .replace(/(flag-39:\n(?:.*\n)*?    defaultVariant:) 'off'/, `$1 '${other}'`);
+    const file = await tmp.write("dev.yaml", small("off"));
+    await loadConfig(file, { memo });
+    const reads: number[] = [];
+    for (const text of [small("on"), small("on", "on"), small("off", "on")]) {
+      await tmp.write("dev.yaml", text);
+      const [edited, fresh] = [await loadConfig(file, { offThread: true, memo }), await loadConfig(file)];
+      expect(edited.environments.get("dev")!.config).toEqual(fresh.environments.get("dev")!.config);
+      reads.push(memo.last.charsParsed / text.length);
+    }
+    // The first edit: the last text read whole (parsed at start-up, here), then the edit; the next ones: the edit alone.
+    expect(reads[0]).toBeGreaterThan(1);
+    expect(reads.slice(1).every((share) => share < 0.1)).toBe(true);
   });
 });
