@@ -65,12 +65,17 @@ const withoutBom = (text: string): string => (text.startsWith("\uFEFF") ? text.s
 export const parseYamlYielding = async (file: string, text: string): Promise<ParsedFile> =>
   tooDeep(file, text) ?? parseFast(file, text) ?? runStepsYielding(parseYamlSteps(file, text));
 
+/** A file this big waits for the worker to start; a smaller one is parsed here until it runs. */
+const WAITS_FOR_WORKER_BYTES = 512 * 1024;
+
 /**
  * parseYaml for a running server: the file is parsed in a worker thread, so requests keep being
  * answered meanwhile (even a small file's parse holds a thread 5 to 20 ms the first times it
- * runs, before the reader's code is optimized). Positions are only needed when a later check
- * finds a problem; the source then parses the text again on this thread, once. A file with YAML
- * problems, or one read while the worker cannot run (from the TypeScript sources), is parsed here.
+ * runs, before the reader's code is optimized). The worker starts with the first edit; a small
+ * file edited before it runs is parsed here rather than wait about 100 ms for it. Positions are
+ * only needed when a later check finds a problem; the source then parses the text again on this
+ * thread, once. A file with YAML problems, or one read while the worker cannot run (from the
+ * TypeScript sources), is parsed here.
  *
  * `last` is this file's last parse and its text: the worker reads the new text from it (it keeps
  * the last text and value of the files it parsed; one parsed here, at start-up, is sent along),
@@ -79,7 +84,7 @@ export const parseYamlYielding = async (file: string, text: string): Promise<Par
  * read here in steps, flag by flag from JSON text (share.ts's Encoded).
  */
 export async function parseYamlOffThread(file: string, text: string, last?: { text: string; parsed: ParsedFile }): Promise<ParsedFile> {
-  if (parseWorker.available) {
+  if (inWorker(text)) {
     const value = last?.parsed.value;
     // The worker has the last value when it made it; else (parsed here) it reads the last text first.
     const base =
@@ -100,6 +105,14 @@ export async function parseYamlOffThread(file: string, text: string, last?: { te
     }
   }
   return tooDeep(file, text) ?? parseFast(file, text) ?? runStepsYielding(parseYamlSteps(file, text));
+}
+
+/** Whether to parse in the worker: when it runs, or a big file (which waits for it); a small file starts it for the next edit. */
+function inWorker(text: string): boolean {
+  if (!parseWorker.available) return false;
+  if (parseWorker.running || text.length >= WAITS_FOR_WORKER_BYTES) return true;
+  parseWorker.start();
+  return false;
 }
 
 /** `relative`: the changes are from the value the server holds (the parse `baseId` named); else everything is sent. */
@@ -132,6 +145,16 @@ class ParseWorker {
 
   /** The worker's script is there to run: not when running from the TypeScript sources (tests). */
   readonly available = existsSync(fileURLToPath(WORKER_SCRIPT));
+
+  /** Started (and not failed since). */
+  get running(): boolean {
+    return this.#worker !== undefined;
+  }
+
+  /** Starts the worker, in the background. */
+  start(): void {
+    this.#start();
+  }
 
   #start(): Worker {
     if (this.#worker) return this.#worker;
