@@ -100,6 +100,8 @@ interface Sequence {
   layout?(root: string, versions: Record<string, Flags>): void;
   /** Files that are there from the start and never edited, by name. */
   fixed?: Record<string, string>;
+  /** How many flags each environment starts with (2). */
+  flags?: number;
 }
 
 const writeEach =
@@ -114,11 +116,17 @@ const writeEach =
  * last word per flag equal to the final value, with no value that was never written; and one
  * SSE `flag-updated` per change applied.
  */
-async function runSequence(seq: Sequence, seed: number): Promise<void> {
+/** The built server (dist/), as the CLI runs it: edits are parsed in the parse worker, which cannot run from the sources. */
+const { startServer: startBuiltServer } = (await import(new URL("../../dist/server/server.js", import.meta.url).href)) as {
+  startServer: typeof startServer;
+};
+
+async function runSequence(seq: Sequence, seed: number, start: typeof startServer = startServer): Promise<void> {
   const rand = random(seed);
   let counter = 1;
   const next = () => counter++;
-  let versions: Record<string, Flags> = Object.fromEntries(seq.envs.map((env) => [env, { f0: next(), f1: next() }]));
+  const flags = () => Object.fromEntries(Array.from({ length: seq.flags ?? 2 }, (_, i) => [`f${i}`, next()]));
+  let versions: Record<string, Flags> = Object.fromEntries(seq.envs.map((env) => [env, flags()]));
   const initial = versions;
   const written = new Map<string, Set<number>>();
   for (const env of seq.envs) noteWritten(written, env, versions[env]!);
@@ -130,7 +138,7 @@ async function runSequence(seq: Sequence, seed: number): Promise<void> {
   else for (const env of seq.envs) writeFileSync(join(root, `${env}.yaml`), flagFile(keyOf(env), versions[env]!));
   for (const [name, text] of Object.entries(seq.fixed ?? {})) writeFileSync(join(root, name), text);
   const log = new ChangeLog();
-  const server = await startServer({
+  const server = await start({
     source: { path: root },
     port: 0,
     host: "127.0.0.1",
@@ -216,6 +224,33 @@ describe("rapid edits, 0-80 ms apart: the served flags converge to the files", (
         write: async (root, versions, _changed, edit) => configMapWrite(root, edit, files(versions)),
       },
       seed,
+    );
+  });
+});
+
+describe("the same with the parse worker (the built server): edits read where they changed, off the serving thread", () => {
+  // One sequence per case in the suite, CONVERGE_SEEDS in a soak.
+  const seeds = process.env.CONVERGE_SEEDS ? SEEDS : SEEDS.slice(0, 1);
+  // Files of 120 flags (6 KB): an edit inside `flags:` is read where it changed (reparse.ts), not whole.
+  for (const [name, method] of Object.entries(writeMethods)) {
+    it.each(seeds)(`one file, ${name} (seed %i)`, async (seed) => {
+      await runSequence({ envs: ["dev"], edits: 25, flags: 120, write: writeEach(method) }, seed, startBuiltServer);
+    });
+  }
+
+  it.each(seeds)("several files at once, each write method in turn, beside a large environment (seed %i)", async (seed) => {
+    const methods = Object.values(writeMethods);
+    const large = Object.fromEntries(Array.from({ length: 1500 }, (_, i) => [`big-${i}`, i]));
+    await runSequence(
+      {
+        envs: ["dev", "qa", "prod"],
+        edits: 20,
+        flags: 120,
+        write: (root, versions, changed, edit) => writeEach(methods[edit % methods.length]!)(root, versions, changed, edit),
+        fixed: { "large.yaml": flagFile(keyOf("large"), large) },
+      },
+      seed,
+      startBuiltServer,
     );
   });
 });
