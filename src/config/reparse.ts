@@ -1,5 +1,5 @@
 /**
- * An edit of a big file read again where it changed. A plain YAML file (one the fast path read
+ * An edit of a file read again where it changed (in the parse worker). A plain YAML file (one the fast path read
  * with js-yaml, fast-parse.ts) is a block mapping whose entries begin at a known column; the
  * text both versions share before the edit leaves the reader in the same state, and once the
  * changed lines are read (as a text of their own) and a line that begins an entry follows, the
@@ -10,8 +10,10 @@
  *
  * Anything this cannot prove the same as a parse of the whole text (an edit of the line that
  * opens a section, a key the rest of the file also has, an integer key, a line starting with a
- * tab, a document marker, a text the fast path would turn away) gives undefined: the caller
- * parses the whole text. test/config/reparse.test.ts compares the two on random edits.
+ * tab, a document marker, a text the fast path would turn away), an edit that might nest
+ * brackets deeper than the room left, and a run of entries so long that reading it costs more
+ * than the whole text, give undefined: the caller parses the whole text.
+ * test/config/reparse.test.ts compares the two on random edits.
  */
 import { DASH, HASH, NL, SPACE, TAB, CR } from "./char-codes.js";
 import { parsePlainYaml } from "./fast-parse.js";
