@@ -18,7 +18,7 @@ import type { ParsedFile } from "./parse.js";
 export interface WorkCounts {
   /** Files (or URL bodies) parsed; an unchanged text is not parsed again. */
   filesParsed: number;
-  /** Characters of those files a reader was given: an edit of a big file is read where it changed (reparse.ts). */
+  /** Characters of those files a reader was given: an edit is read where it changed (reparse.ts). */
   charsParsed: number;
   /** Flag definitions checked against the schema and the rules beside it. */
   flagsValidated: number;

@@ -188,7 +188,7 @@ function lazySource(file: string, text: string): Source {
   };
 }
 
-/** parseYaml in steps (parse, check, convert), for a big file read while serving. */
+/** parseYaml in steps (parse, check, convert), for a file read while serving. */
 export function* parseYamlSteps(file: string, text: string): Steps<ParsedFile> {
   const src = withoutBom(text);
   const { LineCounter, isScalar, parseDocument } = yaml();

@@ -1,7 +1,7 @@
 /**
  * A new parse of a file sharing every part equal to the last parse's with it, so that the later
  * stages tell "unchanged" by identity (see memo.ts and docs/architecture-config.md); and the
- * same as a list of changes, which is what the parse worker sends back for a big file.
+ * same as a list of changes, which is what the parse worker sends back.
  */
 import { isRecord, setOwn } from "../model/json.js";
 import type { Steps } from "../model/steps.js";

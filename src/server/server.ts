@@ -99,7 +99,7 @@ function reader(sources: readonly ConfigSource[], keysFile: string) {
 interface Following {
   sources: readonly ConfigSource[];
   watching: boolean;
-  /** offThread: big files are parsed in a worker thread (while serving, see LoadOptions). */
+  /** offThread: changed files are parsed in a worker thread (while serving, see LoadOptions). */
   read(inputs?: InputSet, offThread?: boolean): Promise<ConfigLoad>;
   /** What the load already applied (at start-up) read. */
   initialInputs: InputSet;
