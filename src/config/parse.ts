@@ -115,7 +115,7 @@ function inWorker(text: string): boolean {
   return false;
 }
 
-/** `relative`: the changes are from the value the server holds (the parse `baseId` named); else everything is sent. */
+/** `relative`: the changes are from the value the server holds (the `base` the request named); else everything is sent. */
 type WorkerReply =
   { id: number; relative: boolean; changes: Encoded | undefined; charsParsed: number } | { id: number; problems: Problem[] };
 
@@ -125,8 +125,9 @@ export type WorkerBase = { id: number } | { text: string };
 const WORKER_SCRIPT = new URL("./parse-worker.js", import.meta.url);
 
 /**
- * One worker thread for every parse while serving, started on the first, kept while the process runs
- * (it does not keep the process alive when idle). If it fails, the next parse starts another.
+ * One worker thread for every parse while serving, started by the first edit, kept while the
+ * process runs (it does not keep the process alive when idle). If it fails, the next parse starts
+ * another.
  */
 class ParseWorker {
   #worker: Worker | undefined;
