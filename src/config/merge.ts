@@ -28,11 +28,16 @@ export interface MergedEnvironment {
   config: EnvironmentConfig;
   docs: readonly EnvDocument[];
   /** Where each flag, segment and the API key came from, to locate later (engine) errors. */
-  origins: { flags: Map<string, Origin>; segments: Map<string, Origin>; apiKey?: Origin };
+  origins: { flags: FlagOrigins; segments: Map<string, Origin>; apiKey?: Origin };
   /** Problems that take the whole environment out. */
   problems: Problem[];
   /** Flags defined twice, by key: neither definition is served. */
   flagProblems: Map<string, Problem[]>;
+}
+
+/** Where each flag was written, by key. */
+export interface FlagOrigins {
+  get(key: string): Origin | undefined;
 }
 
 /** `/abs/file.yaml:3:3`: where an origin's key is. */
@@ -54,7 +59,7 @@ export function* mergeDocuments(
   brokenFlags: ReadonlySet<string> = new Set(),
   schemaValid: ReadonlySet<EnvDocument> = new Set(),
 ): Steps<MergedEnvironment> {
-  const merging = new Merging(name, files, brokenFlags);
+  const merging = new Merging(name, files, brokenFlags, docs.length === 1);
   for (const doc of docs) if (isRecord(doc.value)) yield* merging.addDocument(doc, doc.value, schemaValid.has(doc));
   const { config, origins, problems, flagProblems } = merging;
   return { config, docs, origins, problems, flagProblems };
@@ -81,7 +86,10 @@ const isNotification = schemaPart<NotificationTarget>("notification");
 /** One environment being merged from its documents, in order. */
 class Merging {
   readonly config: EnvironmentConfig;
-  readonly origins: MergedEnvironment["origins"] = { flags: new Map(), segments: new Map() };
+  readonly origins: MergedEnvironment["origins"] = { flags: { get: (key) => this.#flagOrigin(key) }, segments: new Map() };
+  readonly #flagOrigins = new Map<string, Origin>();
+  /** The one document's `flags:` mapping, whose flags' origins are made when asked for (see #addFlags). */
+  #onlyFlags: { doc: EnvDocument; flags: Record<string, unknown> } | undefined;
   readonly problems: Problem[] = [];
   readonly flagProblems = new Map<string, Problem[]>();
   readonly #metadataOrigins = new Map<string, Origin>();
@@ -90,6 +98,8 @@ class Merging {
     name: string,
     files: readonly string[],
     private readonly brokenFlags: ReadonlySet<string>,
+    /** The environment has one document: its `flags:` mapping cannot define a flag twice. */
+    private readonly onlyDocument: boolean,
   ) {
     this.config = { name, metadata: {}, segments: {}, flags: {}, notifications: [], files: [...files] };
   }
@@ -122,26 +132,46 @@ class Merging {
   }
 
   *#addFlags(doc: EnvDocument, flags: unknown, is: <T>(guard: (v: unknown) => v is T, v: unknown) => v is T): Steps<void> {
-    const { config, origins } = this;
+    const { config } = this;
     if (Array.isArray(flags)) {
       // flagd's daemon form: a list of flags, each naming itself with `key`.
       for (const [i, raw] of (flags as unknown[]).entries()) {
         if (i % FLAGS_PER_STEP === FLAGS_PER_STEP - 1) yield;
         if (!isRecord(raw) || typeof raw.key !== "string") continue; // the schema has said so
         const value = () => (is(isFlagWithKey, raw) ? toFlag(raw) : undefined);
-        this.#add("flag", config.flags, origins.flags, raw.key, value, { doc, path: ["flags", i] }, ["flags", i, "key"]);
+        this.#add("flag", config.flags, this.#flagOrigins, raw.key, value, { doc, path: ["flags", i] }, ["flags", i, "key"]);
       }
       return;
     }
     if (!isRecord(flags)) return;
     // Keys, not entries: no array of 10 000 pairs made in one step.
     const keys = Object.keys(flags);
+    if (this.onlyDocument) {
+      // Nothing to check against another document: each flag is taken as it is, and where it was
+      // written is made only when asked for (a problem to locate), not kept for 10 000 flags per reload.
+      this.#onlyFlags = { doc, flags };
+      for (let i = 0; i < keys.length; i++) {
+        const key = keys[i]!;
+        const raw = flags[key];
+        if (!this.brokenFlags.has(key) && is(isFlag, raw)) setOwn(config.flags, key, toFlag(raw));
+        if (i % FLAGS_PER_STEP === FLAGS_PER_STEP - 1) yield;
+      }
+      return;
+    }
     for (let i = 0; i < keys.length; i++) {
       const key = keys[i]!;
       const raw = flags[key] as JsonValue;
-      this.#add("flag", config.flags, origins.flags, key, () => (is(isFlag, raw) ? toFlag(raw) : undefined), { doc, path: ["flags", key] });
+      this.#add("flag", config.flags, this.#flagOrigins, key, () => (is(isFlag, raw) ? toFlag(raw) : undefined), {
+        doc,
+        path: ["flags", key],
+      });
       if (i % FLAGS_PER_STEP === FLAGS_PER_STEP - 1) yield;
     }
+  }
+
+  #flagOrigin(key: string): Origin | undefined {
+    const only = this.#onlyFlags;
+    return this.#flagOrigins.get(key) ?? (only && Object.hasOwn(only.flags, key) ? { doc: only.doc, path: ["flags", key] } : undefined);
   }
 
   /**
