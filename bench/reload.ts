@@ -161,11 +161,12 @@ function loopDelay(file: string) {
     async window(): Promise<number> {
       this.child!.kill("SIGUSR2");
       signals++;
-      for (;;) {
+      for (const deadline = Date.now() + 10_000; Date.now() < deadline;) {
         const [seen, max] = (await readFile(file, "utf8").catch(() => "0 0")).split(" ").map(Number);
         if (seen === signals) return max!;
         await pause(1);
       }
+      throw new Error(`the server did not report its event-loop delay within 10 s (${file})`);
     },
   };
 }
