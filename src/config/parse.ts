@@ -104,7 +104,7 @@ export async function parseYamlOffThread(file: string, text: string, last?: { te
       return reply.relative ? { ...parsed, sharedWith: value } : parsed;
     }
   }
-  return tooDeep(file, text) ?? parseFast(file, text) ?? runStepsYielding(parseYamlSteps(file, text));
+  return parseYamlYielding(file, text);
 }
 
 /** Whether to parse in the worker: when it runs, or a big file (which waits for it); a small file starts it for the next edit. */
@@ -135,7 +135,7 @@ class ParseWorker {
   readonly #pending = new Map<number, { resolve(reply: WorkerReply): void; reject(error: Error): void }>();
 
   parse(file: string, text: string, base: WorkerBase | undefined): Promise<WorkerReply> {
-    const worker = this.#start();
+    const worker = this.start();
     const id = this.#nextId++;
     return new Promise((resolve, reject) => {
       this.#pending.set(id, { resolve, reject });
@@ -152,12 +152,8 @@ class ParseWorker {
     return this.#worker !== undefined;
   }
 
-  /** Starts the worker, in the background. */
-  start(): void {
-    this.#start();
-  }
-
-  #start(): Worker {
+  /** The worker, started (in the background) if it was not running. */
+  start(): Worker {
     if (this.#worker) return this.#worker;
     const worker = new Worker(WORKER_SCRIPT);
     const failed = (error: Error) => {
