@@ -66,11 +66,12 @@ function* entriesSumSteps(record: Readonly<Record<string, unknown>>): Steps<stri
   const lanes = new Float64Array(WORDS);
   let work = 0;
   for (const key in record) {
-    if (!Object.hasOwn(record, key) || record[key] === undefined) continue;
-    const made = hashesMade;
-    const words = entryHash(key, record[key]);
+    const value = record[key];
+    if (!Object.hasOwn(record, key) || value === undefined) continue;
+    const known = knownHash(key, value);
+    const words = known ?? entryHash(key, value);
     for (let i = 0; i < WORDS; i++) lanes[i]! += words[i]!;
-    work += hashesMade === made ? 1 : NEW_ENTRY_WORK;
+    work += known ? 1 : NEW_ENTRY_WORK;
     if (work >= WORK_PER_STEP) {
       work = 0;
       yield;
@@ -85,15 +86,17 @@ function* entriesSumSteps(record: Readonly<Record<string, unknown>>): Steps<stri
   return hex;
 }
 
-/** Entry hashes made so far (not found made): what a step of entriesSumSteps counts as work. */
-let hashesMade = 0;
-
-/** An entry's hash, sha256 of `"key":` and the value's canonical JSON, as words; made once per definition object. */
+/** Each definition object's entry hash, with the key it was made for. */
 const entryHashes = new WeakMap<object, { key: string; words: Uint32Array }>();
-function entryHash(key: string, value: unknown): Uint32Array {
+
+/** An entry's hash made before (for this definition object under this key). */
+function knownHash(key: string, value: unknown): Uint32Array | undefined {
   const made = typeof value === "object" && value !== null ? entryHashes.get(value) : undefined;
-  if (made?.key === key) return made.words;
-  hashesMade++;
+  return made?.key === key ? made.words : undefined;
+}
+
+/** An entry's hash, sha256 of `"key":` and the value's canonical JSON, as words; kept per definition object. */
+function entryHash(key: string, value: unknown): Uint32Array {
   const digest = createHash("sha256")
     .update(`${JSON.stringify(key)}:${canonicalJson(value)}`)
     .digest();
