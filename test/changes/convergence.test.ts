@@ -21,7 +21,6 @@ import {
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterEach, describe, expect, it } from "vitest";
-import { silentLogger } from "../../src/log/logger.js";
 import { startServer, type RunningServer } from "../../src/server/server.js";
 import { BIN } from "../helpers/cli.js";
 import { tempDir, type TempDir } from "../helpers/files.js";
@@ -138,14 +137,7 @@ async function runSequence(seq: Sequence, seed: number, start: typeof startServe
   else for (const env of seq.envs) writeFileSync(join(root, `${env}.yaml`), flagFile(keyOf(env), versions[env]!));
   for (const [name, text] of Object.entries(seq.fixed ?? {})) writeFileSync(join(root, name), text);
   const log = new ChangeLog();
-  const server = await start({
-    source: { path: root },
-    port: 0,
-    host: "127.0.0.1",
-    stateDir: dir.file("state"),
-    logger: silentLogger,
-    onChanges: log.record,
-  });
+  const server = await serveFlagsDir(dir, { onChanges: log.record }, start);
   cleanups.push(() => server.close());
   const streams = await Promise.all(
     seq.envs.map((env) => openSse(`${server.url}/api/v1/flags/events`, { "x-api-key": keyOf(env), accept: "text/event-stream" })),
@@ -321,14 +313,7 @@ describe("files that are not flag files cost a problem, not the server", () => {
     symlinkSync("/dev/zero", join(root, "zero.yaml"));
     writeFileSync(join(root, "huge.yaml"), "");
     truncateSync(join(root, "huge.yaml"), 10 * 1024 * 1024 + 1);
-    const server = await startServer({
-      source: { path: root },
-      port: 0,
-      host: "127.0.0.1",
-      stateDir: dir.file("state"),
-      logger: silentLogger,
-      allowInvalid: true,
-    });
+    const server = await serveFlagsDir(dir, { allowInvalid: true });
     cleanups.push(() => server.close());
 
     const ready = await (await fetch(`${server.url}/readyz`)).json();
@@ -412,14 +397,7 @@ describe("the key state file", () => {
     writeFileSync(keysFile, JSON.stringify({ dev: "dev-key-0" }));
     mkdirSync(root);
     writeFileSync(join(root, "dev.yaml"), "flags:\n  a:\n    variants: { v: 1 }\n    defaultVariant: v\n");
-    const server = await startServer({
-      source: { path: root },
-      port: 0,
-      host: "127.0.0.1",
-      stateDir: dir.file("state"),
-      logger: silentLogger,
-      keyGraceSeconds: 0,
-    });
+    const server = await serveFlagsDir(dir, { keyGraceSeconds: 0 });
     cleanups.push(() => server.close());
     const rand = random(7);
     for (let i = 1; i <= 10; i++) {

@@ -6,12 +6,10 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { applyLoad, type EnvironmentChange, type ReloadContext } from "../../src/changes/reload.js";
 import { loadConfig, LoadMemo, loadInlineConfig } from "../../src/config/index.js";
-import { EventHub } from "../../src/events/hub.js";
-import { silentLogger } from "../../src/log/logger.js";
-import { FlagStore } from "../../src/store/store.js";
 import { FileSource } from "../../src/sources/files-source.js";
 import { loadSources } from "../../src/config/index.js";
 import { tempDir, type TempDir } from "../helpers/files.js";
+import { reloadContext } from "../helpers/server.js";
 
 /** An environment file of `count` flags; flag i uses segment `beta` when i % 4 === 1, `internal` (which uses `beta`) when i % 4 === 2. */
 function envFile(
@@ -156,14 +154,7 @@ describe("a reload with the memo", () => {
 
   beforeEach(async () => {
     applied = [];
-    ctx = {
-      store: new FlagStore(),
-      hub: new EventHub({ heartbeatSeconds: 3600 }),
-      logger: silentLogger,
-      stateDir: dir.file("state"),
-      keyGraceSeconds: 0,
-      onChanges: (c) => applied.push(c),
-    };
+    ctx = reloadContext(dir.file("state"), (c) => applied.push(c));
   });
 
   afterEach(() => ctx.hub.close());

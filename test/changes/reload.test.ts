@@ -2,12 +2,10 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { applyLoad, type EnvironmentChange, type ReloadContext } from "../../src/changes/reload.js";
 import { loadInlineConfig, type ConfigLoad } from "../../src/config/index.js";
-import { EventHub } from "../../src/events/hub.js";
-import { silentLogger } from "../../src/log/logger.js";
 import { evaluate } from "../../src/engine/evaluate.js";
 import { keyDigest, recordRotation } from "../../src/store/keys.js";
-import { FlagStore } from "../../src/store/store.js";
 import { tempDir, type TempDir } from "../helpers/files.js";
+import { reloadContext } from "../helpers/server.js";
 
 const env = (defaultVariant: string, extra: Record<string, unknown> = {}) => ({
   apiKey: "reload-key-0123456789",
@@ -22,14 +20,7 @@ let applied: EnvironmentChange[][];
 beforeEach(async () => {
   dir = await tempDir();
   applied = [];
-  ctx = {
-    store: new FlagStore(),
-    hub: new EventHub({ heartbeatSeconds: 3600 }),
-    logger: silentLogger,
-    stateDir: dir.file("state"),
-    keyGraceSeconds: 0,
-    onChanges: (c) => applied.push(c),
-  };
+  ctx = reloadContext(dir.file("state"), (c) => applied.push(c));
   await applyLoad(await loadInlineConfig({ dev: env("off") }), ctx);
   applied = [];
 });
