@@ -206,6 +206,16 @@ export class FileTexts {
     this.#now.set(path, known);
   }
 
+  /**
+   * The text last read from `path` when its bytes hashed to `hash`: a file read again while its
+   * timestamps cannot prove it unchanged (or touched without a change) gives the very same
+   * string, not a new copy of it, so the loader tells it unchanged by identity.
+   */
+  sameText(path: string, hash: string): string | undefined {
+    const known = this.#now.get(path) ?? this.#last.get(path);
+    return known?.hash === hash ? known.text : undefined;
+  }
+
   /** A read of the source is done: files it did not read are forgotten. */
   end(): void {
     this.#last = this.#now;
@@ -277,7 +287,8 @@ export async function readStableFile(path: string, options: ReadOptions = {}): P
       if (left === 0) {
         const hash = hashOf(read.bytes);
         inputs?.add(new FileInput(path, read.after, hash, read.changedAt));
-        const decoded = decodeUtf8(read.bytes);
+        const same = texts?.sameText(path, hash);
+        const decoded = same !== undefined ? { text: same } : decodeUtf8(read.bytes);
         // Only a text is kept: a file that is not UTF-8 is read (and reported) again until it is.
         if ("text" in decoded) texts?.set(path, { text: decoded.text, signature: read.after, hash, changedAt: read.changedAt });
         return decoded;
@@ -309,8 +320,42 @@ class FileInput implements Input {
   async changed(): Promise<boolean> {
     if ((await signatureOf(this.id)) !== this.signature) return true;
     if (this.hash === undefined || Date.now() - this.changedAt > RACY_MS) return false;
-    const again = await readOnce(this.id, MAX_FILE_BYTES, READ_TIMEOUT_MS);
-    return again.bytes === undefined || hashOf(again.bytes) !== this.hash;
+    return (await contentHashOf(this.id)) !== this.hash;
+  }
+}
+
+/** Bytes hashed per read of contentHashOf. */
+const HASH_CHUNK_BYTES = 64 * 1024;
+
+/**
+ * The content hash of the regular file at `path` (undefined when it cannot be read whole, as
+ * readOnce would), read a chunk at a time through one small buffer: the periodic check hashes a
+ * recently changed file every few hundred ms, and a copy of a 2 MB file each time would only
+ * make garbage, and one long hash step, on the serving thread.
+ */
+export async function contentHashOf(path: string): Promise<string | undefined> {
+  if (!(await stat(path).catch(() => undefined))?.isFile()) return undefined;
+  let handle;
+  try {
+    handle = await open(path, constants.O_RDONLY | constants.O_NONBLOCK);
+  } catch {
+    return undefined;
+  }
+  try {
+    if (!(await handle.stat()).isFile()) return undefined;
+    const hash = createHash("sha256");
+    const chunk = Buffer.allocUnsafe(HASH_CHUNK_BYTES);
+    const whole = async (): Promise<boolean> => {
+      for (let total = 0; ;) {
+        const { bytesRead } = await handle.read(chunk, 0, chunk.length, null);
+        if (bytesRead === 0) return true;
+        if ((total += bytesRead) > MAX_FILE_BYTES) return false;
+        hash.update(chunk.subarray(0, bytesRead));
+      }
+    };
+    return (await withTimeout(whole(), READ_TIMEOUT_MS)) ? hash.digest("base64url") : undefined;
+  } finally {
+    void handle.close().catch(() => {});
   }
 }
 

@@ -4,9 +4,20 @@
  * a timer due well before the reader's own (file timestamps are coarse: a few ms), so the order
  * does not depend on the machine's load.
  */
-import { closeSync, openSync, renameSync, utimesSync, writeFileSync, writeSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { createHash } from "node:crypto";
+import { closeSync, openSync, readFileSync, renameSync, utimesSync, writeFileSync, writeSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
-import { EMPTY_SETTLE_MS, readStableFile, SETTLE_MS, settleLeft, WRITER_SETTLE_MS, type SettleState } from "../../src/sources/files.js";
+import {
+  contentHashOf,
+  EMPTY_SETTLE_MS,
+  MAX_FILE_BYTES,
+  readStableFile,
+  SETTLE_MS,
+  settleLeft,
+  WRITER_SETTLE_MS,
+  type SettleState,
+} from "../../src/sources/files.js";
 import { InputSet } from "../../src/sources/inputs.js";
 import { tempDir, type TempDir } from "../helpers/files.js";
 
@@ -86,5 +97,26 @@ describe("readStableFile", () => {
     const path = await dir.write("dev.yaml", FULL);
     utimesSync(path, new Date(), new Date(Date.now() - 3_600_000));
     expect(await readStableFile(path)).toEqual({ text: FULL });
+  });
+});
+
+describe("contentHashOf (the periodic check's hash of a recently changed file)", () => {
+  it("is the hash of the bytes a read gives, for a file read in many chunks", async () => {
+    dir = await tempDir("flagserve-files-");
+    const path = await dir.write("big.yaml", `flags:\n${"  # a comment line of some length to fill the file\n".repeat(6_000)}`);
+    expect(readFileSync(path).length).toBeGreaterThan(4 * 64 * 1024);
+    const hash = (bytes: Buffer) => createHash("sha256").update(bytes).digest("base64url");
+    expect(await contentHashOf(path)).toBe(hash(readFileSync(path)));
+    writeFileSync(path, readFileSync(path, "utf8").replace("comment", "Comment"));
+    expect(await contentHashOf(path)).toBe(hash(readFileSync(path)));
+  });
+
+  it("has no hash for what a read would refuse: a directory, a FIFO, a file over the size cap, nothing", async () => {
+    dir = await tempDir("flagserve-files-");
+    execFileSync("mkfifo", [`${dir.path}/fifo.yaml`]);
+    const big = await dir.write("big.yaml", "");
+    writeFileSync(big, Buffer.alloc(MAX_FILE_BYTES + 1, 0x20));
+    for (const path of [dir.path, `${dir.path}/fifo.yaml`, big, `${dir.path}/missing.yaml`])
+      expect(await contentHashOf(path)).toBeUndefined();
   });
 });
