@@ -7,7 +7,7 @@
 import type { EnvironmentConfig, FlagDefinition, JsonValue, Metadata } from "../model/types.js";
 import { canonicalJson, compare } from "../model/json.js";
 import type { Change, ChangeKind } from "../model/change.js";
-import { runSteps, type Steps } from "../model/steps.js";
+import { ITEMS_PER_YIELD, runSteps, type Steps } from "../model/steps.js";
 
 export type { Change, ChangeKind } from "../model/change.js";
 
@@ -28,24 +28,26 @@ function* diffKeys<T>(
 ): Steps<{ key: string; change: ChangeKind; before?: T; after?: T }[]> {
   const out: { key: string; change: ChangeKind; before?: T; after?: T }[] = [];
   let seen = 0;
-  for (const key of Object.keys(before)) {
-    if (++seen % KEYS_PER_STEP === 0) yield;
+  // Indexed: a step allocates no iterator results.
+  const beforeKeys = Object.keys(before);
+  for (let i = 0; i < beforeKeys.length; i++) {
+    if (++seen % ITEMS_PER_YIELD === 0) yield;
+    const key = beforeKeys[i]!;
     const was = before[key];
     const now = Object.hasOwn(after, key) ? after[key] : undefined;
     if (was === undefined) continue;
     if (now === undefined) out.push({ key, change: "deleted", before: was });
     else if (!same(was, now)) out.push({ key, change: "updated", before: was, after: now });
   }
-  for (const key of Object.keys(after)) {
-    if (++seen % KEYS_PER_STEP === 0) yield;
+  const afterKeys = Object.keys(after);
+  for (let i = 0; i < afterKeys.length; i++) {
+    if (++seen % ITEMS_PER_YIELD === 0) yield;
+    const key = afterKeys[i]!;
     const now = after[key];
     if (now !== undefined && (!Object.hasOwn(before, key) || before[key] === undefined)) out.push({ key, change: "created", after: now });
   }
   return out.sort((a, b) => compare(a.key, b.key));
 }
-
-/** Keys looked at between two yields of diffEnvironmentsSteps. */
-const KEYS_PER_STEP = 2000;
 
 /** A flag as it answers: with the flag-set metadata merged under its own (what clients see). */
 export const answeredFlag = (flag: FlagDefinition, setMetadata: Metadata | undefined): FlagDefinition => ({

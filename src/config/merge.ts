@@ -16,7 +16,7 @@ import type {
   Problem,
 } from "../model/types.js";
 import { isRecord, setOwn } from "../model/json.js";
-import type { Steps } from "../model/steps.js";
+import { ITEMS_PER_YIELD, type Steps } from "../model/steps.js";
 
 /** Where something was written: the document and the path inside it. */
 export interface Origin {
@@ -64,9 +64,6 @@ export function* mergeDocuments(
   const { config, origins, problems, flagProblems } = merging;
   return { config, docs, origins, problems, flagProblems };
 }
-
-/** Flags merged between two yields of mergeDocuments. */
-const FLAGS_PER_STEP = 500;
 
 /** A flag as a file writes it: the schema's `flag` (`flagWithKey` in flagd's list form, which adds `key`). */
 interface FlagInput {
@@ -136,7 +133,7 @@ class Merging {
     if (Array.isArray(flags)) {
       // flagd's daemon form: a list of flags, each naming itself with `key`.
       for (const [i, raw] of (flags as unknown[]).entries()) {
-        if (i % FLAGS_PER_STEP === FLAGS_PER_STEP - 1) yield;
+        if (i % ITEMS_PER_YIELD === ITEMS_PER_YIELD - 1) yield;
         if (!isRecord(raw) || typeof raw.key !== "string") continue; // the schema has said so
         const value = () => (is(isFlagWithKey, raw) ? toFlag(raw) : undefined);
         this.#add("flag", config.flags, this.#flagOrigins, raw.key, value, { doc, path: ["flags", i] }, ["flags", i, "key"]);
@@ -154,7 +151,7 @@ class Merging {
         const key = keys[i]!;
         const raw = flags[key];
         if (!this.brokenFlags.has(key) && is(isFlag, raw)) setOwn(config.flags, key, toFlag(raw));
-        if (i % FLAGS_PER_STEP === FLAGS_PER_STEP - 1) yield;
+        if (i % ITEMS_PER_YIELD === ITEMS_PER_YIELD - 1) yield;
       }
       return;
     }
@@ -165,7 +162,7 @@ class Merging {
         doc,
         path: ["flags", key],
       });
-      if (i % FLAGS_PER_STEP === FLAGS_PER_STEP - 1) yield;
+      if (i % ITEMS_PER_YIELD === ITEMS_PER_YIELD - 1) yield;
     }
   }
 

@@ -5,7 +5,7 @@
  * take every other source's reload down with it. Checked once, on the parsed value, without
  * recursion.
  */
-import { runSteps, type Steps } from "../model/steps.js";
+import { ITEMS_PER_YIELD, runSteps, type Steps } from "../model/steps.js";
 
 /** Deeper than any real flag configuration (JsonLogic rules included), shallow enough for every recursive walk. */
 export const MAX_DEPTH = 128;
@@ -20,10 +20,7 @@ export const MAX_DEPTH = 128;
 export const nestingDepth = (value: unknown, limit = MAX_DEPTH, checked?: unknown): number =>
   runSteps(nestingDepthSteps(value, limit, checked));
 
-/** Mappings and lists walked between two yields of nestingDepthSteps. */
-const NODES_PER_STEP = 5000;
-
-/** nestingDepth in steps (a 10 000-flag file is walked a few thousand nodes at a time). */
+/** nestingDepth in steps (a 10 000-flag file is walked a few dozen nodes and keys at a time). */
 export function* nestingDepthSteps(value: unknown, limit = MAX_DEPTH, checked?: unknown): Steps<number> {
   let deepest = 0;
   let walked = 0;
@@ -39,7 +36,7 @@ export function* nestingDepthSteps(value: unknown, limit = MAX_DEPTH, checked?: 
     }
     if (inner > deepest) deepest = inner;
     if (inner > limit) return inner;
-    if (++walked % NODES_PER_STEP === 0) yield;
+    if (++walked % ITEMS_PER_YIELD === 0) yield;
     const counterpart =
       typeof was === "object" && was !== null && Array.isArray(was) === Array.isArray(item) ? (was as Record<string, unknown>) : undefined;
     if (Array.isArray(item)) {
@@ -48,7 +45,11 @@ export function* nestingDepthSteps(value: unknown, limit = MAX_DEPTH, checked?: 
         if (typeof child === "object" && child !== null) stack.push([child, inner, counterpart?.[i]]);
       }
     } else {
-      for (const key of Object.keys(item)) {
+      // Indexed, with yields: the `flags:` mapping alone has 10 000 keys.
+      const keys = Object.keys(item);
+      for (let i = 0; i < keys.length; i++) {
+        if (++walked % ITEMS_PER_YIELD === 0) yield;
+        const key = keys[i]!;
         const child = (item as Record<string, unknown>)[key];
         if (typeof child !== "object" || child === null) continue;
         const childWas = counterpart && Object.hasOwn(counterpart, key) ? counterpart[key] : undefined;

@@ -4,7 +4,7 @@
  * same as a list of changes, which is what the parse worker sends back.
  */
 import { isRecord, setOwn } from "../model/json.js";
-import type { Steps } from "../model/steps.js";
+import { ITEMS_PER_YIELD, type Steps } from "../model/steps.js";
 
 /** Deep equality of plain data (what parsing gives). */
 export function sameData(a: unknown, b: unknown): boolean {
@@ -46,13 +46,10 @@ export function* shareUnchanged(last: unknown, next: unknown, depth = 0): Steps<
     setOwn(next, key, shared);
     // Key order counts: a reordered mapping is a new value (it costs a check, never a wrong answer).
     if (shared !== last[key] || lastKeys[i] !== key) same = false;
-    if (i % SHARED_PER_STEP === SHARED_PER_STEP - 1) yield;
+    if (i % ITEMS_PER_YIELD === ITEMS_PER_YIELD - 1) yield;
   }
   return same ? last : next;
 }
-
-/** Entries of one mapping compared between two yields of shareUnchanged. */
-const SHARED_PER_STEP = 500;
 
 /**
  * A parsed value as the parse worker sends it back (`leaveOutUnchanged`), read on the serving
@@ -94,7 +91,10 @@ export function leaveOutUnchanged(last: unknown, next: unknown, depth = 0, hasLa
  * With nothing to compare with, a mapping is sent as one text unless it, or a mapping in it, has
  * many entries: one flag is one text, and no text is so big that parsing it holds the thread up.
  */
-const isMany = (value: unknown): boolean => isRecord(value) && Object.keys(value).length > SHARED_PER_STEP / 10;
+const isMany = (value: unknown): boolean => isRecord(value) && Object.keys(value).length > MANY_ENTRIES;
+
+/** Entries of a mapping sent as one text at most, with nothing to compare with. */
+const MANY_ENTRIES = 50;
 
 const sameKeyList = (a: string[], b: string[]): boolean => a.length === b.length && a.every((key, i) => key === b[i]);
 
@@ -127,7 +127,7 @@ export function* withUnchanged(last: unknown, encoded: Encoded | undefined, dept
       ? yield* withUnchanged(known ? before[key] : undefined, entries[key], depth + 1)
       : before![key];
     setOwn(value, key, shared);
-    if (i % SHARED_PER_STEP === SHARED_PER_STEP - 1) yield;
+    if (i % ITEMS_PER_YIELD === ITEMS_PER_YIELD - 1) yield;
   }
   return value;
 }

@@ -12,7 +12,7 @@ import { validateEnvironmentSchema } from "./schema.js";
 import { docProblem, formatPath, type Anchor, type EnvDocument, type JsonPath } from "./positions.js";
 import type { Problem } from "../model/types.js";
 import { isRecord, setOwn } from "../model/json.js";
-import type { Steps } from "../model/steps.js";
+import { ITEMS_PER_YIELD, type Steps } from "../model/steps.js";
 
 /**
  * What a problem takes out (design §3: a problem costs only what it breaks): one flag, one
@@ -33,11 +33,8 @@ export interface DocumentCheck {
   flagsChecked: number;
 }
 
-/** Flags looked up in (or added to) the known-valid set between two yields of validateDocumentSteps. */
-const FLAGS_PER_STEP = 1000;
-
 /**
- * Checks a document, in steps (a file of 10 000 known flags is sorted out a thousand at a time).
+ * Checks a document, in steps (a file of 10 000 known flags is sorted out a step at a time).
  * Flags in `knownValid` (flag values that passed every check before: the loader shares unchanged
  * values between loads) are left out of the checks, and the flags found valid are added to it. A
  * flag's checks depend on the flag alone, so the result is the same.
@@ -64,7 +61,7 @@ export function* validateDocumentSteps(doc: EnvDocument, knownValid?: WeakSet<ob
     for (let i = 0; i < keys.length; i++) {
       const flag = flags[keys[i]!];
       if (typeof flag === "object" && flag !== null && !check.flagProblems.has(keys[i]!)) knownValid.add(flag);
-      if (i % FLAGS_PER_STEP === FLAGS_PER_STEP - 1) yield;
+      if (i % ITEMS_PER_YIELD === ITEMS_PER_YIELD - 1) yield;
     }
   }
   return check;
@@ -78,7 +75,7 @@ function* withoutKnownFlags(value: unknown, knownValid: WeakSet<object> | undefi
   const unknown: string[] = [];
   for (let i = 0; i < keys.length; i++) {
     if (!isKnown(all[keys[i]!], knownValid)) unknown.push(keys[i]!);
-    if (i % FLAGS_PER_STEP === FLAGS_PER_STEP - 1) yield;
+    if (i % ITEMS_PER_YIELD === ITEMS_PER_YIELD - 1) yield;
   }
   if (unknown.length === keys.length) return value;
   const flags: Record<string, unknown> = {};

@@ -1,6 +1,6 @@
 import type { EnvironmentConfig, FlagDefinition, JsonValue, Metadata } from "../model/types.js";
 import { canonicalJson, isRecord, setOwn } from "../model/json.js";
-import { runSteps, type Steps } from "../model/steps.js";
+import { ITEMS_PER_YIELD, runSteps, type Steps } from "../model/steps.js";
 import { attachOutcomes } from "./outcomes.js";
 import { direct, type BuildState } from "./codegen.js";
 import { readsClock } from "./clock.js";
@@ -54,7 +54,7 @@ export interface RuleInstrument {
 
 /**
  * One compile of an environment, kept for the next: its engine with the segments registered as
- * operators, and each flag compiled without problems with the definition it was compiled from.
+ * operators, and its flags (see compiledFrom).
  * A flag is reused when its definition is the same object (the loader shares unchanged
  * definitions between loads), the flag-set metadata is the same, and no segment it uses changed.
  */
@@ -63,10 +63,17 @@ export interface CompileMemo {
   readonly segments: Readonly<Record<string, JsonValue>>;
   readonly metadata: string;
   readonly broken: ReadonlySet<string>;
-  readonly flags: ReadonlyMap<string, { def: FlagDefinition; flag: CompiledFlag }>;
+  /** Every flag of that compile: one is reused when `compiledFrom` has it made from the same definition. */
+  readonly flags: ReadonlyMap<string, CompiledFlag>;
   /** Segment operators registered in the engine that no longer stand for a segment. */
   readonly retired: number;
 }
+
+/**
+ * The definition each flag compiled without problems was made from: how the next compile tells
+ * it can reuse the flag (a flag with a problem is compiled again, so its problem is reported).
+ */
+const compiledFrom = new WeakMap<CompiledFlag, FlagDefinition>();
 
 /** Retired segment operators an engine may hold before the next compile starts a fresh one. */
 const MAX_RETIRED_SEGMENTS = 256;
@@ -249,10 +256,7 @@ export const unusableFlag = (key: string, reason: string, setMetadata: Metadata)
 export const compileEnvironment = (config: EnvironmentConfig, options: CompileOptions = {}): CompiledEnvironment =>
   runSteps(compileEnvironmentSteps(config, options));
 
-/** Flags compiled between two yields of compileEnvironmentSteps. */
-const FLAGS_PER_STEP = 500;
-
-/** compileEnvironment in steps: yields every FLAGS_PER_STEP flags (see runStepsYielding). */
+/** compileEnvironment in steps: yields every ITEMS_PER_YIELD flags, and after each flag compiled (see runStepsYielding). */
 export function* compileEnvironmentSteps(config: EnvironmentConfig, options: CompileOptions = {}): Steps<CompiledEnvironment> {
   const brokenSegments = new Set(options.brokenSegments ?? []);
   // An instrumented compile (rule coverage) shares nothing with a server's compiles.
@@ -269,30 +273,30 @@ export function* compileEnvironmentSteps(config: EnvironmentConfig, options: Com
 
   const flags = new Map<string, CompiledFlag>();
   const broken = new Map<string, string>();
-  const clean = new Map<string, { def: FlagDefinition; flag: CompiledFlag }>();
   let compiledFlags = 0;
-  let seen = 0;
-  // Keys, not entries: no array of 10 000 pairs made in one step.
-  for (const key of Object.keys(config.flags)) {
-    if (++seen % FLAGS_PER_STEP === 0) yield;
+  // Keys, not entries: no array of 10 000 pairs made in one step; indexed, so a step allocates no iterator results.
+  const keys = Object.keys(config.flags);
+  for (let i = 0; i < keys.length; i++) {
+    if (i % ITEMS_PER_YIELD === ITEMS_PER_YIELD - 1) yield;
+    const key = keys[i]!;
     const def = config.flags[key]!;
     const kept = previous?.flags.get(key);
-    if (kept && kept.def === def && (dirty!.size === 0 || !refsOf(def.targeting).some((ref) => dirty!.has(ref)))) {
-      flags.set(key, kept.flag);
-      clean.set(key, kept);
+    if (kept && compiledFrom.get(kept) === def && (dirty!.size === 0 || !refsOf(def.targeting).some((ref) => dirty!.has(ref)))) {
+      flags.set(key, kept);
       continue;
     }
     const { flag, problem } = compileFlag(key, def, config.metadata, compiling);
     flags.set(key, flag);
     if (problem !== undefined) broken.set(key, problem);
-    else clean.set(key, { def, flag });
+    else compiledFrom.set(flag, def);
     compiledFlags++;
+    yield; // compiling one flag's rule can take a millisecond
   }
   const retired = (previous?.retired ?? 0) + (previous ? [...dirty!].filter((name) => Object.hasOwn(previous.segments, name)).length : 0);
   // Kept unless a segment has a problem (it would have to be reported again); flags with problems are not in it.
   const memo: CompileMemo | undefined =
     !options.instrument && resolver.errors.every((e) => e.path[0] !== "segments")
-      ? { compiling, segments: config.segments, metadata, broken: brokenSegments, flags: clean, retired }
+      ? { compiling, segments: config.segments, metadata, broken: brokenSegments, flags, retired }
       : undefined;
   return { flags, errors: resolver.errors, broken, compiledFlags, ...(memo && { memo }) };
 }

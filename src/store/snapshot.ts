@@ -4,7 +4,7 @@ import type { EnvironmentConfig } from "../model/types.js";
 import type { CompiledFlag } from "../engine/types.js";
 import { canonicalJson } from "../model/json.js";
 import { streamToken } from "./keys.js";
-import { runSteps, runStepsYielding, type Steps } from "../model/steps.js";
+import { ITEMS_PER_YIELD, runSteps, runStepsYielding, type Steps } from "../model/steps.js";
 
 export interface EnvironmentSnapshot {
   readonly name: string;
@@ -31,10 +31,9 @@ export const configEtagOf = (config: EnvironmentConfig): string => etags.get(con
 const etags = new WeakMap<EnvironmentConfig, string>();
 
 /**
- * Work between two yields of configEtagSteps: an entry whose hash was made before counts 1, one
- * hashed now (its canonical text written and hashed) NEW_ENTRY_WORK.
+ * Work between two yields of configEtagSteps (ITEMS_PER_YIELD): an entry whose hash was made
+ * before counts 1, one hashed now (its canonical text written and hashed) NEW_ENTRY_WORK.
  */
-const WORK_PER_STEP = 1000;
 const NEW_ENTRY_WORK = 20;
 
 /**
@@ -56,23 +55,23 @@ export function* configEtagSteps(config: EnvironmentConfig): Steps<string> {
   return etag;
 }
 
-/** A 256-bit number as eight 32-bit words, most significant first (as sha256 writes its digest). */
-const WORDS = 8;
-const WORD = 2 ** 32;
+/** A 256-bit number as sixteen 16-bit words, most significant first (as sha256 writes its digest). */
+const WORDS = 16;
+const WORD = 2 ** 16;
 
 /** The sum (mod 2^256) of the entries' hashes, as 64 hex digits: the same for the same entries in any order. */
 function* entriesSumSteps(record: Readonly<Record<string, unknown>>): Steps<string> {
-  // Word by word, carries left for the end: sums of up to 2^21 32-bit words stay exact in a double.
+  // Word by word, carries left for the end: sums of up to 2^37 16-bit words stay exact in a double.
   const lanes = new Float64Array(WORDS);
   let work = 0;
   for (const key in record) {
     const value = record[key];
     if (!Object.hasOwn(record, key) || value === undefined) continue;
     const known = knownHash(key, value);
-    const words = known ?? entryHash(key, value);
-    for (let i = 0; i < WORDS; i++) lanes[i]! += words[i]!;
+    const digest = known ?? entryHash(key, value);
+    for (let i = 0; i < WORDS; i++) lanes[i]! += (digest.charCodeAt(2 * i) << 8) | digest.charCodeAt(2 * i + 1);
     work += known ? 1 : NEW_ENTRY_WORK;
-    if (work >= WORK_PER_STEP) {
+    if (work >= ITEMS_PER_YIELD) {
       work = 0;
       yield;
     }
@@ -80,30 +79,32 @@ function* entriesSumSteps(record: Readonly<Record<string, unknown>>): Steps<stri
   let hex = "";
   for (let i = WORDS - 1, carry = 0; i >= 0; i--) {
     const total = lanes[i]! + carry;
-    hex = (total % WORD).toString(16).padStart(8, "0") + hex;
+    hex = (total % WORD).toString(16).padStart(4, "0") + hex;
     carry = Math.floor(total / WORD);
   }
   return hex;
 }
 
-/** Each definition object's entry hash, with the key it was made for. */
-const entryHashes = new WeakMap<object, { key: string; words: Uint32Array }>();
+/**
+ * Each definition object's entry hash, with the key it was made for (a YAML alias can give two
+ * entries the same object). The digest is kept as a 32-character latin1 string: 10 000 of them
+ * are plain strings to the collector, where byte arrays would each be a buffer to track.
+ */
+const entryHashes = new WeakMap<object, { key: string; digest: string }>();
 
 /** An entry's hash made before (for this definition object under this key). */
-function knownHash(key: string, value: unknown): Uint32Array | undefined {
+function knownHash(key: string, value: unknown): string | undefined {
   const made = typeof value === "object" && value !== null ? entryHashes.get(value) : undefined;
-  return made?.key === key ? made.words : undefined;
+  return made?.key === key ? made.digest : undefined;
 }
 
-/** An entry's hash, sha256 of `"key":` and the value's canonical JSON, as words; kept per definition object. */
-function entryHash(key: string, value: unknown): Uint32Array {
+/** An entry's hash: sha256 of `"key":` and the value's canonical JSON, one byte per character; kept per definition object. */
+function entryHash(key: string, value: unknown): string {
   const digest = createHash("sha256")
     .update(`${JSON.stringify(key)}:${canonicalJson(value)}`)
-    .digest();
-  const words = new Uint32Array(WORDS);
-  for (let i = 0; i < WORDS; i++) words[i] = digest.readUInt32BE(i * 4);
-  if (typeof value === "object" && value !== null) entryHashes.set(value, { key, words });
-  return words;
+    .digest("binary"); // latin1: one character per byte
+  if (typeof value === "object" && value !== null) entryHashes.set(value, { key, digest });
+  return digest;
 }
 
 /**

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { diffEnvironments, diffEnvironmentsSteps, type Version } from "../../src/changes/diff.js";
 import type { FlagDefinition } from "../../src/model/types.js";
+import { ITEMS_PER_YIELD } from "../../src/model/steps.js";
 
 const flag = (overrides: Partial<FlagDefinition> = {}): FlagDefinition => ({
   state: "ENABLED",
@@ -80,7 +81,7 @@ describe("diffEnvironments", () => {
 });
 
 describe("diffEnvironmentsSteps", () => {
-  it("looks at a few thousand keys between yields, and finds what diffEnvironments finds", () => {
+  it("looks at ITEMS_PER_YIELD keys between yields, and finds what diffEnvironments finds", () => {
     const flags: Record<string, FlagDefinition> = {};
     for (let i = 0; i < 5000; i++) flags[`f${i}`] = flag();
     const before = version({ flags });
@@ -92,8 +93,8 @@ describe("diffEnvironmentsSteps", () => {
       yields++;
       next = steps.next();
     }
-    // 10 000 keys (before's and after's), 2 000 per step.
-    expect(yields).toBe(5);
+    // 10 000 keys (before's and after's), a yield every ITEMS_PER_YIELD.
+    expect(yields).toBe(Math.floor(10_000 / ITEMS_PER_YIELD));
     expect(next.value).toEqual(diffEnvironments(before, after));
     expect(next.value.map((c) => (c.kind === "api-key" ? "api-key" : `${c.key}:${c.change}`))).toEqual(["f7:updated"]);
   });

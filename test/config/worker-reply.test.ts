@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { leaveOutUnchanged, withUnchanged, type Encoded } from "../../src/config/share.js";
-import { runSteps, type Steps } from "../../src/model/steps.js";
+import { ITEMS_PER_YIELD, runSteps, type Steps } from "../../src/model/steps.js";
 
 const flag = (i: number, extra: Record<string, unknown> = {}) => ({
   variants: { on: true, off: false },
@@ -51,8 +51,8 @@ describe("the parse worker's reply", () => {
     const flags = (value as typeof next).flags;
     expect(flags["flag-8"]).toBe(last.flags["flag-8"]);
     expect(flags["flag-7"]).not.toBe(last.flags["flag-7"]);
-    // 2 000 flags, 500 a step.
-    expect(yields).toBe(4);
+    // 2 000 flags, a yield every ITEMS_PER_YIELD.
+    expect(yields).toBe(Math.floor(2000 / ITEMS_PER_YIELD));
     expect(leaveOutUnchanged(last, file(2000))).toBeUndefined();
     expect(runSteps(withUnchanged(last, undefined))).toBe(last);
   });

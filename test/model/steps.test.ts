@@ -1,0 +1,46 @@
+import { describe, expect, it } from "vitest";
+import { runSteps, runStepsYielding, STEP_MS, type Steps } from "../../src/model/steps.js";
+
+/** `pieces` pieces of work, each busy for `ms`, with a yield after each; returns how many ran. */
+function* work(pieces: number, ms: number): Steps<number> {
+  for (let i = 0; i < pieces; i++) {
+    const until = performance.now() + ms;
+    while (performance.now() < until);
+    yield;
+  }
+  return pieces;
+}
+
+/** How many turns the event loop took while `run` ran (one setImmediate callback per turn). */
+async function turnsDuring<T>(run: () => Promise<T>): Promise<{ value: T; turns: number }> {
+  let turns = 0;
+  let done = false;
+  const tick = () => {
+    if (done) return;
+    turns++;
+    setImmediate(tick);
+  };
+  setImmediate(tick);
+  const value = await run();
+  done = true;
+  return { value, turns };
+}
+
+describe("runStepsYielding", () => {
+  it("gives the event loop a turn at the first yield after a step has run STEP_MS", async () => {
+    const { value, turns } = await turnsDuring(() => runStepsYielding(work(10, STEP_MS)));
+    expect(value).toBe(10);
+    // Every piece is a step's worth: a turn after each (the last yield's too, before the value).
+    expect(turns).toBeGreaterThanOrEqual(10);
+  });
+
+  it("takes no turn at yields that come sooner: work that is quick is not spread out", async () => {
+    const { value, turns } = await turnsDuring(() => runStepsYielding(work(1000, 0)));
+    expect(value).toBe(1000);
+    expect(turns).toBeLessThan(10); // a turn only if the machine held the whole run up for STEP_MS
+  });
+
+  it("gives what runSteps gives", async () => {
+    expect(await runStepsYielding(work(3, 0))).toBe(runSteps(work(3, 0)));
+  });
+});
