@@ -64,9 +64,13 @@ export function applyLoad(
   options: ApplyOptions = {},
 ): Promise<EnvironmentChange[]> {
   const run = (applying.get(ctx.store) ?? Promise.resolve()).then(() => applyNow(typeof load === "function" ? load() : load, ctx, options));
+  // Settled to nothing: the chain must not keep the last changes (and the snapshots they name) alive.
   applying.set(
     ctx.store,
-    run.catch(() => undefined),
+    run.then(
+      () => undefined,
+      () => undefined,
+    ),
   );
   return run;
 }

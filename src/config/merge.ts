@@ -5,15 +5,16 @@
  */
 import { docProblem, type EnvDocument, type JsonPath } from "./positions.js";
 import { schemaPart } from "./schema.js";
-import type {
-  EnvironmentConfig,
-  FlagDefinition,
-  FlagState,
-  JsonObject,
-  JsonValue,
-  Metadata,
-  NotificationTarget,
-  Problem,
+import {
+  NO_METADATA,
+  type EnvironmentConfig,
+  type FlagDefinition,
+  type FlagState,
+  type JsonObject,
+  type JsonValue,
+  type Metadata,
+  type NotificationTarget,
+  type Problem,
 } from "../model/types.js";
 import { isRecord, setOwn } from "../model/json.js";
 import { ITEMS_PER_YIELD, type Steps } from "../model/steps.js";
@@ -226,7 +227,7 @@ function definitionOf(raw: FlagInput): FlagDefinition {
     state: raw.state ?? "ENABLED",
     variants: raw.variants,
     defaultVariant: raw.defaultVariant ?? null,
-    metadata: raw.metadata ?? {},
+    metadata: raw.metadata ?? NO_METADATA,
   };
   if (raw.targeting !== undefined) flag.targeting = raw.targeting;
   return flag;

@@ -1,4 +1,4 @@
-import type { EnvironmentConfig, FlagDefinition, JsonValue, Metadata } from "../model/types.js";
+import { NO_METADATA, type EnvironmentConfig, type FlagDefinition, type JsonValue, type Metadata } from "../model/types.js";
 import { canonicalJson, isRecord, setOwn } from "../model/json.js";
 import { ITEMS_PER_YIELD, runSteps, type Steps } from "../model/steps.js";
 import { attachOutcomes } from "./outcomes.js";
@@ -329,6 +329,10 @@ function reusedCompiling(last: Compiling, config: EnvironmentConfig, dirty: Read
   return { ...last, resolver, rules: dirty.size === 0 ? last.rules : new Map() };
 }
 
+/** flagd's patchMetadata: the flag's own keys win over the flag set's; frozen, and shared when both are empty. */
+const mergedMetadata = (setMetadata: Metadata, own: Metadata): Metadata =>
+  isEmptyObject(setMetadata) && isEmptyObject(own) ? NO_METADATA : Object.freeze({ ...setMetadata, ...own });
+
 function compileFlag(
   key: string,
   def: FlagDefinition,
@@ -340,8 +344,7 @@ function compileFlag(
     state: def.state,
     variants: frozenCopy(def.variants) as Record<string, JsonValue>,
     defaultVariant: def.defaultVariant,
-    // flagd's patchMetadata: the flag's own keys win over the flag set's.
-    metadata: Object.freeze({ ...setMetadata, ...def.metadata }),
+    metadata: mergedMetadata(setMetadata, def.metadata),
   };
   const { rule, problem, clockFree } = compileTargeting(key, def.targeting, compiling);
   if (problem !== undefined) return { flag: unusableFlag(key, problem, flag.metadata), problem };

@@ -9,6 +9,9 @@ export type JsonPath = readonly (string | number)[];
 /** Flag-set and flag metadata: primitive values only (OFREP `metadata`). */
 export type Metadata = Record<string, string | number | boolean>;
 
+/** The metadata of every flag that has none: one frozen object, not one per flag of a 10 000-flag file. */
+export const NO_METADATA: Metadata = Object.freeze({});
+
 export type FlagState = "ENABLED" | "DISABLED";
 
 /** One flag as written in a file (flagd format), defaults applied. */

@@ -1,4 +1,6 @@
 /** applyLoad: how a fresh load becomes the live state (last good kept, nothing spurious). */
+import { setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { applyLoad, type EnvironmentChange, type ReloadContext } from "../../src/changes/reload.js";
 import { loadInlineConfig, type ConfigLoad } from "../../src/config/index.js";
@@ -29,7 +31,24 @@ afterEach(async () => {
   ctx.hub.close();
 });
 
+/** A full collection, once the current job is done (a WeakRef's target lives until then). */
+async function collectGarbage(): Promise<void> {
+  setFlagsFromString("--expose-gc");
+  const gc = runInNewContext("gc") as () => void;
+  await new Promise((resolve) => setImmediate(resolve));
+  gc();
+}
+
 describe("applyLoad", () => {
+  it("keeps nothing of an apply once it is done: the snapshot it replaced can be collected", async () => {
+    const replaced = new WeakRef(ctx.store.get("dev")!);
+    await applyLoad(await loadInlineConfig({ dev: env("on") }), ctx);
+    expect(applied).toHaveLength(1);
+    applied = []; // the changes name the snapshot they replaced
+    await collectGarbage();
+    expect(replaced.deref()).toBeUndefined();
+  });
+
   it("keeps the same snapshot (and ETag) when nothing a client sees changed", async () => {
     const before = ctx.store.get("dev");
     expect(await applyLoad(await loadInlineConfig({ dev: env("off") }), ctx)).toEqual([]);

@@ -487,3 +487,20 @@ describe("$ref expansion bombs", () => {
     expect(run(flags.get("f")!, { plan: "gold", accounts: [{ plan: "free" }] })).toMatchObject({ variant: "off" });
   });
 });
+
+describe("compiled metadata", () => {
+  it("is the flag's own over the flag set's, frozen; flags with none at all share one object", () => {
+    const variants = { on: true, off: false };
+    const bare = compileEnvironment(env({ flags: { a: { variants }, b: { variants }, c: { variants, metadata: { team: "x" } } } })).flags;
+    expect(bare.get("a")!.metadata).toEqual({});
+    expect(bare.get("a")!.metadata).toBe(bare.get("b")!.metadata);
+    expect(Object.isFrozen(bare.get("a")!.metadata)).toBe(true);
+    expect(bare.get("c")!.metadata).toEqual({ team: "x" });
+    const withSet = compileEnvironment(
+      env({ metadata: { set: 1, team: "y" }, flags: { a: { variants }, c: { variants, metadata: { team: "x" } } } }),
+    ).flags;
+    expect(withSet.get("a")!.metadata).toEqual({ set: 1, team: "y" });
+    expect(withSet.get("c")!.metadata).toEqual({ set: 1, team: "x" });
+    expect(Object.isFrozen(withSet.get("c")!.metadata)).toBe(true);
+  });
+});
