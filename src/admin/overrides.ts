@@ -10,6 +10,7 @@ import { basename, dirname, isAbsolute, join, relative, resolve } from "node:pat
 import type { LoadedEnvironment } from "../config/index.js";
 import { yaml } from "../config/yaml-package.js";
 import type { FlagDefinition, FlagState } from "../model/types.js";
+import { isRecord } from "../model/json.js";
 import type { CompiledFlag } from "../engine/types.js";
 import type { Logger } from "../log/logger.js";
 import { writeFileDurable } from "../store/durable-write.js";
@@ -67,8 +68,6 @@ async function probeWritable(path: string): Promise<void> {
 
 /** Environment -> flag key -> override. */
 export type OverrideList = Record<string, Record<string, Override>>;
-
-const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
 /** `{"variant":"NAME"}` or `{"state":"ENABLED"|"DISABLED"}`; otherwise why not. */
 export function parseOverride(value: unknown): Override | string {

@@ -7,6 +7,7 @@
 import { access, constants, readFile } from "node:fs/promises";
 import { sourceKindOf } from "../sources/source.js";
 import type { EnvironmentConfig, FlagDefinition } from "../model/types.js";
+import { isRecord } from "../model/json.js";
 import { yaml } from "../config/yaml-package.js";
 import { writeFileDurable } from "../store/durable-write.js";
 import { replaceStringInSource, scalarSource } from "../store/yaml-edit.js";
@@ -24,8 +25,6 @@ export interface SaveResult {
   /** The fields whose text changed (none when the file already said so). */
   changed: (keyof FlagPatch)[];
 }
-
-const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
 export function parsePatch(body: unknown): FlagPatch {
   const usage = 'expected {"defaultVariant":"NAME"} and/or {"state":"ENABLED"|"DISABLED"}';
