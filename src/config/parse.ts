@@ -12,7 +12,7 @@ import { fastParse } from "./fast-parse.js";
 import { yaml } from "./yaml-package.js";
 import { inlineSource, yamlSource, type Source } from "./positions.js";
 import { explainYamlErrors } from "./yaml-errors.js";
-import { runSteps, runStepsYielding, type Steps } from "../model/steps.js";
+import { runSteps, runStepsYielding, turnIfDue, type Steps } from "../model/steps.js";
 import { withUnchanged, type Encoded } from "./share.js";
 import { textNestingProblem } from "./shape.js";
 import type { Problem } from "../model/types.js";
@@ -89,6 +89,7 @@ export async function parseYamlOffThread(file: string, text: string, last?: { te
     // The worker has the last value when it made it; else (parsed here) it reads the last text first.
     const base =
       value === undefined ? undefined : last!.parsed.workerId !== undefined ? { id: last!.parsed.workerId } : { text: last!.text };
+    await turnIfDue(); // the text was just read, hashed and decoded in this task
     const reply = await parseWorker.parse(file, text, base).catch(() => undefined);
     // The worker checked the nesting and the fast path declined the file: the `yaml` path says where it is wrong.
     if (reply && "problems" in reply) return tooDeep(file, text) ?? runStepsYielding(parseYamlSteps(file, text));

@@ -30,11 +30,24 @@ let lastTurn = performance.now();
 export async function runStepsYielding<T>(steps: Steps<T>): Promise<T> {
   let next = steps.next();
   while (!next.done) {
-    if (performance.now() - lastTurn >= STEP_MS) {
-      await new Promise<void>((resolve) => setImmediate(resolve));
-      lastTurn = performance.now();
-    }
+    if (turnIsDue()) await takeTurn();
     next = steps.next();
   }
   return next.value;
+}
+
+/**
+ * A turn of the event loop if a step has run STEP_MS: for the async parts of a reload, between
+ * pieces of work that are each a millisecond or two on a big file (hashing the text read, decoding
+ * it, handing it to the parse worker) and would otherwise run as one task, chained by awaits.
+ */
+export async function turnIfDue(): Promise<void> {
+  if (turnIsDue()) await takeTurn();
+}
+
+const turnIsDue = (): boolean => performance.now() - lastTurn >= STEP_MS;
+
+async function takeTurn(): Promise<void> {
+  await new Promise<void>((resolve) => setImmediate(resolve));
+  lastTurn = performance.now();
 }

@@ -9,6 +9,7 @@
  *   (type, inode, size, mtime, ctime, and a content hash), which `changed()` re-checks with a stat.
  */
 import { decodeUtf8 } from "./decode.js";
+import { turnIfDue } from "../model/steps.js";
 import { createHash } from "node:crypto";
 import { constants, type Stats } from "node:fs";
 import { open, readdir, stat } from "node:fs/promises";
@@ -287,6 +288,7 @@ export async function readStableFile(path: string, options: ReadOptions = {}): P
       if (left === 0) {
         const hash = hashOf(read.bytes);
         inputs?.add(new FileInput(path, read.after, hash, read.changedAt));
+        await turnIfDue(); // hashing and decoding 2 MB are a millisecond or two each
         const same = texts?.sameText(path, hash);
         const decoded = same !== undefined ? { text: same } : decodeUtf8(read.bytes);
         // Only a text is kept: a file that is not UTF-8 is read (and reported) again until it is.
