@@ -149,21 +149,31 @@ function prober(url: string, key: string, flag: string) {
   };
 }
 
+/** What a server's serving thread went through in one window (bench/event-loop-delay.cjs). */
+interface LoopWindow {
+  /** The longest event-loop delay, ms. */
+  delay: number;
+  /** Full (mark-compact) garbage collections. */
+  fullCollections: number;
+  /** The longest collection pause (full or young), ms. */
+  longestPause: number;
+}
+
 /**
  * The server's own measure of its event loop (bench/event-loop-delay.cjs, preloaded): `window()`
- * ends the current window and returns its longest delay, in ms.
+ * ends the current window and returns what happened in it.
  */
 function loopDelay(file: string) {
   let signals = 0;
   return {
     spawn: { nodeArgs: ["--require", benchFile("event-loop-delay.cjs")], env: { BENCH_EVENT_LOOP_FILE: file } },
     child: undefined as ChildProcess | undefined,
-    async window(): Promise<number> {
+    async window(): Promise<LoopWindow> {
       this.child!.kill("SIGUSR2");
       signals++;
       for (const deadline = Date.now() + 10_000; Date.now() < deadline;) {
-        const [seen, max] = (await readFile(file, "utf8").catch(() => "0 0")).split(" ").map(Number);
-        if (seen === signals) return max!;
+        const [seen, delay, fullCollections, longestPause] = (await readFile(file, "utf8").catch(() => "0 0 0 0")).split(" ").map(Number);
+        if (seen === signals) return { delay: delay!, fullCollections: fullCollections!, longestPause: longestPause! };
         await pause(1);
       }
       throw new Error(`the server did not report its event-loop delay within 10 s (${file})`);
@@ -194,6 +204,11 @@ interface Config {
   /** The serving thread's longest event-loop delay, the same way. */
   maxDelay: number;
   maxDelayIdle: number;
+  /** Its full garbage collections, and its longest collection pause, the same way. */
+  fullCollections: number;
+  fullCollectionsIdle: number;
+  maxPause: number;
+  maxPauseIdle: number;
 }
 
 /** One environment document of `count` flags as YAML, its first flag's defaultVariant set, with its own key. */
@@ -227,6 +242,10 @@ async function setUp(dir: string, label: string, short: string, files: number, f
     maxEvalIdle: 0,
     maxDelay: 0,
     maxDelayIdle: 0,
+    fullCollections: 0,
+    fullCollectionsIdle: 0,
+    maxPause: 0,
+    maxPauseIdle: 0,
   };
 }
 
@@ -266,7 +285,10 @@ async function measureEdits(configs: Config[], dir: string): Promise<void> {
       probe.active = true;
       await delay.window();
       await pause(PAUSE_MS);
-      config.maxDelayIdle = Math.max(config.maxDelayIdle, await delay.window());
+      const idle = await delay.window();
+      config.maxDelayIdle = Math.max(config.maxDelayIdle, idle.delay);
+      config.fullCollectionsIdle += idle.fullCollections;
+      config.maxPauseIdle = Math.max(config.maxPauseIdle, idle.longestPause);
       config.maxEvalIdle = Math.max(config.maxEvalIdle, probe.max);
       probe.reset();
       const { latencies } = await config.clients!.ask<{ latencies: number[] }>({
@@ -277,7 +299,10 @@ async function measureEdits(configs: Config[], dir: string): Promise<void> {
       });
       if (latencies[0]! < 0) throw new Error(`${config.label}: no flag-updated within 30 s of edit ${round + 1}`);
       await pause(PAUSE_MS);
-      config.maxDelay = Math.max(config.maxDelay, await delay.window());
+      const reload = await delay.window();
+      config.maxDelay = Math.max(config.maxDelay, reload.delay);
+      config.fullCollections += reload.fullCollections;
+      config.maxPause = Math.max(config.maxPause, reload.longestPause);
       probe.active = false;
       config.latencies.push(latencies[0]!);
       config.maxEval = Math.max(config.maxEval, probe.max);
@@ -363,6 +388,17 @@ await withTempDir(async (dir) => {
       c.maxDelay.toFixed(1),
       c.maxDelayIdle.toFixed(1),
     ]),
+  );
+  console.log();
+  printTable(
+    [
+      "configuration",
+      "serving thread's full garbage collections during the reloads",
+      "without a reload",
+      "its longest collection pause during the reloads, ms",
+      "without a reload, ms",
+    ],
+    configs.map((c) => [c.label, c.fullCollections, c.fullCollectionsIdle, c.maxPause.toFixed(1), c.maxPauseIdle.toFixed(1)]),
   );
   printRatios(
     "bench:reload (edit p50 / 100 flags)",
