@@ -8,7 +8,7 @@ export {
   type LoadedEnvironment,
   type LoadOptions,
 } from "./load.js";
-export { parseYaml, type ParsedFile } from "./parse.js";
+export { parseYaml, startParseWorker, type ParsedFile } from "./parse.js";
 export { LoadMemo, type WorkCounts } from "./memo.js";
 export { SCHEMA_PATH, flagserveSchema, isEnvironmentName } from "./schema.js";
 export type { EnvVars } from "./expand.js";

@@ -4,7 +4,7 @@
  * CLI and the programmatic API both start it through here.
  */
 import { setTimeout as sleep } from "node:timers/promises";
-import { loadSources, LoadMemo, type ConfigLoad } from "../config/index.js";
+import { loadSources, LoadMemo, startParseWorker, type ConfigLoad } from "../config/index.js";
 import { formatProblem, type Problem } from "../model/types.js";
 import type { OverrideService } from "../admin/index.js";
 import { prepareSnapshots } from "../store/snapshot.js";
@@ -212,7 +212,10 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     );
   }
 
-  void prepareSnapshots(store.environments.values());
+  // Once serving: ETags made, then (when text may change: files, URLs) the parse worker started for the first edit.
+  void prepareSnapshots(store.environments.values()).then(() => {
+    if (watching && sources.some((source) => source.kind !== "inline")) startParseWorker();
+  });
 
   let closing: Promise<void> | undefined;
   const listeningHttp = listening;
