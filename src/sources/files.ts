@@ -207,16 +207,6 @@ export class FileTexts {
     this.#now.set(path, known);
   }
 
-  /**
-   * The text last read from `path` when its bytes hashed to `hash`: a file read again while its
-   * timestamps cannot prove it unchanged (or touched without a change) gives the very same
-   * string, not a new copy of it, so the loader tells it unchanged by identity.
-   */
-  sameText(path: string, hash: string): string | undefined {
-    const known = this.#now.get(path) ?? this.#last.get(path);
-    return known?.hash === hash ? known.text : undefined;
-  }
-
   /** A read of the source is done: files it did not read are forgotten. */
   end(): void {
     this.#last = this.#now;
@@ -289,8 +279,7 @@ export async function readStableFile(path: string, options: ReadOptions = {}): P
         const hash = hashOf(read.bytes);
         inputs?.add(new FileInput(path, read.after, hash, read.changedAt));
         await turnIfDue(); // hashing and decoding 2 MB are a millisecond or two each
-        const same = texts?.sameText(path, hash);
-        const decoded = same !== undefined ? { text: same } : decodeUtf8(read.bytes);
+        const decoded = decodeUtf8(read.bytes);
         // Only a text is kept: a file that is not UTF-8 is read (and reported) again until it is.
         if ("text" in decoded) texts?.set(path, { text: decoded.text, signature: read.after, hash, changedAt: read.changedAt });
         return decoded;
