@@ -17,7 +17,8 @@
  * long on the same server just before each edit: what the machine alone costs. The same two
  * windows are also measured inside each server (bench/event-loop-delay.cjs, preloaded): the
  * longest event-loop delay of its serving thread, which leaves the other processes' share of the
- * two cores out (though not the scheduler's).
+ * two cores out (though not the scheduler's), and its full garbage collections and longest
+ * collection pause (a second table).
  *
  * Then start-up at --startup-flags flags (one environment: a directory of files of 10 000 flags,
  * as one file may hold at most 10 MiB): spawn -> first answer, RSS then, and the longest
