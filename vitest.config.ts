@@ -15,6 +15,7 @@ const ISOLATED = [
   "test/api/create-flag-server.test.ts",
   "test/cli/session.test.ts",
   "test/config/load.test.ts",
+  "test/config/worker-start.test.ts",
   "test/e2e/context-enrichment.test.ts",
   "test/e2e/faults.test.ts",
   "test/e2e/flag-metrics.test.ts",

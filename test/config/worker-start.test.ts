@@ -1,7 +1,8 @@
 /**
  * A running server starts the parse worker once it has answered and warmed up, so that even the
  * first edit of a small file is parsed off the serving thread. The built server (dist/), as the
- * CLI runs it: the worker cannot run from the sources. A file of its own, for a fresh worker.
+ * CLI runs it: the worker cannot run from the sources. Run in a process of its own (vitest.config.ts), for a
+ * worker no other test started.
  */
 import { describe, expect, it, vi } from "vitest";
 import type * as Parse from "../../src/config/parse.js";
