@@ -2,12 +2,12 @@
  * Preloaded into a server under bench (`node --require`): how long the serving thread's event loop
  * was held, measured inside the process, so that what other processes cost the machine is left
  * out of it (the parse worker's own loop is not measured: it holds nothing up), and the garbage
- * collections that held it. Each SIGUSR2 writes
- * `<signals so far> <longest delay, ms> <full collections> <longest collection pause, ms>`, all
- * since the last signal, to the file named by BENCH_EVENT_LOOP_FILE, and starts a new window.
+ * collections that held it, and how long it was busy. Each SIGUSR2 writes `<signals so far>
+ * <longest delay, ms> <full collections> <longest collection pause, ms> <busy ms>`, all since the
+ * last signal, to the file named by BENCH_EVENT_LOOP_FILE, and starts a new window.
  */
 const { writeFileSync } = require("node:fs");
-const { constants, monitorEventLoopDelay, PerformanceObserver } = require("node:perf_hooks");
+const { constants, monitorEventLoopDelay, performance, PerformanceObserver } = require("node:perf_hooks");
 const { isMainThread } = require("node:worker_threads");
 
 const file = process.env.BENCH_EVENT_LOOP_FILE;
@@ -23,8 +23,11 @@ if (isMainThread && file) {
     }
   }).observe({ entryTypes: ["gc"] });
   let signals = 0;
+  let utilization = performance.eventLoopUtilization();
   process.on("SIGUSR2", () => {
-    writeFileSync(file, `${++signals} ${(delay.max / 1e6).toFixed(1)} ${fullCollections} ${longestPause.toFixed(1)}`);
+    const busy = performance.eventLoopUtilization(utilization).active;
+    utilization = performance.eventLoopUtilization();
+    writeFileSync(file, `${++signals} ${(delay.max / 1e6).toFixed(1)} ${fullCollections} ${longestPause.toFixed(1)} ${busy.toFixed(1)}`);
     delay.reset();
     fullCollections = 0;
     longestPause = 0;

@@ -17,8 +17,9 @@
  * long on the same server just before each edit: what the machine alone costs. The same two
  * windows are also measured inside each server (bench/event-loop-delay.cjs, preloaded): the
  * longest event-loop delay of its serving thread, which leaves the other processes' share of the
- * two cores out (though not the scheduler's), and its full garbage collections and longest
- * collection pause (a second table).
+ * two cores out (though not the scheduler's), and its full garbage collections, longest
+ * collection pause and busy time (a second table: the busy time of a reload's window, less that
+ * of a window without one, is what the reload cost the serving thread).
  *
  * Then start-up at --startup-flags flags (one environment: a directory of files of 10 000 flags,
  * as one file may hold at most 10 MiB): spawn -> first answer, RSS then, and the longest
@@ -158,6 +159,8 @@ interface LoopWindow {
   fullCollections: number;
   /** The longest collection pause (full or young), ms. */
   longestPause: number;
+  /** How long the serving thread was busy (event-loop utilization's active time), ms. */
+  busy: number;
 }
 
 /**
@@ -173,8 +176,10 @@ function loopDelay(file: string) {
       this.child!.kill("SIGUSR2");
       signals++;
       for (const deadline = Date.now() + 10_000; Date.now() < deadline;) {
-        const [seen, delay, fullCollections, longestPause] = (await readFile(file, "utf8").catch(() => "0 0 0 0")).split(" ").map(Number);
-        if (seen === signals) return { delay: delay!, fullCollections: fullCollections!, longestPause: longestPause! };
+        const [seen, delay, fullCollections, longestPause, busy] = (await readFile(file, "utf8").catch(() => "0 0 0 0 0"))
+          .split(" ")
+          .map(Number);
+        if (seen === signals) return { delay: delay!, fullCollections: fullCollections!, longestPause: longestPause!, busy: busy! };
         await pause(1);
       }
       throw new Error(`the server did not report its event-loop delay within 10 s (${file})`);
@@ -210,6 +215,9 @@ interface Config {
   fullCollectionsIdle: number;
   maxPause: number;
   maxPauseIdle: number;
+  /** How long its serving thread was busy in each reload's window, and in each window without one, ms. */
+  busy: number[];
+  busyIdle: number[];
 }
 
 /** One environment document of `count` flags as YAML, its first flag's defaultVariant set, with its own key. */
@@ -247,6 +255,8 @@ async function setUp(dir: string, label: string, short: string, files: number, f
     fullCollectionsIdle: 0,
     maxPause: 0,
     maxPauseIdle: 0,
+    busy: [],
+    busyIdle: [],
   };
 }
 
@@ -290,6 +300,7 @@ async function measureEdits(configs: Config[], dir: string): Promise<void> {
       config.maxDelayIdle = Math.max(config.maxDelayIdle, idle.delay);
       config.fullCollectionsIdle += idle.fullCollections;
       config.maxPauseIdle = Math.max(config.maxPauseIdle, idle.longestPause);
+      config.busyIdle.push(idle.busy);
       config.maxEvalIdle = Math.max(config.maxEvalIdle, probe.max);
       probe.reset();
       const { latencies } = await config.clients!.ask<{ latencies: number[] }>({
@@ -304,6 +315,7 @@ async function measureEdits(configs: Config[], dir: string): Promise<void> {
       config.maxDelay = Math.max(config.maxDelay, reload.delay);
       config.fullCollections += reload.fullCollections;
       config.maxPause = Math.max(config.maxPause, reload.longestPause);
+      config.busy.push(reload.busy);
       probe.active = false;
       config.latencies.push(latencies[0]!);
       config.maxEval = Math.max(config.maxEval, probe.max);
@@ -398,8 +410,18 @@ await withTempDir(async (dir) => {
       "without a reload",
       "its longest collection pause during the reloads, ms",
       "without a reload, ms",
+      "its busy time per reload's window, median ms",
+      "without a reload, ms",
     ],
-    configs.map((c) => [c.label, c.fullCollections, c.fullCollectionsIdle, c.maxPause.toFixed(1), c.maxPauseIdle.toFixed(1)]),
+    configs.map((c) => [
+      c.label,
+      c.fullCollections,
+      c.fullCollectionsIdle,
+      c.maxPause.toFixed(1),
+      c.maxPauseIdle.toFixed(1),
+      median(c.busy).toFixed(1),
+      median(c.busyIdle).toFixed(1),
+    ]),
   );
   printRatios(
     "bench:reload (edit p50 / 100 flags)",
