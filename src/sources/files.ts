@@ -39,10 +39,18 @@ export const EMPTY_SETTLE_MS = 500;
 /** A file still changing after this long is reported as such; the next check reads it again. */
 const SETTLE_DEADLINE_MS = 2_000;
 /**
- * Within this time of a file's last change, an unchanged stat does not prove unchanged bytes
- * (timestamps are coarse on many file systems): the check compares content hashes too.
+ * How long after a file's last change another write may leave its timestamps as they were, so
+ * that an unchanged stat does not prove unchanged bytes: a file system that keeps whole seconds
+ * (FAT keeps two) could hide a rewrite of the same size for that long. Where timestamps show
+ * fractions of a second, they move within a clock tick of the kernel (1 to 10 ms), and
+ * FINE_RACY_MS covers that with room to spare.
  */
 const RACY_MS = 2_000;
+const FINE_RACY_MS = 50;
+
+/** RACY_MS, or FINE_RACY_MS for a file whose timestamps show fractions of a second. */
+export const racyWindow = (s: Pick<Stats, "mtimeMs" | "ctimeMs">): number =>
+  s.mtimeMs % 1000 !== 0 || s.ctimeMs % 1000 !== 0 ? FINE_RACY_MS : RACY_MS;
 
 export type FileRead = { text: string } | { error: string; line?: number; col?: number };
 
@@ -90,6 +98,12 @@ interface RawRead {
   checkedAt?: number;
   /** The file's last change (ms since the epoch): the later of mtime and ctime. */
   changedAt: number;
+  /**
+   * Set when the bytes were read so soon after the last change that a write since then may have
+   * left the timestamps as they were (see racyWindow): until this time has passed, only the
+   * content tells whether the file is as read.
+   */
+  racyUntil?: number;
   /** ctime after mtime: the last change to the inode was not to its data (see `settleLeft`). */
   metadataLast?: boolean;
 }
@@ -98,7 +112,7 @@ interface RawRead {
  * One read of a regular file, bounded in size and time. Opened non-blocking, so that a FIFO
  * swapped in after a stat cannot block the open, and checked with fstat before reading.
  */
-async function readOnce(path: string, maxBytes: number, timeoutMs: number): Promise<RawRead> {
+async function readOnce(path: string, maxBytes: number, timeoutMs: number, racyMs?: number): Promise<RawRead> {
   // Not even opened when it is not a regular file (opening a device can have effects).
   const first = await stat(path).catch(() => undefined);
   if (first && !first.isFile()) {
@@ -119,11 +133,21 @@ async function readOnce(path: string, maxBytes: number, timeoutMs: number): Prom
     if (!s.isFile()) return { error: `not a regular file (${kindOf(s)}): only regular files are read`, before, after: before, changedAt };
     if (s.size > maxBytes)
       return { error: `file is larger than ${sizeText(maxBytes)} (${s.size} bytes)`, before, after: before, changedAt };
+    const readAt = Date.now();
+    const racyUntil = changedAt + (racyMs ?? racyWindow(s));
     const result = await withTimeout(readAtMost(handle, maxBytes + 1, s.size), timeoutMs);
     if (result === undefined) return { error: `reading the file took longer than ${timeoutMs / 1000} s`, before, after: before, changedAt };
     if (result.length > maxBytes) return { error: `file is larger than ${sizeText(maxBytes)}`, before, after: before, changedAt };
     const checkedAt = Date.now();
-    return { bytes: result, before, after: await signatureOf(path), checkedAt, changedAt, metadataLast: s.ctimeMs > s.mtimeMs };
+    return {
+      bytes: result,
+      before,
+      after: await signatureOf(path),
+      checkedAt,
+      changedAt,
+      metadataLast: s.ctimeMs > s.mtimeMs,
+      ...(readAt <= racyUntil && { racyUntil }),
+    };
   } finally {
     // Not awaited: close waits for a pending read, and a read that timed out may never end.
     void handle.close().catch(() => {});
@@ -176,13 +200,14 @@ interface KnownText {
   text: string;
   signature: string;
   hash: string;
-  changedAt: number;
+  /** Read so soon after its last change that its signature does not prove it (RawRead). */
+  racyUntil?: number;
 }
 
 /**
  * The texts one reader (a file source) read last time, so that an unchanged file is not read
- * again: its signature is what a convergence check (FileInput) trusts, and while its last change
- * is recent enough for timestamps to hide a rewrite (`racyMs`) it is read again. Holds the files
+ * again: its signature is what a convergence check (FileInput) trusts, and a text read so soon
+ * after the file's last change that timestamps could hide a rewrite is read again. Holds the files
  * of the last read only.
  */
 export class FileTexts {
@@ -191,15 +216,16 @@ export class FileTexts {
   /** Files read from disk since this was made. */
   reads = 0;
 
-  constructor(readonly racyMs = RACY_MS) {}
+  /** `racyMs`: instead of racyWindow's, how long after a change a read is racy (0: never; for tests). */
+  constructor(readonly racyMs?: number) {}
 
-  /** The text of `path` when its signature now is the one it was read with, and that is old enough to prove it. */
+  /** The text of `path` when its signature now is the one it was read with, and that proves it. */
   async unchanged(path: string, inputs: InputSet | undefined): Promise<string | undefined> {
     const known = this.#last.get(path);
-    if (known === undefined || Date.now() - known.changedAt <= this.racyMs) return undefined;
+    if (known === undefined || known.racyUntil !== undefined) return undefined;
     if ((await signatureOf(path)) !== known.signature) return undefined;
     this.#now.set(path, known);
-    inputs?.add(new FileInput(path, known.signature, known.hash, known.changedAt));
+    inputs?.add(new FileInput(path, known.signature, known.hash));
     return known.text;
   }
 
@@ -258,7 +284,7 @@ export async function readStableFile(path: string, options: ReadOptions = {}): P
   let seen: { signature: string; at: number } | undefined;
   let seenChanging = false;
   for (;;) {
-    const read = await readOnce(path, maxBytes, timeoutMs);
+    const read = await readOnce(path, maxBytes, timeoutMs, texts?.racyMs);
     if (read.error !== undefined || read.bytes === undefined) {
       inputs?.add(new FileInput(path, read.before));
       return { error: read.error ?? "cannot read file" };
@@ -277,11 +303,11 @@ export async function readStableFile(path: string, options: ReadOptions = {}): P
       const left = settleLeft(state, read.checkedAt ?? now);
       if (left === 0) {
         const hash = hashOf(read.bytes);
-        inputs?.add(new FileInput(path, read.after, hash, read.changedAt));
+        inputs?.add(new FileInput(path, read.after, hash, read.racyUntil));
         await turnIfDue(); // hashing and decoding 2 MB are a millisecond or two each
         const decoded = decodeUtf8(read.bytes);
         // Only a text is kept: a file that is not UTF-8 is read (and reported) again until it is.
-        if ("text" in decoded) texts?.set(path, { text: decoded.text, signature: read.after, hash, changedAt: read.changedAt });
+        if ("text" in decoded) texts?.set(path, { text: decoded.text, signature: read.after, hash, racyUntil: read.racyUntil });
         return decoded;
       }
       if (now >= deadline) break;
@@ -297,21 +323,26 @@ export async function readStableFile(path: string, options: ReadOptions = {}): P
 }
 
 /**
- * A file as read: changed when its signature differs, or, while its last change is recent enough
- * for timestamps to hide a rewrite of the same size, when its content hash differs.
+ * A file as read: changed when its signature differs, or, when it was read so soon after its last
+ * change that timestamps could hide a rewrite of the same size (`racyUntil`, see RawRead), when
+ * its content hash differs. The first check that finds the same hash once that time has passed
+ * proves it as read: a later write moves the timestamps.
  */
 class FileInput implements Input {
   constructor(
     readonly id: string,
     private readonly signature: string,
     private readonly hash?: string,
-    private readonly changedAt = 0,
+    private racyUntil?: number,
   ) {}
 
   async changed(): Promise<boolean> {
     if ((await signatureOf(this.id)) !== this.signature) return true;
-    if (this.hash === undefined || Date.now() - this.changedAt > RACY_MS) return false;
-    return (await contentHashOf(this.id)) !== this.hash;
+    if (this.hash === undefined || this.racyUntil === undefined) return false;
+    const hashedAt = Date.now();
+    if ((await contentHashOf(this.id)) !== this.hash) return true;
+    if (hashedAt > this.racyUntil) this.racyUntil = undefined;
+    return false;
   }
 }
 
@@ -410,6 +441,6 @@ export async function statPath(path: string, inputs?: InputSet): Promise<Stats |
 export async function recordFile(path: string, inputs: InputSet): Promise<void> {
   const read = await readOnce(path, MAX_FILE_BYTES, READ_TIMEOUT_MS);
   inputs.add(
-    read.bytes === undefined ? new FileInput(path, read.before) : new FileInput(path, read.before, hashOf(read.bytes), read.changedAt),
+    read.bytes === undefined ? new FileInput(path, read.before) : new FileInput(path, read.before, hashOf(read.bytes), read.racyUntil),
   );
 }

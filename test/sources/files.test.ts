@@ -6,12 +6,14 @@
  */
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { closeSync, openSync, readFileSync, renameSync, utimesSync, writeFileSync, writeSync } from "node:fs";
+import { closeSync, openSync, readFileSync, renameSync, statSync, utimesSync, writeFileSync, writeSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
 import {
   contentHashOf,
   EMPTY_SETTLE_MS,
+  FileTexts,
   MAX_FILE_BYTES,
+  racyWindow,
   readStableFile,
   SETTLE_MS,
   settleLeft,
@@ -118,5 +120,33 @@ describe("contentHashOf (the periodic check's hash of a recently changed file)",
     writeFileSync(big, Buffer.alloc(MAX_FILE_BYTES + 1, 0x20));
     for (const path of [dir.path, `${dir.path}/fifo.yaml`, big, `${dir.path}/missing.yaml`])
       expect(await contentHashOf(path)).toBeUndefined();
+  });
+});
+
+describe("racy reads (a read so soon after a change that timestamps could hide a rewrite)", () => {
+  it("last as long as the timestamps' resolution allows: 2 s for whole seconds, 50 ms for finer ones", () => {
+    expect(racyWindow({ mtimeMs: 1_700_000_000_000, ctimeMs: 1_700_000_002_000 })).toBe(2_000);
+    expect(racyWindow({ mtimeMs: 1_700_000_000_000, ctimeMs: 1_700_000_000_123.456 })).toBe(50);
+    expect(racyWindow({ mtimeMs: 1_700_000_000_004.5, ctimeMs: 1_700_000_000_000 })).toBe(50);
+  });
+
+  it("a text read soon after its change is read again; one read after the window is trusted by its stat", async () => {
+    dir = await tempDir("flagserve-files-");
+    const path = await dir.write("dev.yaml", FULL);
+    const texts = new FileTexts(60_000); // every read within a minute of a change is racy
+    for (let i = 0; i < 3; i++) {
+      expect(await readStableFile(path, { texts })).toEqual({ text: FULL });
+      texts.end();
+    }
+    expect(texts.reads).toBe(3);
+
+    expect(racyWindow(statSync(path))).toBe(50); // this machine's file systems keep fractions of a second
+    const trusting = new FileTexts();
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    for (let i = 0; i < 3; i++) {
+      expect(await readStableFile(path, { texts: trusting })).toEqual({ text: FULL });
+      trusting.end();
+    }
+    expect(trusting.reads).toBe(1);
   });
 });
