@@ -293,7 +293,7 @@ export function* compileEnvironmentSteps(config: EnvironmentConfig, options: Com
     yield; // compiling one flag's rule can take a millisecond
   }
   const retired = (previous?.retired ?? 0) + (previous ? [...dirty!].filter((name) => Object.hasOwn(previous.segments, name)).length : 0);
-  // Kept unless a segment has a problem (it would have to be reported again); flags with problems are not in it.
+  // Kept unless a segment has a problem (it would have to be reported again); a flag with a problem is in it, but not in compiledFrom.
   const memo: CompileMemo | undefined =
     !options.instrument && resolver.errors.every((e) => e.path[0] !== "segments")
       ? { compiling, segments: config.segments, metadata, broken: brokenSegments, flags, retired }

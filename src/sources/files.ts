@@ -12,7 +12,7 @@ import { decodeUtf8 } from "./decode.js";
 import { turnIfDue } from "../model/steps.js";
 import { createHash } from "node:crypto";
 import { constants, type Stats } from "node:fs";
-import { open, readdir, stat } from "node:fs/promises";
+import { open, readdir, stat, type FileHandle } from "node:fs/promises";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Input, InputSet } from "./inputs.js";
 
@@ -108,29 +108,42 @@ interface RawRead {
   metadataLast?: boolean;
 }
 
+const notRegular = (s: Stats): string => `not a regular file (${kindOf(s)}): only regular files are read`;
+
 /**
- * One read of a regular file, bounded in size and time. Opened non-blocking, so that a FIFO
- * swapped in after a stat cannot block the open, and checked with fstat before reading.
+ * The regular file at `path`, open, with its fstat; or why not, with the signature of what is
+ * there. Opened non-blocking, so that a FIFO swapped in after a stat cannot block the open, and
+ * checked with fstat before anything is read. The caller closes the handle.
  */
-async function readOnce(path: string, maxBytes: number, timeoutMs: number, racyMs?: number): Promise<RawRead> {
+async function openRegularFile(path: string): Promise<{ handle: FileHandle; s: Stats } | { error: string; before: string }> {
   // Not even opened when it is not a regular file (opening a device can have effects).
   const first = await stat(path).catch(() => undefined);
-  if (first && !first.isFile()) {
-    const before = statSignature(first);
-    return { error: `not a regular file (${kindOf(first)}): only regular files are read`, before, after: before, changedAt: 0 };
-  }
+  if (first && !first.isFile()) return { error: notRegular(first), before: statSignature(first) };
   let handle;
   try {
     handle = await open(path, constants.O_RDONLY | constants.O_NONBLOCK);
   } catch (error) {
-    const before = await signatureOf(path);
-    return { error: `cannot read file: ${errorCode(error)}`, before, after: before, changedAt: 0 };
+    return { error: `cannot read file: ${errorCode(error)}`, before: await signatureOf(path) };
   }
   try {
     const s = await handle.stat();
+    if (s.isFile()) return { handle, s };
+    void handle.close().catch(() => {});
+    return { error: notRegular(s), before: statSignature(s) };
+  } catch (error) {
+    void handle.close().catch(() => {});
+    throw error;
+  }
+}
+
+/** One read of a regular file (openRegularFile), bounded in size and time. */
+async function readOnce(path: string, maxBytes: number, timeoutMs: number, racyMs?: number): Promise<RawRead> {
+  const opened = await openRegularFile(path);
+  if ("error" in opened) return { error: opened.error, before: opened.before, after: opened.before, changedAt: 0 };
+  const { handle, s } = opened;
+  try {
     const before = statSignature(s);
     const changedAt = Math.max(s.mtimeMs, s.ctimeMs);
-    if (!s.isFile()) return { error: `not a regular file (${kindOf(s)}): only regular files are read`, before, after: before, changedAt };
     if (s.size > maxBytes)
       return { error: `file is larger than ${sizeText(maxBytes)} (${s.size} bytes)`, before, after: before, changedAt };
     const readAt = Date.now();
@@ -159,7 +172,7 @@ async function readOnce(path: string, maxBytes: number, timeoutMs: number, racyM
  * byte more, to see it grow), grown when it does: a 2 MB file in one or two reads, not 32 chunks
  * copied and joined.
  */
-async function readAtMost(handle: import("node:fs/promises").FileHandle, limit: number, expected: number): Promise<Uint8Array> {
+async function readAtMost(handle: FileHandle, limit: number, expected: number): Promise<Uint8Array> {
   let buffer = Buffer.allocUnsafe(Math.min(limit, Math.max(expected + 1, 64 * 1024)));
   let total = 0;
   for (;;) {
@@ -352,19 +365,14 @@ const HASH_CHUNK_BYTES = 64 * 1024;
 /**
  * The content hash of the regular file at `path` (undefined when it cannot be read whole, as
  * readOnce would), read a chunk at a time through one small buffer: the periodic check hashes a
- * recently changed file every few hundred ms, and a copy of a 2 MB file each time would only
- * make garbage, and one long hash step, on the serving thread.
+ * file read racily (FileInput), and a copy of a 2 MB file each time would only make garbage, and
+ * one long hash step, on the serving thread.
  */
 export async function contentHashOf(path: string): Promise<string | undefined> {
-  if (!(await stat(path).catch(() => undefined))?.isFile()) return undefined;
-  let handle;
+  const opened = await openRegularFile(path);
+  if ("error" in opened) return undefined;
+  const { handle } = opened;
   try {
-    handle = await open(path, constants.O_RDONLY | constants.O_NONBLOCK);
-  } catch {
-    return undefined;
-  }
-  try {
-    if (!(await handle.stat()).isFile()) return undefined;
     const hash = createHash("sha256");
     const chunk = Buffer.allocUnsafe(HASH_CHUNK_BYTES);
     const whole = async (): Promise<boolean> => {
