@@ -204,20 +204,32 @@ interface Config {
   loopDelay?: ReturnType<typeof loopDelay>;
   flag: string;
   latencies: number[];
-  /** The longest evaluation during the edits' reloads, and during as many windows as long without an edit. */
+  /** The windows of the edits' reloads, and as many windows as long without an edit. */
+  reloads: Windows;
+  idle: Windows;
+}
+
+/** What a configuration's windows of one kind saw, together. */
+interface Windows {
+  /** The longest evaluation. */
   maxEval: number;
-  maxEvalIdle: number;
-  /** The serving thread's longest event-loop delay, the same way. */
+  /** The serving thread's longest event-loop delay, its full garbage collections and longest collection pause. */
   maxDelay: number;
-  maxDelayIdle: number;
-  /** Its full garbage collections, and its longest collection pause, the same way. */
   fullCollections: number;
-  fullCollectionsIdle: number;
   maxPause: number;
-  maxPauseIdle: number;
-  /** How long its serving thread was busy in each reload's window, and in each window without one, ms. */
+  /** How long its serving thread was busy, each window. */
   busy: number[];
-  busyIdle: number[];
+}
+
+const noWindows = (): Windows => ({ maxEval: 0, maxDelay: 0, fullCollections: 0, maxPause: 0, busy: [] });
+
+/** Adds one window, with the longest evaluation the probe saw in it. */
+function addWindow(windows: Windows, loop: LoopWindow, maxEval: number): void {
+  windows.maxEval = Math.max(windows.maxEval, maxEval);
+  windows.maxDelay = Math.max(windows.maxDelay, loop.delay);
+  windows.fullCollections += loop.fullCollections;
+  windows.maxPause = Math.max(windows.maxPause, loop.longestPause);
+  windows.busy.push(loop.busy);
 }
 
 /** One environment document of `count` flags as YAML, its first flag's defaultVariant set, with its own key. */
@@ -247,16 +259,8 @@ async function setUp(dir: string, label: string, short: string, files: number, f
     key,
     flag: flagKey(1, flags),
     latencies: [],
-    maxEval: 0,
-    maxEvalIdle: 0,
-    maxDelay: 0,
-    maxDelayIdle: 0,
-    fullCollections: 0,
-    fullCollectionsIdle: 0,
-    maxPause: 0,
-    maxPauseIdle: 0,
-    busy: [],
-    busyIdle: [],
+    reloads: noWindows(),
+    idle: noWindows(),
   };
 }
 
@@ -296,12 +300,7 @@ async function measureEdits(configs: Config[], dir: string): Promise<void> {
       probe.active = true;
       await delay.window();
       await pause(PAUSE_MS);
-      const idle = await delay.window();
-      config.maxDelayIdle = Math.max(config.maxDelayIdle, idle.delay);
-      config.fullCollectionsIdle += idle.fullCollections;
-      config.maxPauseIdle = Math.max(config.maxPauseIdle, idle.longestPause);
-      config.busyIdle.push(idle.busy);
-      config.maxEvalIdle = Math.max(config.maxEvalIdle, probe.max);
+      addWindow(config.idle, await delay.window(), probe.max);
       probe.reset();
       const { latencies } = await config.clients!.ask<{ latencies: number[] }>({
         type: "edit",
@@ -311,14 +310,9 @@ async function measureEdits(configs: Config[], dir: string): Promise<void> {
       });
       if (latencies[0]! < 0) throw new Error(`${config.label}: no flag-updated within 30 s of edit ${round + 1}`);
       await pause(PAUSE_MS);
-      const reload = await delay.window();
-      config.maxDelay = Math.max(config.maxDelay, reload.delay);
-      config.fullCollections += reload.fullCollections;
-      config.maxPause = Math.max(config.maxPause, reload.longestPause);
-      config.busy.push(reload.busy);
+      addWindow(config.reloads, await delay.window(), probe.max);
       probe.active = false;
       config.latencies.push(latencies[0]!);
-      config.maxEval = Math.max(config.maxEval, probe.max);
     }
   }
   for (const config of configs) {
@@ -396,10 +390,10 @@ await withTempDir(async (dir) => {
       median(c.latencies).toFixed(1),
       Math.max(...c.latencies).toFixed(1),
       ratio(median(c.latencies), base),
-      c.maxEval.toFixed(1),
-      c.maxEvalIdle.toFixed(1),
-      c.maxDelay.toFixed(1),
-      c.maxDelayIdle.toFixed(1),
+      c.reloads.maxEval.toFixed(1),
+      c.idle.maxEval.toFixed(1),
+      c.reloads.maxDelay.toFixed(1),
+      c.idle.maxDelay.toFixed(1),
     ]),
   );
   console.log();
@@ -415,12 +409,12 @@ await withTempDir(async (dir) => {
     ],
     configs.map((c) => [
       c.label,
-      c.fullCollections,
-      c.fullCollectionsIdle,
-      c.maxPause.toFixed(1),
-      c.maxPauseIdle.toFixed(1),
-      median(c.busy).toFixed(1),
-      median(c.busyIdle).toFixed(1),
+      c.reloads.fullCollections,
+      c.idle.fullCollections,
+      c.reloads.maxPause.toFixed(1),
+      c.idle.maxPause.toFixed(1),
+      median(c.reloads.busy).toFixed(1),
+      median(c.idle.busy).toFixed(1),
     ]),
   );
   printRatios(
