@@ -3,8 +3,9 @@
  * 2 MB for 10 000), generated in a temporary directory.
  *
  *   start    from spawning `flagserve FILE` to the first answer (one flag evaluated over HTTP),
- *            and the server's RSS then (and its peak), beside a bare node:http server
- *            (bench/baseline-server.mjs) spawned and asked the same way
+ *            and the server's RSS then (and its peak) and 3 s later (start-up work done, the
+ *            parse worker started; and with --no-watch, which starts none), beside a bare
+ *            node:http server (bench/baseline-server.mjs) spawned and asked the same way
  *   validate wall time of `flagserve validate FILE`, beside the floor of reading the file: a bare
  *            node process that reads it and parses it with flagserve's fast path alone (no
  *            checks; see readFloorArgs)
@@ -28,6 +29,7 @@ import {
   KEY,
   median,
   memoryOf,
+  pause,
   printRatios,
   printTable,
   ratio,
@@ -53,9 +55,14 @@ interface Start {
   ms: number;
   rss: number;
   peak: number;
+  /** RSS 3 s after the first answer. */
+  settledRss: number;
 }
 
-/** Spawn -> first answer, then the process's memory. */
+/** After the first answer, the server's start-up work goes on in the background (ETags, the parse worker). */
+const SETTLE_MS = 3_000;
+
+/** Spawn -> first answer, then the process's memory, and its RSS SETTLE_MS later. */
 async function startOnce(start: () => Promise<Started>): Promise<Start> {
   const t0 = performance.now();
   const server = await start();
@@ -64,7 +71,9 @@ async function startOnce(start: () => Promise<Started>): Promise<Start> {
     await res.arrayBuffer();
     if (res.status !== 200) throw new Error(`first answer: ${res.status}`);
     const ms = performance.now() - t0;
-    return { ms, ...memoryOf(server.child.pid!) };
+    const memory = memoryOf(server.child.pid!);
+    await pause(SETTLE_MS);
+    return { ms, ...memory, settledRss: memoryOf(server.child.pid!).rss };
   } finally {
     await stop(server.child);
   }
@@ -89,11 +98,13 @@ await withTempDir(async (dir) => {
   await stop(probe.child);
 
   const ours: Start[] = [];
+  const unwatched: Start[] = [];
   const bare: Start[] = [];
   const validate: number[] = [];
   const floor: number[] = [];
   for (let i = 0; i < runs; i++) {
     ours.push(await startOnce(() => startFlagserve(file, join(dir, "state"))));
+    unwatched.push(await startOnce(() => startFlagserve(file, join(dir, "state"), { extra: ["--no-watch"] })));
     bare.push(await startOnce(() => startNode(benchFile("baseline-server.mjs"), [spec])));
     validate.push(await timed(process.execPath, [BIN, "validate", file]));
     floor.push(await timed(process.execPath, readFloorArgs(file)));
@@ -105,6 +116,8 @@ await withTempDir(async (dir) => {
     [`start to first answer, ${count} flags, ms`, "start", m(ours, "ms"), m(bare, "ms"), (x) => x.toFixed(0)],
     ["RSS at the first answer, MB", "RSS", m(ours, "rss"), m(bare, "rss"), mb],
     ["peak RSS until then, MB", "peak RSS", m(ours, "peak"), m(bare, "peak"), mb],
+    [`RSS ${SETTLE_MS / 1000} s after the first answer, MB`, "RSS later", m(ours, "settledRss"), m(bare, "settledRss"), mb],
+    [`the same with --no-watch (no parse worker), MB`, "RSS later, no watch", m(unwatched, "settledRss"), m(bare, "settledRss"), mb],
     [
       `validate, ${count} flags, ms (bare: reading the file, the fast path's parse alone)`,
       "validate",
