@@ -5,6 +5,7 @@
  * take every other source's reload down with it. Checked once, on the parsed value, without
  * recursion.
  */
+import { editOf } from "../model/edits.js";
 import { ITEMS_PER_YIELD, runSteps, type Steps } from "../model/steps.js";
 
 /** Deeper than any real flag configuration (JsonLogic rules included), shallow enough for every recursive walk. */
@@ -15,7 +16,8 @@ export const MAX_DEPTH = 128;
  * `checked` is a value already found no deeper than `limit`: a part of `value` that is the very
  * object found at the same place in it is not walked again (the loader shares a changed file's
  * unchanged parts with its last value, so an edit walks what it changed); the depth returned is
- * then that of the parts walked, which is all the limit needs.
+ * then that of the parts walked, which is all the limit needs. A mapping with a recorded edit from
+ * the one checked (model/edits.ts) is walked through the entries the edit replaced.
  */
 export const nestingDepth = (value: unknown, limit = MAX_DEPTH, checked?: unknown): number =>
   runSteps(nestingDepthSteps(value, limit, checked));
@@ -45,8 +47,10 @@ export function* nestingDepthSteps(value: unknown, limit = MAX_DEPTH, checked?: 
         if (typeof child === "object" && child !== null) stack.push([child, inner, counterpart?.[i]]);
       }
     } else {
-      // Indexed, with yields: the `flags:` mapping alone has 10 000 keys.
-      const keys = Object.keys(item);
+      // Indexed, with yields: the `flags:` mapping alone has 10 000 keys. Of a mapping an edit
+      // made from the one checked at this place, only the entries it replaced.
+      const edit = editOf(item);
+      const keys = edit !== undefined && edit.from === was ? edit.changed : Object.keys(item);
       for (let i = 0; i < keys.length; i++) {
         if (++walked % ITEMS_PER_YIELD === 0) yield;
         const key = keys[i]!;

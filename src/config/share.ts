@@ -3,6 +3,7 @@
  * stages tell "unchanged" by identity (see memo.ts and docs/architecture-config.md); and the
  * same as a list of changes, which is what the parse worker sends back.
  */
+import { recordEdit } from "../model/edits.js";
 import { isRecord, setOwn } from "../model/json.js";
 import { ITEMS_PER_YIELD, type Steps } from "../model/steps.js";
 
@@ -35,20 +36,22 @@ export function* shareUnchanged(last: unknown, next: unknown, depth = 0): Steps<
   if (depth >= SHARED_DEPTH || !isRecord(last) || !isRecord(next)) return sameData(last, next) ? last : next;
   const keys = Object.keys(next);
   const lastKeys = Object.keys(last);
-  let same = keys.length === lastKeys.length;
+  let sameKeys = keys.length === lastKeys.length;
+  const changed: string[] = [];
   for (let i = 0; i < keys.length; i++) {
     const key = keys[i]!;
-    if (!Object.hasOwn(last, key)) {
-      same = false;
-      continue;
-    }
+    // Key order counts: a reordered mapping is a new value (it costs a check, never a wrong answer).
+    if (lastKeys[i] !== key) sameKeys = false;
+    if (!Object.hasOwn(last, key)) continue;
     const shared = yield* shareUnchanged(last[key], next[key], depth + 1);
     setOwn(next, key, shared);
-    // Key order counts: a reordered mapping is a new value (it costs a check, never a wrong answer).
-    if (shared !== last[key] || lastKeys[i] !== key) same = false;
+    if (shared !== last[key]) changed.push(key);
     if (i % ITEMS_PER_YIELD === ITEMS_PER_YIELD - 1) yield;
   }
-  return same ? last : next;
+  if (!sameKeys) return next;
+  if (changed.length === 0) return last;
+  recordEdit(next, last, changed);
+  return next;
 }
 
 /**
@@ -120,6 +123,7 @@ export function* withUnchanged(last: unknown, encoded: Encoded | undefined, dept
   const { r: entries } = encoded;
   const keys = encoded.k ?? (before ? Object.keys(before) : Object.keys(entries));
   const value: Record<string, unknown> = {};
+  const changed: string[] = [];
   for (let i = 0; i < keys.length; i++) {
     const key = keys[i]!;
     const known = before !== undefined && Object.hasOwn(before, key);
@@ -127,7 +131,10 @@ export function* withUnchanged(last: unknown, encoded: Encoded | undefined, dept
       ? yield* withUnchanged(known ? before[key] : undefined, entries[key], depth + 1)
       : before![key];
     setOwn(value, key, shared);
+    if (known && shared !== before[key]) changed.push(key);
     if (i % ITEMS_PER_YIELD === ITEMS_PER_YIELD - 1) yield;
   }
+  // The same keys as the last value's, some entries sent: the later stages walk those alone.
+  if (before !== undefined && encoded.k === undefined) recordEdit(value, before, changed);
   return value;
 }

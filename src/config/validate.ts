@@ -11,6 +11,7 @@ import type { MergedEnvironment, Origin } from "./merge.js";
 import { validateEnvironmentSchema } from "./schema.js";
 import { docProblem, formatPath, type Anchor, type EnvDocument, type JsonPath } from "./positions.js";
 import type { Problem } from "../model/types.js";
+import { editOf } from "../model/edits.js";
 import { isRecord, setOwn } from "../model/json.js";
 import { ITEMS_PER_YIELD, type Steps } from "../model/steps.js";
 
@@ -40,7 +41,7 @@ export interface DocumentCheck {
  * flag's checks depend on the flag alone, so the result is the same.
  */
 export function* validateDocumentSteps(doc: EnvDocument, knownValid?: WeakSet<object>): Steps<DocumentCheck> {
-  const value = yield* withoutKnownFlags(doc.value, knownValid);
+  const { value, unknown } = yield* withoutKnownFlags(doc.value, knownValid);
   const check: DocumentCheck = { problems: [], flagProblems: new Map(), segmentProblems: new Map(), schemaValid: true, flagsChecked: 0 };
   const add = (path: JsonPath, problem: Problem) => {
     const scope = scopeOf(doc.value, path);
@@ -64,24 +65,38 @@ export function* validateDocumentSteps(doc: EnvDocument, knownValid?: WeakSet<ob
       if (i % ITEMS_PER_YIELD === ITEMS_PER_YIELD - 1) yield;
     }
   }
+  if (knownValid && unknown && isRecord(doc.value) && isRecord(doc.value.flags)) {
+    const all = doc.value.flags;
+    leftUnknown.set(all, { knownValid, keys: unknown.filter((key) => !isKnown(all[key], knownValid)) });
+  }
   return check;
 }
 
-/** The document with the flags of its `flags:` map that are known valid left out (itself when there are none). */
-function* withoutKnownFlags(value: unknown, knownValid: WeakSet<object> | undefined): Steps<unknown> {
-  if (!knownValid || !isRecord(value) || !isRecord(value.flags)) return value;
+/**
+ * The document with the flags of its `flags:` map that are known valid left out (itself when there
+ * are none), and the keys left in. Of a map an edit made from one checked before (model/edits.ts),
+ * only the flags the edit replaced and those that check left unknown are looked at.
+ */
+function* withoutKnownFlags(value: unknown, knownValid: WeakSet<object> | undefined): Steps<{ value: unknown; unknown?: string[] }> {
+  if (!knownValid || !isRecord(value) || !isRecord(value.flags)) return { value };
   const all = value.flags;
-  const keys = Object.keys(all);
+  const edit = editOf(all);
+  const last = edit && leftUnknown.get(edit.from);
+  const edited = last?.knownValid === knownValid ? [...new Set([...edit!.changed, ...last.keys])] : undefined;
+  const keys = edited ?? Object.keys(all);
   const unknown: string[] = [];
   for (let i = 0; i < keys.length; i++) {
     if (!isKnown(all[keys[i]!], knownValid)) unknown.push(keys[i]!);
     if (i % ITEMS_PER_YIELD === ITEMS_PER_YIELD - 1) yield;
   }
-  if (unknown.length === keys.length) return value;
+  if (edited === undefined && unknown.length === keys.length) return { value, unknown };
   const flags: Record<string, unknown> = {};
   for (const key of unknown) setOwn(flags, key, all[key]);
-  return { ...value, flags };
+  return { value: { ...value, flags }, unknown };
 }
+
+/** Each checked `flags:` map's flags that its check did not find valid (with problems, or not checked for the environment's). */
+const leftUnknown = new WeakMap<object, { knownValid: WeakSet<object>; keys: readonly string[] }>();
 
 const isKnown = (flag: unknown, knownValid: WeakSet<object>): boolean => typeof flag === "object" && flag !== null && knownValid.has(flag);
 

@@ -9,6 +9,10 @@ import { loadConfig, LoadMemo, loadInlineConfig } from "../../src/config/index.j
 import { FileSource } from "../../src/sources/files-source.js";
 import { loadSources } from "../../src/config/index.js";
 import { tempDir, type TempDir } from "../helpers/files.js";
+import { validateDocumentSteps } from "../../src/config/validate.js";
+import { inlineSource } from "../../src/config/positions.js";
+import { recordEdit } from "../../src/model/edits.js";
+import { runSteps } from "../../src/model/steps.js";
 import { reloadContext } from "../helpers/server.js";
 
 /** An environment file of `count` flags; flag i uses segment `beta` when i % 4 === 1, `internal` (which uses `beta`) when i % 4 === 2. */
@@ -188,5 +192,26 @@ describe("a reload with the memo", () => {
     await dir.write("b.yaml", envFile("b", 200, { defaultVariant: { 10: "on" } }));
     expect(await reload(source)).toEqual([]);
     expect(ctx.store.get("b")!.config.invalidFlags).toBeUndefined();
+  });
+});
+
+describe("validating a flags map an edit made from one validated before", () => {
+  it("looks at the flags the edit replaced and those left unknown, and at no other", () => {
+    const flag = (defaultVariant: string) => ({ variants: { on: true, off: false }, defaultVariant });
+    const known = new WeakSet<object>();
+    const source = inlineSource("a.yaml");
+    const lastFlags: Record<string, unknown> = { a: flag("on"), broken: flag("nope"), c: flag("off") };
+    const first = runSteps(validateDocumentSteps({ source, prefix: [], value: { flags: lastFlags } }, known));
+    expect([...first.flagProblems.keys()]).toEqual(["broken"]);
+    let reads = 0;
+    const flags: Record<string, unknown> = {};
+    // Every read of the flag the edit did not replace, and that was found valid, is counted.
+    Object.defineProperty(flags, "a", { enumerable: true, get: () => (reads++, lastFlags.a) });
+    Object.assign(flags, { broken: lastFlags.broken, c: flag("on") });
+    recordEdit(flags, lastFlags, ["c"]);
+    const second = runSteps(validateDocumentSteps({ source, prefix: [], value: { flags } }, known));
+    expect([...second.flagProblems.keys()]).toEqual(["broken"]);
+    expect(second.flagsChecked).toBe(2); // the edited flag and the broken one
+    expect(reads).toBe(0);
   });
 });

@@ -7,6 +7,7 @@ import { describe, expect, it } from "vitest";
 import { loadSourceReads } from "../../src/config/load.js";
 import { parseYaml } from "../../src/config/parse.js";
 import { MAX_DEPTH, nestingDepth, shapeProblem } from "../../src/config/shape.js";
+import { recordEdit } from "../../src/model/edits.js";
 import { decodeUtf8 } from "../../src/sources/decode.js";
 import { readFiles } from "../../src/sources/read-once.js";
 import type { SourceDocument, SourceLoad } from "../../src/sources/source.js";
@@ -110,6 +111,23 @@ describe("hostile documents", () => {
     // The same object at another place is walked: its depth there is not known.
     expect(shapeProblem({ flags: { c: kept } }, last)).toBeUndefined();
     expect(reads).toBe(2);
+  });
+
+  it("of a mapping an edit made from the one checked, walks the replaced entries alone", () => {
+    let reads = 0;
+    const last = { flags: { a: { variants: { on: true } }, b: { variants: { on: true } } } };
+    const flags: Record<string, unknown> = {};
+    // Every read of an entry the edit did not replace is counted.
+    Object.defineProperty(flags, "a", { enumerable: true, get: () => (reads++, last.flags.a) });
+    flags.b = nested(MAX_DEPTH);
+    const next = { flags };
+    recordEdit(flags, last.flags, ["b"]);
+    expect(shapeProblem(next, last)).toMatch(/deeper than 128/);
+    expect(reads).toBe(0);
+    // Without the record (or from another mapping), every entry is read.
+    recordEdit(flags, {}, ["b"]);
+    expect(shapeProblem(next, last)).toMatch(/deeper than 128/);
+    expect(reads).toBe(1);
   });
 
   it("parsing never throws, whatever the text", () => {

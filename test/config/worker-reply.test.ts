@@ -3,7 +3,8 @@
  * it (withUnchanged): the changed flags only, each as JSON text, read a few hundred at a time.
  */
 import { describe, expect, it } from "vitest";
-import { leaveOutUnchanged, withUnchanged, type Encoded } from "../../src/config/share.js";
+import { leaveOutUnchanged, shareUnchanged, withUnchanged, type Encoded } from "../../src/config/share.js";
+import { editOf } from "../../src/model/edits.js";
 import { ITEMS_PER_YIELD, runSteps, type Steps } from "../../src/model/steps.js";
 
 const flag = (i: number, extra: Record<string, unknown> = {}) => ({
@@ -55,6 +56,9 @@ describe("the parse worker's reply", () => {
     expect(yields).toBe(Math.floor(2000 / ITEMS_PER_YIELD));
     expect(leaveOutUnchanged(last, file(2000))).toBeUndefined();
     expect(runSteps(withUnchanged(last, undefined))).toBe(last);
+    // Which entries were replaced is recorded, mapping by mapping, for the later stages (model/edits.ts).
+    expect(editOf(flags)).toEqual({ from: last.flags, changed: ["flag-7"] });
+    expect(editOf(value)).toEqual({ from: last, changed: ["flags"] });
   });
 
   it("keys added, removed or moved: the key list comes too", () => {
@@ -71,6 +75,9 @@ describe("the parse worker's reply", () => {
     const value = runSteps(withUnchanged(last, reply)) as typeof next;
     expect(value).toEqual(next);
     expect(Object.keys(value.flags)).toEqual(Object.keys(next.flags));
+    // Other keys: no record, the later stages walk the mapping whole.
+    expect(editOf(value.flags)).toBeUndefined();
+    expect(editOf(value)).toEqual({ from: last, changed: ["flags"] });
   });
 
   it("without the server's value: one text per flag; values JSON cannot carry as they are", () => {
@@ -89,5 +96,23 @@ describe("the parse worker's reply", () => {
     expect(Object.is((value.flags["flag-1"] as { variants: { zero: number } }).variants.zero, -0)).toBe(true);
     // A small file goes as one text.
     expect(leaveOutUnchanged(undefined, file(3), 0, false)).toBe(JSON.stringify(file(3)));
+  });
+});
+
+describe("a new parse shared with the last (shareUnchanged)", () => {
+  it("records which entries it replaced, when the keys are the same and in the same order", () => {
+    const last = file(300);
+    const value = runSteps(
+      shareUnchanged(
+        last,
+        file(300, (flags) => (flags["flag-9"] = flag(9, { state: "DISABLED" }))),
+      ),
+    ) as typeof last;
+    expect(value.flags["flag-8"]).toBe(last.flags["flag-8"]);
+    expect(editOf(value.flags)).toEqual({ from: last.flags, changed: ["flag-9"] });
+    expect(editOf(value)).toEqual({ from: last, changed: ["flags"] });
+    const reordered = runSteps(shareUnchanged(last, { flags: last.flags, apiKey: "k" }));
+    expect(editOf(reordered)).toBeUndefined();
+    expect(runSteps(shareUnchanged(last, file(300)))).toBe(last);
   });
 });
