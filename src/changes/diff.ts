@@ -19,12 +19,14 @@ export interface Version {
 
 /**
  * Entries created, deleted or (by `same`) updated between two maps, in key order. Only the
- * changes are sorted: an edit of one flag among 10 000 sorts one key, not 20 000.
+ * changes are sorted: an edit of one flag among 10 000 sorts one key, not 20 000. `replaced`
+ * gets every key whose entry is not the very object it was, changed or not.
  */
 function* diffKeys<T>(
   before: Record<string, T>,
   after: Record<string, T>,
   same: (was: T, now: T) => boolean,
+  replaced: string[],
 ): Steps<{ key: string; change: ChangeKind; before?: T; after?: T }[]> {
   const out: { key: string; change: ChangeKind; before?: T; after?: T }[] = [];
   let seen = 0;
@@ -36,6 +38,7 @@ function* diffKeys<T>(
     const was = before[key];
     const now = Object.hasOwn(after, key) ? after[key] : undefined;
     if (was === undefined) continue;
+    if (was !== now) replaced.push(key);
     if (now === undefined) out.push({ key, change: "deleted", before: was });
     else if (!same(was, now)) out.push({ key, change: "updated", before: was, after: now });
   }
@@ -44,7 +47,10 @@ function* diffKeys<T>(
     if (++seen % ITEMS_PER_YIELD === 0) yield;
     const key = afterKeys[i]!;
     const now = after[key];
-    if (now !== undefined && (!Object.hasOwn(before, key) || before[key] === undefined)) out.push({ key, change: "created", after: now });
+    if (now !== undefined && (!Object.hasOwn(before, key) || before[key] === undefined)) {
+      replaced.push(key);
+      out.push({ key, change: "created", after: now });
+    }
   }
   return out.sort((a, b) => compare(a.key, b.key));
 }
@@ -65,21 +71,36 @@ export const diffEnvironments = (before: Version | undefined, after: Version | u
 
 /** diffEnvironments in steps (a reload runs it with the event loop free in between, see runStepsYielding). */
 export function* diffEnvironmentsSteps(before: Version | undefined, after: Version | undefined): Steps<Change[]> {
+  return (yield* compareEnvironmentsSteps(before, after)).changes;
+}
+
+/** What a comparison of two versions found: the changes, and the entries that are not the very objects they were. */
+export interface Comparison {
+  changes: Change[];
+  /** Flag and segment keys whose entry was replaced (changed or not): all an ETag made before must be told (store/snapshot.ts). */
+  replaced: { flags: string[]; segments: string[] };
+}
+
+/** diffEnvironmentsSteps, with the entries it found replaced. */
+export function* compareEnvironmentsSteps(before: Version | undefined, after: Version | undefined): Steps<Comparison> {
   const empty: Version["config"] = { flags: {}, segments: {}, metadata: {} };
   const a = before?.config ?? empty;
   const b = after?.config ?? empty;
+  const replaced: Comparison["replaced"] = { flags: [], segments: [] };
   const sameMetadata = a.metadata === b.metadata || canonicalJson(a.metadata) === canonicalJson(b.metadata);
   const flagChanges: Change[] = (yield* diffKeys<FlagDefinition>(
     a.flags,
     b.flags,
     (was, now) =>
       (was === now && sameMetadata) || canonicalJson(answeredFlag(was, a.metadata)) === canonicalJson(answeredFlag(now, b.metadata)),
+    replaced.flags,
   )).map((c) => ({ kind: "flag", ...c }));
   const segmentChanges: Change[] = (yield* diffKeys<JsonValue>(
     a.segments,
     b.segments,
     (was, now) => was === now || canonicalJson(was) === canonicalJson(now),
+    replaced.segments,
   )).map((c) => ({ kind: "segment", ...c }));
   const keyChanges: Change[] = before && after && before.apiKey !== after.apiKey ? [{ kind: "api-key", change: "updated" }] : [];
-  return [...flagChanges, ...segmentChanges, ...keyChanges];
+  return { changes: [...flagChanges, ...segmentChanges, ...keyChanges], replaced };
 }

@@ -10,7 +10,7 @@ import { canonicalJson } from "../model/json.js";
 import { keyDigest, recordedGrace, redactKey, resolveKeys } from "../store/keys.js";
 import { createSnapshot, keepLastGoodFlags, prepareSnapshot, type EnvironmentSnapshot } from "../store/snapshot.js";
 import type { FlagStore } from "../store/store.js";
-import { diffEnvironments, diffEnvironmentsSteps, type Change } from "./diff.js";
+import { compareEnvironmentsSteps, diffEnvironments, type Change } from "./diff.js";
 import { runStepsYielding, type Steps } from "../model/steps.js";
 
 export interface EnvironmentChange {
@@ -170,18 +170,19 @@ function* changesBetween(
   for (const [env, snapshot] of next) {
     const before = previous.get(env);
     if (before === snapshot) continue;
-    const changes = yield* diffEnvironmentsSteps(before, snapshot);
-    if (before && changes.length === 0) {
-      // No definition changed. A new `notifications:` list, or a flag newly broken (it keeps its
-      // last good definition, or answers PARSE_ERROR if it never had one), still takes effect, silently.
-      const same = (pick: (s: EnvironmentSnapshot) => unknown) => canonicalJson(pick(before)) === canonicalJson(pick(snapshot));
-      if (same((s) => s.config.notifications) && same((s) => s.config.invalidFlags ?? {})) next.set(env, before);
+    const { changes, replaced } = yield* compareEnvironmentsSteps(before, snapshot);
+    const unchanged = before !== undefined && changes.length === 0;
+    // No definition changed. A new `notifications:` list, or a flag newly broken (it keeps its
+    // last good definition, or answers PARSE_ERROR if it never had one), still takes effect, silently.
+    const same = (pick: (s: EnvironmentSnapshot) => unknown) => canonicalJson(pick(before!)) === canonicalJson(pick(snapshot));
+    if (unchanged && same((s) => s.config.notifications) && same((s) => s.config.invalidFlags ?? {})) {
+      next.set(env, before);
       continue;
     }
-    // A replaced environment's ETag is made here, in steps; a new one's on first use, as at
-    // start-up (where nothing is served yet and hashing would only delay the first answer).
-    if (before) yield* prepareSnapshot(snapshot);
-    applied.push({ env, changes, before, after: snapshot });
+    // A replaced environment's ETag is made here, in steps, from the last one's; a new one's on
+    // first use, as at start-up (where nothing is served yet and hashing would only delay the first answer).
+    if (before) yield* prepareSnapshot(snapshot, { config: before.config, replaced });
+    if (!unchanged) applied.push({ env, changes, before, after: snapshot });
   }
   const removed = options.partial ? [] : [...previous.keys()].filter((env) => !next.has(env));
   for (const env of removed) applied.push({ env, changes: diffEnvironments(previous.get(env), undefined), before: previous.get(env) });

@@ -31,81 +31,122 @@ export const configEtagOf = (config: EnvironmentConfig): string => etags.get(con
 const etags = new WeakMap<EnvironmentConfig, string>();
 
 /**
- * Work between two yields of configEtagSteps (ITEMS_PER_YIELD): an entry whose hash was made
- * before counts 1, one hashed now (its canonical text written and hashed) NEW_ENTRY_WORK.
+ * Work between two yields of configEtagSteps (ITEMS_PER_YIELD): an entry added to a sum counts 1,
+ * its hash (its canonical text written and hashed) HASH_WORK more.
  */
-const NEW_ENTRY_WORK = 20;
+const HASH_WORK = 20;
+
+/**
+ * What changed since a configuration whose ETag was made: the flag and segment keys whose entries
+ * are not the very objects they were (changes/diff.ts finds them while it compares).
+ */
+export interface EtagBase {
+  config: EnvironmentConfig;
+  replaced: { flags: readonly string[]; segments: readonly string[] };
+}
 
 /**
  * configEtagOf in steps: a reload makes the ETag of a changed environment this way before the
  * snapshot is served (prepareSnapshot), so that 10 000 definitions never hold requests up. The
  * ETag is the hash of the canonical JSON of the metadata and invalid flags and of the sums of the
- * flag and segment entries' hashes (entryHash): a sum needs no sorting, and each entry's hash is
- * made once per definition object (the loader shares unchanged definitions between loads,
- * config/memo.ts), so after an edit only the changed entries are hashed.
+ * flag and segment entries' hashes (entryHash): a sum needs no sorting, and it can be updated.
+ * From a `base` whose ETag was made, only the replaced entries are hashed: the old entry's hash
+ * taken out of the sum, the new one's put in. Else every entry is hashed.
  */
-export function* configEtagSteps(config: EnvironmentConfig): Steps<string> {
+export function* configEtagSteps(config: EnvironmentConfig, base?: EtagBase): Steps<string> {
   const known = etags.get(config);
   if (known !== undefined) return known;
-  const flags = yield* entriesSumSteps(config.flags);
-  const segments = yield* entriesSumSteps(config.segments);
-  const text = `{"flags":"${flags}",${config.invalidFlags ? `"invalidFlags":${canonicalJson(config.invalidFlags)},` : ""}"metadata":${canonicalJson(config.metadata)},"segments":"${segments}"}`;
+  const last = base && sumsOf.get(base.config);
+  const sums: EntrySums = last
+    ? {
+        flags: yield* updatedSumSteps(last.flags, base!.config.flags, config.flags, base!.replaced.flags),
+        segments: yield* updatedSumSteps(last.segments, base!.config.segments, config.segments, base!.replaced.segments),
+      }
+    : { flags: yield* entriesSumSteps(config.flags), segments: yield* entriesSumSteps(config.segments) };
+  const text = `{"flags":"${hexOf(sums.flags)}",${config.invalidFlags ? `"invalidFlags":${canonicalJson(config.invalidFlags)},` : ""}"metadata":${canonicalJson(config.metadata)},"segments":"${hexOf(sums.segments)}"}`;
   const etag = `"${createHash("sha256").update(text).digest("base64url").slice(0, 27)}"`;
   etags.set(config, etag);
+  sumsOf.set(config, sums);
   return etag;
 }
 
-/** A 256-bit number as sixteen 16-bit words, most significant first (as sha256 writes its digest). */
+/**
+ * A sum (mod 2^256) of entry hashes, as sixteen 16-bit words, most significant first (as sha256
+ * writes its digest), each word summed on its own and the carries left for hexOf: sums of up to
+ * 2^37 words stay exact in a double, and an entry taken out leaves the word it was, below zero too.
+ */
+type Sum = Float64Array;
 const WORDS = 16;
 const WORD = 2 ** 16;
 
-/** The sum (mod 2^256) of the entries' hashes, as 64 hex digits: the same for the same entries in any order. */
-function* entriesSumSteps(record: Readonly<Record<string, unknown>>): Steps<string> {
-  // Word by word, carries left for the end: sums of up to 2^37 16-bit words stay exact in a double.
-  const lanes = new Float64Array(WORDS);
+interface EntrySums {
+  flags: Sum;
+  segments: Sum;
+}
+
+/** The sums behind each ETag made: the next configuration's are updated from them. */
+const sumsOf = new WeakMap<EnvironmentConfig, EntrySums>();
+
+/** Adds (sign 1) or takes out (sign -1) one entry's hash. */
+function addHash(sum: Sum, digest: string, sign: 1 | -1): void {
+  for (let i = 0; i < WORDS; i++) sum[i]! += sign * ((digest.charCodeAt(2 * i) << 8) | digest.charCodeAt(2 * i + 1));
+}
+
+/** The sum of every entry's hash. */
+function* entriesSumSteps(record: Readonly<Record<string, unknown>>): Steps<Sum> {
+  const sum: Sum = new Float64Array(WORDS);
   let work = 0;
   for (const key in record) {
     const value = record[key];
     if (!Object.hasOwn(record, key) || value === undefined) continue;
-    const known = knownHash(key, value);
-    const digest = known ?? entryHash(key, value);
-    for (let i = 0; i < WORDS; i++) lanes[i]! += (digest.charCodeAt(2 * i) << 8) | digest.charCodeAt(2 * i + 1);
-    work += known ? 1 : NEW_ENTRY_WORK;
-    if (work >= ITEMS_PER_YIELD) {
+    addHash(sum, entryHash(key, value), 1);
+    if ((work += 1 + HASH_WORK) >= ITEMS_PER_YIELD) {
       work = 0;
       yield;
     }
   }
+  return sum;
+}
+
+/** `last` (the sum of `before`'s entries) with the entries under `replaced` taken from `before` to `after`. */
+function* updatedSumSteps(
+  last: Sum,
+  before: Readonly<Record<string, unknown>>,
+  after: Readonly<Record<string, unknown>>,
+  replaced: readonly string[],
+): Steps<Sum> {
+  const sum = last.slice();
+  let work = 0;
+  for (let i = 0; i < replaced.length; i++) {
+    const key = replaced[i]!;
+    const was = Object.hasOwn(before, key) ? before[key] : undefined;
+    const now = Object.hasOwn(after, key) ? after[key] : undefined;
+    if (was !== undefined) addHash(sum, entryHash(key, was), -1);
+    if (now !== undefined) addHash(sum, entryHash(key, now), 1);
+    if ((work += 2 * (1 + HASH_WORK)) >= ITEMS_PER_YIELD) {
+      work = 0;
+      yield;
+    }
+  }
+  return sum;
+}
+
+/** A sum as 64 hex digits, its carries made (mod 2^256). */
+function hexOf(sum: Sum): string {
   let hex = "";
   for (let i = WORDS - 1, carry = 0; i >= 0; i--) {
-    const total = lanes[i]! + carry;
-    hex = (total % WORD).toString(16).padStart(4, "0") + hex;
+    const total = sum[i]! + carry;
     carry = Math.floor(total / WORD);
+    hex = (total - carry * WORD).toString(16).padStart(4, "0") + hex;
   }
   return hex;
 }
 
-/**
- * Each definition object's entry hash, with the key it was made for (a YAML alias can give two
- * entries the same object). The digest is kept as a 32-character latin1 string: 10 000 of them
- * are plain strings to the collector, where byte arrays would each be a buffer to track.
- */
-const entryHashes = new WeakMap<object, { key: string; digest: string }>();
-
-/** An entry's hash made before (for this definition object under this key). */
-function knownHash(key: string, value: unknown): string | undefined {
-  const made = typeof value === "object" && value !== null ? entryHashes.get(value) : undefined;
-  return made?.key === key ? made.digest : undefined;
-}
-
-/** An entry's hash: sha256 of `"key":` and the value's canonical JSON, one byte per character; kept per definition object. */
-function entryHash(key: string, value: unknown): string {
-  const digest = createHash("sha256")
+/** An entry's hash: sha256 of `"key":` and the value's canonical JSON, one character per byte (latin1). */
+const entryHash = (key: string, value: unknown): string =>
+  createHash("sha256")
     .update(`${JSON.stringify(key)}:${canonicalJson(value)}`)
-    .digest("binary"); // latin1: one character per byte
-  if (typeof value === "object" && value !== null) entryHashes.set(value, { key, digest });
-  return digest;
-}
+    .digest("binary");
 
 /**
  * A fresh load of an environment with its broken flags given their last good definition (the
@@ -157,13 +198,13 @@ export function createSnapshot(
 /**
  * Makes the ETags of the environments loaded at start-up (which are hashed on first use, so as
  * not to delay the first answer), in steps, once the server is answering: the first bulk answer
- * and the first edit then find every unchanged entry's hash made.
+ * finds its ETag made, and the first edit's ETag is updated from its sums.
  */
 export async function prepareSnapshots(snapshots: Iterable<EnvironmentSnapshot>): Promise<void> {
   for (const snapshot of snapshots) await runStepsYielding(prepareSnapshot(snapshot));
 }
 
-/** Makes a snapshot's ETag in steps, so that serving it (a bulk answer, the change event) finds it made. */
-export function* prepareSnapshot(snapshot: EnvironmentSnapshot): Steps<void> {
-  yield* configEtagSteps(snapshot.config);
+/** Makes a snapshot's ETag in steps, so that serving it (a bulk answer, the change event) finds it made; from `base` when given. */
+export function* prepareSnapshot(snapshot: EnvironmentSnapshot, base?: EtagBase): Steps<void> {
+  yield* configEtagSteps(snapshot.config, base);
 }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { diffEnvironments, diffEnvironmentsSteps, type Version } from "../../src/changes/diff.js";
+import { compareEnvironmentsSteps, diffEnvironments, diffEnvironmentsSteps, type Version } from "../../src/changes/diff.js";
+import { runSteps } from "../../src/model/steps.js";
 import type { FlagDefinition } from "../../src/model/types.js";
 import { ITEMS_PER_YIELD } from "../../src/model/steps.js";
 
@@ -97,5 +98,27 @@ describe("diffEnvironmentsSteps", () => {
     expect(yields).toBe(Math.floor(10_000 / ITEMS_PER_YIELD));
     expect(next.value).toEqual(diffEnvironments(before, after));
     expect(next.value.map((c) => (c.kind === "api-key" ? "api-key" : `${c.key}:${c.change}`))).toEqual(["f7:updated"]);
+  });
+});
+
+describe("compareEnvironmentsSteps", () => {
+  it("names every entry that is not the very object it was, changed or not, and no other", () => {
+    const kept = flag();
+    const segment = { "==": [1, 1] };
+    const before = version({
+      flags: { kept, edited: flag(), copied: flag(), gone: flag() },
+      segments: { same: segment, moved: { "==": [2] } },
+    });
+    const after = version({
+      flags: { kept, edited: flag({ defaultVariant: "on" }), copied: flag(), added: flag() },
+      segments: { same: segment, moved: { "==": [2] } },
+    });
+    const { changes, replaced } = runSteps(compareEnvironmentsSteps(before, after));
+    expect(changes.map((c) => (c.kind === "api-key" ? c.kind : `${c.kind}:${c.key}:${c.change}`))).toEqual([
+      "flag:added:created",
+      "flag:edited:updated",
+      "flag:gone:deleted",
+    ]);
+    expect(replaced).toEqual({ flags: ["edited", "copied", "gone", "added"], segments: ["moved"] });
   });
 });

@@ -42,6 +42,17 @@ const expected = (c: EnvironmentConfig) =>
     .digest("base64url")
     .slice(0, 27)}"`;
 
+/** Runs a generator of steps to its end, counting its yields. */
+function steps(run: Generator<void, string, void>): { yields: number; etag: string } {
+  let yields = 0;
+  let next = run.next();
+  while (!next.done) {
+    yields++;
+    next = run.next();
+  }
+  return { yields, etag: next.value };
+}
+
 describe("the configuration ETag", () => {
   it("is the hash of the metadata, invalid flags, and the sums of the flag and segment entries' hashes", () => {
     for (const c of [config(0), config(1), config(2500), config(3, { invalidFlags: { "flag-9": "broken" } })])
@@ -60,26 +71,35 @@ describe("the configuration ETag", () => {
     expect(etags.size).toBe(4);
   });
 
-  it("is made in steps (a few entries hashed, or ITEMS_PER_YIELD whose hash was made, each), once per configuration", () => {
-    // An entry hashed now counts as 20 whose hash was made.
-    const hashedPerYield = Math.ceil(ITEMS_PER_YIELD / 20);
-    const steps = (c: EnvironmentConfig) => {
-      const run = configEtagSteps(c);
-      let yields = 0;
-      let next = run.next();
-      while (!next.done) {
-        yields++;
-        next = run.next();
-      }
-      return { yields, etag: next.value };
-    };
+  it("is made in steps (a few entries hashed each), once per configuration", () => {
+    // An entry hashed counts as 21 entries between two yields.
+    const hashedPerYield = Math.ceil(ITEMS_PER_YIELD / 21);
     const c = config(5000);
-    expect(steps(c)).toEqual({ yields: Math.floor(5000 / hashedPerYield), etag: expected(c) });
+    expect(steps(configEtagSteps(c))).toEqual({ yields: Math.floor(5000 / hashedPerYield), etag: expected(c) });
     // Made: a snapshot of the same configuration, and a second run, find it without a step.
     expect(configEtagSteps(c).next()).toEqual({ done: true, value: expected(c) });
     expect(createSnapshot(c, new Map(), "key").configEtag).toBe(expected(c));
-    // A configuration sharing all but one definition (as after an edit): that one entry is hashed.
-    const edited = { ...c, flags: { ...c.flags, "flag-7": { ...c.flags["flag-7"]!, defaultVariant: "off" } } };
-    expect(steps(edited)).toEqual({ yields: Math.floor((4999 + 20) / ITEMS_PER_YIELD), etag: expected(edited) });
+  });
+
+  it("after an edit, is updated from the last ETag's sums with the replaced entries alone", () => {
+    const c = config(5000);
+    configEtagOf(c);
+    // Flag 7 edited, flag 8 removed, flag 5000 added, a segment changed; flag 9 replaced by an equal object.
+    const flags = { ...c.flags, "flag-7": { ...c.flags["flag-7"]!, defaultVariant: "on" }, "flag-9": { ...c.flags["flag-9"]! } };
+    Reflect.deleteProperty(flags, "flag-8");
+    const edited = { ...c, flags: { ...flags, "flag-5000": flag(5000) }, segments: { beta: { "==": [1, 2] } } };
+    const replaced = { flags: ["flag-7", "flag-8", "flag-9", "flag-5000"], segments: ["beta"] };
+    // Five entries hashed out and in: a yield every few, not 5000 entries' worth.
+    const update = steps(configEtagSteps(edited, { config: c, replaced }));
+    expect(update.etag).toBe(expected(edited));
+    expect(update.yields).toBeLessThanOrEqual(replaced.flags.length + replaced.segments.length);
+    // And from that one, back to the first version's entries.
+    expect(steps(configEtagSteps({ ...c }, { config: edited, replaced })).etag).toBe(expected(c));
+  });
+
+  it("from a base whose ETag was never made, hashes every entry", () => {
+    const c = config(100);
+    const edited = { ...c, flags: { ...c.flags, "flag-7": flag(8) } };
+    expect(steps(configEtagSteps(edited, { config: c, replaced: { flags: ["flag-7"], segments: [] } })).etag).toBe(expected(edited));
   });
 });
