@@ -6,6 +6,7 @@
  */
 import type { EnvironmentConfig, FlagDefinition, JsonValue, Metadata } from "../model/types.js";
 import { canonicalJson, compare } from "../model/json.js";
+import { editOf } from "../model/edits.js";
 import type { Change, ChangeKind } from "../model/change.js";
 import { ITEMS_PER_YIELD, runSteps, type Steps } from "../model/steps.js";
 
@@ -55,6 +56,27 @@ function* diffKeys<T>(
   return out.sort((a, b) => compare(a.key, b.key));
 }
 
+/** diffKeys for maps with the same keys, where only the entries under `changed` may differ. */
+function* diffEdited<T>(
+  before: Record<string, T>,
+  after: Record<string, T>,
+  changed: readonly string[],
+  same: (was: T, now: T) => boolean,
+  replaced: string[],
+): Steps<{ key: string; change: ChangeKind; before?: T; after?: T }[]> {
+  const out: { key: string; change: ChangeKind; before?: T; after?: T }[] = [];
+  for (let i = 0; i < changed.length; i++) {
+    if (i % ITEMS_PER_YIELD === ITEMS_PER_YIELD - 1) yield;
+    const key = changed[i]!;
+    const was = before[key]!;
+    const now = after[key]!;
+    if (was === now) continue;
+    replaced.push(key);
+    if (!same(was, now)) out.push({ key, change: "updated", before: was, after: now });
+  }
+  return out.sort((a, b) => compare(a.key, b.key));
+}
+
 /** A flag as it answers: with the flag-set metadata merged under its own (what clients see). */
 export const answeredFlag = (flag: FlagDefinition, setMetadata: Metadata | undefined): FlagDefinition => ({
   ...flag,
@@ -88,13 +110,15 @@ export function* compareEnvironmentsSteps(before: Version | undefined, after: Ve
   const b = after?.config ?? empty;
   const replaced: Comparison["replaced"] = { flags: [], segments: [] };
   const sameMetadata = a.metadata === b.metadata || canonicalJson(a.metadata) === canonicalJson(b.metadata);
-  const flagChanges: Change[] = (yield* diffKeys<FlagDefinition>(
-    a.flags,
-    b.flags,
-    (was, now) =>
-      (was === now && sameMetadata) || canonicalJson(answeredFlag(was, a.metadata)) === canonicalJson(answeredFlag(now, b.metadata)),
-    replaced.flags,
-  )).map((c) => ({ kind: "flag", ...c }));
+  const sameFlag = (was: FlagDefinition, now: FlagDefinition) =>
+    (was === now && sameMetadata) || canonicalJson(answeredFlag(was, a.metadata)) === canonicalJson(answeredFlag(now, b.metadata));
+  // An edit of the same flag set (model/edits.ts): the replaced flags alone can answer differently.
+  const edit = sameMetadata ? editOf(b.flags) : undefined;
+  const flagChanges: Change[] = (
+    edit !== undefined && edit.from === a.flags
+      ? yield* diffEdited(a.flags, b.flags, edit.changed, sameFlag, replaced.flags)
+      : yield* diffKeys(a.flags, b.flags, sameFlag, replaced.flags)
+  ).map((c) => ({ kind: "flag", ...c }));
   const segmentChanges: Change[] = (yield* diffKeys<JsonValue>(
     a.segments,
     b.segments,

@@ -411,10 +411,9 @@ function withUnusableFlags(
 ): Map<string, CompiledFlag> {
   const { config } = merged;
   const invalid: Record<string, string> = {};
-  for (const [key, reason] of compiled.broken) {
-    setOwn(invalid, key, reason);
-    Reflect.deleteProperty(config.flags, key);
-  }
+  for (const [key, reason] of compiled.broken) setOwn(invalid, key, reason);
+  // A new map without them: the merged one is as the merge made it, which the next merge's edit record names (merge.ts).
+  if (compiled.broken.size > 0) config.flags = withoutKeys(config.flags, compiled.broken);
   const flags = compiled.flags;
   for (const [key, list] of flagProblems) {
     const reason = `invalid flag definition: ${list.map((p) => p.message).join("; ")}`;
@@ -423,6 +422,12 @@ function withUnusableFlags(
   }
   if (Object.keys(invalid).length > 0) config.invalidFlags = invalid;
   return flags;
+}
+
+function withoutKeys<T>(record: Record<string, T>, left: ReadonlyMap<string, unknown>): Record<string, T> {
+  const kept: Record<string, T> = {};
+  for (const key of Object.keys(record)) if (!left.has(key)) setOwn(kept, key, record[key]!);
+  return kept;
 }
 
 /** A key must name one environment: requests are routed by key alone. Returns the environments that share one. */

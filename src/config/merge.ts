@@ -16,6 +16,7 @@ import {
   type NotificationTarget,
   type Problem,
 } from "../model/types.js";
+import { editOf, recordEdit } from "../model/edits.js";
 import { isRecord, setOwn } from "../model/json.js";
 import { ITEMS_PER_YIELD, type Steps } from "../model/steps.js";
 
@@ -148,12 +149,14 @@ class Merging {
       // Nothing to check against another document: each flag is taken as it is, and where it was
       // written is made only when asked for (a problem to locate), not kept for 10 000 flags per reload.
       this.#onlyFlags = { doc, flags };
+      let taken = 0;
       for (let i = 0; i < keys.length; i++) {
         const key = keys[i]!;
         const raw = flags[key];
-        if (!this.brokenFlags.has(key) && is(isFlag, raw)) setOwn(config.flags, key, toFlag(raw));
+        if (!this.brokenFlags.has(key) && is(isFlag, raw)) (setOwn(config.flags, key, toFlag(raw)), taken++);
         if (i % ITEMS_PER_YIELD === ITEMS_PER_YIELD - 1) yield;
       }
+      if (taken === keys.length) recordMerge(flags, config.flags);
       return;
     }
     for (let i = 0; i < keys.length; i++) {
@@ -200,6 +203,21 @@ class Merging {
     const v = value();
     if (v !== undefined) setOwn(record, key, v);
   }
+}
+
+/**
+ * Each `flags:` mapping merged whole (every flag taken) -> the definitions made from it: when the
+ * next one is an edit of it (model/edits.ts), its definitions are that edit of these, which the
+ * compiler and the diff then walk through the replaced flags alone. (An unchanged flag value
+ * keeps its definition object: toFlag.)
+ */
+const mergedFrom = new WeakMap<object, Record<string, FlagDefinition>>();
+
+function recordMerge(flags: Record<string, unknown>, definitions: Record<string, FlagDefinition>): void {
+  const edit = editOf(flags);
+  const last = edit && mergedFrom.get(edit.from);
+  if (last) recordEdit(definitions, last, edit!.changed);
+  mergedFrom.set(flags, definitions);
 }
 
 /**

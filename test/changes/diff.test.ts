@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { compareEnvironmentsSteps, diffEnvironments, diffEnvironmentsSteps, type Version } from "../../src/changes/diff.js";
 import { runSteps } from "../../src/model/steps.js";
+import { recordEdit } from "../../src/model/edits.js";
 import type { FlagDefinition } from "../../src/model/types.js";
 import { ITEMS_PER_YIELD } from "../../src/model/steps.js";
 
@@ -120,5 +121,24 @@ describe("compareEnvironmentsSteps", () => {
       "flag:gone:deleted",
     ]);
     expect(replaced).toEqual({ flags: ["edited", "copied", "gone", "added"], segments: ["moved"] });
+  });
+});
+
+describe("comparing an edit of a flag set (model/edits.ts)", () => {
+  it("compares the replaced flags and reads no other", () => {
+    const before = version({ flags: { a: flag(), b: flag(), c: flag() } });
+    let reads = 0;
+    const flags: Record<string, FlagDefinition> = {};
+    Object.defineProperty(flags, "a", { enumerable: true, get: () => (reads++, before.config.flags.a) });
+    Object.assign(flags, { b: flag(), c: flag({ defaultVariant: "on" }) });
+    recordEdit(flags, before.config.flags, ["b", "c"]);
+    const { changes, replaced } = runSteps(compareEnvironmentsSteps(before, version({ flags })));
+    expect(changes.map((c) => (c.kind === "api-key" ? c.kind : `${c.kind}:${c.key}:${c.change}`))).toEqual(["flag:c:updated"]);
+    expect(replaced.flags).toEqual(["b", "c"]);
+    expect(reads).toBe(0);
+    // New flag-set metadata changes what every flag answers: each is compared.
+    const moved = runSteps(compareEnvironmentsSteps(before, version({ flags, metadata: { team: "web" } })));
+    expect(moved.changes).toHaveLength(3);
+    expect(reads).toBeGreaterThan(0);
   });
 });

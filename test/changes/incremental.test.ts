@@ -11,7 +11,8 @@ import { loadSources } from "../../src/config/index.js";
 import { tempDir, type TempDir } from "../helpers/files.js";
 import { validateDocumentSteps } from "../../src/config/validate.js";
 import { inlineSource } from "../../src/config/positions.js";
-import { recordEdit } from "../../src/model/edits.js";
+import { editOf, recordEdit } from "../../src/model/edits.js";
+import { configEtagOf } from "../../src/store/snapshot.js";
 import { runSteps } from "../../src/model/steps.js";
 import { reloadContext } from "../helpers/server.js";
 
@@ -192,6 +193,35 @@ describe("a reload with the memo", () => {
     await dir.write("b.yaml", envFile("b", 200, { defaultVariant: { 10: "on" } }));
     expect(await reload(source)).toEqual([]);
     expect(ctx.store.get("b")!.config.invalidFlags).toBeUndefined();
+  });
+});
+
+describe("an edit of one flag in a big file, reloaded", () => {
+  let ctx: ReloadContext;
+  beforeEach(() => {
+    ctx = reloadContext(dir.file("state"));
+  });
+  afterEach(() => ctx.hub.close());
+
+  it("goes from the parse to the ETag as an edit of the last definitions: the same snapshot a full load gives", async () => {
+    await dir.write("big.yaml", envFile("big", 300));
+    const source = new FileSource(dir.path, { racyMs: 0 });
+    await applyLoad(await loadSources([source], { memo }), ctx);
+    const before = ctx.store.get("big")!;
+    void before.configEtag;
+    await dir.write("big.yaml", envFile("big", 300, { defaultVariant: { 42: "on" } }));
+    const changes = await applyLoad(await loadSources([source], { memo }), ctx);
+    expect(changes.flatMap((c) => c.changes.map((x) => ("key" in x ? `${x.key} ${x.change}` : x.kind)))).toEqual(["flag-42 updated"]);
+    const after = ctx.store.get("big")!;
+    // What the compiler, the diff and the ETag walked: the edited flag.
+    expect(editOf(after.config.flags)).toEqual({ from: before.config.flags, changed: ["flag-42"] });
+    expect(memo.last.flagsCompiled).toBe(1);
+    // And what they made is what a load from nothing makes.
+    const fresh = (await loadConfig(dir.path)).environments.get("big")!;
+    expect(after.config).toEqual(fresh.config);
+    expect([...after.flags.keys()]).toEqual([...fresh.flags.keys()]);
+    expect(after.configEtag).toBe(configEtagOf(fresh.config));
+    expect(after.configEtag).not.toBe(before.configEtag);
   });
 });
 

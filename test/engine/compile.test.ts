@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { JsonValue } from "../../src/model/types.js";
 import { compileEnvironment } from "../../src/engine/compile.js";
+import { recordEdit } from "../../src/model/edits.js";
 import { ruleKey } from "../../src/engine/rule-key.js";
 import { env, errorOf, run } from "./helpers.js";
 
@@ -502,5 +503,52 @@ describe("compiled metadata", () => {
     expect(withSet.get("a")!.metadata).toEqual({ set: 1, team: "y" });
     expect(withSet.get("c")!.metadata).toEqual({ set: 1, team: "x" });
     expect(Object.isFrozen(withSet.get("c")!.metadata)).toBe(true);
+  });
+});
+
+describe("a compile with the last one's memo", () => {
+  const flagNamed = (defaultVariant: string) => ({
+    state: "ENABLED" as const,
+    variants: { on: true, off: false },
+    defaultVariant,
+    metadata: {},
+    targeting: { if: [{ $ref: "beta" }, "on", null] },
+  });
+  const segments = { beta: { ends_with: [{ var: "email" }, "@example.com"] } };
+
+  it("of an edit of the definitions it compiled, compiles the replaced flags and reads no other", () => {
+    const last = env({ segments, flags: { a: flagNamed("off"), b: flagNamed("off"), c: flagNamed("off") } });
+    const first = compileEnvironment(last);
+    let reads = 0;
+    const flags: Record<string, unknown> = {};
+    for (const key of ["a", "b"]) Object.defineProperty(flags, key, { enumerable: true, get: () => (reads++, last.flags[key]) });
+    flags.c = flagNamed("on");
+    recordEdit(flags, last.flags, ["c"]);
+    const next = { ...last, flags: flags as typeof last.flags };
+    const second = compileEnvironment(next, { previous: first.memo });
+    expect(reads).toBe(0);
+    expect(second.compiledFlags).toBe(1);
+    expect([...second.flags.keys()]).toEqual(["a", "b", "c"]);
+    expect(second.flags.get("a")).toBe(first.flags.get("a"));
+    expect(run(second.flags.get("c")!, { email: "x@other.org" })).toMatchObject({ variant: "on", value: true, reason: "DEFAULT" });
+    // A changed segment: every flag is looked at (those that use it compiled again).
+    const third = compileEnvironment(
+      { ...next, segments: { beta: { ends_with: [{ var: "email" }, "@other.org"] } } },
+      { previous: second.memo },
+    );
+    expect(reads).toBe(2);
+    expect(third.compiledFlags).toBe(3);
+  });
+
+  it("after a compile with a broken flag, looks at every flag again", () => {
+    const last = env({ segments, flags: { a: flagNamed("off"), bad: { ...flagNamed("off"), targeting: { nope: [] } } } });
+    const first = compileEnvironment(last);
+    expect([...first.broken.keys()]).toEqual(["bad"]);
+    const flags = { ...last.flags, a: flagNamed("on") };
+    recordEdit(flags, last.flags, ["a"]);
+    const second = compileEnvironment({ ...last, flags }, { previous: first.memo });
+    // The broken flag is compiled again, so that its problem is reported again.
+    expect(second.compiledFlags).toBe(2);
+    expect(second.errors.map((e) => e.path.join("."))).toEqual(["flags.bad.targeting.nope"]);
   });
 });
