@@ -10,6 +10,7 @@ import { FileSource } from "../../src/sources/files-source.js";
 import { loadSources } from "../../src/config/index.js";
 import { tempDir, type TempDir } from "../helpers/files.js";
 import { validateDocumentSteps } from "../../src/config/validate.js";
+import { mergeDocuments } from "../../src/config/merge.js";
 import { inlineSource } from "../../src/config/positions.js";
 import { editOf, recordEdit } from "../../src/model/edits.js";
 import { configEtagOf } from "../../src/store/snapshot.js";
@@ -222,6 +223,40 @@ describe("an edit of one flag in a big file, reloaded", () => {
     expect([...after.flags.keys()]).toEqual([...fresh.flags.keys()]);
     expect(after.configEtag).toBe(configEtagOf(fresh.config));
     expect(after.configEtag).not.toBe(before.configEtag);
+  });
+});
+
+describe("merging a flags map an edit made from one merged before", () => {
+  const flag = (defaultVariant: string) => ({ variants: { on: true, off: false }, defaultVariant });
+  const source = inlineSource("a.yaml");
+  const merge = (flags: Record<string, unknown>, broken: string[] = []) =>
+    runSteps(mergeDocuments("a", [{ source, prefix: [], value: { flags } }], ["a.yaml"], new Set(broken))).config.flags;
+
+  it("takes the last definitions, those of the replaced flags made anew, and reads no other flag value", () => {
+    const lastFlags: Record<string, unknown> = { a: flag("on"), b: flag("off"), c: flag("off") };
+    const last = merge(lastFlags);
+    let reads = 0;
+    const flags: Record<string, unknown> = {};
+    Object.defineProperty(flags, "a", { enumerable: true, get: () => (reads++, lastFlags.a) });
+    Object.assign(flags, { b: lastFlags.b, c: flag("on") });
+    recordEdit(flags, lastFlags, ["c"]);
+    const next = merge(flags);
+    expect(reads).toBe(0);
+    expect(Object.keys(next)).toEqual(["a", "b", "c"]);
+    expect(next.a).toBe(last.a);
+    expect(next.c).toEqual({ state: "ENABLED", variants: { on: true, off: false }, defaultVariant: "on", metadata: {} });
+    // Recorded in turn, for the compiler and the diff.
+    expect(editOf(next)).toEqual({ from: last, changed: ["c"] });
+  });
+
+  it("with a broken flag, merges every flag as written, and records nothing", () => {
+    const lastFlags: Record<string, unknown> = { a: flag("on"), b: flag("off") };
+    merge(lastFlags);
+    const flags = { ...lastFlags, b: flag("nope") };
+    recordEdit(flags, lastFlags, ["b"]);
+    const next = merge(flags, ["b"]);
+    expect(Object.keys(next)).toEqual(["a"]);
+    expect(editOf(next)).toBeUndefined();
   });
 });
 
