@@ -15,8 +15,13 @@ export interface Edit {
 
 const edits = new WeakMap<object, Edit>();
 
-/** Records how `mapping` was made from `from` (its maker vouches for the interface's promise). */
+/**
+ * Records how `mapping` was made from `from` (its maker vouches for the interface's promise).
+ * `from`'s own record is dropped: the stages look one edit back, and a chain of records would keep
+ * every earlier version of a 10 000-flag map alive.
+ */
 export function recordEdit(mapping: object, from: object, changed: readonly string[]): void {
+  edits.delete(from);
   edits.set(mapping, { from, changed });
 }
 

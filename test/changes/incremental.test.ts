@@ -3,6 +3,8 @@
  * and parses only its file, validates and compiles only its flags (and the flags that use a
  * changed segment), and everything else is reused by reference. The work is counted, not timed.
  */
+import { setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { applyLoad, type EnvironmentChange, type ReloadContext } from "../../src/changes/reload.js";
 import { loadConfig, LoadMemo, loadInlineConfig } from "../../src/config/index.js";
@@ -223,6 +225,29 @@ describe("an edit of one flag in a big file, reloaded", () => {
     expect([...after.flags.keys()]).toEqual([...fresh.flags.keys()]);
     expect(after.configEtag).toBe(configEtagOf(fresh.config));
     expect(after.configEtag).not.toBe(before.configEtag);
+  });
+});
+
+describe("edits of a big file, one after another", () => {
+  let ctx: ReloadContext;
+  beforeEach(() => {
+    ctx = reloadContext(dir.file("state"));
+  });
+  afterEach(() => ctx.hub.close());
+
+  it("keep the version before the last alive at most: the edit records do not chain every version", async () => {
+    const source = new FileSource(dir.path, { racyMs: 0 });
+    const versions: WeakRef<object>[] = [];
+    for (let i = 0; i < 5; i++) {
+      await dir.write("big.yaml", envFile("big", 300, { defaultVariant: { 42: i % 2 ? "on" : "off", 7: String(i % 2 ? "off" : "on") } }));
+      await applyLoad(await loadSources([source], { memo }), ctx);
+      versions.push(new WeakRef(ctx.store.get("big")!.config.flags));
+    }
+    expect(editOf(versions[4]!.deref())?.from).toBe(versions[3]!.deref());
+    setFlagsFromString("--expose-gc");
+    await new Promise((resolve) => setImmediate(resolve));
+    (runInNewContext("gc") as () => void)();
+    expect(versions.map((v) => v.deref() !== undefined)).toEqual([false, false, false, true, true]);
   });
 });
 
