@@ -13,7 +13,7 @@ import { expandNotifications, variablesOf, type EnvVars } from "./expand.js";
 import type { LoadMemo } from "./memo.js";
 import { sameData, shareUnchanged } from "./share.js";
 import { mergeDocuments, originText, type MergedEnvironment } from "./merge.js";
-import { parseYamlOffThread, parseYamlYielding, type ParsedFile } from "./parse.js";
+import { parseYamlOffThread, parseYamlYielding, sameContent, textOf, type Content, type ParsedFile } from "./parse.js";
 import { ENVIRONMENT_NAME_RULE, isEnvironmentName } from "./schema.js";
 import { shapeProblemSteps } from "./shape.js";
 import { docProblem, inlineSource, problemAt, type EnvDocument } from "./positions.js";
@@ -116,27 +116,30 @@ async function parseDocument(document: SourceDocument, reading: Reading): Promis
 async function parseChanged(document: SourceDocument, { offThread, memo }: Reading): Promise<ParsedFile> {
   if ("error" in document)
     return { problems: [{ file: document.file, line: document.line ?? 0, col: document.col ?? 0, message: document.error }] };
-  let text: string;
+  let content: Content;
   if ("value" in document) {
     try {
-      text = JSON.stringify(document.value) ?? "null";
+      content = { text: JSON.stringify(document.value) ?? "null" };
     } catch (error) {
       return { problems: [problemAt(inlineSource(document.file), [], `not JSON data: ${(error as Error).message}`)] };
     }
-  } else text = document.text;
+  } else content = "bytes" in document ? { bytes: document.bytes, hash: document.hash } : { text: document.text };
   const known = memo?.parsed.get(document.file);
-  if (known?.text === text) {
+  if (known && sameContent(known, content)) {
     memo!.parsed.set(document.file, known);
     return known.parsed;
   }
   memo?.count("filesParsed");
+  // Off the thread, the worker decodes a file's bytes; here, they are decoded first (and kept as text, see below).
+  const read = offThread ? content : textOf(document.file, content);
+  if ("problem" in read) return { problems: [read.problem] };
   let parsed =
-    "value" in document
-      ? copyData(document.file, text)
-      : offThread
-        ? await parseYamlOffThread(document.file, text, known)
-        : await parseYamlYielding(document.file, text);
-  memo?.count("charsParsed", parsed.charsParsed ?? text.length);
+    "value" in document && "text" in read
+      ? copyData(document.file, read.text)
+      : "text" in read && !offThread
+        ? await parseYamlYielding(document.file, read.text)
+        : await parseYamlOffThread(document.file, read, known);
+  memo?.count("charsParsed", parsed.charsParsed ?? ("text" in read ? read.text.length : 0));
   // The last value passed this check (a value with problems is not kept): what the new one shares with it is not walked again.
   const shape = parsed.problems.length === 0 ? await runStepsYielding(shapeProblemSteps(parsed.value, known?.parsed.value)) : undefined;
   if (shape !== undefined) parsed = { problems: [{ file: document.file, line: 0, col: 0, message: shape }] };
@@ -149,7 +152,8 @@ async function parseChanged(document: SourceDocument, { offThread, memo }: Readi
   ) {
     parsed = { ...parsed, value: await runStepsYielding(shareUnchanged(known.parsed.value, parsed.value)) };
   }
-  memo?.parsed.set(document.file, { text, parsed });
+  // A text is kept (for a file, when it was decoded here: the worker reads the file's first edit from it).
+  memo?.parsed.set(document.file, { ...("hash" in content && { hash: content.hash }), ...("text" in read && { text: read.text }), parsed });
   return parsed;
 }
 

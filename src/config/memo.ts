@@ -1,7 +1,7 @@
 /**
  * What one load keeps for the next, so that an edit costs what it changes (see
  * docs/architecture-config.md, "How an edit flows"). Everything is keyed by content:
- * - a file's text -> its parse (an unchanged file is not parsed again);
+ * - a file's text (a file's by the hash of its bytes) -> its parse (an unchanged file is not parsed again);
  * - a changed file's new value shares every flag, segment and metadata entry that is equal to
  *   the last value's with it (`shareUnchanged`, share.ts), so later stages can tell "unchanged" by identity;
  * - a flag value found valid -> not validated again (a WeakSet: it lives as long as the value);
@@ -12,7 +12,7 @@
  * Entries not used by a load are dropped at its end: the memo holds one configuration.
  */
 import type { CompileMemo } from "../engine/compile.js";
-import type { ParsedFile } from "./parse.js";
+import type { KnownParse } from "./parse.js";
 
 /** The work a load did (for tests and the benchmark: edits must cost what they change). */
 export interface WorkCounts {
@@ -54,7 +54,7 @@ export class LoadMemo {
   /** Work done by the last load. */
   last: WorkCounts = zero();
   #counts: WorkCounts = zero();
-  readonly parsed = new Generation<string, { text: string; parsed: ParsedFile }>();
+  readonly parsed = new Generation<string, KnownParse>();
   readonly environments = new Generation<string, unknown>();
   readonly compiled = new Generation<string, CompileMemo>();
   /** Flag values that passed every document check (schema, variants, finite numbers). */

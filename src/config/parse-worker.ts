@@ -1,8 +1,9 @@
 /**
  * Parses the files a running server reads again off its main thread (see parseYamlOffThread):
  * the YAML library parses a document in one synchronous call, during which the server could
- * answer nothing. Only plain data goes back. The worker keeps the last text and value of each file it parsed (a few
- * files at most), and:
+ * answer nothing. Only plain data goes back. A file comes as its bytes, decoded here, so the
+ * serving thread does not decode it either. The worker keeps the last text and value of each file
+ * it parsed (a few files at most), and:
  * - reads an edit of a file the fast path read where it changed (reparse.ts), not the whole text;
  * - sends back only what changed from the value the server holds (leaveOutUnchanged), not a copy
  *   of every flag: the value of a parse it made (named by its id), or that of a text the server
@@ -11,7 +12,8 @@
  */
 import { parentPort } from "node:worker_threads";
 import { leaveOutUnchanged } from "./share.js";
-import { parseChecked, tooDeep, type WorkerBase } from "./parse.js";
+import { parseChecked, tooDeep, type WorkerBase, type WorkerRequest } from "./parse.js";
+import { decodeUtf8 } from "../sources/decode.js";
 import { reparseEdit } from "./reparse.js";
 import { MAX_DEPTH, textNestingDepth } from "./shape.js";
 import type { Problem } from "../model/types.js";
@@ -32,7 +34,15 @@ type Kept = Read & { id: number; text: string };
 
 const kept = new Map<string, Kept>();
 
-parentPort?.on("message", ({ id, file, text, base }: { id: number; file: string; text: string; base?: WorkerBase }) => {
+parentPort?.on("message", (request: WorkerRequest) => {
+  const { id, file, base } = request;
+  // A file's bytes are decoded here; bytes that are not UTF-8 send the server to parse (and report) them itself.
+  const decoded = "text" in request ? request : decodeUtf8(request.bytes);
+  if (!("text" in decoded)) {
+    parentPort!.postMessage({ id, problems: [{ file, line: decoded.line, col: decoded.col, message: decoded.error }] });
+    return;
+  }
+  const { text } = decoded;
   const { last, charsParsed } = baseOf(file, base);
   const read = readText(file, text, last);
   if ("problems" in read) {

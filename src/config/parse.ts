@@ -12,6 +12,7 @@ import { fastParse } from "./fast-parse.js";
 import { yaml } from "./yaml-package.js";
 import { inlineSource, yamlSource, type Source } from "./positions.js";
 import { explainYamlErrors } from "./yaml-errors.js";
+import { decodeUtf8 } from "../sources/decode.js";
 import { runSteps, runStepsYielding, turnIfDue, type Steps } from "../model/steps.js";
 import { withUnchanged, type Encoded } from "./share.js";
 import { textNestingProblem } from "./shape.js";
@@ -55,7 +56,7 @@ export const parseWithPositions = (file: string, text: string): ParsedFile => ru
 /** The fast path's value, with a source that builds the Document on the first position asked. */
 function parseFast(file: string, text: string): ParsedFile | undefined {
   const value = fastParse(withoutBom(text));
-  return value === undefined ? undefined : { source: lazySource(file, text), value, problems: [] };
+  return value === undefined ? undefined : { source: lazySource(file, { text }), value, problems: [] };
 }
 
 // Editors show columns without the BOM; so must we.
@@ -83,20 +84,27 @@ const WAITS_FOR_WORKER_BYTES = 512 * 1024;
  * in a big file costs this thread that flag, not a copy of the whole value. Whatever it sends is
  * read here in steps, flag by flag from JSON text (share.ts's Encoded).
  */
-export async function parseYamlOffThread(file: string, text: string, last?: { text: string; parsed: ParsedFile }): Promise<ParsedFile> {
-  if (inWorker(text)) {
+export async function parseYamlOffThread(file: string, content: Content, last?: KnownParse): Promise<ParsedFile> {
+  if (inWorker("text" in content ? content.text.length : content.bytes.length)) {
     const value = last?.parsed.value;
     // The worker has the last value when it made it; else (parsed here) it reads the last text first.
-    const base =
-      value === undefined ? undefined : last!.parsed.workerId !== undefined ? { id: last!.parsed.workerId } : { text: last!.text };
-    await turnIfDue(); // the text was just read, hashed and decoded in this task
-    const reply = await parseWorker.parse(file, text, base).catch(() => undefined);
-    // The worker checked the nesting and the fast path declined the file: the `yaml` path says where it is wrong.
-    if (reply && "problems" in reply) return tooDeep(file, text) ?? runStepsYielding(parseYamlSteps(file, text));
+    const base: WorkerBase | undefined =
+      value === undefined
+        ? undefined
+        : last!.parsed.workerId !== undefined
+          ? { id: last!.parsed.workerId }
+          : last!.text !== undefined
+            ? { text: last!.text }
+            : undefined;
+    await turnIfDue(); // the file was just read and hashed in this task
+    const reply = await parseWorker.parse(file, content, base).catch(() => undefined);
+    // The worker checked the nesting and the fast path declined the file (or its bytes are not
+    // UTF-8): the `yaml` path says where it is wrong.
+    if (reply && "problems" in reply) return parseContentYielding(file, content);
     if (reply) {
       const read = await runStepsYielding(withUnchanged(reply.relative ? value : undefined, reply.changes));
       const parsed: ParsedFile = {
-        source: lazySource(file, text),
+        source: lazySource(file, content),
         value: read,
         problems: [],
         workerId: reply.id,
@@ -105,7 +113,40 @@ export async function parseYamlOffThread(file: string, text: string, last?: { te
       return reply.relative ? { ...parsed, sharedWith: value } : parsed;
     }
   }
-  return parseYamlYielding(file, text);
+  return parseContentYielding(file, content);
+}
+
+/**
+ * What a document gives to parse: its text, or a file's bytes as read (decoded where they are
+ * parsed: in the worker for an edit) with their hash.
+ */
+export type Content = { text: string } | { bytes: Uint8Array; hash: string };
+
+/** A parse kept for the next load (memo.ts): what it was parsed from, and its text when that was decoded on this thread. */
+export interface KnownParse {
+  /** Of a file's bytes. */
+  hash?: string;
+  /** The text parsed here (the worker reads an edit from it), or the text a document gave. */
+  text?: string;
+  parsed: ParsedFile;
+}
+
+/** Whether `content` is what `known` was parsed from. */
+export const sameContent = (known: KnownParse, content: Content): boolean =>
+  "bytes" in content ? known.hash === content.hash : known.text === content.text;
+
+/** The text of `content`, decoded if it is bytes; a problem at the first byte that is not UTF-8. */
+export function textOf(file: string, content: Content): { text: string } | { problem: Problem } {
+  if ("text" in content) return content;
+  const decoded = decodeUtf8(content.bytes);
+  return "text" in decoded ? decoded : { problem: { file, line: decoded.line, col: decoded.col, message: decoded.error } };
+}
+
+/** parseYamlYielding of `content`, decoded here. */
+async function parseContentYielding(file: string, content: Content): Promise<ParsedFile> {
+  const read = textOf(file, content);
+  if ("problem" in read) return { problems: [read.problem] };
+  return { ...(await parseYamlYielding(file, read.text)), charsParsed: read.text.length };
 }
 
 /**
@@ -121,10 +162,10 @@ export function startParseWorker(): void {
 /** Whether the parse worker runs (for the tests: a server starts it once serving). */
 export const parseWorkerRunning = (): boolean => parseWorker.running;
 
-/** Whether to parse in the worker: when it runs, or a big file (which waits for it); a small file starts it for the next edit. */
-function inWorker(text: string): boolean {
+/** Whether to parse in the worker (`size`: of the text or bytes): when it runs, or a big file (which waits for it); a small file starts it for the next edit. */
+function inWorker(size: number): boolean {
   if (!parseWorker.available) return false;
-  if (parseWorker.running || text.length >= WAITS_FOR_WORKER_BYTES) return true;
+  if (parseWorker.running || size >= WAITS_FOR_WORKER_BYTES) return true;
   parseWorker.start();
   return false;
 }
@@ -135,6 +176,9 @@ type WorkerReply =
 
 /** What the server holds of a file: the worker's parse of that id, or the value of that text. */
 export type WorkerBase = { id: number } | { text: string };
+
+/** A parse asked of the worker: a text, or a file's bytes (copied: the file source keeps them), which it decodes. */
+export type WorkerRequest = { id: number; file: string; base?: WorkerBase } & ({ text: string } | { bytes: Uint8Array });
 
 const WORKER_SCRIPT = new URL("./parse-worker.js", import.meta.url);
 
@@ -148,13 +192,14 @@ class ParseWorker {
   #nextId = 1;
   readonly #pending = new Map<number, { resolve(reply: WorkerReply): void; reject(error: Error): void }>();
 
-  parse(file: string, text: string, base: WorkerBase | undefined): Promise<WorkerReply> {
+  parse(file: string, content: Content, base: WorkerBase | undefined): Promise<WorkerReply> {
     const worker = this.start();
     const id = this.#nextId++;
+    const request: WorkerRequest = "text" in content ? { id, file, text: content.text, base } : { id, file, bytes: content.bytes, base };
     return new Promise((resolve, reject) => {
       this.#pending.set(id, { resolve, reject });
       worker.ref();
-      worker.postMessage({ id, file, text, base });
+      worker.postMessage(request);
     });
   }
 
@@ -189,14 +234,14 @@ class ParseWorker {
 
 const parseWorker = new ParseWorker();
 
-/** A source that parses its text with positions (on this thread) the first time one is asked for. */
-function lazySource(file: string, text: string): Source {
+/** A source that parses its text with positions (on this thread, decoding it first if need be) the first time one is asked for. */
+function lazySource(file: string, content: Content): Source {
   let parsed: Source | undefined;
-  return {
-    file,
-    positional: true,
-    locate: (path, anchor) => (parsed ??= parseWithPositions(file, text).source ?? inlineSource(file)).locate(path, anchor),
+  const withPositions = (): Source => {
+    const read = textOf(file, content);
+    return ("text" in read ? parseWithPositions(file, read.text).source : undefined) ?? inlineSource(file);
   };
+  return { file, positional: true, locate: (path, anchor) => (parsed ??= withPositions()).locate(path, anchor) };
 }
 
 /** parseYaml in steps (parse, check, convert), for a file read while serving. */

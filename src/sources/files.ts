@@ -8,7 +8,6 @@
  * - every path read, listed or looked at is recorded in an `InputSet` with its signature
  *   (type, inode, size, mtime, ctime, and a content hash), which `changed()` re-checks with a stat.
  */
-import { decodeUtf8 } from "./decode.js";
 import { turnIfDue } from "../model/steps.js";
 import { createHash } from "node:crypto";
 import { constants, type Stats } from "node:fs";
@@ -52,7 +51,17 @@ const FINE_RACY_MS = 50;
 export const racyWindow = (s: Pick<Stats, "mtimeMs" | "ctimeMs">): number =>
   s.mtimeMs % 1000 !== 0 || s.ctimeMs % 1000 !== 0 ? FINE_RACY_MS : RACY_MS;
 
-export type FileRead = { text: string } | { error: string; line?: number; col?: number };
+/**
+ * A file's content as read, not decoded: the loader decodes it where it parses it (the parse
+ * worker, for a running server's edits), so the serving thread does not decode a big file. The
+ * hash tells the loader it read these bytes before.
+ */
+export type FileRead = FileContent | { error: string };
+export interface FileContent {
+  bytes: Uint8Array;
+  /** sha256 of the bytes (base64url). */
+  hash: string;
+}
 
 const errorCode = (error: unknown): string => (error as NodeJS.ErrnoException).code ?? (error as Error).message ?? String(error);
 
@@ -186,7 +195,9 @@ async function readAtMost(handle: FileHandle, limit: number, expected: number): 
     if (bytesRead === 0) break;
     total += bytesRead;
   }
-  return buffer.subarray(0, total);
+  // The bytes are kept (FileTexts) and copied to the parse worker with their whole buffer: a small
+  // file's are copied out of the 64 KiB one it was read into (Buffer's own slice would not copy).
+  return total < buffer.length / 2 ? Uint8Array.prototype.slice.call(buffer, 0, total) : buffer.subarray(0, total);
 }
 
 /** `work`'s result, or undefined when it takes longer than `ms`. */
@@ -208,11 +219,9 @@ export interface ReadOptions {
   texts?: FileTexts;
 }
 
-/** A file's text as last read whole, with what proves it unchanged since. */
-interface KnownText {
-  text: string;
+/** A file's content as last read whole, with what proves it unchanged since. */
+interface KnownText extends FileContent {
   signature: string;
-  hash: string;
   /** Read so soon after its last change that its signature does not prove it (RawRead). */
   racyUntil?: number;
 }
@@ -232,14 +241,14 @@ export class FileTexts {
   /** `racyMs`: instead of racyWindow's, how long after a change a read is racy (0: never; for tests). */
   constructor(readonly racyMs?: number) {}
 
-  /** The text of `path` when its signature now is the one it was read with, and that proves it. */
-  async unchanged(path: string, inputs: InputSet | undefined): Promise<string | undefined> {
+  /** The content of `path` when its signature now is the one it was read with, and that proves it. */
+  async unchanged(path: string, inputs: InputSet | undefined): Promise<FileContent | undefined> {
     const known = this.#last.get(path);
     if (known === undefined || known.racyUntil !== undefined) return undefined;
     if ((await signatureOf(path)) !== known.signature) return undefined;
     this.#now.set(path, known);
-    inputs?.add(new FileInput(path, known.signature, known.hash));
-    return known.text;
+    inputs?.add(new FileInput(path, known.signature));
+    return { bytes: known.bytes, hash: known.hash };
   }
 
   set(path: string, known: KnownText): void {
@@ -291,7 +300,7 @@ export function settleLeft(file: SettleState, checkedAt: number): number {
 export async function readStableFile(path: string, options: ReadOptions = {}): Promise<FileRead> {
   const { inputs, maxBytes = MAX_FILE_BYTES, timeoutMs = READ_TIMEOUT_MS, texts } = options;
   const unchanged = await texts?.unchanged(path, inputs);
-  if (unchanged !== undefined) return { text: unchanged };
+  if (unchanged !== undefined) return unchanged;
   if (texts) texts.reads++;
   const deadline = Date.now() + SETTLE_DEADLINE_MS;
   let seen: { signature: string; at: number } | undefined;
@@ -315,13 +324,11 @@ export async function readStableFile(path: string, options: ReadOptions = {}): P
       };
       const left = settleLeft(state, read.checkedAt ?? now);
       if (left === 0) {
+        await turnIfDue(); // the read may have taken its step; hashing 2 MB is a millisecond or two
         const hash = hashOf(read.bytes);
         inputs?.add(new FileInput(path, read.after, hash, read.racyUntil));
-        await turnIfDue(); // hashing and decoding 2 MB are a millisecond or two each
-        const decoded = decodeUtf8(read.bytes);
-        // Only a text is kept: a file that is not UTF-8 is read (and reported) again until it is.
-        if ("text" in decoded) texts?.set(path, { text: decoded.text, signature: read.after, hash, racyUntil: read.racyUntil });
-        return decoded;
+        texts?.set(path, { bytes: read.bytes, hash, signature: read.after, racyUntil: read.racyUntil });
+        return { bytes: read.bytes, hash };
       }
       if (now >= deadline) break;
       await sleep(Math.min(left, WRITER_SETTLE_MS));

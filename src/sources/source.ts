@@ -9,12 +9,14 @@
 import type { InputSet } from "./inputs.js";
 
 /**
- * One document: its text, its data (given as values, not text: the inline source), or why it
- * could not be had. `file` names it in problems (a path, a URL, or `<inline:ENV>`).
+ * One document: its text, its bytes as read (a file: UTF-8 is checked where it is parsed, with
+ * the hash that tells the same bytes again), its data (given as values, not text: the inline
+ * source), or why it could not be had. `file` names it in problems (a path, a URL, or `<inline:ENV>`).
  */
 export type SourceDocument =
   /** `finalUrl`: a URL document answered from another address (redirects followed). */
   | { file: string; text: string; finalUrl?: string }
+  | { file: string; bytes: Uint8Array; hash: string }
   | { file: string; value: unknown }
   /** `line`/`col`: where in the document, when the problem has a place (invalid UTF-8). */
   | { file: string; error: string; line?: number; col?: number };

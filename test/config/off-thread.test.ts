@@ -143,6 +143,25 @@ describe("big files, on and off the thread", { timeout: 60_000 }, () => {
     // Parsed here (the whole text), or in the worker: first the last text (parsed here) and the edit, then the edits alone.
     expect(reads.slice(-2).every((share) => share < 0.1)).toBe(true);
   });
+  it("an edit's bytes are decoded by the worker: the load keeps no text of it, and bytes that are not UTF-8 are reported as on this thread", async () => {
+    const memo = new LoadMemo();
+    const file = await tmp.write("dev.yaml", bigFile(FLAGS));
+    await loadConfig(file, { memo });
+    expect(memo.parsed.get(file)?.text).toBe(bigFile(FLAGS)); // parsed here: kept, for the worker's first edit
+    await tmp.write("dev.yaml", bigFile(FLAGS).replace("defaultVariant: 'off'", "defaultVariant: 'on'"));
+    const edited = await loadConfig(file, { offThread: true, memo });
+    expect(edited.environments.get("dev")!.config.flags["flag-0"]!.defaultVariant).toBe("on");
+    expect(memo.parsed.get(file)?.text).toBeUndefined();
+    // Flag 7's owner `team-7` with the 7 written as the byte 0xff.
+    const bad = Buffer.from(bigFile(FLAGS));
+    bad[bad.indexOf("owner: team-7,") + "owner: team-".length] = 0xff;
+    await tmp.write("dev.yaml", bad);
+    const [broken, fresh] = [await loadConfig(file, { offThread: true, memo }), await loadConfig(file)];
+    const lines = problemLines(fresh, tmp.path);
+    expect(lines).toEqual([expect.stringMatching(/^<dir>\/dev\.yaml:\d+:\d+ not valid UTF-8: byte 0xff/)]);
+    expect(problemLines(broken, tmp.path)).toEqual(lines);
+  });
+
   it("an edit of a big file that nests brackets too deep is refused through the worker as on this thread, at its line:col", async () => {
     const memo = new LoadMemo();
     const file = await tmp.write("dev.yaml", bigFile(FLAGS));

@@ -13,7 +13,7 @@ export interface TempDir {
   path: string;
   file(name: string): string;
   /** Writes `content` at `name` (creating directories); returns the absolute path. */
-  write(name: string, content: string): Promise<string>;
+  write(name: string, content: string | Uint8Array): Promise<string>;
   link(name: string, target: string): Promise<string>;
   mkdir(name: string): Promise<string>;
   /** Removes it now (it is removed afterwards anyway). */

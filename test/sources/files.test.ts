@@ -62,6 +62,12 @@ const FULL =
   "apiKey: k\nflags:\n  a:\n    variants: { v: 1 }\n    defaultVariant: v\n  b:\n    variants: { v: 2 }\n    defaultVariant: v\n";
 const HALF = FULL.slice(0, FULL.indexOf("  b:")); // valid YAML too: flag b missing
 
+/** What readStableFile gives for a file of this text: its bytes, not decoded, and their sha256. */
+const content = (text: string) => ({
+  bytes: Buffer.from(text),
+  hash: createHash("sha256").update(text).digest("base64url"),
+});
+
 describe("readStableFile", () => {
   it.each([1, SETTLE_MS / 2])("a file written in two halves %i ms apart is read whole, never as its first half", async (gap) => {
     dir = await tempDir("flagserve-files-");
@@ -78,7 +84,7 @@ describe("readStableFile", () => {
       );
       const read = readStableFile(path);
       await second;
-      expect(await read).toEqual({ text: FULL });
+      expect(await read).toEqual(content(FULL));
     }
   });
 
@@ -88,7 +94,7 @@ describe("readStableFile", () => {
     writeFileSync(`${path}.tmp`, FULL);
     renameSync(`${path}.tmp`, path);
     const inputs = new InputSet();
-    expect(await readStableFile(path, { inputs })).toEqual({ text: FULL });
+    expect(await readStableFile(path, { inputs })).toEqual(content(FULL));
     expect(await inputs.changed()).toBeUndefined();
     writeFileSync(path, HALF);
     expect(await inputs.changed()).toBe(path);
@@ -98,7 +104,7 @@ describe("readStableFile", () => {
     dir = await tempDir("flagserve-files-");
     const path = await dir.write("dev.yaml", FULL);
     utimesSync(path, new Date(), new Date(Date.now() - 3_600_000));
-    expect(await readStableFile(path)).toEqual({ text: FULL });
+    expect(await readStableFile(path)).toEqual(content(FULL));
   });
 });
 
@@ -135,7 +141,7 @@ describe("racy reads (a read so soon after a change that timestamps could hide a
     const path = await dir.write("dev.yaml", FULL);
     const texts = new FileTexts(60_000); // every read within a minute of a change is racy
     for (let i = 0; i < 3; i++) {
-      expect(await readStableFile(path, { texts })).toEqual({ text: FULL });
+      expect(await readStableFile(path, { texts })).toEqual(content(FULL));
       texts.end();
     }
     expect(texts.reads).toBe(3);
@@ -144,7 +150,7 @@ describe("racy reads (a read so soon after a change that timestamps could hide a
     const trusting = new FileTexts();
     await new Promise((resolve) => setTimeout(resolve, 100));
     for (let i = 0; i < 3; i++) {
-      expect(await readStableFile(path, { texts: trusting })).toEqual({ text: FULL });
+      expect(await readStableFile(path, { texts: trusting })).toEqual(content(FULL));
       trusting.end();
     }
     expect(trusting.reads).toBe(1);
