@@ -89,6 +89,14 @@ async function applyNow(load: ConfigLoad, ctx: ReloadContext, options: ApplyOpti
   // In steps, with the event loop free in between: a changed 10 000-flag environment is compared
   // and hashed (its ETag, for the event and bulk answers) before it is served, never in one go.
   const applied = await runStepsYielding(changesBetween(previous, next, options));
+  // A replaced key is retired before the swap: it must keep working from the moment the new one does.
+  const graces = new Map<string, number>();
+  for (const { env, before, after } of applied) {
+    if (!before || !after || before.apiKey === after.apiKey) continue;
+    const graceSeconds = await keyGraceFor(ctx, env, before.apiKey);
+    store.retireKey(env, before.apiKey, graceSeconds * 1000);
+    graces.set(env, graceSeconds);
+  }
   store.replace(next.values(), options.keepProblems ? store.problems : problemsAfter(load, valid, store, options));
   // Reported once the store says so too (`/readyz`), so a reader of the log never races it.
   logProblems(load, previous, next, logger, options);
@@ -104,12 +112,11 @@ async function applyNow(load: ConfigLoad, ctx: ReloadContext, options: ApplyOpti
       logger.info(`environment ${env} added, key ${generated.includes(env) ? after.apiKey : redactKey(after.apiKey)}`);
       continue;
     }
-    const rotated = before.apiKey !== after.apiKey;
-    const graceSeconds = rotated ? await keyGraceFor(ctx, env, before.apiKey) : 0;
+    const graceSeconds = graces.get(env);
     const at = new Date();
-    hub.publish(after, change.changes, at, new Date(at.getTime() + graceSeconds * 1000));
+    hub.publish(after, change.changes, at, new Date(at.getTime() + (graceSeconds ?? 0) * 1000));
     logger.info(`${env}: ${describeChanges(change.changes)}`);
-    if (rotated) revokeLater(ctx, env, before.apiKey, graceSeconds);
+    if (graceSeconds !== undefined) revokeLater(ctx, env, before.apiKey, graceSeconds);
   }
   if (applied.length > 0) ctx.onChanges?.(applied);
   return applied;
@@ -217,10 +224,9 @@ async function keyGraceFor(ctx: ReloadContext, env: string, oldKey: string): Pro
   return (await recordedGrace(ctx.stateDir, env, oldKey)) ?? ctx.keyGraceSeconds;
 }
 
-/** `api-key-rotated` has been sent; the old key and the streams opened with it end after the grace period. */
+/** `api-key-rotated` has been sent; the old key (retired) and the streams opened with it end after the grace period. */
 function revokeLater(ctx: ReloadContext, env: string, oldKey: string, graceSeconds: number): void {
   const graceMs = graceSeconds * 1000;
-  ctx.store.retireKey(env, oldKey, graceMs);
   const revoke = () => {
     // Only the old key's streams: a later rotation's clients may already be on a newer key.
     const closed = ctx.hub.closeStreamsOf(env, keyDigest(oldKey));

@@ -186,6 +186,15 @@ describe("key rotation", () => {
     expect(onK1.closed).toBe(false);
   });
 
+  it("accepts the old key from the moment the new one works (retired before the swap)", async () => {
+    ctx.keyGraceSeconds = 3600;
+    const seen: boolean[] = [];
+    const stop = ctx.store.onReplace(() => seen.push(accepts(K1), accepts("reload-key-2-0123456789")));
+    await rotateTo("reload-key-2-0123456789");
+    stop();
+    expect(seen).toEqual([true, true]);
+  });
+
   it("refuses a key it has been accepting as soon as a reload replaces it (no grace)", async () => {
     expect(accepts(K1)).toBe(true);
     expect(ctx.store.authenticate(K1)).toBe(ctx.store.get("dev")); // the second time from the accepted keys
