@@ -130,16 +130,18 @@ async function parseChanged(document: SourceDocument, { offThread, memo }: Readi
     return known.parsed;
   }
   memo?.count("filesParsed");
-  // Off the thread, the worker decodes a file's bytes; here, they are decoded first (and kept as text, see below).
-  const read = offThread ? content : textOf(document.file, content);
-  if ("problem" in read) return { problems: [read.problem] };
-  let parsed =
-    "value" in document && "text" in read
-      ? copyData(document.file, read.text)
-      : "text" in read && !offThread
-        ? await parseYamlYielding(document.file, read.text)
-        : await parseYamlOffThread(document.file, read, known);
-  memo?.count("charsParsed", parsed.charsParsed ?? ("text" in read ? read.text.length : 0));
+  // A file's bytes are decoded here, unless the worker parses them (off the thread: an edit while serving).
+  let text: string | undefined;
+  if (!(offThread && "bytes" in content)) {
+    const read = textOf(document.file, content);
+    if ("problem" in read) return { problems: [read.problem] };
+    text = read.text;
+  }
+  let parsed: ParsedFile;
+  if ("value" in document) parsed = copyData(document.file, text!);
+  else if (offThread) parsed = await parseYamlOffThread(document.file, text === undefined ? content : { text }, known);
+  else parsed = await parseYamlYielding(document.file, text!);
+  memo?.count("charsParsed", parsed.charsParsed ?? text?.length ?? 0);
   // The last value passed this check (a value with problems is not kept): what the new one shares with it is not walked again.
   const shape = parsed.problems.length === 0 ? await runStepsYielding(shapeProblemSteps(parsed.value, known?.parsed.value)) : undefined;
   if (shape !== undefined) parsed = { problems: [{ file: document.file, line: 0, col: 0, message: shape }] };
@@ -153,7 +155,7 @@ async function parseChanged(document: SourceDocument, { offThread, memo }: Readi
     parsed = { ...parsed, value: await runStepsYielding(shareUnchanged(known.parsed.value, parsed.value)) };
   }
   // A text is kept (for a file, when it was decoded here: the worker reads the file's first edit from it).
-  memo?.parsed.set(document.file, { ...("hash" in content && { hash: content.hash }), ...("text" in read && { text: read.text }), parsed });
+  memo?.parsed.set(document.file, { ...("hash" in content && { hash: content.hash }), ...(text !== undefined && { text }), parsed });
   return parsed;
 }
 

@@ -87,20 +87,16 @@ const WAITS_FOR_WORKER_BYTES = 512 * 1024;
 export async function parseYamlOffThread(file: string, content: Content, last?: KnownParse): Promise<ParsedFile> {
   if (inWorker("text" in content ? content.text.length : content.bytes.length)) {
     const value = last?.parsed.value;
-    // The worker has the last value when it made it; else (parsed here) it reads the last text first.
-    const base: WorkerBase | undefined =
-      value === undefined
-        ? undefined
-        : last!.parsed.workerId !== undefined
-          ? { id: last!.parsed.workerId }
-          : last!.text !== undefined
-            ? { text: last!.text }
-            : undefined;
+    const base = value === undefined ? undefined : workerBase(last!);
     await turnIfDue(); // the file was just read and hashed in this task
     const reply = await parseWorker.parse(file, content, base).catch(() => undefined);
-    // The worker checked the nesting and the fast path declined the file (or its bytes are not
-    // UTF-8): the `yaml` path says where it is wrong.
-    if (reply && "problems" in reply) return parseContentYielding(file, content);
+    if (reply && "problems" in reply) {
+      // The worker checked the nesting and the fast path declined the file (or its bytes are not
+      // UTF-8): the `yaml` path says where it is wrong.
+      const read = textOf(file, content);
+      if ("problem" in read) return { problems: [read.problem] };
+      return tooDeep(file, read.text) ?? { ...(await runStepsYielding(parseYamlSteps(file, read.text))), charsParsed: read.text.length };
+    }
     if (reply) {
       const read = await runStepsYielding(withUnchanged(reply.relative ? value : undefined, reply.changes));
       const parsed: ParsedFile = {
@@ -129,6 +125,15 @@ export interface KnownParse {
   /** The text parsed here (the worker reads an edit from it), or the text a document gave. */
   text?: string;
   parsed: ParsedFile;
+}
+
+/**
+ * What the worker is told the server holds of a file: the worker's own parse, or the text parsed
+ * here (which it reads first); nothing when the text is not kept (then everything is sent back).
+ */
+function workerBase(last: KnownParse): WorkerBase | undefined {
+  if (last.parsed.workerId !== undefined) return { id: last.parsed.workerId };
+  return last.text === undefined ? undefined : { text: last.text };
 }
 
 /** Whether `content` is what `known` was parsed from. */
