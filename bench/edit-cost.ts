@@ -21,11 +21,10 @@
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { stringify } from "yaml";
 import {
   BIN,
-  benchEnvironment,
   benchFile,
+  environmentYaml,
   flagKey,
   header,
   KEY,
@@ -57,12 +56,6 @@ interface Profile {
   allocatedMB: number;
   cpu: [string, number][];
   allocations: [string, number][];
-}
-
-function environmentYaml(count: number, defaultVariant: string): string {
-  const env = benchEnvironment(count);
-  env.flags[flagKey(0, count)]!.defaultVariant = defaultVariant;
-  return stringify(env);
 }
 
 /** The variant `flag` answers with. */

@@ -111,6 +111,14 @@ export function benchEnvironment(count = 100): {
 /** The same environment as a block-style YAML file, as a person would write it. */
 export const benchYaml = (count = 100): string => stringify(benchEnvironment(count));
 
+/** One environment document of `count` flags as YAML, its first flag's defaultVariant set (the edited versions of the reload benchmarks), with `key`. */
+export function environmentYaml(count: number, defaultVariant: string, key = KEY): string {
+  const env = benchEnvironment(count);
+  env.apiKey = key;
+  env.flags[flagKey(0, count)]!.defaultVariant = defaultVariant;
+  return stringify(env);
+}
+
 /** The one request body of the repeated-request rows (bench:http, bench:instructions). */
 export const ONE_BODY = JSON.stringify({
   context: { targetingKey: "user-42", email: "ada@example.com", country: "DE", plan: "pro", version: "3.1.4" },

@@ -40,6 +40,7 @@ import {
   BIN,
   benchEnvironment,
   benchFile,
+  environmentYaml,
   flagKey,
   header,
   KEY,
@@ -232,24 +233,16 @@ function addWindow(windows: Windows, loop: LoopWindow, maxEval: number): void {
   windows.busy.push(loop.busy);
 }
 
-/** One environment document of `count` flags as YAML, its first flag's defaultVariant set, with its own key. */
-function environmentYaml(count: number, key: string, defaultVariant: string): string {
-  const env = benchEnvironment(count);
-  env.apiKey = key;
-  env.flags[flagKey(0, count)]!.defaultVariant = defaultVariant;
-  return stringify(env);
-}
-
 async function setUp(dir: string, label: string, short: string, files: number, flags: number, bin?: string): Promise<Config> {
   const root = join(dir, short);
   await mkdir(root);
   const keyOf = (i: number) => (files === 1 ? KEY : `${KEY}-${String(i).padStart(3, "0")}`);
   for (let i = 0; i < files; i++)
-    await writeFile(join(root, `env-${String(i).padStart(3, "0")}.yaml`), environmentYaml(flags, keyOf(i), "off"));
+    await writeFile(join(root, `env-${String(i).padStart(3, "0")}.yaml`), environmentYaml(flags, "off", keyOf(i)));
   const edited = Math.floor(files / 2);
   const file = join(root, `env-${String(edited).padStart(3, "0")}.yaml`);
   const key = keyOf(edited);
-  const versions: [string, string] = [environmentYaml(flags, key, "off"), environmentYaml(flags, key, "on")];
+  const versions: [string, string] = [environmentYaml(flags, "off", key), environmentYaml(flags, "on", key)];
   return {
     label,
     short,
