@@ -420,8 +420,11 @@ function withUnusableFlags(
   for (const [key, reason] of compiled.broken) setOwn(invalid, key, reason);
   // A new map without them: the merged one is as the merge made it, which the next merge's edit record names (merge.ts).
   if (compiled.broken.size > 0) config.flags = withoutKeys(config.flags, compiled.broken);
-  const flags = compiled.flags;
-  for (const [key, list] of flagProblems) {
+  // A copy to add them to: the compiled map is also the compile memo's. In key order, which does
+  // not depend on which flags this load had to check (an edit checks the flags it replaced first).
+  const flags = flagProblems.size > 0 ? new Map(compiled.flags) : compiled.flags;
+  for (const key of [...flagProblems.keys()].sort(compare)) {
+    const list = flagProblems.get(key)!;
     const reason = `invalid flag definition: ${list.map((p) => p.message).join("; ")}`;
     setOwn(invalid, key, reason);
     flags.set(key, unusableFlag(key, reason, config.metadata));

@@ -18,6 +18,7 @@ import { editOf, recordEdit } from "../../src/model/edits.js";
 import { configEtagOf } from "../../src/store/snapshot.js";
 import { runSteps } from "../../src/model/steps.js";
 import { reloadContext } from "../helpers/server.js";
+import { randomEdits } from "../helpers/random-edits.js";
 
 /** An environment file of `count` flags; flag i uses segment `beta` when i % 4 === 1, `internal` (which uses `beta`) when i % 4 === 2. */
 function envFile(
@@ -225,6 +226,45 @@ describe("an edit of one flag in a big file, reloaded", () => {
     expect([...after.flags.keys()]).toEqual([...fresh.flags.keys()]);
     expect(after.configEtag).toBe(configEtagOf(fresh.config));
     expect(after.configEtag).not.toBe(before.configEtag);
+  });
+});
+
+describe("random edits of a file, one after another", () => {
+  let ctx: ReloadContext;
+  beforeEach(() => {
+    ctx = reloadContext(dir.file("state"));
+  });
+  afterEach(() => ctx.hub.close());
+
+  // More seeds: INCREMENTAL_SEEDS=20 npx vitest run test/changes/incremental.test.ts
+  const seeds = Array.from({ length: Number(process.env.INCREMENTAL_SEEDS ?? 1) }, (_, i) => 29 + i);
+  it.each(seeds)("load as a load from nothing does, with the served ETag made from scratch (seed %i)", async (seed) => {
+    const source = new FileSource(dir.path, { racyMs: 0 });
+    for (const { text, step: context } of randomEdits(seed, 40)) {
+      await dir.write("random.yaml", text);
+      const load = await loadSources([source], { memo });
+      const fresh = await loadConfig(dir.path);
+      expect(load.problems, context).toEqual(fresh.problems);
+      const [loaded, expected] = [load.environments.get("random")!, fresh.environments.get("random")!];
+      expect(loaded.config, context).toEqual(expected.config);
+      expect([...loaded.flags.keys()], context).toEqual([...expected.flags.keys()]);
+      for (const [flagKey, compiled] of loaded.flags) {
+        for (const email of ["ada@example.com", "bob@example.org"]) {
+          const evaluation = { targetingKey: "user-1", email, $flagd: { flagKey, timestamp: 0 } };
+          const answer = (f: typeof compiled) => {
+            try {
+              return f.rule ? f.rule(evaluation) : f.defaultVariant;
+            } catch (error) {
+              return (error as Error).message;
+            }
+          };
+          expect(answer(compiled), `${context}: ${flagKey} for ${email}`).toEqual(answer(expected.flags.get(flagKey)!));
+        }
+      }
+      await applyLoad(load, ctx);
+      const served = ctx.store.get("random")!;
+      expect(served.configEtag, context).toBe(configEtagOf(structuredClone(served.config)));
+    }
   });
 });
 

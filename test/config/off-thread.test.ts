@@ -6,6 +6,7 @@
 import { describe, expect, it } from "vitest";
 import type * as Config from "../../src/config/index.js";
 import { problemLines, useTempDir } from "./helpers.js";
+import { randomEdits } from "../helpers/random-edits.js";
 
 const { loadConfig, LoadMemo } = (await import(new URL("../../dist/config/index.js", import.meta.url).href)) as typeof Config;
 
@@ -160,6 +161,21 @@ describe("big files, on and off the thread", { timeout: 60_000 }, () => {
     const lines = problemLines(fresh, tmp.path);
     expect(lines).toEqual([expect.stringMatching(/^<dir>\/dev\.yaml:\d+:\d+ not valid UTF-8: byte 0xff/)]);
     expect(problemLines(broken, tmp.path)).toEqual(lines);
+  });
+
+  it("random edits read by the worker from the last value load as a fresh parse here does", async () => {
+    const memo = new LoadMemo();
+    let first = true;
+    for (const { text, step } of randomEdits(7, 30)) {
+      const file = await tmp.write("random.yaml", text);
+      // The first text at start-up (on this thread), the edits as a server reads them (in the worker).
+      const [edited, fresh] = [await loadConfig(file, { offThread: !first, memo }), await loadConfig(file)];
+      first = false;
+      expect(problemLines(edited, tmp.path), step).toEqual(problemLines(fresh, tmp.path));
+      const [loaded, expected] = [edited.environments.get("random")!, fresh.environments.get("random")!];
+      expect(loaded.config, step).toEqual(expected.config);
+      expect([...loaded.flags.keys()], step).toEqual([...expected.flags.keys()]);
+    }
   });
 
   it("an edit of a big file that nests brackets too deep is refused through the worker as on this thread, at its line:col", async () => {
