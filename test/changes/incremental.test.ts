@@ -6,7 +6,7 @@
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { applyLoad, type EnvironmentChange, type ReloadContext } from "../../src/changes/reload.js";
+import { applyLoad, type ReloadContext } from "../../src/changes/reload.js";
 import { loadConfig, LoadMemo, loadInlineConfig } from "../../src/config/index.js";
 import { FileSource } from "../../src/sources/files-source.js";
 import { loadSources } from "../../src/config/index.js";
@@ -159,11 +159,9 @@ describe("a load with the memo of the last", () => {
 
 describe("a reload with the memo", () => {
   let ctx: ReloadContext;
-  let applied: EnvironmentChange[][];
 
-  beforeEach(async () => {
-    applied = [];
-    ctx = reloadContext(dir.file("state"), (c) => applied.push(c));
+  beforeEach(() => {
+    ctx = reloadContext(dir.file("state"));
   });
 
   afterEach(() => ctx.hub.close());
@@ -198,23 +196,15 @@ describe("a reload with the memo", () => {
     expect(await reload(source)).toEqual([]);
     expect(ctx.store.get("b")!.config.invalidFlags).toBeUndefined();
   });
-});
 
-describe("an edit of one flag in a big file, reloaded", () => {
-  let ctx: ReloadContext;
-  beforeEach(() => {
-    ctx = reloadContext(dir.file("state"));
-  });
-  afterEach(() => ctx.hub.close());
-
-  it("goes from the parse to the ETag as an edit of the last definitions: the same snapshot a full load gives", async () => {
+  it("an edit of one flag in a big file goes from the parse to the ETag as an edit of the last definitions: the same snapshot a full load gives", async () => {
     await dir.write("big.yaml", envFile("big", 300));
     const source = new FileSource(dir.path, { racyMs: 0 });
-    await applyLoad(await loadSources([source], { memo }), ctx);
+    await reload(source);
     const before = ctx.store.get("big")!;
     void before.configEtag;
     await dir.write("big.yaml", envFile("big", 300, { defaultVariant: { 42: "on" } }));
-    const changes = await applyLoad(await loadSources([source], { memo }), ctx);
+    const changes = await reload(source);
     expect(changes.flatMap((c) => c.changes.map((x) => ("key" in x ? `${x.key} ${x.change}` : x.kind)))).toEqual(["flag-42 updated"]);
     const after = ctx.store.get("big")!;
     // What the compiler, the diff and the ETag walked: the edited flag.
@@ -227,60 +217,47 @@ describe("an edit of one flag in a big file, reloaded", () => {
     expect(after.configEtag).toBe(configEtagOf(fresh.config));
     expect(after.configEtag).not.toBe(before.configEtag);
   });
-});
-
-describe("random edits of a file, one after another", () => {
-  let ctx: ReloadContext;
-  beforeEach(() => {
-    ctx = reloadContext(dir.file("state"));
-  });
-  afterEach(() => ctx.hub.close());
 
   // More seeds: INCREMENTAL_SEEDS=20 npx vitest run test/changes/incremental.test.ts
   const seeds = Array.from({ length: Number(process.env.INCREMENTAL_SEEDS ?? 1) }, (_, i) => 29 + i);
-  it.each(seeds)("load as a load from nothing does, with the served ETag made from scratch (seed %i)", async (seed) => {
-    const source = new FileSource(dir.path, { racyMs: 0 });
-    for (const { text, step: context } of randomEdits(seed, 40)) {
-      await dir.write("random.yaml", text);
-      const load = await loadSources([source], { memo });
-      const fresh = await loadConfig(dir.path);
-      expect(load.problems, context).toEqual(fresh.problems);
-      const [loaded, expected] = [load.environments.get("random")!, fresh.environments.get("random")!];
-      expect(loaded.config, context).toEqual(expected.config);
-      expect([...loaded.flags.keys()], context).toEqual([...expected.flags.keys()]);
-      for (const [flagKey, compiled] of loaded.flags) {
-        for (const email of ["ada@example.com", "bob@example.org"]) {
-          const evaluation = { targetingKey: "user-1", email, $flagd: { flagKey, timestamp: 0 } };
-          const answer = (f: typeof compiled) => {
-            try {
-              return f.rule ? f.rule(evaluation) : f.defaultVariant;
-            } catch (error) {
-              return (error as Error).message;
-            }
-          };
-          expect(answer(compiled), `${context}: ${flagKey} for ${email}`).toEqual(answer(expected.flags.get(flagKey)!));
+  it.each(seeds)(
+    "random edits of a file, one after another, load as a load from nothing does, with the served ETag made from scratch (seed %i)",
+    async (seed) => {
+      const source = new FileSource(dir.path, { racyMs: 0 });
+      for (const { text, step: context } of randomEdits(seed, 40)) {
+        await dir.write("random.yaml", text);
+        const load = await loadSources([source], { memo });
+        const fresh = await loadConfig(dir.path);
+        expect(load.problems, context).toEqual(fresh.problems);
+        const [loaded, expected] = [load.environments.get("random")!, fresh.environments.get("random")!];
+        expect(loaded.config, context).toEqual(expected.config);
+        expect([...loaded.flags.keys()], context).toEqual([...expected.flags.keys()]);
+        for (const [flagKey, compiled] of loaded.flags) {
+          for (const email of ["ada@example.com", "bob@example.org"]) {
+            const evaluation = { targetingKey: "user-1", email, $flagd: { flagKey, timestamp: 0 } };
+            const answer = (f: typeof compiled) => {
+              try {
+                return f.rule ? f.rule(evaluation) : f.defaultVariant;
+              } catch (error) {
+                return (error as Error).message;
+              }
+            };
+            expect(answer(compiled), `${context}: ${flagKey} for ${email}`).toEqual(answer(expected.flags.get(flagKey)!));
+          }
         }
+        await applyLoad(load, ctx);
+        const served = ctx.store.get("random")!;
+        expect(served.configEtag, context).toBe(configEtagOf(structuredClone(served.config)));
       }
-      await applyLoad(load, ctx);
-      const served = ctx.store.get("random")!;
-      expect(served.configEtag, context).toBe(configEtagOf(structuredClone(served.config)));
-    }
-  });
-});
+    },
+  );
 
-describe("edits of a big file, one after another", () => {
-  let ctx: ReloadContext;
-  beforeEach(() => {
-    ctx = reloadContext(dir.file("state"));
-  });
-  afterEach(() => ctx.hub.close());
-
-  it("keep the version before the last alive at most: the edit records do not chain every version", async () => {
+  it("edits of a big file, one after another, keep the version before the last alive at most: the edit records do not chain every version", async () => {
     const source = new FileSource(dir.path, { racyMs: 0 });
     const versions: WeakRef<object>[] = [];
     for (let i = 0; i < 5; i++) {
       await dir.write("big.yaml", envFile("big", 300, { defaultVariant: { 42: i % 2 ? "on" : "off", 7: String(i % 2 ? "off" : "on") } }));
-      await applyLoad(await loadSources([source], { memo }), ctx);
+      await reload(source);
       versions.push(new WeakRef(ctx.store.get("big")!.config.flags));
     }
     expect(editOf(versions[4]!.deref())?.from).toBe(versions[3]!.deref());
