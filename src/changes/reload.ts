@@ -178,18 +178,17 @@ function* changesBetween(
     const before = previous.get(env);
     if (before === snapshot) continue;
     const { changes, replaced } = yield* compareEnvironmentsSteps(before, snapshot);
-    const unchanged = before !== undefined && changes.length === 0;
-    // No definition changed. A new `notifications:` list, or a flag newly broken (it keeps its
-    // last good definition, or answers PARSE_ERROR if it never had one), still takes effect, silently.
     const same = (pick: (s: EnvironmentSnapshot) => unknown) => canonicalJson(pick(before!)) === canonicalJson(pick(snapshot));
-    if (unchanged && same((s) => s.config.notifications) && same((s) => s.config.invalidFlags ?? {})) {
+    if (before && changes.length === 0 && same((s) => s.config.notifications) && same((s) => s.config.invalidFlags ?? {})) {
       next.set(env, before);
       continue;
     }
     // A replaced environment's ETag is made here, in steps, from the last one's; a new one's on
     // first use, as at start-up (where nothing is served yet and hashing would only delay the first answer).
     if (before) yield* prepareSnapshot(snapshot, { config: before.config, replaced });
-    if (!unchanged) applied.push({ env, changes, before, after: snapshot });
+    // With no definition changed, a new `notifications:` list, or a flag newly broken (it keeps its
+    // last good definition, or answers PARSE_ERROR if it never had one), takes effect silently.
+    if (!before || changes.length > 0) applied.push({ env, changes, before, after: snapshot });
   }
   const removed = options.partial ? [] : [...previous.keys()].filter((env) => !next.has(env));
   for (const env of removed) applied.push({ env, changes: diffEnvironments(previous.get(env), undefined), before: previous.get(env) });

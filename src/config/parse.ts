@@ -90,13 +90,10 @@ export async function parseYamlOffThread(file: string, content: Content, last?: 
     const base = value === undefined ? undefined : workerBase(last!);
     await turnIfDue(); // the file was just read and hashed in this task
     const reply = await parseWorker.parse(file, content, base).catch(() => undefined);
-    if (reply && "problems" in reply) {
-      // The worker checked the nesting and the fast path declined the file (or its bytes are not
-      // UTF-8): the `yaml` path says where it is wrong.
-      const read = textOf(file, content);
-      if ("problem" in read) return { problems: [read.problem] };
-      return tooDeep(file, read.text) ?? { ...(await runStepsYielding(parseYamlSteps(file, read.text))), charsParsed: read.text.length };
-    }
+    // The worker checked the nesting and the fast path declined the file (or its bytes are not
+    // UTF-8): the `yaml` path says where it is wrong.
+    if (reply && "problems" in reply)
+      return parseDecoded(file, content, (text) => tooDeep(file, text) ?? runStepsYielding(parseYamlSteps(file, text)));
     if (reply) {
       const read = await runStepsYielding(withUnchanged(reply.relative ? value : undefined, reply.changes));
       const parsed: ParsedFile = {
@@ -109,7 +106,7 @@ export async function parseYamlOffThread(file: string, content: Content, last?: 
       return reply.relative ? { ...parsed, sharedWith: value } : parsed;
     }
   }
-  return parseContentYielding(file, content);
+  return parseDecoded(file, content, (text) => parseYamlYielding(file, text));
 }
 
 /**
@@ -147,11 +144,15 @@ export function textOf(file: string, content: Content): { text: string } | { pro
   return "text" in decoded ? decoded : { problem: { file, line: decoded.line, col: decoded.col, message: decoded.error } };
 }
 
-/** parseYamlYielding of `content`, decoded here. */
-async function parseContentYielding(file: string, content: Content): Promise<ParsedFile> {
+/** `content` decoded here, then parsed by `parse`. */
+async function parseDecoded(
+  file: string,
+  content: Content,
+  parse: (text: string) => ParsedFile | Promise<ParsedFile>,
+): Promise<ParsedFile> {
   const read = textOf(file, content);
   if ("problem" in read) return { problems: [read.problem] };
-  return { ...(await parseYamlYielding(file, read.text)), charsParsed: read.text.length };
+  return { ...(await parse(read.text)), charsParsed: read.text.length };
 }
 
 /**

@@ -38,8 +38,8 @@ export async function runStepsYielding<T>(steps: Steps<T>): Promise<T> {
 
 /**
  * A turn of the event loop if a step has run STEP_MS: for the async parts of a reload, between
- * pieces of work that are each a millisecond or two on a big file (hashing the text read, decoding
- * it, handing it to the parse worker) and would otherwise run as one task, chained by awaits.
+ * pieces of work that are each a millisecond or two on a big file (reading it, hashing the bytes
+ * read, handing them to the parse worker) and would otherwise run as one task, chained by awaits.
  */
 export async function turnIfDue(): Promise<void> {
   if (turnIsDue()) await takeTurn();

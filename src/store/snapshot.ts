@@ -73,7 +73,7 @@ export function* configEtagSteps(config: EnvironmentConfig, base?: EtagBase): St
 /**
  * A sum (mod 2^256) of entry hashes, as sixteen 16-bit words, most significant first (as sha256
  * writes its digest), each word summed on its own and the carries left for hexOf: sums of up to
- * 2^37 words stay exact in a double, and an entry taken out leaves the word it was, below zero too.
+ * 2^37 words stay exact in a double (and a word may go below zero while entries are taken out).
  */
 type Sum = Float64Array;
 const WORDS = 16;
@@ -93,20 +93,8 @@ function addHash(sum: Sum, digest: string, sign: 1 | -1): void {
 }
 
 /** The sum of every entry's hash. */
-function* entriesSumSteps(record: Readonly<Record<string, unknown>>): Steps<Sum> {
-  const sum: Sum = new Float64Array(WORDS);
-  let work = 0;
-  for (const key in record) {
-    const value = record[key];
-    if (!Object.hasOwn(record, key) || value === undefined) continue;
-    addHash(sum, entryHash(key, value), 1);
-    if ((work += 1 + HASH_WORK) >= ITEMS_PER_YIELD) {
-      work = 0;
-      yield;
-    }
-  }
-  return sum;
-}
+const entriesSumSteps = (record: Readonly<Record<string, unknown>>): Steps<Sum> =>
+  updatedSumSteps(new Float64Array(WORDS), {}, record, Object.keys(record));
 
 /** `last` (the sum of `before`'s entries) with the entries under `replaced` taken from `before` to `after`. */
 function* updatedSumSteps(
@@ -117,13 +105,16 @@ function* updatedSumSteps(
 ): Steps<Sum> {
   const sum = last.slice();
   let work = 0;
+  const add = (key: string, value: unknown, sign: 1 | -1) => {
+    if (value === undefined) return;
+    addHash(sum, entryHash(key, value), sign);
+    work += 1 + HASH_WORK;
+  };
   for (let i = 0; i < replaced.length; i++) {
     const key = replaced[i]!;
-    const was = Object.hasOwn(before, key) ? before[key] : undefined;
-    const now = Object.hasOwn(after, key) ? after[key] : undefined;
-    if (was !== undefined) addHash(sum, entryHash(key, was), -1);
-    if (now !== undefined) addHash(sum, entryHash(key, now), 1);
-    if ((work += 2 * (1 + HASH_WORK)) >= ITEMS_PER_YIELD) {
+    add(key, Object.hasOwn(before, key) ? before[key] : undefined, -1);
+    add(key, Object.hasOwn(after, key) ? after[key] : undefined, 1);
+    if (work >= ITEMS_PER_YIELD) {
       work = 0;
       yield;
     }
