@@ -103,18 +103,14 @@ interface RawRead {
   before: string;
   /** Of the path after reading. */
   after: string;
-  /** When the stat for `after` was asked for: the file is known unchanged until then. */
-  checkedAt?: number;
-  /** The file's last change (ms since the epoch): the later of mtime and ctime. */
-  changedAt: number;
   /**
    * Set when the bytes were read so soon after the last change that a write since then may have
    * left the timestamps as they were (see racyWindow): until this time has passed, only the
    * content tells whether the file is as read.
    */
   racyUntil?: number;
-  /** ctime after mtime: the last change to the inode was not to its data (see `settleLeft`). */
-  metadataLast?: boolean;
+  /** Not read: the file as stat'ed is to stay as it is this much longer first (see `settleLeft`). */
+  waitMs?: number;
 }
 
 const notRegular = (s: Stats): string => `not a regular file (${kindOf(s)}): only regular files are read`;
@@ -124,7 +120,9 @@ const notRegular = (s: Stats): string => `not a regular file (${kindOf(s)}): onl
  * there. Opened non-blocking, so that a FIFO swapped in after a stat cannot block the open, and
  * checked with fstat before anything is read. The caller closes the handle.
  */
-async function openRegularFile(path: string): Promise<{ handle: FileHandle; s: Stats } | { error: string; before: string }> {
+async function openRegularFile(
+  path: string,
+): Promise<{ handle: FileHandle; s: Stats; statAt: number } | { error: string; before: string }> {
   // Not even opened when it is not a regular file (opening a device can have effects).
   const first = await stat(path).catch(() => undefined);
   if (first && !first.isFile()) return { error: notRegular(first), before: statSignature(first) };
@@ -135,8 +133,9 @@ async function openRegularFile(path: string): Promise<{ handle: FileHandle; s: S
     return { error: `cannot read file: ${errorCode(error)}`, before: await signatureOf(path) };
   }
   try {
+    const statAt = Date.now();
     const s = await handle.stat();
-    if (s.isFile()) return { handle, s };
+    if (s.isFile()) return { handle, s, statAt };
     void handle.close().catch(() => {});
     return { error: notRegular(s), before: statSignature(s) };
   } catch (error) {
@@ -145,29 +144,32 @@ async function openRegularFile(path: string): Promise<{ handle: FileHandle; s: S
   }
 }
 
-/** One read of a regular file (openRegularFile), bounded in size and time. */
-async function readOnce(path: string, maxBytes: number, timeoutMs: number, racyMs?: number): Promise<RawRead> {
+/** How much longer (ms) a file, as its stat asked for at `statAt` shows it, must stay as it is before it is read. */
+type WaitFor = (s: Stats, signature: string, statAt: number) => number;
+
+/**
+ * One read of a regular file (openRegularFile), bounded in size and time. When `waitFor` says from
+ * its fstat that it must stay as it is longer, it is not read: a file just written is read once,
+ * when it has settled, not once more before.
+ */
+async function readOnce(path: string, maxBytes: number, timeoutMs: number, racyMs?: number, waitFor?: WaitFor): Promise<RawRead> {
   const opened = await openRegularFile(path);
-  if ("error" in opened) return { error: opened.error, before: opened.before, after: opened.before, changedAt: 0 };
-  const { handle, s } = opened;
+  if ("error" in opened) return { error: opened.error, before: opened.before, after: opened.before };
+  const { handle, s, statAt } = opened;
   try {
     const before = statSignature(s);
-    const changedAt = Math.max(s.mtimeMs, s.ctimeMs);
-    if (s.size > maxBytes)
-      return { error: `file is larger than ${sizeText(maxBytes)} (${s.size} bytes)`, before, after: before, changedAt };
+    if (s.size > maxBytes) return { error: `file is larger than ${sizeText(maxBytes)} (${s.size} bytes)`, before, after: before };
+    const waitMs = waitFor?.(s, before, statAt) ?? 0;
+    if (waitMs > 0) return { before, after: before, waitMs };
     const readAt = Date.now();
-    const racyUntil = changedAt + (racyMs ?? racyWindow(s));
+    const racyUntil = Math.max(s.mtimeMs, s.ctimeMs) + (racyMs ?? racyWindow(s));
     const result = await withTimeout(readAtMost(handle, maxBytes + 1, s.size), timeoutMs);
-    if (result === undefined) return { error: `reading the file took longer than ${timeoutMs / 1000} s`, before, after: before, changedAt };
-    if (result.length > maxBytes) return { error: `file is larger than ${sizeText(maxBytes)}`, before, after: before, changedAt };
-    const checkedAt = Date.now();
+    if (result === undefined) return { error: `reading the file took longer than ${timeoutMs / 1000} s`, before, after: before };
+    if (result.length > maxBytes) return { error: `file is larger than ${sizeText(maxBytes)}`, before, after: before };
     return {
       bytes: result,
       before,
       after: await signatureOf(path),
-      checkedAt,
-      changedAt,
-      metadataLast: s.ctimeMs > s.mtimeMs,
       ...(readAt <= racyUntil && { racyUntil }),
     };
   } finally {
@@ -237,6 +239,8 @@ export class FileTexts {
   #now = new Map<string, KnownText>();
   /** Files read from disk since this was made. */
   reads = 0;
+  /** Bytes read from disk since this was made (a file read twice counts twice). */
+  bytesRead = 0;
 
   /** `racyMs`: instead of racyWindow's, how long after a change a read is racy (0: never; for tests). */
   constructor(readonly racyMs?: number) {}
@@ -262,7 +266,7 @@ export class FileTexts {
   }
 }
 
-/** What is known of a file read whole, unchanged across the read, for `settleLeft`. */
+/** What a file's stat shows, and what this reader saw of it before, for `settleLeft`. */
 export interface SettleState {
   size: number;
   /** The later of its mtime and ctime (ms since the epoch). */
@@ -276,9 +280,9 @@ export interface SettleState {
 }
 
 /**
- * How much longer (ms) a file read whole must stay as it is before it is taken; 0: take it now.
- * `checkedAt` is when it was last seen unchanged (not when we got to look at the answer: a
- * server held up in between has not seen the file any longer).
+ * How much longer (ms) a file must stay as it is before it is read; 0: read it now. `checkedAt` is
+ * when the stat that showed it so was asked for (not when we got to look at the answer: a server
+ * held up in between has not seen the file any longer).
  * - ctime after mtime means the inode's last change was not a write: renamed into place (an
  *   atomic write: the new inode appears complete), or back-dated by `cp -p`, rsync or tar after
  *   its content was written. Every write sets both, so a writer still writing cannot show it.
@@ -305,34 +309,32 @@ export async function readStableFile(path: string, options: ReadOptions = {}): P
   const deadline = Date.now() + SETTLE_DEADLINE_MS;
   let seen: { signature: string; at: number } | undefined;
   let seenChanging = false;
+  // Settled or not is judged from the fstat before reading; the read is taken if the file stayed as stat'ed.
+  const waitFor: WaitFor = (s, signature, statAt) => {
+    if (seen !== undefined && seen.signature !== signature) seenChanging = true;
+    if (seen?.signature !== signature) seen = { signature, at: statAt };
+    const [changedAt, metadataLast] = [Math.max(s.mtimeMs, s.ctimeMs), s.ctimeMs > s.mtimeMs];
+    return settleLeft({ size: s.size, changedAt, metadataLast, seenAt: seen.at, seenChanging }, statAt);
+  };
   for (;;) {
-    const read = await readOnce(path, maxBytes, timeoutMs, texts?.racyMs);
-    if (read.error !== undefined || read.bytes === undefined) {
+    const read = await readOnce(path, maxBytes, timeoutMs, texts?.racyMs, waitFor);
+    if (read.error !== undefined) {
       inputs?.add(new FileInput(path, read.before));
-      return { error: read.error ?? "cannot read file" };
+      return { error: read.error };
     }
     const now = Date.now();
-    if (read.before === read.after) {
-      if (seen !== undefined && seen.signature !== read.after) seenChanging = true;
-      if (seen?.signature !== read.after) seen = { signature: read.after, at: now };
-      const state = {
-        size: read.bytes.length,
-        changedAt: read.changedAt,
-        metadataLast: read.metadataLast ?? false,
-        seenAt: seen.at,
-        seenChanging,
-      };
-      const left = settleLeft(state, read.checkedAt ?? now);
-      if (left === 0) {
-        await turnIfDue(); // the read may have taken its step; hashing 2 MB is a millisecond or two
-        const hash = hashOf(read.bytes);
-        inputs?.add(new FileInput(path, read.after, hash, read.racyUntil));
-        texts?.set(path, { bytes: read.bytes, hash, signature: read.after, racyUntil: read.racyUntil });
-        return { bytes: read.bytes, hash };
-      }
+    if (read.waitMs !== undefined) {
       if (now >= deadline) break;
-      await sleep(Math.min(left, WRITER_SETTLE_MS));
+      await sleep(Math.min(read.waitMs, WRITER_SETTLE_MS));
       continue;
+    }
+    if (texts && read.bytes) texts.bytesRead += read.bytes.length;
+    if (read.bytes !== undefined && read.before === read.after) {
+      await turnIfDue(); // the read may have taken its step; hashing 2 MB is a millisecond or two
+      const hash = hashOf(read.bytes);
+      inputs?.add(new FileInput(path, read.after, hash, read.racyUntil));
+      texts?.set(path, { bytes: read.bytes, hash, signature: read.after, racyUntil: read.racyUntil });
+      return { bytes: read.bytes, hash };
     }
     seenChanging = true; // written to while we read: read it again shortly
     if (now >= deadline) break;

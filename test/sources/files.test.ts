@@ -88,6 +88,20 @@ describe("readStableFile", () => {
     }
   });
 
+  it("a file just written is read once, when it has settled: its bytes are not read before", async () => {
+    dir = await tempDir("flagserve-files-");
+    const path = await dir.write("dev.yaml", "old: true\n");
+    const texts = new FileTexts();
+    for (let round = 0; round < 3; round++) {
+      const text = FULL.repeat(round + 1);
+      writeFileSync(path, text);
+      expect(await readStableFile(path, { texts })).toEqual(content(text));
+      texts.end();
+    }
+    expect(texts.reads).toBe(3);
+    expect(texts.bytesRead).toBe(FULL.length * (1 + 2 + 3));
+  });
+
   it("a file renamed into place is read whole, and recorded so that a later change shows", async () => {
     dir = await tempDir("flagserve-files-");
     const path = await dir.write("dev.yaml", "old: true\n");
