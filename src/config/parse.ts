@@ -13,6 +13,7 @@ import { yaml } from "./yaml-package.js";
 import { inlineSource, yamlSource, type Source } from "./positions.js";
 import { explainYamlErrors } from "./yaml-errors.js";
 import { decodeUtf8 } from "../sources/decode.js";
+import { hashOf } from "../sources/files.js";
 import { runSteps, runStepsYielding, turnIfDue, type Steps } from "../model/steps.js";
 import { withUnchanged, type Encoded } from "./share.js";
 import { textNestingProblem } from "./shape.js";
@@ -240,10 +241,16 @@ class ParseWorker {
 
 const parseWorker = new ParseWorker();
 
-/** A source that parses its text with positions (on this thread, decoding it first if need be) the first time one is asked for. */
-function lazySource(file: string, content: Content): Source {
+/**
+ * A source that parses its text with positions (on this thread, decoding it first if need be) the
+ * first time one is asked for. A file's bytes are lent until the file source's read after next
+ * (FileTexts reuses the buffer): bytes that no longer hash as they were read give no positions,
+ * never wrong ones.
+ */
+export function lazySource(file: string, content: Content): Source {
   let parsed: Source | undefined;
   const withPositions = (): Source => {
+    if ("bytes" in content && hashOf(content.bytes) !== content.hash) return inlineSource(file);
     const read = textOf(file, content);
     return ("text" in read ? parseWithPositions(file, read.text).source : undefined) ?? inlineSource(file);
   };

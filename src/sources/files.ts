@@ -78,7 +78,8 @@ async function signatureOf(path: string): Promise<string> {
   }
 }
 
-const hashOf = (bytes: Uint8Array): string => createHash("sha256").update(bytes).digest("base64url");
+/** The hash of a file's bytes as read: sha256, base64url. */
+export const hashOf = (bytes: Uint8Array): string => createHash("sha256").update(bytes).digest("base64url");
 
 const kindOf = (s: Stats): string =>
   s.isFIFO()
@@ -147,12 +148,21 @@ async function openRegularFile(
 /** How much longer (ms) a file, as its stat asked for at `statAt` shows it, must stay as it is before it is read. */
 type WaitFor = (s: Stats, signature: string, statAt: number) => number;
 
+interface ReadOnceOptions {
+  maxBytes: number;
+  timeoutMs: number;
+  racyMs?: number;
+  waitFor?: WaitFor;
+  /** A buffer to read into when it is big enough (FileTexts' spare). */
+  spare?: Buffer;
+}
+
 /**
  * One read of a regular file (openRegularFile), bounded in size and time. When `waitFor` says from
  * its fstat that it must stay as it is longer, it is not read: a file just written is read once,
  * when it has settled, not once more before.
  */
-async function readOnce(path: string, maxBytes: number, timeoutMs: number, racyMs?: number, waitFor?: WaitFor): Promise<RawRead> {
+async function readOnce(path: string, { maxBytes, timeoutMs, racyMs, waitFor, spare }: ReadOnceOptions): Promise<RawRead> {
   const opened = await openRegularFile(path);
   if ("error" in opened) return { error: opened.error, before: opened.before, after: opened.before };
   const { handle, s, statAt } = opened;
@@ -163,7 +173,7 @@ async function readOnce(path: string, maxBytes: number, timeoutMs: number, racyM
     if (waitMs > 0) return { before, after: before, waitMs };
     const readAt = Date.now();
     const racyUntil = Math.max(s.mtimeMs, s.ctimeMs) + (racyMs ?? racyWindow(s));
-    const result = await withTimeout(readAtMost(handle, maxBytes + 1, s.size), timeoutMs);
+    const result = await withTimeout(readAtMost(handle, maxBytes + 1, s.size, spare), timeoutMs);
     if (result === undefined) return { error: `reading the file took longer than ${timeoutMs / 1000} s`, before, after: before };
     if (result.length > maxBytes) return { error: `file is larger than ${sizeText(maxBytes)}`, before, after: before };
     return {
@@ -178,13 +188,21 @@ async function readOnce(path: string, maxBytes: number, timeoutMs: number, racyM
   }
 }
 
+/** Buffers of this size or more are read into again (FileTexts' spares); smaller files' bytes are copied out of theirs. */
+const SPARE_MIN_BYTES = 64 * 1024;
+
 /**
  * Up to `limit` bytes of the file, read into one buffer sized for the file as it was stat'ed (one
  * byte more, to see it grow), grown when it does: a 2 MB file in one or two reads, not 32 chunks
- * copied and joined.
+ * copied and joined. Into `spare` when it holds that much; a new buffer for a big file has room
+ * for the file to grow a sixteenth, so that the next edits can be read into it again.
  */
-async function readAtMost(handle: FileHandle, limit: number, expected: number): Promise<Uint8Array> {
-  let buffer = Buffer.allocUnsafe(Math.min(limit, Math.max(expected + 1, 64 * 1024)));
+async function readAtMost(handle: FileHandle, limit: number, expected: number, spare?: Buffer): Promise<Uint8Array> {
+  const size = Math.min(limit, Math.max(expected + 1, SPARE_MIN_BYTES));
+  let buffer =
+    spare !== undefined && spare.length >= size
+      ? spare
+      : Buffer.allocUnsafe(expected < SPARE_MIN_BYTES ? size : Math.min(limit, size + (size >> 4)));
   let total = 0;
   for (;;) {
     if (total === buffer.length) {
@@ -241,6 +259,14 @@ export class FileTexts {
   reads = 0;
   /** Bytes read from disk since this was made (a file read twice counts twice). */
   bytesRead = 0;
+  /**
+   * Per big file, the buffer its read before last was read into, to read the next one into: a
+   * new 2 MB buffer per edit is memory outside the heap, which V8 counts toward starting a full
+   * collection. A buffer is reused only once the read it held is no longer the last one: the bytes
+   * a read gives are valid until the read after next of that file, and whoever keeps them longer
+   * checks their hash first (the config's sources do, see parse.ts's lazySource).
+   */
+  #spares = new Map<string, Buffer>();
 
   /** `racyMs`: instead of racyWindow's, how long after a change a read is racy (0: never; for tests). */
   constructor(readonly racyMs?: number) {}
@@ -257,10 +283,22 @@ export class FileTexts {
 
   set(path: string, known: KnownText): void {
     this.#now.set(path, known);
+    if (this.#spares.get(path)?.buffer === known.bytes.buffer) this.#spares.delete(path);
   }
 
-  /** A read of the source is done: files it did not read are forgotten. */
+  /** The buffer to read `path` into, if there is one. */
+  spareFor(path: string): Buffer | undefined {
+    return this.#spares.get(path);
+  }
+
+  /** A read of the source is done: files it did not read are forgotten; the buffers of those read again become spares. */
   end(): void {
+    for (const [path, last] of this.#last) {
+      const now = this.#now.get(path);
+      if (now === undefined) this.#spares.delete(path);
+      else if (now !== last && last.bytes.buffer.byteLength >= SPARE_MIN_BYTES && last.bytes.buffer !== now.bytes.buffer)
+        this.#spares.set(path, Buffer.from(last.bytes.buffer, 0, last.bytes.buffer.byteLength));
+    }
     this.#last = this.#now;
     this.#now = new Map();
   }
@@ -317,7 +355,7 @@ export async function readStableFile(path: string, options: ReadOptions = {}): P
     return settleLeft({ size: s.size, changedAt, metadataLast, seenAt: seen.at, seenChanging }, statAt);
   };
   for (;;) {
-    const read = await readOnce(path, maxBytes, timeoutMs, texts?.racyMs, waitFor);
+    const read = await readOnce(path, { maxBytes, timeoutMs, racyMs: texts?.racyMs, waitFor, spare: texts?.spareFor(path) });
     if (read.error !== undefined) {
       inputs?.add(new FileInput(path, read.before));
       return { error: read.error };
@@ -456,7 +494,7 @@ export async function statPath(path: string, inputs?: InputSet): Promise<Stats |
  * now, before that read, so that any change from here on shows.
  */
 export async function recordFile(path: string, inputs: InputSet): Promise<void> {
-  const read = await readOnce(path, MAX_FILE_BYTES, READ_TIMEOUT_MS);
+  const read = await readOnce(path, { maxBytes: MAX_FILE_BYTES, timeoutMs: READ_TIMEOUT_MS });
   inputs.add(
     read.bytes === undefined ? new FileInput(path, read.before) : new FileInput(path, read.before, hashOf(read.bytes), read.racyUntil),
   );

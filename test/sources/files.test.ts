@@ -21,6 +21,7 @@ import {
   type SettleState,
 } from "../../src/sources/files.js";
 import { InputSet } from "../../src/sources/inputs.js";
+import { lazySource } from "../../src/config/parse.js";
 import { tempDir, type TempDir } from "../helpers/files.js";
 
 let dir: TempDir;
@@ -100,6 +101,55 @@ describe("readStableFile", () => {
     }
     expect(texts.reads).toBe(3);
     expect(texts.bytesRead).toBe(FULL.length * (1 + 2 + 3));
+  });
+
+  /** A file over 64 KiB (FileTexts keeps spare buffers for those) whose flag `a` is on line `edits + 4`. */
+  const big = (edits: number) =>
+    `${"# edit\n".repeat(edits)}flags:\n  a:\n    variants: { v: 1 }\n    defaultVariant: v\n${"# padding\n".repeat(8000)}`;
+
+  it("a big file is read into the buffer of its read before last, never into the one of its last read", async () => {
+    dir = await tempDir("flagserve-files-");
+    const path = await dir.write("dev.yaml", big(0));
+    const texts = new FileTexts(0); // never racy: an unchanged file is not read again
+    const read = async (text?: string) => {
+      if (text !== undefined) writeFileSync(path, text);
+      const result = await readStableFile(path, { texts });
+      texts.end();
+      if (!("bytes" in result)) throw new Error(result.error);
+      return result.bytes;
+    };
+    const first = await read();
+    expect(await read()).toBe(first); // unchanged: the last read's bytes, still its own
+    const second = await read(big(1));
+    expect(second.buffer).not.toBe(first.buffer);
+    expect(Buffer.from(first).toString()).toBe(big(0)); // the last read's buffer is not read into
+    const third = await read(big(2));
+    expect(third.buffer).toBe(first.buffer);
+    expect(Buffer.from(third).toString()).toBe(big(2));
+    expect(Buffer.from(second).toString()).toBe(big(1));
+    expect((await read(big(3))).buffer).toBe(second.buffer);
+    // Grown past its buffer's room: a new one.
+    expect((await read(big(3) + "# more\n".repeat(2000))).buffer).not.toBe(third.buffer);
+  });
+
+  it("a config source over bytes read before last gives no positions, never wrong ones", async () => {
+    dir = await tempDir("flagserve-files-");
+    const path = await dir.write("dev.yaml", big(0));
+    const texts = new FileTexts(0);
+    const read = async (text: string) => {
+      writeFileSync(path, text);
+      const result = await readStableFile(path, { texts });
+      texts.end();
+      if (!("bytes" in result)) throw new Error(result.error);
+      return result;
+    };
+    const at = ["flags", "a", "defaultVariant"];
+    const kept = lazySource(path, await read(big(0)));
+    const last = lazySource(path, await read(big(1)));
+    expect(last.locate(at).line).toBe(5);
+    const now = lazySource(path, await read(big(2))); // into the buffer `kept` was given
+    expect(now.locate(at).line).toBe(6);
+    expect(kept.locate(at)).toEqual({ line: 0, col: 0 });
   });
 
   it("a file renamed into place is read whole, and recorded so that a later change shows", async () => {
