@@ -97,22 +97,26 @@ const kindOf = (s: Stats): string =>
 const MIB = 1024 * 1024;
 export const sizeText = (bytes: number): string => (bytes % MIB === 0 ? `${bytes / MIB} MiB` : `${bytes} bytes`);
 
-interface RawRead {
-  bytes?: Uint8Array;
-  error?: string;
-  /** Of the open file before reading; of the path when it could not be opened. */
-  before: string;
-  /** Of the path after reading. */
-  after: string;
-  /**
-   * Set when the bytes were read so soon after the last change that a write since then may have
-   * left the timestamps as they were (see racyWindow): until this time has passed, only the
-   * content tells whether the file is as read.
-   */
-  racyUntil?: number;
+/**
+ * One look at a file: its bytes, not read yet, or why it cannot be read. `before` is the signature
+ * of the open file before reading, or of the path when it could not be opened.
+ */
+type RawRead =
+  | {
+      bytes: Uint8Array;
+      before: string;
+      /** Of the path after reading. */
+      after: string;
+      /**
+       * Set when the bytes were read so soon after the last change that a write since then may have
+       * left the timestamps as they were (see racyWindow): until this time has passed, only the
+       * content tells whether the file is as read.
+       */
+      racyUntil?: number;
+    }
   /** Not read: the file as stat'ed is to stay as it is this much longer first (see `settleLeft`). */
-  waitMs?: number;
-}
+  | { waitMs: number; before: string }
+  | { error: string; before: string };
 
 const notRegular = (s: Stats): string => `not a regular file (${kindOf(s)}): only regular files are read`;
 
@@ -164,18 +168,18 @@ interface ReadOnceOptions {
  */
 async function readOnce(path: string, { maxBytes, timeoutMs, racyMs, waitFor, spare }: ReadOnceOptions): Promise<RawRead> {
   const opened = await openRegularFile(path);
-  if ("error" in opened) return { error: opened.error, before: opened.before, after: opened.before };
+  if ("error" in opened) return opened;
   const { handle, s, statAt } = opened;
   try {
     const before = statSignature(s);
-    if (s.size > maxBytes) return { error: `file is larger than ${sizeText(maxBytes)} (${s.size} bytes)`, before, after: before };
+    if (s.size > maxBytes) return { error: `file is larger than ${sizeText(maxBytes)} (${s.size} bytes)`, before };
     const waitMs = waitFor?.(s, before, statAt) ?? 0;
-    if (waitMs > 0) return { before, after: before, waitMs };
+    if (waitMs > 0) return { waitMs, before };
     const readAt = Date.now();
     const racyUntil = Math.max(s.mtimeMs, s.ctimeMs) + (racyMs ?? racyWindow(s));
     const result = await withTimeout(readAtMost(handle, maxBytes + 1, s.size, spare), timeoutMs);
-    if (result === undefined) return { error: `reading the file took longer than ${timeoutMs / 1000} s`, before, after: before };
-    if (result.length > maxBytes) return { error: `file is larger than ${sizeText(maxBytes)}`, before, after: before };
+    if (result === undefined) return { error: `reading the file took longer than ${timeoutMs / 1000} s`, before };
+    if (result.length > maxBytes) return { error: `file is larger than ${sizeText(maxBytes)}`, before };
     return {
       bytes: result,
       before,
@@ -356,18 +360,18 @@ export async function readStableFile(path: string, options: ReadOptions = {}): P
   };
   for (;;) {
     const read = await readOnce(path, { maxBytes, timeoutMs, racyMs: texts?.racyMs, waitFor, spare: texts?.spareFor(path) });
-    if (read.error !== undefined) {
+    if ("error" in read) {
       inputs?.add(new FileInput(path, read.before));
       return { error: read.error };
     }
     const now = Date.now();
-    if (read.waitMs !== undefined) {
+    if ("waitMs" in read) {
       if (now >= deadline) break;
       await sleep(Math.min(read.waitMs, WRITER_SETTLE_MS));
       continue;
     }
-    if (texts && read.bytes) texts.bytesRead += read.bytes.length;
-    if (read.bytes !== undefined && read.before === read.after) {
+    if (texts) texts.bytesRead += read.bytes.length;
+    if (read.before === read.after) {
       await turnIfDue(); // the read may have taken its step; hashing 2 MB is a millisecond or two
       const hash = hashOf(read.bytes);
       inputs?.add(new FileInput(path, read.after, hash, read.racyUntil));
@@ -495,7 +499,5 @@ export async function statPath(path: string, inputs?: InputSet): Promise<Stats |
  */
 export async function recordFile(path: string, inputs: InputSet): Promise<void> {
   const read = await readOnce(path, { maxBytes: MAX_FILE_BYTES, timeoutMs: READ_TIMEOUT_MS });
-  inputs.add(
-    read.bytes === undefined ? new FileInput(path, read.before) : new FileInput(path, read.before, hashOf(read.bytes), read.racyUntil),
-  );
+  inputs.add("bytes" in read ? new FileInput(path, read.before, hashOf(read.bytes), read.racyUntil) : new FileInput(path, read.before));
 }
