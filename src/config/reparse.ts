@@ -6,7 +6,9 @@
  * shared text after the edit is read as before. So the entries the edit touched are read again,
  * with js-yaml and the fast path's own checks, and spliced into the last value, whose other
  * parts are kept as they are (and stay shared, share.ts). Descends into an entry while the edit
- * lies inside one big entry (`flags:`, then one flag).
+ * lies inside one big entry (`flags:`, then one flag). A mapping made with the last one's keys in
+ * their places carries an edit record (model/edits.ts) of the entries it replaced, so that what
+ * the worker sends back is found without comparing the others.
  *
  * Anything this cannot prove the same as a parse of the whole text (an edit of the line that
  * opens a section, a key the rest of the file also has, an integer key, a line starting with a
@@ -17,7 +19,8 @@
  */
 import { DASH, HASH, NL, SPACE, TAB, CR } from "./char-codes.js";
 import { parsePlainYaml } from "./fast-parse.js";
-import { sameData } from "./share.js";
+import { sameData, sameKeyList } from "./share.js";
+import { recordEdit } from "../model/edits.js";
 import { isRecord, setOwn } from "../model/json.js";
 
 /** An entry this long or longer is descended into when the edit lies inside it; a shorter one is read again whole. */
@@ -201,6 +204,7 @@ function descend(level: Level, first: Line, end: number): Reparsed | undefined |
   if (inner === undefined) return undefined;
   const value: Record<string, unknown> = {};
   for (const k of Object.keys(lastValue)) setOwn(value, k, k === key ? inner.value : lastValue[k]);
+  recordEdit(value, lastValue, inner.value === child ? [] : [key]);
   return { ...inner, value, charsParsed: inner.charsParsed + (first.next - first.start) };
 }
 
@@ -240,6 +244,13 @@ function spliceRun({ lastValue, blockIndent, nestingRoom }: Level, lastRun: stri
   }
   for (let i = to; i < keys.length; i++) setOwn(value, keys[i]!, lastValue[keys[i]!]);
   if (from + written.length + keys.length - to === 0) return undefined; // nothing left: the whole text says what it is
+  // The same keys in the same place: what the edit replaced is recorded (leaveOutUnchanged sends those alone).
+  if (sameKeyList(written, replaced))
+    recordEdit(
+      value,
+      lastValue,
+      written.filter((key) => value[key] !== lastValue[key]),
+    );
   return { value, charsParsed: lastRun.length + run.length, nestingGrowth };
 }
 

@@ -3,7 +3,7 @@
  * stages tell "unchanged" by identity (see memo.ts and docs/architecture-config.md); and the
  * same as a list of changes, which is what the parse worker sends back.
  */
-import { recordEdit } from "../model/edits.js";
+import { editOf, recordEdit } from "../model/edits.js";
 import { isRecord, setOwn } from "../model/json.js";
 import { ITEMS_PER_YIELD, type Steps } from "../model/steps.js";
 
@@ -74,6 +74,10 @@ const SHARED_DEPTH = 4;
  * what changed from it. Undefined when nothing changed.
  */
 export function leaveOutUnchanged(last: unknown, next: unknown, depth = 0, hasLast = true): Encoded | undefined {
+  // An edit its maker recorded (reparse.ts) is compared where it changed, not entry by entry.
+  const edit = hasLast && depth < SHARED_DEPTH ? editOf(next) : undefined;
+  if (edit !== undefined && edit.from === last)
+    return changedEntries(last as Record<string, unknown>, next as Record<string, unknown>, edit.changed, depth);
   if (hasLast && sameData(last, next)) return undefined;
   const whole =
     depth >= SHARED_DEPTH || !isRecord(next) || (hasLast ? !isRecord(last) : !isMany(next) && !Object.values(next).some(isMany));
@@ -90,6 +94,24 @@ export function leaveOutUnchanged(last: unknown, next: unknown, depth = 0, hasLa
   return sameKeys || before === undefined ? { r: entries } : { r: entries, k: keys };
 }
 
+/** `next`, recorded as `last` with `changed` replaced, as leaveOutUnchanged sends it: the same keys, so no key list. */
+function changedEntries(
+  last: Record<string, unknown>,
+  next: Record<string, unknown>,
+  changed: readonly string[],
+  depth: number,
+): Encoded | undefined {
+  const entries: Record<string, Encoded | undefined> = {};
+  let any = false;
+  for (const key of changed) {
+    const encoded = leaveOutUnchanged(last[key], next[key], depth + 1, true);
+    if (encoded === undefined) continue;
+    setOwn(entries, key, encoded);
+    any = true;
+  }
+  return any ? { r: entries } : undefined;
+}
+
 /**
  * With nothing to compare with, a mapping is sent as one text unless it, or a mapping in it, has
  * many entries: one flag is one text, and no text is so big that parsing it holds the thread up.
@@ -99,7 +121,7 @@ const isMany = (value: unknown): boolean => isRecord(value) && Object.keys(value
 /** Entries of a mapping sent as one text at most, with nothing to compare with. */
 const MANY_ENTRIES = 50;
 
-const sameKeyList = (a: string[], b: string[]): boolean => a.length === b.length && a.every((key, i) => key === b[i]);
+export const sameKeyList = (a: string[], b: string[]): boolean => a.length === b.length && a.every((key, i) => key === b[i]);
 
 /** Whether JSON text gives this value back as it is (parsed data: no undefined, no functions). */
 function jsonCarries(value: unknown): boolean {

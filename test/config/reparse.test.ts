@@ -8,6 +8,7 @@ import { stringify } from "yaml";
 import { fastParse } from "../../src/config/fast-parse.js";
 import { reparseEdit as reparseWithin } from "../../src/config/reparse.js";
 import { MAX_DEPTH, textNestingDepth } from "../../src/config/shape.js";
+import { editOf } from "../../src/model/edits.js";
 
 /** reparseEdit with the room a server gives it, and its bound on the new text's nesting checked. */
 function reparseEdit(last: string, lastValue: unknown, text: string) {
@@ -56,6 +57,21 @@ function checked(last: string, text: string) {
   return reparsed;
 }
 
+/**
+ * Every record of what an edit replaced (model/edits.ts) in `value` keeps its promise: the keys of
+ * the value it names, in order, and the very same entries except those named, which differ.
+ */
+function expectRecordsHold(value: unknown): void {
+  if (typeof value !== "object" || value === null) return;
+  const edit = editOf(value);
+  if (edit !== undefined) {
+    const [mapping, from] = [value as Record<string, unknown>, edit.from as Record<string, unknown>];
+    expect(Object.keys(mapping)).toEqual(Object.keys(from));
+    expect(Object.keys(mapping).filter((key) => mapping[key] !== from[key])).toEqual([...edit.changed]);
+  }
+  for (const part of Object.values(value)) expectRecordsHold(part);
+}
+
 describe("an edit is read where it changed", () => {
   it("unless it might nest the text deeper than the room left: then the whole text is checked", () => {
     const last = parse(SINGLE);
@@ -76,6 +92,9 @@ describe("an edit is read where it changed", () => {
     const [flags, lastFlags] = [reparsed.value.flags as Record<string, unknown>, last.flags as Record<string, unknown>];
     expect(Object.keys(flags).filter((key) => flags[key] !== lastFlags[key])).toEqual(["flag-041"]);
     expect(reparsed.value.$evaluators).toBe(last.$evaluators);
+    // Recorded, so that the parse worker sends that flag without comparing the others (share.ts).
+    expect(editOf(reparsed.value)).toEqual({ from: last, changed: ["flags"] });
+    expect(editOf(flags)).toEqual({ from: lastFlags, changed: ["flag-041"] });
   });
 
   it("a flag added at the end, removed, or renamed; an edit in a multi-environment file or with \\r\\n", () => {
@@ -202,6 +221,7 @@ describe("random edits: the same value as a whole parse, or declined", () => {
     let small = 0;
     let declined = 0;
     let readable = 0;
+    let recorded = 0;
     let last = fixture;
     let lastValue: unknown = parse(fixture);
     for (let i = 0; i < EDITS; i++) {
@@ -214,6 +234,8 @@ describe("random edits: the same value as a whole parse, or declined", () => {
       else {
         expect(whole, `accepted an edit the whole parse turns away:\n${text}`).toBeDefined();
         expect(exact(reparsed.value), `edit ${i}`).toBe(exact(whole));
+        expectRecordsHold(reparsed.value);
+        if (editOf(reparsed.value) !== undefined) recorded++;
         read++;
         if (reparsed.charsParsed < text.length / 4) small++;
       }
@@ -229,6 +251,8 @@ describe("random edits: the same value as a whole parse, or declined", () => {
     expect(readable).toBeGreaterThan(EDITS / 5);
     expect(read).toBeGreaterThan(readable * 0.9);
     expect(small).toBeGreaterThan(read * 0.9);
+    // Most of them keep the keys where they were, and say which entries they replaced.
+    expect(recorded).toBeGreaterThan(read / 2);
     expect(read + declined).toBe(EDITS);
   });
 });

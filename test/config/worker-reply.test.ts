@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { leaveOutUnchanged, shareUnchanged, withUnchanged, type Encoded } from "../../src/config/share.js";
-import { editOf } from "../../src/model/edits.js";
+import { editOf, recordEdit } from "../../src/model/edits.js";
 import { ITEMS_PER_YIELD, runSteps, type Steps } from "../../src/model/steps.js";
 
 const flag = (i: number, extra: Record<string, unknown> = {}) => ({
@@ -59,6 +59,37 @@ describe("the parse worker's reply", () => {
     // Which entries were replaced is recorded, mapping by mapping, for the later stages (model/edits.ts).
     expect(editOf(flags)).toEqual({ from: last.flags, changed: ["flag-7"] });
     expect(editOf(value)).toEqual({ from: last, changed: ["flags"] });
+  });
+
+  it("of an edit its maker recorded (reparse.ts): only the entries it replaced are compared", () => {
+    const last = file(2000);
+    const flags: Record<string, unknown> = { ...last.flags, "flag-7": flag(7, { state: "DISABLED" }) };
+    const next = { ...last, flags };
+    // Every entry the edit did not replace counts its reads: comparing it would read it.
+    let reads = 0;
+    for (const key of Object.keys(flags).filter((key) => key !== "flag-7")) {
+      const value = flags[key];
+      Object.defineProperty(flags, key, { enumerable: true, get: () => (reads++, value) });
+    }
+    recordEdit(flags, last.flags, ["flag-7"]);
+    recordEdit(next, last, ["flags"]);
+    const reply = leaveOutUnchanged(last, next);
+    expect(reads).toBe(0);
+    expect(reply).toEqual(
+      leaveOutUnchanged(
+        last,
+        file(2000, (all) => (all["flag-7"] = flag(7, { state: "DISABLED" }))),
+      ),
+    );
+    expect(texts(reply)).toEqual(['"DISABLED"']);
+    // Recorded but nothing different after all: nothing sent.
+    const same = { ...last };
+    recordEdit(same, last, ["apiKey"]);
+    expect(leaveOutUnchanged(last, same)).toBeUndefined();
+    // A record made from another value is not this edit's: compared entry by entry.
+    recordEdit(next, file(2000), ["flags"]);
+    expect(leaveOutUnchanged(last, next)).toEqual(reply);
+    expect(reads).toBeGreaterThan(0);
   });
 
   it("keys added, removed or moved: the key list comes too", () => {
