@@ -125,6 +125,23 @@ function lineAfter(text: string, at: number): number {
   return nl === -1 ? text.length : nl + 1;
 }
 
+/**
+ * Where the first line from `at` (a line's start) on that the scan for a block's end must look at
+ * begins: one neither blank nor a comment at `indent`'s column or left of it, or one with a tab
+ * (lineAt tells whether it is after the indentation); the text's end when there is none. The
+ * lines in between are skipped by native searches, not read one by one: the block of a file's
+ * `flags:` is most of the file.
+ */
+function nextBlockLine(text: string, at: number, indent: number): number {
+  if (at >= text.length) return text.length;
+  const line = new RegExp(`\\n {0,${indent}}[^ \\r\\n#]`, "g");
+  line.lastIndex = at - 1;
+  const found = line.exec(text);
+  const next = found === null ? text.length : found.index + 1;
+  const tab = text.indexOf("\t", at);
+  return tab !== -1 && tab < next ? lineStartOf(text, tab) : next;
+}
+
 /** A line that begins an entry of the block at `indent`. */
 const beginsEntry = (line: Line, indent: number): boolean => !line.empty && !line.tab && !line.dash && line.indent === indent;
 
@@ -170,7 +187,7 @@ function spliceAt(level: Level): Reparsed | undefined {
       if (end - edit.delta > first.start) break;
       single = false;
     }
-    end = line.next;
+    end = nextBlockLine(text, line.next, blockIndent);
   }
   const run = text.slice(first.start, end);
   const lastRun = lastText.slice(first.start, end - edit.delta);
