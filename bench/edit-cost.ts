@@ -12,8 +12,9 @@
  * Each edit waits for the new value to be served (one evaluation every 5 ms), then --pause ms
  * (the periodic check of the edit's inputs runs in it, as after any edit). Busy is the time the
  * thread ran (garbage collection included, shown apart too); allocated counts objects collected
- * since as well. The functions that took the most time and allocated the most are listed, to
- * show where an edit's cost is.
+ * since as well. The parse worker's busy time is its event loop's, measured in it (not
+ * profiled). The functions that took the most time and allocated the most on the serving thread
+ * are listed, to show where an edit's cost is.
  *
  *   npm run bench:edit-cost
  *   npm run bench:edit-cost -- --against ../other/bin/flagserve.js
@@ -52,6 +53,8 @@ const PAUSE_MS = Number(values.pause);
 /** What bench/edit-profile.cjs writes: totals over the profiled edits, and the top functions ([name, ms or MB]). */
 interface Profile {
   busyMs: number;
+  /** The parse worker's busy time. */
+  workerBusyMs: number;
   gcMs: number;
   allocatedMB: number;
   cpu: [string, number][];
@@ -126,6 +129,7 @@ printTable(
     "serving thread busy per edit, ms",
     "of it garbage collection, ms",
     "allocated per edit, MB",
+    "parse worker busy per edit, ms",
     "busy / 100 flags",
     "allocated / 100 flags",
   ],
@@ -134,6 +138,7 @@ printTable(
     perEdit(profile.busyMs),
     perEdit(profile.gcMs),
     (profile.allocatedMB / EDITS).toFixed(2),
+    perEdit(profile.workerBusyMs),
     ratio(profile.busyMs, base!.profile.busyMs),
     ratio(profile.allocatedMB, base!.profile.allocatedMB),
   ]),
@@ -152,6 +157,7 @@ printRatios("bench:edit-cost", [
     ? ([
         ["busy 10000/against", ratio(big!.profile.busyMs, against.profile.busyMs)],
         ["allocated 10000/against", ratio(big!.profile.allocatedMB, against.profile.allocatedMB)],
+        ["worker busy 10000/against", ratio(big!.profile.workerBusyMs, against.profile.workerBusyMs)],
       ] as [string, string][])
     : []),
 ]);

@@ -3,14 +3,34 @@
  * between two SIGUSR2, with V8's own profilers through the inspector, and writes a summary to
  * the file named by BENCH_PROFILE_FILE: the thread's busy time (CPU profile samples that are not
  * idle), its garbage collection, what it allocated (a sampling heap profile that keeps the
- * samples of objects already collected), and the functions that took the most of each.
+ * samples of objects already collected), and the functions that took the most of each; and the
+ * busy time of the parse worker (its event-loop utilization, not profiled), which the preload
+ * measures in the worker thread too and reports over a BroadcastChannel.
  */
 const { writeFileSync } = require("node:fs");
 const { Session } = require("node:inspector");
-const { isMainThread } = require("node:worker_threads");
+const { performance } = require("node:perf_hooks");
+const { BroadcastChannel, isMainThread } = require("node:worker_threads");
 
 const file = process.env.BENCH_PROFILE_FILE;
+const CHANNEL = "bench-edit-profile";
+
+if (!isMainThread && file) {
+  // In the parse worker: its busy time between the serving thread's "start" and "stop".
+  const channel = new BroadcastChannel(CHANNEL);
+  channel.unref();
+  let from;
+  channel.onmessage = ({ data }) => {
+    if (data === "start") from = performance.eventLoopUtilization();
+    else if (data === "stop" && from) channel.postMessage({ workerBusyMs: performance.eventLoopUtilization(from).active });
+  };
+}
+
 if (isMainThread && file) {
+  const channel = new BroadcastChannel(CHANNEL);
+  channel.unref();
+  let workerBusyMs = 0;
+  channel.onmessage = ({ data }) => (workerBusyMs += data.workerBusyMs);
   const session = new Session();
   session.connect();
   const post = (method, params = {}) =>
@@ -28,11 +48,14 @@ if (isMainThread && file) {
         includeObjectsCollectedByMinorGC: true,
       });
       await post("Profiler.start");
+      channel.postMessage("start");
       return;
     }
+    channel.postMessage("stop");
     const { profile } = await post("Profiler.stop");
     const { profile: heap } = await post("HeapProfiler.stopSampling");
-    writeFileSync(file, JSON.stringify({ ...cpuSummary(profile), ...heapSummary(heap) }));
+    await new Promise((resolve) => setTimeout(resolve, 100)); // the worker's answer
+    writeFileSync(file, JSON.stringify({ ...cpuSummary(profile), ...heapSummary(heap), workerBusyMs }));
   });
 }
 
