@@ -19,7 +19,11 @@
  * longest event-loop delay of its serving thread, which leaves the other processes' share of the
  * two cores out (though not the scheduler's), and its full garbage collections, longest
  * collection pause and busy time (a second table: the busy time of a reload's window, less that
- * of a window without one, is what the reload cost the serving thread).
+ * of a window without one, is what the reload cost the serving thread). A third table splits the
+ * serving thread's delays (on Linux, from its scheduler statistics): the longest it was held by
+ * its own work (a turn of a 1 ms timer, less its wait for a CPU in that turn), and its longest
+ * wait for a CPU while ready to run; beside them, the longest wait for a CPU of a process that
+ * does nothing but that timer, in the same windows: what the machine alone cost any process then.
  *
  * Then start-up at --startup-flags flags (one environment: a directory of files of 10 000 flags,
  * as one file may hold at most 10 MiB): spawn -> first answer, RSS then, and the longest
@@ -30,7 +34,7 @@
  *   npm run bench:reload -- --startup-flags 0                  # the edits alone
  *   npm run bench:reload -- --against ../other/bin/flagserve.js  # also the 10 000-flag file on another build
  */
-import { fork, type ChildProcess } from "node:child_process";
+import { fork, spawn, type ChildProcess } from "node:child_process";
 import { Agent, request } from "node:http";
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
@@ -162,6 +166,9 @@ interface LoopWindow {
   longestPause: number;
   /** How long the serving thread was busy (event-loop utilization's active time), ms. */
   busy: number;
+  /** The longest a turn of its 1 ms timer took less its wait for a CPU in it, and the longest such wait, ms (NaN without /proc). */
+  held: number;
+  cpuWait: number;
 }
 
 /**
@@ -177,10 +184,18 @@ function loopDelay(file: string) {
       this.child!.kill("SIGUSR2");
       signals++;
       for (const deadline = Date.now() + 10_000; Date.now() < deadline;) {
-        const [seen, delay, fullCollections, longestPause, busy] = (await readFile(file, "utf8").catch(() => "0 0 0 0 0"))
+        const [seen, delay, fullCollections, longestPause, busy, held, cpuWait] = (await readFile(file, "utf8").catch(() => "0"))
           .split(" ")
           .map(Number);
-        if (seen === signals) return { delay: delay!, fullCollections: fullCollections!, longestPause: longestPause!, busy: busy! };
+        if (seen === signals)
+          return {
+            delay: delay!,
+            fullCollections: fullCollections!,
+            longestPause: longestPause!,
+            busy: busy!,
+            held: held!,
+            cpuWait: cpuWait!,
+          };
         await pause(1);
       }
       throw new Error(`the server did not report its event-loop delay within 10 s (${file})`);
@@ -220,17 +235,46 @@ interface Windows {
   maxPause: number;
   /** How long its serving thread was busy, each window. */
   busy: number[];
+  /** Its longest hold by its own work and longest wait for a CPU; an idle process's longest wait for a CPU. */
+  maxHeld: number;
+  maxCpuWait: number;
+  maxIdleCpuWait: number;
 }
 
-const noWindows = (): Windows => ({ maxEval: 0, maxDelay: 0, fullCollections: 0, maxPause: 0, busy: [] });
+const noWindows = (): Windows => ({
+  maxEval: 0,
+  maxDelay: 0,
+  fullCollections: 0,
+  maxPause: 0,
+  busy: [],
+  maxHeld: 0,
+  maxCpuWait: 0,
+  maxIdleCpuWait: 0,
+});
 
-/** Adds one window, with the longest evaluation the probe saw in it. */
-function addWindow(windows: Windows, loop: LoopWindow, maxEval: number): void {
+/** Adds one window, with the longest evaluation the probe saw in it and what the idle process saw in it. */
+function addWindow(windows: Windows, loop: LoopWindow, maxEval: number, idleProcess: LoopWindow): void {
   windows.maxEval = Math.max(windows.maxEval, maxEval);
   windows.maxDelay = Math.max(windows.maxDelay, loop.delay);
   windows.fullCollections += loop.fullCollections;
   windows.maxPause = Math.max(windows.maxPause, loop.longestPause);
   windows.busy.push(loop.busy);
+  windows.maxHeld = Math.max(windows.maxHeld, loop.held);
+  windows.maxCpuWait = Math.max(windows.maxCpuWait, loop.cpuWait);
+  windows.maxIdleCpuWait = Math.max(windows.maxIdleCpuWait, idleProcess.cpuWait);
+}
+
+/**
+ * A process that does nothing but bench/event-loop-delay.cjs's 1 ms timers, measured in the same
+ * windows as the server being edited: what the machine alone cost a process then.
+ */
+function idleProcess(file: string): ReturnType<typeof loopDelay> {
+  const measure = loopDelay(file);
+  measure.child = spawn(process.execPath, [...measure.spawn.nodeArgs, "-e", "setInterval(() => {}, 2 ** 30)"], {
+    stdio: "ignore",
+    env: { ...process.env, ...measure.spawn.env },
+  });
+  return measure;
 }
 
 async function setUp(dir: string, label: string, short: string, files: number, flags: number, bin?: string): Promise<Config> {
@@ -258,6 +302,7 @@ async function setUp(dir: string, label: string, short: string, files: number, f
 }
 
 async function measureEdits(configs: Config[], dir: string): Promise<void> {
+  const idle = idleProcess(join(dir, "event-loop-idle-process"));
   for (const config of configs) {
     const [path, state] = [join(dir, config.short), join(dir, `state-${config.short}`)];
     config.loopDelay = loopDelay(join(dir, `event-loop-${config.short}`));
@@ -289,11 +334,12 @@ async function measureEdits(configs: Config[], dir: string): Promise<void> {
       const probe = config.probe!;
       // The baseline: as long a window on the same server with no edit.
       const delay = config.loopDelay!;
+      const windows = () => Promise.all([delay.window(), idle.window()]);
       probe.reset();
       probe.active = true;
-      await delay.window();
+      await windows();
       await pause(PAUSE_MS);
-      addWindow(config.idle, await delay.window(), probe.max);
+      addWindow(config.idle, ...withMax(await windows(), probe.max));
       probe.reset();
       const { latencies } = await config.clients!.ask<{ latencies: number[] }>({
         type: "edit",
@@ -303,7 +349,7 @@ async function measureEdits(configs: Config[], dir: string): Promise<void> {
       });
       if (latencies[0]! < 0) throw new Error(`${config.label}: no flag-updated within 30 s of edit ${round + 1}`);
       await pause(PAUSE_MS);
-      addWindow(config.reloads, await delay.window(), probe.max);
+      addWindow(config.reloads, ...withMax(await windows(), probe.max));
       probe.active = false;
       config.latencies.push(latencies[0]!);
     }
@@ -313,7 +359,11 @@ async function measureEdits(configs: Config[], dir: string): Promise<void> {
     config.clients!.close();
     await stop(config.server!.child);
   }
+  idle.child!.kill();
 }
+
+/** addWindow's arguments: the server's window, the probe's longest evaluation, the idle process's window. */
+const withMax = ([server, idle]: LoopWindow[], maxEval: number): [LoopWindow, number, LoopWindow] => [server!, maxEval, idle!];
 
 // ---- start-up ---------------------------------------------------------------------------------
 
@@ -408,6 +458,27 @@ await withTempDir(async (dir) => {
       c.idle.maxPause.toFixed(1),
       median(c.reloads.busy).toFixed(1),
       median(c.idle.busy).toFixed(1),
+    ]),
+  );
+  console.log();
+  printTable(
+    [
+      "configuration",
+      "serving thread's longest hold by its own work during the reloads, ms",
+      "without a reload, ms",
+      "its longest wait for a CPU during the reloads, ms",
+      "without a reload, ms",
+      "an idle process's longest wait for a CPU in the same windows, ms",
+      "without a reload, ms",
+    ],
+    configs.map((c) => [
+      c.label,
+      c.reloads.maxHeld.toFixed(1),
+      c.idle.maxHeld.toFixed(1),
+      c.reloads.maxCpuWait.toFixed(1),
+      c.idle.maxCpuWait.toFixed(1),
+      c.reloads.maxIdleCpuWait.toFixed(1),
+      c.idle.maxIdleCpuWait.toFixed(1),
     ]),
   );
   printRatios(
