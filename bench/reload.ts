@@ -270,10 +270,15 @@ function addWindow(windows: Windows, loop: LoopWindow, maxEval: number, idleProc
  */
 function idleProcess(file: string): ReturnType<typeof loopDelay> {
   const measure = loopDelay(file);
-  measure.child = spawn(process.execPath, [...measure.spawn.nodeArgs, "-e", "setInterval(() => {}, 2 ** 30)"], {
-    stdio: "ignore",
+  // It leaves when this process does (its IPC channel closes), however this one ends.
+  const script = 'process.on("disconnect", () => process.exit()); setInterval(() => {}, 2 ** 30);';
+  const child = spawn(process.execPath, [...measure.spawn.nodeArgs, "-e", script], {
+    stdio: ["ignore", "ignore", "ignore", "ipc"],
     env: { ...process.env, ...measure.spawn.env },
   });
+  child.unref();
+  child.channel?.unref();
+  measure.child = child;
   return measure;
 }
 
