@@ -64,7 +64,7 @@ export function* shareUnchanged(last: unknown, next: unknown, depth = 0): Steps<
  * to the last value's are left out; a part JSON cannot carry as it is (`.inf`, `.nan`, `-0`)
  * travels as `{ v }`.
  */
-export type Encoded = string | { v: unknown } | { r: Record<string, Encoded | undefined>; k?: string[] };
+export type Encoded = string | { v: unknown } | { r: Record<string, Encoded | undefined>; k?: readonly string[] };
 
 /** The depth down to which a value is shared (and sent) mapping by mapping. */
 const SHARED_DEPTH = 4;
@@ -76,40 +76,26 @@ const SHARED_DEPTH = 4;
 export function leaveOutUnchanged(last: unknown, next: unknown, depth = 0, hasLast = true): Encoded | undefined {
   // An edit its maker recorded (reparse.ts) is compared where it changed, not entry by entry.
   const edit = hasLast && depth < SHARED_DEPTH ? editOf(next) : undefined;
-  if (edit !== undefined && edit.from === last)
-    return changedEntries(last as Record<string, unknown>, next as Record<string, unknown>, edit.changed, depth);
-  if (hasLast && sameData(last, next)) return undefined;
+  const replaced = edit !== undefined && edit.from === last ? edit.changed : undefined;
+  if (replaced === undefined && hasLast && sameData(last, next)) return undefined;
   const whole =
     depth >= SHARED_DEPTH || !isRecord(next) || (hasLast ? !isRecord(last) : !isMany(next) && !Object.values(next).some(isMany));
   if (whole) return jsonCarries(next) ? JSON.stringify(next) : { v: next };
-  const keys = Object.keys(next);
+  const keys = replaced ?? Object.keys(next);
   const before = hasLast && isRecord(last) ? last : undefined;
   const entries: Record<string, Encoded | undefined> = {};
+  let sent = 0;
   for (const key of keys) {
     const known = before !== undefined && Object.hasOwn(before, key);
     const encoded = leaveOutUnchanged(known ? before[key] : undefined, next[key], depth + 1, known);
-    if (encoded !== undefined) setOwn(entries, key, encoded);
-  }
-  const sameKeys = before !== undefined && sameKeyList(Object.keys(before), keys);
-  return sameKeys || before === undefined ? { r: entries } : { r: entries, k: keys };
-}
-
-/** `next`, recorded as `last` with `changed` replaced, as leaveOutUnchanged sends it: the same keys, so no key list. */
-function changedEntries(
-  last: Record<string, unknown>,
-  next: Record<string, unknown>,
-  changed: readonly string[],
-  depth: number,
-): Encoded | undefined {
-  const entries: Record<string, Encoded | undefined> = {};
-  let any = false;
-  for (const key of changed) {
-    const encoded = leaveOutUnchanged(last[key], next[key], depth + 1, true);
     if (encoded === undefined) continue;
     setOwn(entries, key, encoded);
-    any = true;
+    sent++;
   }
-  return any ? { r: entries } : undefined;
+  // A recorded edit keeps the keys where they were; it may replace entries with equal ones.
+  if (replaced !== undefined) return sent > 0 ? { r: entries } : undefined;
+  const sameKeys = before !== undefined && sameKeyList(Object.keys(before), keys);
+  return sameKeys || before === undefined ? { r: entries } : { r: entries, k: keys };
 }
 
 /**
@@ -121,7 +107,8 @@ const isMany = (value: unknown): boolean => isRecord(value) && Object.keys(value
 /** Entries of a mapping sent as one text at most, with nothing to compare with. */
 const MANY_ENTRIES = 50;
 
-export const sameKeyList = (a: string[], b: string[]): boolean => a.length === b.length && a.every((key, i) => key === b[i]);
+export const sameKeyList = (a: readonly string[], b: readonly string[]): boolean =>
+  a.length === b.length && a.every((key, i) => key === b[i]);
 
 /** Whether JSON text gives this value back as it is (parsed data: no undefined, no functions). */
 function jsonCarries(value: unknown): boolean {
