@@ -337,14 +337,18 @@ async function measureEdits(configs: Config[], dir: string): Promise<void> {
   for (let round = 0; round < EDITS; round++) {
     for (const config of round % 2 === 0 ? configs : [...configs].reverse()) {
       const probe = config.probe!;
-      // The baseline: as long a window on the same server with no edit.
       const delay = config.loopDelay!;
-      const windows = () => Promise.all([delay.window(), idle.window()]);
+      // Ends the server's window and the idle process's together, and adds what they saw to `into`.
+      const windows = async (into?: Windows) => {
+        const [server, idleProcess] = await Promise.all([delay.window(), idle.window()]);
+        if (into) addWindow(into, server, probe.max, idleProcess);
+      };
+      // The baseline: as long a window on the same server with no edit.
       probe.reset();
       probe.active = true;
       await windows();
       await pause(PAUSE_MS);
-      addWindow(config.idle, ...withMax(await windows(), probe.max));
+      await windows(config.idle);
       probe.reset();
       const { latencies } = await config.clients!.ask<{ latencies: number[] }>({
         type: "edit",
@@ -354,7 +358,7 @@ async function measureEdits(configs: Config[], dir: string): Promise<void> {
       });
       if (latencies[0]! < 0) throw new Error(`${config.label}: no flag-updated within 30 s of edit ${round + 1}`);
       await pause(PAUSE_MS);
-      addWindow(config.reloads, ...withMax(await windows(), probe.max));
+      await windows(config.reloads);
       probe.active = false;
       config.latencies.push(latencies[0]!);
     }
@@ -366,9 +370,6 @@ async function measureEdits(configs: Config[], dir: string): Promise<void> {
   }
   idle.child!.kill();
 }
-
-/** addWindow's arguments: the server's window, the probe's longest evaluation, the idle process's window. */
-const withMax = ([server, idle]: LoopWindow[], maxEval: number): [LoopWindow, number, LoopWindow] => [server!, maxEval, idle!];
 
 // ---- start-up ---------------------------------------------------------------------------------
 
