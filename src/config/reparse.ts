@@ -20,7 +20,7 @@
 import { DASH, HASH, NL, SPACE, TAB, CR } from "./char-codes.js";
 import { parsePlainYaml } from "./fast-parse.js";
 import { sameData, sameKeyList } from "./share.js";
-import { recordEdit } from "../model/edits.js";
+import { keysOf, recordEdit } from "../model/edits.js";
 import { isRecord, setOwn } from "../model/json.js";
 
 /** An entry this long or longer is descended into when the edit lies inside it; a shorter one is read again whole. */
@@ -244,7 +244,7 @@ function spliceRun({ lastValue, blockIndent, nestingRoom }: Level, lastRun: stri
   const written = Object.keys(after);
   // Integer keys come first in an object whatever the text's order: the run's place would not tell.
   if (replaced.some((k) => INTEGER_KEY.test(k)) || written.some((k) => INTEGER_KEY.test(k))) return undefined;
-  const keys = Object.keys(lastValue);
+  const keys = keysOf(lastValue);
   const from = keys.indexOf(replaced[0]!);
   if (from === -1) return undefined;
   for (let i = 0; i < replaced.length; i++) {

@@ -3,7 +3,7 @@
  * stages tell "unchanged" by identity (see memo.ts and docs/architecture-config.md); and the
  * same as a list of changes, which is what the parse worker sends back.
  */
-import { editOf, recordEdit } from "../model/edits.js";
+import { editOf, keysOf, recordEdit } from "../model/edits.js";
 import { isRecord, setOwn } from "../model/json.js";
 import { ITEMS_PER_YIELD, type Steps } from "../model/steps.js";
 
@@ -130,7 +130,7 @@ export function* withUnchanged(last: unknown, encoded: Encoded | undefined, dept
   if ("v" in encoded) return encoded.v;
   const before = isRecord(last) ? last : undefined;
   const { r: entries } = encoded;
-  const keys = encoded.k ?? (before ? Object.keys(before) : Object.keys(entries));
+  const keys = encoded.k ?? (before ? keysOf(before) : Object.keys(entries));
   const value: Record<string, unknown> = {};
   const changed: string[] = [];
   for (let i = 0; i < keys.length; i++) {

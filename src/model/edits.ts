@@ -23,8 +23,25 @@ const edits = new WeakMap<object, Edit>();
 export function recordEdit(mapping: object, from: object, changed: readonly string[]): void {
   edits.delete(from);
   edits.set(mapping, { from, changed });
+  const keys = keyLists.get(from);
+  if (keys !== undefined) keyLists.set(mapping, keys);
 }
 
 /** How `mapping` was made, when its maker recorded it; undefined when it must be walked whole. */
 export const editOf = (mapping: unknown): Edit | undefined =>
   typeof mapping === "object" && mapping !== null ? edits.get(mapping) : undefined;
+
+const keyLists = new WeakMap<object, readonly string[]>();
+
+/**
+ * `Object.keys(mapping)`, listed once for a chain of edits: a recorded edit has its `from`'s keys
+ * in the same order, so it is given their list. Listing the keys of a 10 000-entry mapping takes
+ * about 1.7 ms (V8 sorts a dictionary's keys into their order each time), and an edit of one flag
+ * would do it three times: in the worker, and twice on the serving thread. Only for mappings
+ * that are not changed once made, as every mapping here is once a stage has passed it on.
+ */
+export function keysOf(mapping: object): readonly string[] {
+  let keys = keyLists.get(mapping);
+  if (keys === undefined) keyLists.set(mapping, (keys = Object.keys(mapping)));
+  return keys;
+}

@@ -5,7 +5,7 @@
  */
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { applyLoad, type ReloadContext } from "../../src/changes/reload.js";
 import { loadConfig, LoadMemo, loadInlineConfig } from "../../src/config/index.js";
 import { FileSource } from "../../src/sources/files-source.js";
@@ -291,6 +291,26 @@ describe("merging a flags map an edit made from one merged before", () => {
     expect(next.c).toEqual({ state: "ENABLED", variants: { on: true, off: false }, defaultVariant: "on", metadata: {} });
     // Recorded in turn, for the compiler and the diff.
     expect(editOf(next)).toEqual({ from: last, changed: ["c"] });
+  });
+
+  it("edit after edit, lists the keys of the last definitions once: each merge has its last one's keys", () => {
+    const lastFlags: Record<string, unknown> = Object.fromEntries(Array.from({ length: 500 }, (_, i) => [`f${i}`, flag("off")]));
+    merge(lastFlags);
+    const keys = vi.spyOn(Object, "keys");
+    try {
+      let [from, next] = [lastFlags, lastFlags];
+      for (const i of [3, 4, 5]) {
+        next = { ...from, [`f${i}`]: flag("on") };
+        recordEdit(next, from, [`f${i}`]);
+        merge(next);
+        from = next;
+      }
+      expect(Object.keys(merge(next)).length).toBe(500);
+      // The first edit lists the definitions' keys, and the check above lists them once more.
+      expect(keys.mock.results.filter(({ value }) => (value as string[]).length === 500)).toHaveLength(2);
+    } finally {
+      keys.mockRestore();
+    }
   });
 
   it("with a broken flag, merges every flag as written, and records nothing", () => {

@@ -2,7 +2,7 @@
  * What the parse worker sends back (memo.ts's leaveOutUnchanged) and how the serving thread reads
  * it (withUnchanged): the changed flags only, each as JSON text, read a few hundred at a time.
  */
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { leaveOutUnchanged, shareUnchanged, withUnchanged, type Encoded } from "../../src/config/share.js";
 import { editOf, recordEdit } from "../../src/model/edits.js";
 import { ITEMS_PER_YIELD, runSteps, type Steps } from "../../src/model/steps.js";
@@ -90,6 +90,23 @@ describe("the parse worker's reply", () => {
     recordEdit(next, file(2000), ["flags"]);
     expect(leaveOutUnchanged(last, next)).toEqual(reply);
     expect(reads).toBeGreaterThan(0);
+  });
+
+  it("read back edit after edit, lists the keys of a 2 000-flag mapping once: each value has its last one's keys", () => {
+    const versions = [7, 8, 9].reduce(
+      (all, i) => [...all, file(2000, (flags) => (flags[`flag-${i}`] = flag(i, { state: "DISABLED" })))],
+      [file(2000)],
+    );
+    const replies = versions.slice(1).map((next, i) => leaveOutUnchanged(versions[i], next));
+    const keys = vi.spyOn(Object, "keys");
+    try {
+      let served: unknown = versions[0];
+      for (const reply of replies) served = runSteps(withUnchanged(served, reply));
+      expect(served).toEqual(versions.at(-1));
+      expect(keys.mock.results.filter(({ value }) => (value as string[]).length === 2000)).toHaveLength(1);
+    } finally {
+      keys.mockRestore();
+    }
   });
 
   it("keys added, removed or moved: the key list comes too", () => {
