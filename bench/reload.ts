@@ -10,7 +10,8 @@
  * Each edit changes one flag's `defaultVariant` (written in one go, as an editor saves), --pause
  * ms apart, the servers taking turns (the one that goes first alternating). A latency is from
  * just before the write to the receipt of `flag-updated` on a stream of the edited environment
- * (the client is bench/stream-clients.ts, in a process of its own, which also writes the file).
+ * (the client is bench/stream-clients.ts, in a process of its own, which also writes the file, given
+ * its text before the window starts).
  * Meanwhile this process evaluates one flag every 2 ms on a keep-alive connection to the server
  * being edited, until --pause ms after the event; the longest of those evaluations says how long a
  * request waited behind a reload. Its baseline is the longest evaluation in as many windows as
@@ -343,6 +344,7 @@ async function measureEdits(configs: Config[], dir: string): Promise<void> {
         const [server, idleProcess] = await Promise.all([delay.window(), idle.window()]);
         if (into) addWindow(into, server, probe.max, idleProcess);
       };
+      await config.clients!.ask({ type: "prepare", file: config.file, content: config.versions[(round + 1) % 2] });
       // The baseline: as long a window on the same server with no edit.
       probe.reset();
       probe.active = true;
@@ -350,12 +352,7 @@ async function measureEdits(configs: Config[], dir: string): Promise<void> {
       await pause(PAUSE_MS);
       await windows(config.idle);
       probe.reset();
-      const { latencies } = await config.clients!.ask<{ latencies: number[] }>({
-        type: "edit",
-        file: config.file,
-        content: config.versions[(round + 1) % 2],
-        timeoutMs: 30_000,
-      });
+      const { latencies } = await config.clients!.ask<{ latencies: number[] }>({ type: "edit", timeoutMs: 30_000 });
       if (latencies[0]! < 0) throw new Error(`${config.label}: no flag-updated within 30 s of edit ${round + 1}`);
       await pause(PAUSE_MS);
       await windows(config.reloads);

@@ -4,8 +4,12 @@
  * the file edits, so that the write and every receipt are timed on one clock. Driven over IPC:
  *
  *   { type: "open", port, path, key, count, concurrency } -> { ms, failed }
- *   { type: "edit", file, content, timeoutMs }            -> { latencies } (ms per stream, -1 if none)
+ *   { type: "prepare", file, content }                    -> {} (the next edit's file and text)
+ *   { type: "edit", timeoutMs }                           -> { latencies } (ms per stream, -1 if none)
  *   { type: "close" }                                     -> exits
+ *
+ * The text travels before the edit, so that an edit's window is not also the time to copy a 2 MB
+ * text between two processes (and to serialize it in the one measuring evaluations).
  */
 import { writeFileSync } from "node:fs";
 import { connect, type Socket } from "node:net";
@@ -58,7 +62,10 @@ function openOne(port: number, request: string): Promise<boolean> {
 
 /** `count` streams, `concurrency` handshakes in flight at a time; ms from the first connect to the last 200. */
 type OpenMessage = { type: "open"; port: number; path: string; key: string; count: number; concurrency: number };
-type EditMessage = { type: "edit"; file: string; content: string; timeoutMs: number };
+type PrepareMessage = { type: "prepare"; file: string; content: string };
+type EditMessage = { type: "edit"; timeoutMs: number };
+
+let prepared: PrepareMessage | undefined;
 
 async function openAll(msg: OpenMessage) {
   const request = `GET ${msg.path} HTTP/1.1\r\nHost: 127.0.0.1:${msg.port}\r\nX-API-Key: ${msg.key}\r\nAccept: text/event-stream\r\n\r\n`;
@@ -87,7 +94,9 @@ async function edit(msg: EditMessage) {
   // In one go, as an editor saves: done asynchronously, the write after the truncation would wait
   // for this process to be free (busy reading the streams the truncation already woke), and
   // each server would then see a file left empty for a while, or a second change.
-  writeFileSync(msg.file, msg.content);
+  if (prepared === undefined) throw new Error("an edit with no text prepared");
+  writeFileSync(prepared.file, prepared.content);
+  prepared = undefined;
   await done;
   clearTimeout(timer);
   const latencies = streams.map((s) => (s.receivedAt === 0 ? -1 : s.receivedAt - editStartedAt));
@@ -95,8 +104,9 @@ async function edit(msg: EditMessage) {
   return { latencies };
 }
 
-process.on("message", async (msg: OpenMessage | EditMessage | { type: "close" }) => {
+process.on("message", async (msg: OpenMessage | PrepareMessage | EditMessage | { type: "close" }) => {
   if (msg.type === "open") process.send!(await openAll(msg));
+  else if (msg.type === "prepare") process.send!(((prepared = msg), {}));
   else if (msg.type === "edit") process.send!(await edit(msg));
   else {
     for (const s of streams) s.socket.destroy();

@@ -111,7 +111,8 @@ async function openStreams(clients: Clients, port: string, count: number): Promi
 
 /** Per-stream latencies of one edit; every stream must get the event. */
 async function edit(clients: Clients, file: string, i: number): Promise<number[]> {
-  const { latencies } = await clients.ask<{ latencies: number[] }>({ type: "edit", file, content: fileFor(i), timeoutMs: 30_000 });
+  await clients.ask({ type: "prepare", file, content: fileFor(i) });
+  const { latencies } = await clients.ask<{ latencies: number[] }>({ type: "edit", timeoutMs: 30_000 });
   const missing = latencies.filter((l) => l < 0).length;
   if (missing > 0) throw new Error(`${missing} of ${latencies.length} streams got no flag-updated within 30 s of edit ${i} (${file})`);
   return latencies;
