@@ -14,7 +14,7 @@
  * BENCH_EVENT_LOOP_FILE, and starts a new window. Preloaded into an idle process, it measures what
  * the machine alone costs a process.
  */
-const { openSync, readSync, writeFileSync } = require("node:fs");
+const { openSync, readSync, renameSync, writeFileSync } = require("node:fs");
 const { constants, monitorEventLoopDelay, performance, PerformanceObserver } = require("node:perf_hooks");
 const { isMainThread } = require("node:worker_threads");
 
@@ -38,7 +38,9 @@ if (isMainThread && file) {
     utilization = performance.eventLoopUtilization();
     const { longestHeld, longestWait } = scheduler.window();
     const fields = [++signals, delay.max / 1e6, fullCollections, longestPause, busy, longestHeld, longestWait];
-    writeFileSync(file, fields.map((n, i) => (i === 0 || i === 2 ? String(n) : n.toFixed(1))).join(" "));
+    // Renamed into place: the benchmark reads the file while it waits, and must never see half of it.
+    writeFileSync(`${file}.new`, fields.map((n, i) => (i === 0 || i === 2 ? String(n) : n.toFixed(1))).join(" "));
+    renameSync(`${file}.new`, file);
     delay.reset();
     fullCollections = 0;
     longestPause = 0;

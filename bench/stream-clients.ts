@@ -106,8 +106,10 @@ async function edit(msg: EditMessage) {
 
 process.on("message", async (msg: OpenMessage | PrepareMessage | EditMessage | { type: "close" }) => {
   if (msg.type === "open") process.send!(await openAll(msg));
-  else if (msg.type === "prepare") process.send!(((prepared = msg), {}));
-  else if (msg.type === "edit") process.send!(await edit(msg));
+  else if (msg.type === "prepare") {
+    prepared = msg;
+    process.send!({});
+  } else if (msg.type === "edit") process.send!(await edit(msg));
   else {
     for (const s of streams) s.socket.destroy();
     process.disconnect();

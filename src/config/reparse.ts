@@ -220,7 +220,7 @@ function descend(level: Level, first: Line, end: number): Reparsed | undefined |
   const inner = spliceAt({ ...level, lastValue: child, blockIndent: line.indent });
   if (inner === undefined) return undefined;
   const value: Record<string, unknown> = {};
-  for (const k of Object.keys(lastValue)) setOwn(value, k, k === key ? inner.value : lastValue[k]);
+  for (const k of keysOf(lastValue)) setOwn(value, k, k === key ? inner.value : lastValue[k]);
   recordEdit(value, lastValue, inner.value === child ? [] : [key]);
   return { ...inner, value, charsParsed: inner.charsParsed + (first.next - first.start) };
 }

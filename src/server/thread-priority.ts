@@ -15,32 +15,28 @@ import { readdirSync } from "node:fs";
 import { getPriority, setPriority } from "node:os";
 
 /** The nice value given to the helper threads: a tenth of the serving thread's weight when both wait for a core. */
-export const HELPER_NICE = 10;
+const HELPER_NICE = 10;
 
 /**
  * Gives every thread of this process but the main one HELPER_NICE, unless it is lower already.
- * Threads started later inherit their creator's priority (the main thread's, for most). Returns
- * how many threads it lowered.
+ * Threads started later inherit their creator's priority (the main thread's, for most).
  */
-export function lowerHelperThreads(): number {
-  if (process.platform !== "linux") return 0;
+export function lowerHelperThreads(): void {
+  if (process.platform !== "linux") return;
   let threads: string[];
   try {
     threads = readdirSync("/proc/self/task");
   } catch {
-    return 0;
+    return;
   }
-  let lowered = 0;
   for (const thread of threads) {
     const id = Number(thread);
     if (id === process.pid) continue; // the main thread's id is the process's
     try {
       if (getPriority(id) >= HELPER_NICE) continue;
       setPriority(id, HELPER_NICE);
-      lowered++;
     } catch {
       // Gone since the listing, or not allowed: a priority is a hint, and the server runs the same without it.
     }
   }
-  return lowered;
 }
