@@ -351,7 +351,6 @@ async function start(specs: string[], flags: ServeFlags, logger: Logger): Promis
       faults: flags.fault,
       flagdPort: flags.flagdPort,
       flagdSelectorByName: flags.flagdSelectorByName,
-      lowerHelperThreads: true,
     });
   } catch (error) {
     // The listener's and the admin API's errors. startServer has loaded both modules before it can

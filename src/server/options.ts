@@ -57,10 +57,4 @@ export interface ServerOptions {
   flagdSelectorByName?: string[];
   /** false: no node:http fast path in front of the h3 app (http/fast-path.ts); default true. */
   fastPath?: boolean;
-  /**
-   * Give this process's other threads (V8's helpers, libuv's pool, the parse worker) a lower CPU
-   * priority than the serving thread, on Linux (server/thread-priority.ts). For a process the
-   * server owns: the CLI sets it; default false.
-   */
-  lowerHelperThreads?: boolean;
 }

@@ -29,7 +29,6 @@ import { InputSet } from "../sources/inputs.js";
 import { INLINE_ID, sourceKindOf, type ConfigSource } from "../sources/source.js";
 import type { ServerConfig, ServerOptions } from "./options.js";
 import type { Parts } from "./parts.js";
-import { lowerHelperThreads } from "./thread-priority.js";
 
 export type { ServerConfig, ServerOptions } from "./options.js";
 
@@ -214,10 +213,9 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   }
 
   // Once serving: ETags made, then (when text may change: files, URLs) the parse worker started for
-  // the first edit; then every helper thread exists (the pool's since the first file read).
+  // the first edit.
   void prepareSnapshots(store.environments.values()).then(() => {
     if (watching && sources.some((source) => source.kind !== "inline")) startParseWorker();
-    if (options.lowerHelperThreads) lowerHelperThreads();
   });
 
   let closing: Promise<void> | undefined;

@@ -1,9 +1,9 @@
 /** `flagserve serve` output: the start-up lines, --json-logs, --quiet, --https and --public. */
 import { readdir, readFile } from "node:fs/promises";
 import { request } from "node:https";
-import { getPriority, networkInterfaces } from "node:os";
+import { networkInterfaces } from "node:os";
 import { fileURLToPath } from "node:url";
-import { describe, expect, it, vi } from "vitest";
+import { describe, expect, it } from "vitest";
 import { runCli, startCli } from "../helpers/cli.js";
 import { OFREP_FIXTURE, TEST_KEY } from "../helpers/fixtures.js";
 import { cleanupAfterEach, run } from "./run.js";
@@ -115,32 +115,6 @@ describe("flagserve serve (start-up output)", () => {
       }),
     );
   });
-
-  it.runIf(process.platform === "linux")(
-    "gives every thread but the serving one a lower CPU priority (nice 10) once serving: V8's helpers, libuv's pool, the parse worker",
-    async () => {
-      const dir = await t.dir({ "flags/test.yaml": OFREP_FIXTURE });
-      const { cli } = await startCli([dir.file("flags"), "--state-dir", dir.file("state")]);
-      t.track(cli);
-      const pid = cli.child.pid!;
-      const niceOf = async (thread: string) => {
-        // The fields after the command name, which is in parentheses: nice is the 17th.
-        const stat = await readFile(`/proc/${pid}/task/${thread}/stat`, "utf8");
-        return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[16]);
-      };
-      const inherited = getPriority();
-      await vi.waitFor(
-        async () => {
-          const others = (await readdir(`/proc/${pid}/task`)).filter((thread) => Number(thread) !== pid);
-          // At least V8's four helpers, libuv's four, and the parse worker.
-          expect(others.length).toBeGreaterThanOrEqual(9);
-          expect(await Promise.all(others.map(niceOf))).toEqual(others.map(() => Math.max(inherited, 10)));
-        },
-        { timeout: 10_000, interval: 100 },
-      );
-      expect(await niceOf(String(pid))).toBe(inherited);
-    },
-  );
 
   it("prints the URL, each environment with its key, a note per invalid file, then `ready <url>`", async () => {
     const dir = await t.dir({ "flags/test.yaml": OFREP_FIXTURE, "flags/staging.yaml": NO_KEY, "flags/bad.yaml": BAD });

@@ -4,8 +4,6 @@
  * CLI runs it: the worker cannot run from the sources. Run in a process of its own (vitest.config.ts), for a
  * worker no other test started.
  */
-import { readdirSync } from "node:fs";
-import { getPriority } from "node:os";
 import { describe, expect, it, vi } from "vitest";
 import type * as Parse from "../../src/config/parse.js";
 import type * as Server from "../../src/server/server.js";
@@ -34,11 +32,6 @@ describe("the parse worker", () => {
     const files = await serveFlagsDir(dir, {}, startServer);
     try {
       await vi.waitFor(() => expect(parseWorkerRunning()).toBe(true), { timeout: 10_000 });
-      // A program that embeds the server keeps its threads' priorities (the CLI lowers its own, serve.test.ts).
-      if (process.platform === "linux") {
-        const priorities = readdirSync("/proc/self/task").map((thread) => getPriority(Number(thread)));
-        expect(priorities).toEqual(priorities.map(() => getPriority()));
-      }
     } finally {
       await files.close();
     }
