@@ -8,10 +8,9 @@ import { formatProblem, type Problem } from "../model/types.js";
 import type { Logger } from "../log/logger.js";
 import { canonicalJson } from "../model/json.js";
 import { keyDigest, recordedGrace, redactKey, resolveKeys } from "../store/keys.js";
-import { createSnapshot, keepLastGoodFlags, prepareSnapshot, type EnvironmentSnapshot } from "../store/snapshot.js";
+import { createSnapshot, keepLastGoodFlags, type EnvironmentSnapshot } from "../store/snapshot.js";
 import type { FlagStore } from "../store/store.js";
-import { compareEnvironmentsSteps, diffEnvironments, type Change } from "./diff.js";
-import { runStepsYielding, type Steps } from "../model/steps.js";
+import { diffEnvironments, type Change } from "./diff.js";
 
 export interface EnvironmentChange {
   env: string;
@@ -86,9 +85,7 @@ async function applyNow(load: ConfigLoad, ctx: ReloadContext, options: ApplyOpti
   if (persistError)
     logger.warn(`generated keys could not be saved in ${ctx.stateDir} (${persistError.message}); they will change on restart`);
   const next = nextSnapshots(load, valid, keys, previous, options);
-  // In steps, with the event loop free in between: a changed 10 000-flag environment is compared
-  // and hashed (its ETag, for the event and bulk answers) before it is served, never in one go.
-  const applied = await runStepsYielding(changesBetween(previous, next, options));
+  const applied = changesBetween(previous, next, options);
   // A replaced key is retired before the swap: it must keep working from the moment the new one does.
   const graces = new Map<string, number>();
   for (const { env, before, after } of applied) {
@@ -168,24 +165,21 @@ function nextSnapshots(
  * What changed per environment, removals included. Unchanged environments keep their snapshot
  * (put back into `next`), so their ETags and timestamps stay put.
  */
-function* changesBetween(
+function changesBetween(
   previous: ReadonlyMap<string, EnvironmentSnapshot>,
   next: Map<string, EnvironmentSnapshot>,
   options: ApplyOptions,
-): Steps<EnvironmentChange[]> {
+): EnvironmentChange[] {
   const applied: EnvironmentChange[] = [];
   for (const [env, snapshot] of next) {
     const before = previous.get(env);
     if (before === snapshot) continue;
-    const { changes, replaced } = yield* compareEnvironmentsSteps(before, snapshot);
+    const changes = diffEnvironments(before, snapshot);
     const same = (pick: (s: EnvironmentSnapshot) => unknown) => canonicalJson(pick(before!)) === canonicalJson(pick(snapshot));
     if (before && changes.length === 0 && same((s) => s.config.notifications) && same((s) => s.config.invalidFlags ?? {})) {
       next.set(env, before);
       continue;
     }
-    // A replaced environment's ETag is made here, in steps, from the last one's; a new one's on
-    // first use, as at start-up (where nothing is served yet and hashing would only delay the first answer).
-    if (before) yield* prepareSnapshot(snapshot, { config: before.config, replaced });
     // With no definition changed, a new `notifications:` list, or a flag newly broken (it keeps its
     // last good definition, or answers PARSE_ERROR if it never had one), takes effect silently.
     if (!before || changes.length > 0) applied.push({ env, changes, before, after: snapshot });

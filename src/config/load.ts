@@ -10,18 +10,14 @@ import { readFiles } from "../sources/read-once.js";
 import type { InputSet } from "../sources/inputs.js";
 import type { ConfigSource, SourceDocument, SourceLoad } from "../sources/source.js";
 import { expandNotifications, variablesOf, type EnvVars } from "./expand.js";
-import type { LoadMemo } from "./memo.js";
-import { sameData, shareUnchanged } from "./share.js";
+import { reuseEntries, type LoadMemo } from "./memo.js";
 import { mergeDocuments, originText, type MergedEnvironment } from "./merge.js";
-import { parseYamlOffThread, parseYamlYielding, sameContent, textOf, type Content, type ParsedFile } from "./parse.js";
+import { parseData, parseOffThread, parseYaml, textOf, type Content, type ParsedFile } from "./parse.js";
 import { ENVIRONMENT_NAME_RULE, isEnvironmentName } from "./schema.js";
-import { shapeProblemSteps } from "./shape.js";
-import { docProblem, inlineSource, problemAt, type EnvDocument } from "./positions.js";
+import { docProblem, problemAt, type EnvDocument } from "./positions.js";
 import type { EnvironmentConfig, Problem } from "../model/types.js";
 import { compare, isRecord, setOwn } from "../model/json.js";
-import { runStepsYielding, type Steps } from "../model/steps.js";
-import { addTo, compileAndLocate, validateDocumentSteps, type LocatedCompilation } from "./validate.js";
-import { yaml } from "./yaml-package.js";
+import { addTo, compileAndLocate, validateDocument, type LocatedCompilation } from "./validate.js";
 
 export interface LoadedEnvironment {
   config: EnvironmentConfig;
@@ -41,9 +37,8 @@ export interface LoadOptions {
   /** Where every file and directory read is recorded, to tell later whether the load is stale. */
   inputs?: InputSet;
   /**
-   * Parse changed files in a worker thread, so that a running server keeps answering meanwhile
-   * (reloads). Off by default: at start-up and for `validate` nothing is being served, and the
-   * worker would only add its own start-up and the copy of the value back.
+   * Parse changed files in the parse worker (parse.ts), so that a running server keeps answering
+   * meanwhile (reloads). Off by default: at start-up and for `validate` nothing is being served.
    */
   offThread?: boolean;
   /**
@@ -89,7 +84,7 @@ export async function loadSourceReads(reads: readonly SourceLoad[], options: Loa
   const found: FoundEnvironment[] = [];
   const reading: Reading = { offThread: options.offThread ?? false, memo: options.memo };
   for (const read of reads) found.push(...(await fromSource(read, problems, reading)));
-  const load = await runStepsYielding(finish(withoutDuplicates(found, problems), problems, options));
+  const load = finish(withoutDuplicates(found, problems), problems, options);
   options.memo?.end();
   return load;
 }
@@ -100,10 +95,9 @@ interface Reading {
 }
 
 /**
- * A document's value: parsed again only when its text changed, sharing what did not change with
- * the last parse (share.ts). Whatever the parser throws (a hostile document) is a problem of that
- * document, never an escaped exception, and a value too deep for the later stages is refused
- * (shape.ts).
+ * A document's value: parsed again only when its content changed, with its unchanged flags and
+ * segments the last parse's objects (memo.ts). Whatever the parser throws (a hostile document)
+ * is a problem of that document, never an escaped exception.
  */
 async function parseDocument(document: SourceDocument, reading: Reading): Promise<ParsedFile> {
   try {
@@ -114,54 +108,39 @@ async function parseDocument(document: SourceDocument, reading: Reading): Promis
 }
 
 async function parseChanged(document: SourceDocument, { offThread, memo }: Reading): Promise<ParsedFile> {
-  if ("error" in document)
-    return { problems: [{ file: document.file, line: document.line ?? 0, col: document.col ?? 0, message: document.error }] };
+  const { file } = document;
+  if ("error" in document) return { problems: [{ file, line: document.line ?? 0, col: document.col ?? 0, message: document.error }] };
   let content: Content;
+  let key: string;
   if ("value" in document) {
     try {
       content = { text: JSON.stringify(document.value) ?? "null" };
     } catch (error) {
-      return { problems: [problemAt(inlineSource(document.file), [], `not JSON data: ${(error as Error).message}`)] };
+      return { problems: [{ file, line: 0, col: 0, message: `not JSON data: ${(error as Error).message}` }] };
     }
-  } else content = "bytes" in document ? { bytes: document.bytes, hash: document.hash } : { text: document.text };
-  const known = memo?.parsed.get(document.file);
-  if (known && sameContent(known, content)) {
-    memo!.parsed.set(document.file, known);
+    key = content.text;
+  } else if ("bytes" in document) [content, key] = [{ bytes: document.bytes }, document.hash];
+  else [content, key] = [{ text: document.text }, document.text];
+  const known = memo?.parsed.get(file);
+  if (known?.content === key) {
+    memo!.parsed.set(file, known);
     return known.parsed;
   }
   memo?.count("filesParsed");
-  // A file's bytes are decoded here, unless the worker parses them (off the thread: an edit while serving).
-  let text: string | undefined;
-  if (!(offThread && "bytes" in content)) {
-    const read = textOf(document.file, content);
-    if ("problem" in read) return { problems: [read.problem] };
-    text = read.text;
-  }
+  memo?.count("charsParsed", "text" in content ? content.text.length : content.bytes.length);
   let parsed: ParsedFile;
-  if ("value" in document) parsed = copyData(document.file, text!);
-  else if (offThread) parsed = await parseYamlOffThread(document.file, text === undefined ? content : { text }, known);
-  else parsed = await parseYamlYielding(document.file, text!);
-  memo?.count("charsParsed", parsed.charsParsed ?? text?.length ?? 0);
-  // The last value passed this check (a value with problems is not kept): what the new one shares with it is not walked again.
-  const shape = parsed.problems.length === 0 ? await runStepsYielding(shapeProblemSteps(parsed.value, known?.parsed.value)) : undefined;
-  if (shape !== undefined) parsed = { problems: [{ file: document.file, line: 0, col: 0, message: shape }] };
-  else if (
-    memo &&
-    parsed.problems.length === 0 &&
-    parsed.value !== undefined &&
-    known?.parsed.value !== undefined &&
-    parsed.sharedWith !== known.parsed.value
-  ) {
-    parsed = { ...parsed, value: await runStepsYielding(shareUnchanged(known.parsed.value, parsed.value)) };
+  if ("value" in document) parsed = parseData(file, key);
+  else if (offThread) parsed = await parseOffThread(file, content);
+  else {
+    const read = textOf(file, content);
+    parsed = "text" in read ? parseYaml(file, read.text) : { problems: [read.problem] };
   }
-  // A text is kept (for a file, when it was decoded here: the worker reads the file's first edit from it).
-  memo?.parsed.set(document.file, { ...("hash" in content && { hash: content.hash }), ...(text !== undefined && { text }), parsed });
+  // A parse with problems is not kept: the next load reads the document again and reports them.
+  if (memo && parsed.value !== undefined) {
+    const entries = reuseEntries(parsed.value, known?.entries);
+    memo.parsed.set(file, { content: key, parsed, entries });
+  }
   return parsed;
-}
-
-/** Data given as values (as JSON text): a private, JSON-only copy, so later changes to the caller's object cannot reach a snapshot. */
-function copyData(file: string, json: string): ParsedFile {
-  return { source: inlineSource(file), value: JSON.parse(json), problems: [] };
 }
 
 /** One source's documents, parsed, as environments (named by the layout, or by each document's content). */
@@ -227,9 +206,7 @@ export async function loadInlineConfig(environments: Record<string, unknown>, op
 /** PATH is one file: an `environments:` map of environments, or one environment named by its stem. */
 function fromSingleFile(file: string, stem: string, parsed: ParsedFile, problems: ProblemMap): FoundEnvironment[] {
   const value = parsed.value;
-  const multi = isRecord(value)
-    ? "environments" in value
-    : parsed.doc !== undefined && yaml().isMap(parsed.doc.contents) && parsed.doc.contents.has("environments");
+  const multi = isRecord(value) ? "environments" in value : parsed.multiEnvironment === true;
   const single = !multi && isEnvironmentName(stem);
   if (!multi && !single) {
     problems.add("", { file, line: 0, col: 0, message: `'${stem}' is not a valid environment name: ${ENVIRONMENT_NAME_RULE}` });
@@ -277,10 +254,10 @@ interface Built {
   flags?: Map<string, CompiledFlag>;
 }
 
-function* finish(inputs: FoundEnvironment[], problems: ProblemMap, options: LoadOptions): Steps<ConfigLoad> {
+function finish(inputs: FoundEnvironment[], problems: ProblemMap, options: LoadOptions): ConfigLoad {
   const env = options.env ?? process.env;
   const built: Built[] = [];
-  for (const input of inputs) built.push(yield* buildOrReuse(input, env, problems, options.memo));
+  for (const input of inputs) built.push(buildOrReuse(input, env, problems, options.memo));
   for (const name of checkApiKeysAreUnique(built, problems)) for (const b of built) if (b.name === name) b.fatal = true;
 
   const environments = new Map<string, LoadedEnvironment>();
@@ -307,9 +284,9 @@ interface BuiltBefore {
  * same parsed values and sources: memo.ts shares them while their text is unchanged), files and
  * variables; else a build.
  */
-function* buildOrReuse(input: FoundEnvironment, env: EnvVars, problems: ProblemMap, memo: LoadMemo | undefined): Steps<Built> {
+function buildOrReuse(input: FoundEnvironment, env: EnvVars, problems: ProblemMap, memo: LoadMemo | undefined): Built {
   // Problems found before (reading, parsing) are this load's own: built afresh.
-  if (!memo || problems.has(input.name)) return yield* build(input, env, problems, memo);
+  if (!memo || problems.has(input.name)) return build(input, env, problems, memo);
   const variables = input.docs.map((doc) => variablesOf(doc, env)).join("\n");
   const files = input.files.join("\n");
   const before = memo.environments.get(input.name) as BuiltBefore | undefined;
@@ -320,7 +297,10 @@ function* buildOrReuse(input: FoundEnvironment, env: EnvVars, problems: ProblemM
     before.variables === variables &&
     before.docs.length === input.docs.length &&
     before.docs.every(
-      (doc, i) => doc.value === input.docs[i]!.value && doc.source === input.docs[i]!.source && sameData(doc.prefix, input.docs[i]!.prefix),
+      (doc, i) =>
+        doc.value === input.docs[i]!.value &&
+        doc.source === input.docs[i]!.source &&
+        doc.prefix.join("/") === input.docs[i]!.prefix.join("/"),
     );
   if (same) {
     memo.environments.set(input.name, before);
@@ -330,7 +310,7 @@ function* buildOrReuse(input: FoundEnvironment, env: EnvVars, problems: ProblemM
     return { ...before.built };
   }
   memo.count("environmentsBuilt");
-  const built = yield* build(input, env, problems, memo);
+  const built = build(input, env, problems, memo);
   const entry: BuiltBefore = { docs: input.docs, files, variables, built: { ...built }, problems: [...(problems.get(input.name) ?? [])] };
   if (input.dir !== undefined) entry.dir = input.dir;
   memo.environments.set(input.name, entry);
@@ -343,9 +323,9 @@ function* buildOrReuse(input: FoundEnvironment, env: EnvVars, problems: ProblemM
  * out only for problems outside flags and segments, which the checks still run past so that
  * every problem is reported in one run.
  */
-function* build(input: FoundEnvironment, env: EnvVars, problems: ProblemMap, memo?: LoadMemo): Steps<Built> {
+function build(input: FoundEnvironment, env: EnvVars, problems: ProblemMap, memo?: LoadMemo): Built {
   try {
-    return yield* buildUnguarded(input, env, problems, memo);
+    return buildUnguarded(input, env, problems, memo);
   } catch (error) {
     // The stage boundary: a check that throws (a stack overflow on a value the shape check let
     // through, a bug) costs this environment, never the load of the others.
@@ -354,7 +334,7 @@ function* build(input: FoundEnvironment, env: EnvVars, problems: ProblemMap, mem
   }
 }
 
-function* buildUnguarded(input: FoundEnvironment, env: EnvVars, problems: ProblemMap, memo?: LoadMemo): Steps<Built> {
+function buildUnguarded(input: FoundEnvironment, env: EnvVars, problems: ProblemMap, memo?: LoadMemo): Built {
   const { name } = input;
   const flagProblems = new Map<string, Problem[]>();
   const segmentProblems = new Map<string, Problem[]>();
@@ -364,13 +344,12 @@ function* buildUnguarded(input: FoundEnvironment, env: EnvVars, problems: Proble
     const { doc, problems: unset } = expandNotifications(written, env);
     docs.push(doc);
     problems.add(name, ...unset);
-    const check = yield* validateDocumentSteps(doc, memo?.validFlags);
+    const check = validateDocument(doc, memo?.validFlags);
     memo?.count("flagsValidated", check.flagsChecked);
     if (check.schemaValid) schemaValid.add(doc);
     problems.add(name, ...check.problems);
     for (const [key, list] of check.flagProblems) addTo(flagProblems, key, ...list);
     for (const [key, list] of check.segmentProblems) addTo(segmentProblems, key, ...list);
-    yield;
   }
   if (docs.length === 0) return { name, fatal: true };
 
@@ -387,16 +366,15 @@ function* buildUnguarded(input: FoundEnvironment, env: EnvVars, problems: Proble
     );
   }
 
-  const merged = yield* mergeDocuments(name, docs, input.files, new Set(flagProblems.keys()), schemaValid);
+  const merged = mergeDocuments(name, docs, input.files, new Set(flagProblems.keys()), schemaValid);
   if (input.redirects) merged.config.redirects = input.redirects;
-  yield;
   problems.add(name, ...merged.problems);
   for (const [key, list] of merged.flagProblems) addTo(flagProblems, key, ...list);
   // Everything reported so far is outside flags and segments (or a file that could not be read).
   const fatal = problems.has(name);
   for (const list of [...flagProblems.values(), ...segmentProblems.values()]) problems.add(name, ...list);
 
-  const compiled = yield* compileAndLocate(merged, segmentProblems.keys(), memo?.compiled.get(name));
+  const compiled = compileAndLocate(merged, segmentProblems.keys(), memo?.compiled.get(name));
   memo?.count("flagsCompiled", compiled.compiledFlags);
   if (compiled.memo) memo?.compiled.set(name, compiled.memo);
   problems.add(name, ...compiled.problems);
@@ -418,10 +396,9 @@ function withUnusableFlags(
   const { config } = merged;
   const invalid: Record<string, string> = {};
   for (const [key, reason] of compiled.broken) setOwn(invalid, key, reason);
-  // A new map without them: the merged one is as the merge made it, which the next merge's edit record names (merge.ts).
   if (compiled.broken.size > 0) config.flags = withoutKeys(config.flags, compiled.broken);
   // A copy to add them to: the compiled map is also the compile memo's. In key order, which does
-  // not depend on which flags this load had to check (an edit checks the flags it replaced first).
+  // not depend on which flags this load had to check.
   const flags = flagProblems.size > 0 ? new Map(compiled.flags) : compiled.flags;
   for (const key of [...flagProblems.keys()].sort(compare)) {
     const list = flagProblems.get(key)!;

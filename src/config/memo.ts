@@ -1,9 +1,10 @@
 /**
  * What one load keeps for the next, so that an edit costs what it changes (see
- * docs/architecture-config.md, "How an edit flows"). Everything is keyed by content:
- * - a file's text (a file's by the hash of its bytes) -> its parse (an unchanged file is not parsed again);
- * - a changed file's new value shares every flag, segment and metadata entry that is equal to
- *   the last value's with it (`shareUnchanged`, share.ts), so later stages can tell "unchanged" by identity;
+ * docs/architecture.md, "Reloads"). Everything is keyed by content:
+ * - a document's content (a file's by the hash of its bytes) -> its parse: an unchanged file is
+ *   not parsed again;
+ * - a changed document's flags and segments whose text is unchanged -> the last parse's very
+ *   objects (`reuseEntries`), so that the later stages tell "unchanged" by identity;
  * - a flag value found valid -> not validated again (a WeakSet: it lives as long as the value);
  * - an environment's documents (by identity) and the variables its notifications name -> the
  *   environment as built last time (problems included), reused whole;
@@ -12,13 +13,14 @@
  * Entries not used by a load are dropped at its end: the memo holds one configuration.
  */
 import type { CompileMemo } from "../engine/compile.js";
-import type { KnownParse } from "./parse.js";
+import { isRecord, setOwn } from "../model/json.js";
+import type { ParsedFile } from "./parse.js";
 
 /** The work a load did (for tests and the benchmark: edits must cost what they change). */
 export interface WorkCounts {
   /** Files (or URL bodies) parsed; an unchanged text is not parsed again. */
   filesParsed: number;
-  /** Characters of those files a reader was given: an edit is read where it changed (reparse.ts). */
+  /** Characters (a file's bytes) of those files. */
   charsParsed: number;
   /** Flag definitions checked against the schema and the rules beside it. */
   flagsValidated: number;
@@ -29,6 +31,14 @@ export interface WorkCounts {
 }
 
 const zero = (): WorkCounts => ({ filesParsed: 0, charsParsed: 0, flagsValidated: 0, environmentsBuilt: 0, flagsCompiled: 0 });
+
+/** A document's last parse: what it was parsed from, and its flags and segments by their JSON text. */
+export interface KnownParse {
+  /** A file's bytes' hash, or the text a document gave. */
+  content: string;
+  parsed: ParsedFile;
+  entries: ReadonlyMap<string, object>;
+}
 
 /** One generation of keyed entries: what this load used, and what the last one left. */
 class Generation<K, V> {
@@ -71,5 +81,47 @@ export class LoadMemo {
     this.parsed.end();
     this.environments.end();
     this.compiled.end();
+  }
+}
+
+/** The sections of an environment document whose entries are reused one by one. */
+const SECTIONS = ["flags", "segments", "$evaluators"] as const;
+
+/**
+ * `value` (a fresh parse, not yet seen by anyone) with every flag and segment whose JSON text is
+ * that of an entry of `last` (the entries of the document's last parse) replaced by that entry's
+ * object, in place, in each environment document (the value itself, or each entry of its
+ * `environments:`). Entries of the same text share one object. Returns the new entries, for the
+ * next parse.
+ */
+export function reuseEntries(value: unknown, last: ReadonlyMap<string, object> = new Map()): Map<string, object> {
+  const entries = new Map<string, object>();
+  forEachSection(value, (section) => {
+    const keys = Object.keys(section);
+    for (let i = 0; i < keys.length; i++) {
+      const entry = section[keys[i]!];
+      if (typeof entry !== "object" || entry === null) continue;
+      const text = JSON.stringify(entry);
+      const known = entries.get(text) ?? last.get(text);
+      if (known === undefined) entries.set(text, entry);
+      else {
+        entries.set(text, known);
+        setOwn(section, keys[i]!, known);
+      }
+    }
+  });
+  return entries;
+}
+
+/** `visit` for every `flags:` (mapping or flagd's list), `segments:` and `$evaluators:` of the value's environment documents. */
+function forEachSection(value: unknown, visit: (section: Record<string, unknown>) => void): void {
+  if (!isRecord(value)) return;
+  const docs = isRecord(value.environments) ? Object.values(value.environments) : [value];
+  for (const doc of docs) {
+    if (!isRecord(doc)) continue;
+    for (const name of SECTIONS) {
+      const section = doc[name];
+      if (isRecord(section) || Array.isArray(section)) visit(section as Record<string, unknown>);
+    }
   }
 }

@@ -16,9 +16,7 @@ import {
   type NotificationTarget,
   type Problem,
 } from "../model/types.js";
-import { editOf, keysOf, recordEdit } from "../model/edits.js";
 import { isRecord, setOwn } from "../model/json.js";
-import { ITEMS_PER_YIELD, type Steps } from "../model/steps.js";
 
 /** Where something was written: the document and the path inside it. */
 export interface Origin {
@@ -54,15 +52,15 @@ export const originText = (o: Origin): string => {
  * Parts whose shape is wrong are skipped: the schema has reported them. The parts of documents in
  * `schemaValid` (which passed the schema as a whole) are not checked again, one by one.
  */
-export function* mergeDocuments(
+export function mergeDocuments(
   name: string,
   docs: readonly EnvDocument[],
   files: readonly string[],
   brokenFlags: ReadonlySet<string> = new Set(),
   schemaValid: ReadonlySet<EnvDocument> = new Set(),
-): Steps<MergedEnvironment> {
+): MergedEnvironment {
   const merging = new Merging(name, files, brokenFlags, docs.length === 1);
-  for (const doc of docs) if (isRecord(doc.value)) yield* merging.addDocument(doc, doc.value, schemaValid.has(doc));
+  for (const doc of docs) if (isRecord(doc.value)) merging.addDocument(doc, doc.value, schemaValid.has(doc));
   const { config, origins, problems, flagProblems } = merging;
   return { config, docs, origins, problems, flagProblems };
 }
@@ -103,7 +101,7 @@ class Merging {
     this.config = { name, metadata: {}, segments: {}, flags: {}, notifications: [], files: [...files] };
   }
 
-  *addDocument(doc: EnvDocument, d: Record<string, unknown>, schemaValid: boolean): Steps<void> {
+  addDocument(doc: EnvDocument, d: Record<string, unknown>, schemaValid: boolean): void {
     // A part of a document that passed the schema as a whole has the shape its guard checks.
     const is = <T>(guard: (v: unknown) => v is T, v: unknown): v is T => schemaValid || guard(v);
     if (typeof d.apiKey === "string") this.#addApiKey(doc, d.apiKey);
@@ -117,7 +115,7 @@ class Merging {
         this.#add("segment", this.config.segments, this.origins.segments, key, () => value, { doc, path: [section, key] });
       }
     }
-    yield* this.#addFlags(doc, d.flags, is);
+    this.#addFlags(doc, d.flags, is);
     if (Array.isArray(d.notifications)) this.config.notifications.push(...d.notifications.filter((n: unknown) => is(isNotification, n)));
   }
 
@@ -130,12 +128,11 @@ class Merging {
     this.config.apiKey = apiKey;
   }
 
-  *#addFlags(doc: EnvDocument, flags: unknown, is: <T>(guard: (v: unknown) => v is T, v: unknown) => v is T): Steps<void> {
+  #addFlags(doc: EnvDocument, flags: unknown, is: <T>(guard: (v: unknown) => v is T, v: unknown) => v is T): void {
     const { config } = this;
     if (Array.isArray(flags)) {
       // flagd's daemon form: a list of flags, each naming itself with `key`.
       for (const [i, raw] of (flags as unknown[]).entries()) {
-        if (i % ITEMS_PER_YIELD === ITEMS_PER_YIELD - 1) yield;
         if (!isRecord(raw) || typeof raw.key !== "string") continue; // the schema has said so
         const value = () => (is(isFlagWithKey, raw) ? toFlag(raw) : undefined);
         this.#add("flag", config.flags, this.#flagOrigins, raw.key, value, { doc, path: ["flags", i] }, ["flags", i, "key"]);
@@ -147,40 +144,17 @@ class Merging {
       // Nothing to check against another document: each flag is taken as it is, and where it was
       // written is made only when asked for (a problem to locate), not kept for 10 000 flags per reload.
       this.#onlyFlags = { doc, flags };
-      const take = (key: string) => !this.brokenFlags.has(key) && is(isFlag, flags[key]);
-      // An edit of a map merged whole, whose replaced flags are all taken: the last definitions, those replaced.
-      const edit = editOf(flags);
-      const last = edit && mergedFrom.get(edit.from);
-      if (last && this.brokenFlags.size === 0 && edit!.changed.every(take)) {
-        yield* copyInto(config.flags, last);
-        for (const key of edit!.changed) setOwn(config.flags, key, toFlag(flags[key] as FlagInput));
-        recordEdit(config.flags, last, edit!.changed);
-        mergedFrom.set(flags, config.flags);
-        return;
+      for (const key of Object.keys(flags)) {
+        if (!this.brokenFlags.has(key) && is(isFlag, flags[key])) setOwn(config.flags, key, toFlag(flags[key] as FlagInput));
       }
-      const keys = Object.keys(flags);
-      let taken = 0;
-      for (let i = 0; i < keys.length; i++) {
-        const key = keys[i]!;
-        if (take(key)) {
-          setOwn(config.flags, key, toFlag(flags[key] as FlagInput));
-          taken++;
-        }
-        if (i % ITEMS_PER_YIELD === ITEMS_PER_YIELD - 1) yield;
-      }
-      if (taken === keys.length) mergedFrom.set(flags, config.flags);
       return;
     }
-    // Keys, not entries: no array of 10 000 pairs made in one step.
-    const keys = Object.keys(flags);
-    for (let i = 0; i < keys.length; i++) {
-      const key = keys[i]!;
+    for (const key of Object.keys(flags)) {
       const raw = flags[key] as JsonValue;
       this.#add("flag", config.flags, this.#flagOrigins, key, () => (is(isFlag, raw) ? toFlag(raw) : undefined), {
         doc,
         path: ["flags", key],
       });
-      if (i % ITEMS_PER_YIELD === ITEMS_PER_YIELD - 1) yield;
     }
   }
 
@@ -220,30 +194,13 @@ class Merging {
 }
 
 /**
- * Each `flags:` mapping merged whole (every flag taken) -> the definitions made from it. The next
- * load's map, when an edit of it (model/edits.ts), is merged as an edit of those definitions: an
- * unchanged flag value keeps its definition object (toFlag), so the compiler and the diff then
- * walk the replaced flags alone.
- */
-const mergedFrom = new WeakMap<object, Record<string, FlagDefinition>>();
-
-/** `target` given every entry of `source`, in order (a loop: faster than spreading a map of 10 000 keys). */
-function* copyInto<T>(target: Record<string, T>, source: Readonly<Record<string, T>>): Steps<void> {
-  const keys = keysOf(source);
-  for (let i = 0; i < keys.length; i++) {
-    setOwn(target, keys[i]!, source[keys[i]!]!);
-    if (i % ITEMS_PER_YIELD === ITEMS_PER_YIELD - 1) yield;
-  }
-}
-
-/**
  * A mapping's entries (none for anything else). Documents are parsed YAML or JSON, so every value
  * in them is a JsonValue (non-finite numbers are reported by validateDocumentSteps).
  */
 const entries = (v: unknown): [string, JsonValue][] => (isRecord(v) ? (Object.entries(v) as [string, JsonValue][]) : []);
 
 /**
- * Each flag value's definition, made once: the loader shares unchanged values between loads
+ * Each flag value's definition, made once: the loader reuses unchanged values between loads
  * (memo.ts), so an unchanged flag keeps its definition object, which is how the compiler and
  * the diff tell it is unchanged.
  */

@@ -4,16 +4,14 @@
  * the engine's own checks (operators, `$ref`s) located in the file that wrote them.
  */
 import type { ErrorObject } from "ajv";
-import { compileEnvironmentSteps, type CompiledEnvironment } from "../engine/index.js";
+import { compileEnvironment, type CompiledEnvironment } from "../engine/index.js";
 import type { CompileMemo } from "../engine/compile.js";
 import type { CompiledFlag } from "../engine/types.js";
 import type { MergedEnvironment, Origin } from "./merge.js";
 import { validateEnvironmentSchema } from "./schema.js";
 import { docProblem, formatPath, type Anchor, type EnvDocument, type JsonPath } from "./positions.js";
 import type { Problem } from "../model/types.js";
-import { editOf } from "../model/edits.js";
 import { isRecord, setOwn } from "../model/json.js";
-import { ITEMS_PER_YIELD, type Steps } from "../model/steps.js";
 
 /**
  * What a problem takes out (design §3: a problem costs only what it breaks): one flag, one
@@ -35,13 +33,12 @@ export interface DocumentCheck {
 }
 
 /**
- * Checks a document, in steps (a file of 10 000 known flags is sorted out a step at a time).
- * Flags in `knownValid` (flag values that passed every check before: the loader shares unchanged
- * values between loads) are left out of the checks, and the flags found valid are added to it. A
- * flag's checks depend on the flag alone, so the result is the same.
+ * Checks a document. Flags in `knownValid` (flag values that passed every check before: the
+ * loader reuses unchanged values between loads) are left out of the checks, and the flags found
+ * valid are added to it. A flag's checks depend on the flag alone, so the result is the same.
  */
-export function* validateDocumentSteps(doc: EnvDocument, knownValid?: WeakSet<object>): Steps<DocumentCheck> {
-  const { value, unknown } = yield* withoutKnownFlags(doc.value, knownValid);
+export function validateDocument(doc: EnvDocument, knownValid?: WeakSet<object>): DocumentCheck {
+  const value = withoutKnownFlags(doc.value, knownValid);
   const check: DocumentCheck = { problems: [], flagProblems: new Map(), segmentProblems: new Map(), schemaValid: true, flagsChecked: 0 };
   const add = (path: JsonPath, problem: Problem) => {
     const scope = scopeOf(doc.value, path);
@@ -58,45 +55,24 @@ export function* validateDocumentSteps(doc: EnvDocument, knownValid?: WeakSet<ob
   const flags = isRecord(value) ? value.flags : undefined;
   check.flagsChecked = Array.isArray(flags) ? flags.length : isRecord(flags) ? Object.keys(flags).length : 0;
   if (knownValid && isRecord(flags) && check.problems.length === 0) {
-    const keys = Object.keys(flags);
-    for (let i = 0; i < keys.length; i++) {
-      const flag = flags[keys[i]!];
-      if (typeof flag === "object" && flag !== null && !check.flagProblems.has(keys[i]!)) knownValid.add(flag);
-      if (i % ITEMS_PER_YIELD === ITEMS_PER_YIELD - 1) yield;
+    for (const key of Object.keys(flags)) {
+      const flag = flags[key];
+      if (typeof flag === "object" && flag !== null && !check.flagProblems.has(key)) knownValid.add(flag);
     }
-  }
-  if (knownValid && unknown && isRecord(doc.value) && isRecord(doc.value.flags)) {
-    const all = doc.value.flags;
-    leftUnknown.set(all, { knownValid, keys: unknown.filter((key) => !isKnown(all[key], knownValid)) });
   }
   return check;
 }
 
-/**
- * The document with the flags of its `flags:` map that are known valid left out (itself when there
- * are none), and the keys left in. Of a map an edit made from one checked before (model/edits.ts),
- * only the flags the edit replaced and those that check left unknown are looked at.
- */
-function* withoutKnownFlags(value: unknown, knownValid: WeakSet<object> | undefined): Steps<{ value: unknown; unknown?: string[] }> {
-  if (!knownValid || !isRecord(value) || !isRecord(value.flags)) return { value };
+/** The document with the flags of its `flags:` map that are known valid left out (itself when there are none). */
+function withoutKnownFlags(value: unknown, knownValid: WeakSet<object> | undefined): unknown {
+  if (!knownValid || !isRecord(value) || !isRecord(value.flags)) return value;
   const all = value.flags;
-  const edit = editOf(all);
-  const last = edit && leftUnknown.get(edit.from);
-  const edited = last?.knownValid === knownValid ? [...new Set([...edit!.changed, ...last.keys])] : undefined;
-  const keys = edited ?? Object.keys(all);
-  const unknown: string[] = [];
-  for (let i = 0; i < keys.length; i++) {
-    if (!isKnown(all[keys[i]!], knownValid)) unknown.push(keys[i]!);
-    if (i % ITEMS_PER_YIELD === ITEMS_PER_YIELD - 1) yield;
-  }
-  if (edited === undefined && unknown.length === keys.length) return { value, unknown };
+  const unknown = Object.keys(all).filter((key) => !isKnown(all[key], knownValid));
+  if (unknown.length === Object.keys(all).length) return value;
   const flags: Record<string, unknown> = {};
   for (const key of unknown) setOwn(flags, key, all[key]);
-  return { value: { ...value, flags }, unknown };
+  return { ...value, flags };
 }
-
-/** Each checked `flags:` map's flags that its check did not find valid (with problems, or not checked for the environment's). */
-const leftUnknown = new WeakMap<object, { knownValid: WeakSet<object>; keys: readonly string[] }>();
 
 const isKnown = (flag: unknown, knownValid: WeakSet<object>): boolean => typeof flag === "object" && flag !== null && knownValid.has(flag);
 
@@ -348,14 +324,14 @@ export interface LocatedCompilation {
 }
 
 /** Compiles targeting; each engine error is located in the file that wrote the flag or segment. */
-export function* compileAndLocate(
+export function compileAndLocate(
   merged: MergedEnvironment,
   brokenSegments: Iterable<string> = [],
   previous?: CompileMemo,
-): Steps<LocatedCompilation> {
+): LocatedCompilation {
   let result: CompiledEnvironment;
   try {
-    result = yield* compileEnvironmentSteps(merged.config, { brokenSegments, previous });
+    result = compileEnvironment(merged.config, { brokenSegments, previous });
   } catch (error) {
     // An engine bug must not take the other environments down with it.
     const first = merged.docs[0];

@@ -1,7 +1,5 @@
-import { NO_METADATA, type EnvironmentConfig, type FlagDefinition, type JsonValue, type Metadata } from "../model/types.js";
+import { flagMetadata, type EnvironmentConfig, type FlagDefinition, type JsonValue, type Metadata } from "../model/types.js";
 import { canonicalJson, isRecord, setOwn } from "../model/json.js";
-import { editOf } from "../model/edits.js";
-import { ITEMS_PER_YIELD, runSteps, type Steps } from "../model/steps.js";
 import { attachOutcomes } from "./outcomes.js";
 import { direct, type BuildState } from "./codegen.js";
 import { readsClock } from "./clock.js";
@@ -66,8 +64,6 @@ export interface CompileMemo {
   readonly broken: ReadonlySet<string>;
   /** Every flag of that compile: one is reused when `compiledFrom` has it made from the same definition. */
   readonly flags: ReadonlyMap<string, CompiledFlag>;
-  /** The definitions compiled, when every one compiled without a problem: an edit of them (model/edits.ts) is compiled by its replaced flags alone. */
-  readonly definitions?: Readonly<Record<string, FlagDefinition>>;
   /** Segment operators registered in the engine that no longer stand for a segment. */
   readonly retired: number;
 }
@@ -256,11 +252,7 @@ export const unusableFlag = (key: string, reason: string, setMetadata: Metadata)
  * Resolve `$ref`s, check operators and compile targeting for one environment. Pure: the config is
  * not modified, the result shares nothing mutable with it, and every error is collected.
  */
-export const compileEnvironment = (config: EnvironmentConfig, options: CompileOptions = {}): CompiledEnvironment =>
-  runSteps(compileEnvironmentSteps(config, options));
-
-/** compileEnvironment in steps: yields every ITEMS_PER_YIELD flags, and after each flag compiled (see runStepsYielding). */
-export function* compileEnvironmentSteps(config: EnvironmentConfig, options: CompileOptions = {}): Steps<CompiledEnvironment> {
+export function compileEnvironment(config: EnvironmentConfig, options: CompileOptions = {}): CompiledEnvironment {
   const brokenSegments = new Set(options.brokenSegments ?? []);
   // An instrumented compile (rule coverage) shares nothing with a server's compiles.
   const metadata = canonicalJson(config.metadata);
@@ -276,17 +268,8 @@ export function* compileEnvironmentSteps(config: EnvironmentConfig, options: Com
 
   const broken = new Map<string, string>();
   let compiledFlags = 0;
-  // An edit of the definitions compiled last, no segment changed: the last flags, with the replaced ones compiled.
-  const edit = previous?.definitions !== undefined && dirty!.size === 0 ? editOf(config.flags) : undefined;
-  const edited = edit !== undefined && edit.from === previous!.definitions;
   const flags = new Map<string, CompiledFlag>();
-  // forEach, not new Map(previous.flags): no [key, value] pair made per flag.
-  if (edited) previous!.flags.forEach((flag, key) => flags.set(key, flag));
-  // Keys, not entries: no array of 10 000 pairs made in one step; indexed, so a step allocates no iterator results.
-  const keys = edited ? edit.changed : Object.keys(config.flags);
-  for (let i = 0; i < keys.length; i++) {
-    if (i % ITEMS_PER_YIELD === ITEMS_PER_YIELD - 1) yield;
-    const key = keys[i]!;
+  for (const key of Object.keys(config.flags)) {
     const def = config.flags[key]!;
     const kept = previous?.flags.get(key);
     if (kept && compiledFrom.get(kept) === def && (dirty!.size === 0 || !refsOf(def.targeting).some((ref) => dirty!.has(ref)))) {
@@ -298,21 +281,12 @@ export function* compileEnvironmentSteps(config: EnvironmentConfig, options: Com
     if (problem !== undefined) broken.set(key, problem);
     else compiledFrom.set(flag, def);
     compiledFlags++;
-    yield; // compiling one flag's rule can take a millisecond
   }
   const retired = (previous?.retired ?? 0) + (previous ? [...dirty!].filter((name) => Object.hasOwn(previous.segments, name)).length : 0);
   // Kept unless a segment has a problem (it would have to be reported again); a flag with a problem is in it, but not in compiledFrom.
   const memo: CompileMemo | undefined =
     !options.instrument && resolver.errors.every((e) => e.path[0] !== "segments")
-      ? {
-          compiling,
-          segments: config.segments,
-          metadata,
-          broken: brokenSegments,
-          flags,
-          retired,
-          ...(broken.size === 0 && { definitions: config.flags }),
-        }
+      ? { compiling, segments: config.segments, metadata, broken: brokenSegments, flags, retired }
       : undefined;
   return { flags, errors: resolver.errors, broken, compiledFlags, ...(memo && { memo }) };
 }
@@ -345,10 +319,6 @@ function reusedCompiling(last: Compiling, config: EnvironmentConfig, dirty: Read
   return { ...last, resolver, rules: dirty.size === 0 ? last.rules : new Map() };
 }
 
-/** flagd's patchMetadata: the flag's own keys win over the flag set's; frozen, and shared when both are empty. */
-const mergedMetadata = (setMetadata: Metadata, own: Metadata): Metadata =>
-  isEmptyObject(setMetadata) && isEmptyObject(own) ? NO_METADATA : Object.freeze({ ...setMetadata, ...own });
-
 function compileFlag(
   key: string,
   def: FlagDefinition,
@@ -360,7 +330,7 @@ function compileFlag(
     state: def.state,
     variants: frozenCopy(def.variants) as Record<string, JsonValue>,
     defaultVariant: def.defaultVariant,
-    metadata: mergedMetadata(setMetadata, def.metadata),
+    metadata: flagMetadata(setMetadata, def.metadata),
   };
   const { rule, problem, clockFree } = compileTargeting(key, def.targeting, compiling);
   if (problem !== undefined) return { flag: unusableFlag(key, problem, flag.metadata), problem };

@@ -1,5 +1,5 @@
 /** The evaluation engine: compile an environment's targeting once, then evaluate flags. */
-export { compileEnvironment, compileEnvironmentSteps, type CompiledEnvironment, type CompileError, type JsonPath } from "./compile.js";
+export { compileEnvironment, type CompiledEnvironment, type CompileError, type JsonPath } from "./compile.js";
 export { evaluate, evaluatorFor } from "./evaluate.js";
 export { contextAttributes } from "./context.js";
 export { createLogicEngine } from "./logic.js";

@@ -7,7 +7,6 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { loadSources, LoadMemo, startParseWorker, type ConfigLoad } from "../config/index.js";
 import { formatProblem, type Problem } from "../model/types.js";
 import type { OverrideService } from "../admin/index.js";
-import { prepareSnapshots } from "../store/snapshot.js";
 import { applyLoad, type EnvironmentChange, type ReloadContext } from "../changes/reload.js";
 import { createReloader, type Reloader } from "../changes/reloader.js";
 import { createEnricher } from "../fixture/enrich.js";
@@ -212,11 +211,8 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     );
   }
 
-  // Once serving: ETags made, then (when text may change: files, URLs) the parse worker started for
-  // the first edit.
-  void prepareSnapshots(store.environments.values()).then(() => {
-    if (watching && sources.some((source) => source.kind !== "inline")) startParseWorker();
-  });
+  // Once serving, when text may change (files, URLs): the parse worker, for the first edit.
+  if (watching && sources.some((source) => source.kind !== "inline")) startParseWorker();
 
   let closing: Promise<void> | undefined;
   const listeningHttp = listening;

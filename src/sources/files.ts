@@ -8,7 +8,6 @@
  * - every path read, listed or looked at is recorded in an `InputSet` with its signature
  *   (type, inode, size, mtime, ctime, and a content hash), which `changed()` re-checks with a stat.
  */
-import { turnIfDue } from "../model/steps.js";
 import { createHash } from "node:crypto";
 import { constants, type Stats } from "node:fs";
 import { open, readdir, stat, type FileHandle } from "node:fs/promises";
@@ -40,21 +39,14 @@ const SETTLE_DEADLINE_MS = 2_000;
 /**
  * How long after a file's last change another write may leave its timestamps as they were, so
  * that an unchanged stat does not prove unchanged bytes: a file system that keeps whole seconds
- * (FAT keeps two) could hide a rewrite of the same size for that long. Where timestamps show
- * fractions of a second, they move within a clock tick of the kernel (1 to 10 ms), and
- * FINE_RACY_MS covers that with room to spare.
+ * (FAT keeps two) could hide a rewrite of the same size for that long. A read made within it is
+ * racy (as git says): only its content hash proves it.
  */
-const RACY_MS = 2_000;
-const FINE_RACY_MS = 50;
-
-/** RACY_MS, or FINE_RACY_MS for a file whose timestamps show fractions of a second. */
-export const racyWindow = (s: Pick<Stats, "mtimeMs" | "ctimeMs">): number =>
-  s.mtimeMs % 1000 !== 0 || s.ctimeMs % 1000 !== 0 ? FINE_RACY_MS : RACY_MS;
+export const RACY_MS = 2_000;
 
 /**
  * A file's content as read, not decoded: the loader decodes it where it parses it (the parse
- * worker, for a running server's edits), so the serving thread does not decode a big file. The
- * hash tells the loader it read these bytes before.
+ * worker, for a running server's edits). The hash tells the loader it read these bytes before.
  */
 export type FileRead = FileContent | { error: string };
 export interface FileContent {
@@ -109,7 +101,7 @@ type RawRead =
       after: string;
       /**
        * Set when the bytes were read so soon after the last change that a write since then may have
-       * left the timestamps as they were (see racyWindow): until this time has passed, only the
+       * left the timestamps as they were (see RACY_MS): until this time has passed, only the
        * content tells whether the file is as read.
        */
       racyUntil?: number;
@@ -157,8 +149,6 @@ interface ReadOnceOptions {
   timeoutMs: number;
   racyMs?: number;
   waitFor?: WaitFor;
-  /** A buffer to read into when it is big enough (FileTexts' spare). */
-  spare?: Buffer;
 }
 
 /**
@@ -166,7 +156,7 @@ interface ReadOnceOptions {
  * its fstat that it must stay as it is longer, it is not read: a file just written is read once,
  * when it has settled, not once more before.
  */
-async function readOnce(path: string, { maxBytes, timeoutMs, racyMs, waitFor, spare }: ReadOnceOptions): Promise<RawRead> {
+async function readOnce(path: string, { maxBytes, timeoutMs, racyMs = RACY_MS, waitFor }: ReadOnceOptions): Promise<RawRead> {
   const opened = await openRegularFile(path);
   if ("error" in opened) return opened;
   const { handle, s, statAt } = opened;
@@ -176,8 +166,8 @@ async function readOnce(path: string, { maxBytes, timeoutMs, racyMs, waitFor, sp
     const waitMs = waitFor?.(s, before, statAt) ?? 0;
     if (waitMs > 0) return { waitMs, before };
     const readAt = Date.now();
-    const racyUntil = Math.max(s.mtimeMs, s.ctimeMs) + (racyMs ?? racyWindow(s));
-    const result = await withTimeout(readAtMost(handle, maxBytes + 1, s.size, spare), timeoutMs);
+    const racyUntil = Math.max(s.mtimeMs, s.ctimeMs) + racyMs;
+    const result = await withTimeout(readAtMost(handle, maxBytes + 1, s.size), timeoutMs);
     if (result === undefined) return { error: `reading the file took longer than ${timeoutMs / 1000} s`, before };
     if (result.length > maxBytes) return { error: `file is larger than ${sizeText(maxBytes)}`, before };
     return {
@@ -192,21 +182,12 @@ async function readOnce(path: string, { maxBytes, timeoutMs, racyMs, waitFor, sp
   }
 }
 
-/** Buffers of this size or more are read into again (FileTexts' spares); smaller files' bytes are copied out of theirs. */
-const SPARE_MIN_BYTES = 64 * 1024;
-
 /**
  * Up to `limit` bytes of the file, read into one buffer sized for the file as it was stat'ed (one
- * byte more, to see it grow), grown when it does: a 2 MB file in one or two reads, not 32 chunks
- * copied and joined. Into `spare` when it holds that much; a new buffer for a big file has room
- * for the file to grow a sixteenth, so that the next edits can be read into it again.
+ * byte more, to see it grow), grown when it does.
  */
-async function readAtMost(handle: FileHandle, limit: number, expected: number, spare?: Buffer): Promise<Uint8Array> {
-  const size = Math.min(limit, Math.max(expected + 1, SPARE_MIN_BYTES));
-  let buffer =
-    spare !== undefined && spare.length >= size
-      ? spare
-      : Buffer.allocUnsafe(expected < SPARE_MIN_BYTES ? size : Math.min(limit, size + (size >> 4)));
+async function readAtMost(handle: FileHandle, limit: number, expected: number): Promise<Uint8Array> {
+  let buffer = Buffer.allocUnsafe(Math.min(limit, expected + 1));
   let total = 0;
   for (;;) {
     if (total === buffer.length) {
@@ -219,9 +200,7 @@ async function readAtMost(handle: FileHandle, limit: number, expected: number, s
     if (bytesRead === 0) break;
     total += bytesRead;
   }
-  // The bytes are kept (FileTexts) and copied to the parse worker with their whole buffer: a small
-  // file's are copied out of the 64 KiB one it was read into (Buffer's own slice would not copy).
-  return total < buffer.length / 2 ? Uint8Array.prototype.slice.call(buffer, 0, total) : buffer.subarray(0, total);
+  return buffer.subarray(0, total);
 }
 
 /** `work`'s result, or undefined when it takes longer than `ms`. */
@@ -251,10 +230,10 @@ interface KnownText extends FileContent {
 }
 
 /**
- * The texts one reader (a file source) read last time, so that an unchanged file is not read
- * again: its signature is what a convergence check (FileInput) trusts, and a text read so soon
- * after the file's last change that timestamps could hide a rewrite is read again. Holds the files
- * of the last read only.
+ * The files one reader (a file source) read last time, so that an unchanged file is not read
+ * again: its signature is what a convergence check (FileInput) trusts, and a read so soon after
+ * the file's last change that timestamps could hide a rewrite is made again. Holds the files of
+ * the last read only.
  */
 export class FileTexts {
   #last = new Map<string, KnownText>();
@@ -263,16 +242,8 @@ export class FileTexts {
   reads = 0;
   /** Bytes read from disk since this was made (a file read twice counts twice). */
   bytesRead = 0;
-  /**
-   * Per big file, the buffer its read before last was read into, to read the next one into: a
-   * new 2 MB buffer per edit is memory outside the heap, which V8 counts toward starting a full
-   * collection. A buffer is reused only once the read it held is no longer the last one: the bytes
-   * a read gives are valid until the read after next of that file, and whoever keeps them longer
-   * checks their hash first (the config's sources do, see parse.ts's lazySource).
-   */
-  #spares = new Map<string, Buffer>();
 
-  /** `racyMs`: instead of racyWindow's, how long after a change a read is racy (0: never; for tests). */
+  /** `racyMs`: instead of RACY_MS, how long after a change a read is racy (0: never; for tests). */
   constructor(readonly racyMs?: number) {}
 
   /** The content of `path` when its signature now is the one it was read with, and that proves it. */
@@ -287,22 +258,10 @@ export class FileTexts {
 
   set(path: string, known: KnownText): void {
     this.#now.set(path, known);
-    if (this.#spares.get(path)?.buffer === known.bytes.buffer) this.#spares.delete(path);
   }
 
-  /** The buffer to read `path` into, if there is one. */
-  spareFor(path: string): Buffer | undefined {
-    return this.#spares.get(path);
-  }
-
-  /** A read of the source is done: files it did not read are forgotten; the buffers of those read again become spares. */
+  /** A read of the source is done: files it did not read are forgotten. */
   end(): void {
-    for (const [path, last] of this.#last) {
-      const now = this.#now.get(path);
-      if (now === undefined) this.#spares.delete(path);
-      else if (now !== last && last.bytes.buffer.byteLength >= SPARE_MIN_BYTES && last.bytes.buffer !== now.bytes.buffer)
-        this.#spares.set(path, Buffer.from(last.bytes.buffer, 0, last.bytes.buffer.byteLength));
-    }
     this.#last = this.#now;
     this.#now = new Map();
   }
@@ -359,7 +318,7 @@ export async function readStableFile(path: string, options: ReadOptions = {}): P
     return settleLeft({ size: s.size, changedAt, metadataLast, seenAt: seen.at, seenChanging }, statAt);
   };
   for (;;) {
-    const read = await readOnce(path, { maxBytes, timeoutMs, racyMs: texts?.racyMs, waitFor, spare: texts?.spareFor(path) });
+    const read = await readOnce(path, { maxBytes, timeoutMs, racyMs: texts?.racyMs, waitFor });
     if ("error" in read) {
       inputs?.add(new FileInput(path, read.before));
       return { error: read.error };
@@ -372,7 +331,6 @@ export async function readStableFile(path: string, options: ReadOptions = {}): P
     }
     if (texts) texts.bytesRead += read.bytes.length;
     if (read.before === read.after) {
-      await turnIfDue(); // the read may have taken its step; hashing 2 MB is a millisecond or two
       const hash = hashOf(read.bytes);
       inputs?.add(new FileInput(path, read.after, hash, read.racyUntil));
       texts?.set(path, { bytes: read.bytes, hash, signature: read.after, racyUntil: read.racyUntil });
@@ -415,9 +373,7 @@ const HASH_CHUNK_BYTES = 64 * 1024;
 
 /**
  * The content hash of the regular file at `path` (undefined when it cannot be read whole, as
- * readOnce would), read a chunk at a time through one small buffer: the periodic check hashes a
- * file read racily (FileInput), and a copy of a 2 MB file each time would only make garbage, and
- * one long hash step, on the serving thread.
+ * readOnce would), read a chunk at a time: the periodic check hashes a file read racily (FileInput).
  */
 export async function contentHashOf(path: string): Promise<string | undefined> {
   const opened = await openRegularFile(path);

@@ -6,8 +6,7 @@
 import { describe, expect, it } from "vitest";
 import { loadSourceReads } from "../../src/config/load.js";
 import { parseYaml } from "../../src/config/parse.js";
-import { MAX_DEPTH, nestingDepth, shapeProblem } from "../../src/config/shape.js";
-import { recordEdit } from "../../src/model/edits.js";
+import { MAX_ALIAS_NODES, MAX_DEPTH, textNestingProblem, valueShapeProblem } from "../../src/config/nesting.js";
 import { decodeUtf8 } from "../../src/sources/decode.js";
 import { readFiles } from "../../src/sources/read-once.js";
 import type { SourceDocument, SourceLoad } from "../../src/sources/source.js";
@@ -30,6 +29,7 @@ const DEEP: Record<string, string> = {
   "deep segment": `{"segments":{"s":${closed}},"flags":{}}`,
   "deep metadata": `{"metadata":{"m":${deepObject}},"flags":{}}`,
   "deep block YAML": `flags:\n${Array.from({ length: 400 }, (_, i) => `${" ".repeat(i + 1)}k${i}:`).join("\n")} 1\n`,
+  "compact nested lists (`- - - ...`, 100 KB)": `flags:\n  f:\n    variants:\n      a:\n        ${"- ".repeat(50_000)}x\n`,
 };
 
 /** Documents of odd types and sizes: a problem or a load, never an exception. */
@@ -69,11 +69,20 @@ function nested(depth: number): unknown {
 }
 
 describe("hostile documents", () => {
-  it("the shape check measures nesting without recursion, and stops counting past the limit", () => {
-    expect(nestingDepth(1)).toBe(0);
-    expect(nestingDepth({ a: [1, { b: {} }] })).toBe(4);
-    expect(nestingDepth(nested(MAX_DEPTH))).toBe(MAX_DEPTH);
-    expect(nestingDepth(nested(100_000))).toBe(MAX_DEPTH + 1);
+  it("a parsed value's shape is measured without recursion: depth, and size once aliases are expanded", () => {
+    expect(valueShapeProblem(nested(MAX_DEPTH), 0)).toBeUndefined();
+    expect(valueShapeProblem(nested(MAX_DEPTH + 1), 0)).toMatch(/nested deeper than 128 levels/);
+    expect(valueShapeProblem(nested(100_000), 0)).toMatch(/nested deeper than 128 levels/);
+    // One shared list used many times: each use counts.
+    const shared = Array.from({ length: 1000 }, (_, i) => i);
+    const uses = (n: number) => ({ flags: Array.from({ length: n }, () => shared) });
+    expect(valueShapeProblem(uses(90), 0)).toBeUndefined();
+    expect(valueShapeProblem(uses(101), 0)).toMatch(new RegExp(`more than ${MAX_ALIAS_NODES} values`));
+    expect(valueShapeProblem(uses(101), 10_000)).toBeUndefined();
+    // A value that contains itself (an alias inside the node it names) is endlessly deep.
+    const loop: unknown[] = [];
+    loop.push(loop);
+    expect(valueShapeProblem(loop, 0)).toMatch(/nested deeper than 128 levels/);
   });
 
   it("a text nested too deep is refused before a parser recurses into it, at the bracket past the limit", () => {
@@ -83,51 +92,29 @@ describe("hostile documents", () => {
       {
         file: "bad.yaml",
         line: 1,
-        col: "flags: ".length + MAX_DEPTH + 1,
-        message: `the document nests deeper than ${MAX_DEPTH} levels of [ and {; no flag configuration needs that`,
+        col: "flags: ".length + MAX_DEPTH,
+        message: `the document is nested deeper than ${MAX_DEPTH} levels of mappings and lists; no flag configuration needs that`,
       },
     ]);
-    expect(parseYaml("ok.yaml", `flags: ${"[".repeat(MAX_DEPTH)}${"]".repeat(MAX_DEPTH)}`).problems).toEqual([]);
+    expect(parseYaml("ok.yaml", `flags: ${"[".repeat(MAX_DEPTH - 1)}${"]".repeat(MAX_DEPTH - 1)}`).problems).toEqual([]);
   });
 
-  it("the shape check does not walk again the parts of a value shared with one it checked", () => {
-    // A flag whose every read is counted: walking it reads its properties.
-    let reads = 0;
-    const counted = (): Record<string, unknown> => {
-      const flag = {};
-      for (const key of ["state", "variants"])
-        Object.defineProperty(flag, key, { enumerable: true, get: () => (reads++, key === "state" ? "ENABLED" : { on: true }) });
-      return flag;
-    };
-    const kept = counted();
-    const last = { flags: { a: kept, b: { variants: { on: true } } } };
-    const next = { flags: { a: kept, b: nested(MAX_DEPTH) } };
-    expect(shapeProblem(last)).toBeUndefined();
-    reads = 0;
-    // The changed flag is walked (and found too deep); the shared one is not read at all.
-    expect(shapeProblem(next, last)).toMatch(/deeper than 128/);
-    expect(shapeProblem({ flags: { a: kept, b: {} } }, last)).toBeUndefined();
-    expect(reads).toBe(0);
-    // The same object at another place is walked: its depth there is not known.
-    expect(shapeProblem({ flags: { c: kept } }, last)).toBeUndefined();
-    expect(reads).toBe(2);
-  });
-
-  it("of a mapping an edit made from the one checked, walks the replaced entries alone", () => {
-    let reads = 0;
-    const last = { flags: { a: { variants: { on: true } }, b: { variants: { on: true } } } };
-    const flags: Record<string, unknown> = {};
-    // Every read of an entry the edit did not replace is counted.
-    Object.defineProperty(flags, "a", { enumerable: true, get: () => (reads++, last.flags.a) });
-    flags.b = nested(MAX_DEPTH);
-    const next = { flags };
-    recordEdit(flags, last.flags, ["b"]);
-    expect(shapeProblem(next, last)).toMatch(/deeper than 128/);
-    expect(reads).toBe(0);
-    // Without the record (or from another mapping), every entry is read.
-    recordEdit(flags, {}, ["b"]);
-    expect(shapeProblem(next, last)).toMatch(/deeper than 128/);
-    expect(reads).toBe(1);
+  it("block nesting counts too: indentation and `- - -` runs, at the line where the limit is passed", () => {
+    const compact = `flags:\n  f:\n    variants:\n      a: 1\n    note:\n      ${"- ".repeat(50_000)}x\n`;
+    expect(textNestingProblem(compact)).toEqual({
+      line: 6,
+      // The root, flags and f are three levels; the 126th `- ` opens the 129th.
+      col: "      ".length + 2 * 125 + 1,
+      message: `the document is nested deeper than ${MAX_DEPTH} levels of mappings and lists; no flag configuration needs that`,
+    });
+    const indented = `flags:\n${Array.from({ length: 200 }, (_, i) => `${" ".repeat(i + 1)}k${i}:`).join("\n")} 1\n`;
+    expect(textNestingProblem(indented)).toMatchObject({ line: 129, col: 129 });
+    // Deep indentation that nests nothing (a block scalar), or nests within the limit, is fine.
+    const note = `flags: {}\nmetadata:\n  note: |\n${" ".repeat(300)}indented text\n`;
+    expect(textNestingProblem(note)).toBeUndefined();
+    expect(parseYaml("note.yaml", note).problems).toEqual([]);
+    const within = `flags:\n${Array.from({ length: 100 }, (_, i) => `${" ".repeat(i + 1)}k${i}:`).join("\n")} 1\n`;
+    expect(textNestingProblem(within)).toBeUndefined();
   });
 
   it("parsing never throws, whatever the text", () => {
@@ -170,7 +157,7 @@ describe("hostile documents", () => {
     expect([...load.environments.keys()]).toEqual(["good"]);
     // Found in the text, before a parser recursed into it: at the bracket past the limit.
     expect([...load.problems.values()].flat().map((p) => `${p.line}:${p.col} ${p.message}`)).toContain(
-      `1:${`{"environments":{"x":{"flags":`.length + 126} the document nests deeper than 128 levels of [ and {; no flag configuration needs that`,
+      `1:${`{"environments":{"x":{"flags":`.length + 126} the document is nested deeper than 128 levels of mappings and lists; no flag configuration needs that`,
     );
   });
 });

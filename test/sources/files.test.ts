@@ -6,14 +6,13 @@
  */
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { closeSync, openSync, readFileSync, renameSync, statSync, utimesSync, writeFileSync, writeSync } from "node:fs";
+import { closeSync, openSync, readFileSync, renameSync, utimesSync, writeFileSync, writeSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
 import {
   contentHashOf,
   EMPTY_SETTLE_MS,
   FileTexts,
   MAX_FILE_BYTES,
-  racyWindow,
   readStableFile,
   SETTLE_MS,
   settleLeft,
@@ -21,7 +20,6 @@ import {
   type SettleState,
 } from "../../src/sources/files.js";
 import { InputSet } from "../../src/sources/inputs.js";
-import { lazySource } from "../../src/config/parse.js";
 import { tempDir, type TempDir } from "../helpers/files.js";
 
 let dir: TempDir;
@@ -103,55 +101,6 @@ describe("readStableFile", () => {
     expect(texts.bytesRead).toBe(FULL.length * (1 + 2 + 3));
   });
 
-  /** A file over 64 KiB (FileTexts keeps spare buffers for those) whose flag `a` is on line `edits + 4`. */
-  const big = (edits: number) =>
-    `${"# edit\n".repeat(edits)}flags:\n  a:\n    variants: { v: 1 }\n    defaultVariant: v\n${"# padding\n".repeat(8000)}`;
-
-  it("a big file is read into the buffer of its read before last, never into the one of its last read", async () => {
-    dir = await tempDir("flagserve-files-");
-    const path = await dir.write("dev.yaml", big(0));
-    const texts = new FileTexts(0); // never racy: an unchanged file is not read again
-    const read = async (text?: string) => {
-      if (text !== undefined) writeFileSync(path, text);
-      const result = await readStableFile(path, { texts });
-      texts.end();
-      if (!("bytes" in result)) throw new Error(result.error);
-      return result.bytes;
-    };
-    const first = await read();
-    expect(await read()).toBe(first); // unchanged: the last read's bytes, still its own
-    const second = await read(big(1));
-    expect(second.buffer).not.toBe(first.buffer);
-    expect(Buffer.from(first).toString()).toBe(big(0)); // the last read's buffer is not read into
-    const third = await read(big(2));
-    expect(third.buffer).toBe(first.buffer);
-    expect(Buffer.from(third).toString()).toBe(big(2));
-    expect(Buffer.from(second).toString()).toBe(big(1));
-    expect((await read(big(3))).buffer).toBe(second.buffer);
-    // Grown past its buffer's room: a new one.
-    expect((await read(big(3) + "# more\n".repeat(2000))).buffer).not.toBe(third.buffer);
-  });
-
-  it("a config source over bytes read before last gives no positions, never wrong ones", async () => {
-    dir = await tempDir("flagserve-files-");
-    const path = await dir.write("dev.yaml", big(0));
-    const texts = new FileTexts(0);
-    const read = async (text: string) => {
-      writeFileSync(path, text);
-      const result = await readStableFile(path, { texts });
-      texts.end();
-      if (!("bytes" in result)) throw new Error(result.error);
-      return result;
-    };
-    const at = ["flags", "a", "defaultVariant"];
-    const kept = lazySource(path, await read(big(0)));
-    const last = lazySource(path, await read(big(1)));
-    expect(last.locate(at).line).toBe(5);
-    const now = lazySource(path, await read(big(2))); // into the buffer `kept` was given
-    expect(now.locate(at).line).toBe(6);
-    expect(kept.locate(at)).toEqual({ line: 0, col: 0 });
-  });
-
   it("a file renamed into place is read whole, and recorded so that a later change shows", async () => {
     dir = await tempDir("flagserve-files-");
     const path = await dir.write("dev.yaml", "old: true\n");
@@ -194,12 +143,6 @@ describe("contentHashOf (the periodic check's hash of a recently changed file)",
 });
 
 describe("racy reads (a read so soon after a change that timestamps could hide a rewrite)", () => {
-  it("last as long as the timestamps' resolution allows: 2 s for whole seconds, 50 ms for finer ones", () => {
-    expect(racyWindow({ mtimeMs: 1_700_000_000_000, ctimeMs: 1_700_000_002_000 })).toBe(2_000);
-    expect(racyWindow({ mtimeMs: 1_700_000_000_000, ctimeMs: 1_700_000_000_123.456 })).toBe(50);
-    expect(racyWindow({ mtimeMs: 1_700_000_000_004.5, ctimeMs: 1_700_000_000_000 })).toBe(50);
-  });
-
   it("a text read soon after its change is read again; one read after the window is trusted by its stat", async () => {
     dir = await tempDir("flagserve-files-");
     const path = await dir.write("dev.yaml", FULL);
@@ -210,8 +153,7 @@ describe("racy reads (a read so soon after a change that timestamps could hide a
     }
     expect(texts.reads).toBe(3);
 
-    expect(racyWindow(statSync(path))).toBe(50); // this machine's file systems keep fractions of a second
-    const trusting = new FileTexts();
+    const trusting = new FileTexts(50);
     await new Promise((resolve) => setTimeout(resolve, 100));
     for (let i = 0; i < 3; i++) {
       expect(await readStableFile(path, { texts: trusting })).toEqual(content(FULL));

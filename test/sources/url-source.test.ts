@@ -218,7 +218,7 @@ describe("URL source", () => {
     await until("the deep document in /readyz", async () => (await readiness(server.url)).status === "degraded");
     const past = deep.indexOf("[") + 128; // the column of the `[` that opens level 129
     expect((await readiness(server.url)).problems).toEqual([
-      `${url}:1:${past} the document nests deeper than 128 levels of [ and {; no flag configuration needs that`,
+      `${url}:1:${past} the document is nested deeper than 128 levels of mappings and lists; no flag configuration needs that`,
     ]);
     // Edits of the valid local file still apply; dev keeps its last good configuration.
     await writeFile(local, flagFile(keyOf("local"), { a: 2 }));
