@@ -143,15 +143,15 @@ export function benchContexts(count: number): Record<string, string>[] {
 
 /**
  * The floor of reading a flag file, as the arguments of a bare `node` process: read FILE and
- * parse it with flagserve's own fast path alone (`fastParse` from dist/: `JSON.parse` for a JSON
- * text, else js-yaml with YAML's core schema), with no checks at all. The baseline of the validate rows; it fails if the fast path declines the file.
+ * parse it with flagserve's own reader alone (`readYaml` from dist/: the nesting check, then
+ * js-yaml with YAML's core schema), with no other check at all. The baseline of the validate rows.
  */
-const FAST_PARSE = new URL("../dist/config/fast-parse.js", import.meta.url).href;
+const READ_YAML = new URL("../dist/config/parse.js", import.meta.url).href;
 export const readFloorArgs = (file: string): string[] => [
   "--input-type=module",
   "-e",
-  `import { readFileSync } from "node:fs"; import { fastParse } from ${JSON.stringify(FAST_PARSE)};
-   if (fastParse(readFileSync(process.argv[1], "utf8")) === undefined) throw new Error("the fast path declined the file");`,
+  `import { readFileSync } from "node:fs"; import { readYaml } from ${JSON.stringify(READ_YAML)};
+   if (!("value" in readYaml(process.argv[1], readFileSync(process.argv[1], "utf8")))) throw new Error("the file could not be read");`,
   file,
 ];
 

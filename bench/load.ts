@@ -3,7 +3,7 @@
  *
  * 1. `flagserve validate FILE` (the real CLI) on files of 10 000, 20 000 and 40 000 flags (a third
  *    static, a third with a segment `$ref`, a third `fractional`), beside the floor of reading the
- *    same file (a bare process that parses it with flagserve's fast path alone and checks
+ *    same file (a bare process that parses it with flagserve's YAML reader alone and checks
  *    nothing; see readFloorArgs in lib.ts). The time per flag should stay flat as the file grows.
  * 2. A running server (the real CLI, watching) whose one file grows from 10 flags to 40 000 while a
  *    client sends requests one after another: the slowest request during the reload is how long
@@ -57,7 +57,7 @@ function timed(args: string[]): Promise<number> {
 
 async function validateTimes(dir: string) {
   console.log(
-    `node ${process.version}, validate (real CLI) vs reading the same file (the fast path's parse alone, no checks), each in a fresh process\n`,
+    `node ${process.version}, validate (real CLI) vs reading the same file (flagserve's YAML reader alone, no checks), each in a fresh process\n`,
   );
   console.log("| flags | file MB | validate s | µs per flag | read s | ratio |");
   console.log("|---:|---:|---:|---:|---:|---:|");

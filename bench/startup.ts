@@ -7,7 +7,7 @@
  *            parse worker started; and with --no-watch, which starts none), beside a bare
  *            node:http server (bench/baseline-server.mjs) spawned and asked the same way
  *   validate wall time of `flagserve validate FILE`, beside the floor of reading the file: a bare
- *            node process that reads it and parses it with flagserve's fast path alone (no
+ *            node process that reads it and parses it with flagserve's YAML reader alone (no
  *            checks; see readFloorArgs)
  *
  * Medians of --runs runs.
@@ -119,7 +119,7 @@ await withTempDir(async (dir) => {
     [`RSS ${SETTLE_MS / 1000} s after the first answer, MB`, "RSS later", m(ours, "settledRss"), m(bare, "settledRss"), mb],
     [`the same with --no-watch (no parse worker), MB`, "RSS later, no watch", m(unwatched, "settledRss"), m(bare, "settledRss"), mb],
     [
-      `validate, ${count} flags, ms (bare: reading the file, the fast path's parse alone)`,
+      `validate, ${count} flags, ms (bare: reading the file, flagserve's YAML reader alone)`,
       "validate",
       median(validate),
       median(floor),

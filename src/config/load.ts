@@ -137,8 +137,9 @@ async function parseChanged(document: SourceDocument, { offThread, memo }: Readi
   }
   // A parse with problems is not kept: the next load reads the document again and reports them.
   if (memo && parsed.value !== undefined) {
-    const entries = reuseEntries(parsed.value, known?.entries);
-    memo.parsed.set(file, { content: key, parsed, entries });
+    const { entryTexts, ...kept } = parsed;
+    parsed = kept;
+    memo.parsed.set(file, { content: key, parsed, entries: reuseEntries(parsed.value, known?.entries, entryTexts) });
   }
   return parsed;
 }

@@ -91,37 +91,52 @@ const SECTIONS = ["flags", "segments", "$evaluators"] as const;
  * `value` (a fresh parse, not yet seen by anyone) with every flag and segment whose JSON text is
  * that of an entry of `last` (the entries of the document's last parse) replaced by that entry's
  * object, in place, in each environment document (the value itself, or each entry of its
- * `environments:`). Entries of the same text share one object. Returns the new entries, for the
- * next parse.
+ * `environments:`). Entries of the same text share one object. `texts` are the entries' texts in
+ * the order `entryTexts` gives them (the parse worker sends them along). Returns the new entries,
+ * for the next parse.
  */
-export function reuseEntries(value: unknown, last: ReadonlyMap<string, object> = new Map()): Map<string, object> {
+export function reuseEntries(
+  value: unknown,
+  last: ReadonlyMap<string, object> = new Map(),
+  texts: readonly string[] = entryTexts(value),
+): Map<string, object> {
   const entries = new Map<string, object>();
-  forEachSection(value, (section) => {
-    const keys = Object.keys(section);
-    for (let i = 0; i < keys.length; i++) {
-      const entry = section[keys[i]!];
-      if (typeof entry !== "object" || entry === null) continue;
-      const text = JSON.stringify(entry);
-      const known = entries.get(text) ?? last.get(text);
-      if (known === undefined) entries.set(text, entry);
-      else {
-        entries.set(text, known);
-        setOwn(section, keys[i]!, known);
-      }
+  let i = 0;
+  forEachEntry(value, (section, key, entry) => {
+    const text = texts[i++]!;
+    const known = entries.get(text) ?? last.get(text);
+    if (known === undefined) entries.set(text, entry);
+    else {
+      entries.set(text, known);
+      setOwn(section, key, known);
     }
   });
   return entries;
 }
 
-/** `visit` for every `flags:` (mapping or flagd's list), `segments:` and `$evaluators:` of the value's environment documents. */
-function forEachSection(value: unknown, visit: (section: Record<string, unknown>) => void): void {
+/** The JSON text of each flag and segment of a parsed value, in the order reuseEntries reads them. */
+export function entryTexts(value: unknown): string[] {
+  const texts: string[] = [];
+  forEachEntry(value, (_section, _key, entry) => texts.push(JSON.stringify(entry)));
+  return texts;
+}
+
+/**
+ * `visit` for every entry that is an object in every `flags:` (a mapping or flagd's list),
+ * `segments:` and `$evaluators:` of the value's environment documents.
+ */
+function forEachEntry(value: unknown, visit: (section: Record<string, unknown>, key: string, entry: object) => void): void {
   if (!isRecord(value)) return;
   const docs = isRecord(value.environments) ? Object.values(value.environments) : [value];
   for (const doc of docs) {
     if (!isRecord(doc)) continue;
     for (const name of SECTIONS) {
       const section = doc[name];
-      if (isRecord(section) || Array.isArray(section)) visit(section as Record<string, unknown>);
+      if (!isRecord(section) && !Array.isArray(section)) continue;
+      for (const key of Object.keys(section)) {
+        const entry = (section as Record<string, unknown>)[key];
+        if (typeof entry === "object" && entry !== null) visit(section as Record<string, unknown>, key, entry);
+      }
     }
   }
 }

@@ -23,6 +23,8 @@ export interface ParsedFile {
   problems: Problem[];
   /** A document that could not be read is an `environments:` mapping (its problems belong to no one environment). */
   multiEnvironment?: boolean;
+  /** The JSON text of each flag and segment of `value`, when the parse worker made them (memo.ts's entryTexts). */
+  entryTexts?: readonly string[];
 }
 
 /**
@@ -99,7 +101,9 @@ export async function parseOffThread(file: string, content: Content): Promise<Pa
     const text = textOf(file, content);
     return "text" in text ? parseYaml(file, text.text) : { problems: [text.problem] };
   }
-  return "value" in read ? { source: lazySource(file, content), value: read.value, problems: [] } : read;
+  if (!("value" in read))
+    return { problems: read.problems, ...(read.multiEnvironment !== undefined && { multiEnvironment: read.multiEnvironment }) };
+  return { source: lazySource(file, content), value: read.value, problems: [], entryTexts: read.entryTexts };
 }
 
 /** Starts the parse worker ahead of the first edit (a server whose files may change, once it serves). */
@@ -117,8 +121,10 @@ export interface WorkerRequest {
   content: Content;
 }
 
-/** What the worker answers: the request's id and what reading gave. */
-export type WorkerReply = YamlRead & { id: number };
+/** What the worker answers: the request's id and what reading gave, with the value's entries' texts. */
+export type WorkerReply = { id: number } & (
+  { value: unknown; entryTexts: readonly string[] } | { problems: Problem[]; multiEnvironment?: boolean }
+);
 
 const WORKER_SCRIPT = new URL("./parse-worker.js", import.meta.url);
 
