@@ -1,12 +1,11 @@
 /**
- * Reading configuration files so that what is read can be trusted and re-checked:
+ * Reading configuration files so that what is read can be trusted and checked again:
  * - only regular files (after following symlinks) are read, up to a size cap and within a time
  *   limit, so a FIFO, a device (`/dev/zero`) or a stuck mount costs a problem, not the server;
- * - a file is accepted once it was read whole with the same signature before and after, and
- *   that signature has been stable for a settle window (`settleLeft`), so a half-written file is
- *   read again rather than loaded;
- * - every path read, listed or looked at is recorded in an `InputSet` with its signature
- *   (type, inode, size, mtime, ctime, and a content hash), which `changed()` re-checks with a stat.
+ * - a file is taken once it has stayed unchanged for a settle window (`settleLeft`) and was read
+ *   whole with the same signature before and after, so a half-written file is never loaded;
+ * - every path read, listed or looked at is recorded in an `InputSet` with its signature (type,
+ *   inode, size, mtime, ctime, and for a file its content hash), which the reloader checks again.
  */
 import { createHash } from "node:crypto";
 import { constants, type Stats } from "node:fs";
@@ -18,36 +17,22 @@ import type { Input, InputSet } from "./inputs.js";
 export const MAX_FILE_BYTES = 10 * 1024 * 1024;
 /** A read that takes longer (a stuck network or FUSE mount) is a problem; the rest keeps working. */
 export const READ_TIMEOUT_MS = 5_000;
-/**
- * A file is taken once its signature has not changed for this long. Writers that write a file in
- * one go (editors, `cp`, `writeFile`, git) are done within a millisecond; this is the margin for
- * one that pauses between writes.
- */
+/** A written file is taken once unchanged this long: the margin for a writer that pauses between writes. */
 export const SETTLE_MS = 20;
-/**
- * A file seen changing while it was being read (a writer at work, writing it piece by piece)
- * must then stay unchanged this long: such a writer has shown it pauses.
- */
+/** A file seen changing (a writer at work, writing it piece by piece) must then stay unchanged this long. */
 export const WRITER_SETTLE_MS = 40;
-/**
- * An empty file is nearly always one being rewritten (truncated, not yet written): it must stay
- * empty this long to be taken as such, so a writer held up between the two is not reported.
- */
+/** An empty file is nearly always one being rewritten (truncated, not yet written): it must stay empty this long. */
 export const EMPTY_SETTLE_MS = 500;
 /** A file still changing after this long is reported as such; the next check reads it again. */
 const SETTLE_DEADLINE_MS = 2_000;
 /**
- * How long after a file's last change another write may leave its timestamps as they were, so
- * that an unchanged stat does not prove unchanged bytes: a file system that keeps whole seconds
- * (FAT keeps two) could hide a rewrite of the same size for that long. A read made within it is
- * racy (as git says): only its content hash proves it.
+ * How long after a file's last change another write may leave its timestamps as they were (a file
+ * system that keeps whole seconds could hide a rewrite of the same size for that long). A read
+ * made within it is racy, as git says: only its content hash proves it.
  */
 export const RACY_MS = 2_000;
 
-/**
- * A file's content as read, not decoded: the loader decodes it where it parses it (the parse
- * worker, for a running server's edits). The hash tells the loader it read these bytes before.
- */
+/** A file's bytes as read (the loader decodes them where it parses them), with their hash; or why it cannot be read. */
 export type FileRead = FileContent | { error: string };
 export interface FileContent {
   bytes: Uint8Array;
@@ -61,20 +46,16 @@ const errorCode = (error: unknown): string => (error as NodeJS.ErrnoException).c
 export const statSignature = (s: Stats): string =>
   `${s.isFile() ? "file" : s.isDirectory() ? "dir" : "other"}:${s.dev}:${s.ino}:${s.size}:${s.mtimeMs}:${s.ctimeMs}`;
 
-/** The signature of what is at `path` now (symlinks followed); an error code when there is nothing to stat. */
-async function signatureOf(path: string): Promise<string> {
-  try {
-    return statSignature(await stat(path));
-  } catch (error) {
-    return `error:${errorCode(error)}`;
-  }
-}
+/** The signature of what is at `path` now (symlinks followed), or the error code stat gave. */
+const signatureOf = (path: string): Promise<string> => stat(path).then(statSignature, (error) => `error:${errorCode(error)}`);
 
-/** The hash of a file's bytes as read: sha256, base64url. */
 export const hashOf = (bytes: Uint8Array): string => createHash("sha256").update(bytes).digest("base64url");
 
-const kindOf = (s: Stats): string =>
-  s.isFIFO()
+const MIB = 1024 * 1024;
+export const sizeText = (bytes: number): string => (bytes % MIB === 0 ? `${bytes / MIB} MiB` : `${bytes} bytes`);
+
+function notRegular(s: Stats): string {
+  const kind = s.isFIFO()
     ? "a FIFO"
     : s.isCharacterDevice()
       ? "a character device"
@@ -85,45 +66,26 @@ const kindOf = (s: Stats): string =>
           : s.isDirectory()
             ? "a directory"
             : "not a file";
-
-const MIB = 1024 * 1024;
-export const sizeText = (bytes: number): string => (bytes % MIB === 0 ? `${bytes / MIB} MiB` : `${bytes} bytes`);
+  return `not a regular file (${kind}): only regular files are read`;
+}
 
 /**
- * One look at a file: its bytes, not read yet, or why it cannot be read. `before` is the signature
- * of the open file before reading, or of the path when it could not be opened.
+ * One read of a file. `before` is the signature of the open file (or of the path when it could not
+ * be opened), `after` the path's once read; `racyUntil` is set for a read made within RACY_MS of
+ * the file's last change. When `wait` says from the file's fstat that it must stay as it is longer
+ * (see `settleLeft`), it is not read.
  */
-type RawRead =
-  | {
-      bytes: Uint8Array;
-      before: string;
-      /** Of the path after reading. */
-      after: string;
-      /**
-       * Set when the bytes were read so soon after the last change that a write since then may have
-       * left the timestamps as they were (see RACY_MS): until this time has passed, only the
-       * content tells whether the file is as read.
-       */
-      racyUntil?: number;
-    }
-  /** Not read: the file as stat'ed is to stay as it is this much longer first (see `settleLeft`). */
+type OneRead =
+  | { bytes: Uint8Array; before: string; after: string; racyUntil?: number }
   | { waitMs: number; before: string }
   | { error: string; before: string };
 
-const notRegular = (s: Stats): string => `not a regular file (${kindOf(s)}): only regular files are read`;
-
-/**
- * The regular file at `path`, open, with its fstat; or why not, with the signature of what is
- * there. Opened non-blocking, so that a FIFO swapped in after a stat cannot block the open, and
- * checked with fstat before anything is read. The caller closes the handle.
- */
-async function openRegularFile(
-  path: string,
-): Promise<{ handle: FileHandle; s: Stats; statAt: number } | { error: string; before: string }> {
-  // Not even opened when it is not a regular file (opening a device can have effects).
+async function readOnce(path: string, racyMs: number, wait?: (s: Stats, at: number) => number): Promise<OneRead> {
+  // Not even opened when it is not a regular file (opening a device can have effects); opened
+  // non-blocking, so that a FIFO swapped in after the stat cannot block the open.
   const first = await stat(path).catch(() => undefined);
   if (first && !first.isFile()) return { error: notRegular(first), before: statSignature(first) };
-  let handle;
+  let handle: FileHandle;
   try {
     handle = await open(path, constants.O_RDONLY | constants.O_NONBLOCK);
   } catch (error) {
@@ -132,60 +94,24 @@ async function openRegularFile(
   try {
     const statAt = Date.now();
     const s = await handle.stat();
-    if (s.isFile()) return { handle, s, statAt };
-    void handle.close().catch(() => {});
-    return { error: notRegular(s), before: statSignature(s) };
-  } catch (error) {
-    void handle.close().catch(() => {});
-    throw error;
-  }
-}
-
-/** How much longer (ms) a file, as its stat asked for at `statAt` shows it, must stay as it is before it is read. */
-type WaitFor = (s: Stats, signature: string, statAt: number) => number;
-
-interface ReadOnceOptions {
-  maxBytes: number;
-  timeoutMs: number;
-  racyMs?: number;
-  waitFor?: WaitFor;
-}
-
-/**
- * One read of a regular file (openRegularFile), bounded in size and time. When `waitFor` says from
- * its fstat that it must stay as it is longer, it is not read: a file just written is read once,
- * when it has settled, not once more before.
- */
-async function readOnce(path: string, { maxBytes, timeoutMs, racyMs = RACY_MS, waitFor }: ReadOnceOptions): Promise<RawRead> {
-  const opened = await openRegularFile(path);
-  if ("error" in opened) return opened;
-  const { handle, s, statAt } = opened;
-  try {
     const before = statSignature(s);
-    if (s.size > maxBytes) return { error: `file is larger than ${sizeText(maxBytes)} (${s.size} bytes)`, before };
-    const waitMs = waitFor?.(s, before, statAt) ?? 0;
+    if (!s.isFile()) return { error: notRegular(s), before };
+    if (s.size > MAX_FILE_BYTES) return { error: `file is larger than ${sizeText(MAX_FILE_BYTES)} (${s.size} bytes)`, before };
+    const waitMs = wait?.(s, statAt) ?? 0;
     if (waitMs > 0) return { waitMs, before };
-    const readAt = Date.now();
     const racyUntil = Math.max(s.mtimeMs, s.ctimeMs) + racyMs;
-    const result = await withTimeout(readAtMost(handle, maxBytes + 1, s.size), timeoutMs);
-    if (result === undefined) return { error: `reading the file took longer than ${timeoutMs / 1000} s`, before };
-    if (result.length > maxBytes) return { error: `file is larger than ${sizeText(maxBytes)}`, before };
-    return {
-      bytes: result,
-      before,
-      after: await signatureOf(path),
-      ...(readAt <= racyUntil && { racyUntil }),
-    };
+    const readAt = Date.now();
+    const bytes = await withTimeout(readAtMost(handle, MAX_FILE_BYTES + 1, s.size), READ_TIMEOUT_MS);
+    if (bytes === undefined) return { error: `reading the file took longer than ${READ_TIMEOUT_MS / 1000} s`, before };
+    if (bytes.length > MAX_FILE_BYTES) return { error: `file is larger than ${sizeText(MAX_FILE_BYTES)}`, before };
+    return { bytes, before, after: await signatureOf(path), ...(readAt <= racyUntil && { racyUntil }) };
   } finally {
     // Not awaited: close waits for a pending read, and a read that timed out may never end.
     void handle.close().catch(() => {});
   }
 }
 
-/**
- * Up to `limit` bytes of the file, read into one buffer sized for the file as it was stat'ed (one
- * byte more, to see it grow), grown when it does.
- */
+/** Up to `limit` bytes of the file, into a buffer sized for the file as it was stat'ed (one byte more, to see it grow), grown when it does. */
 async function readAtMost(handle: FileHandle, limit: number, expected: number): Promise<Uint8Array> {
   let buffer = Buffer.allocUnsafe(Math.min(limit, expected + 1));
   let total = 0;
@@ -213,50 +139,37 @@ export async function withTimeout<T>(work: Promise<T>, ms: number): Promise<T | 
   }
 }
 
-export interface ReadOptions {
-  /** Where the read is recorded for later checks. */
-  inputs?: InputSet;
-  maxBytes?: number;
-  timeoutMs?: number;
-  /** The texts of the last read: a file whose signature proves it unchanged is not read again. */
-  texts?: FileTexts;
-}
-
-/** A file's content as last read whole, with what proves it unchanged since. */
-interface KnownText extends FileContent {
+/** A file's content as last read, with the signature that proves it unchanged since (unless the read was racy). */
+interface KnownFile extends FileContent {
   signature: string;
-  /** Read so soon after its last change that its signature does not prove it (RawRead). */
   racyUntil?: number;
 }
 
 /**
- * The files one reader (a file source) read last time, so that an unchanged file is not read
- * again: its signature is what a convergence check (FileInput) trusts, and a read so soon after
- * the file's last change that timestamps could hide a rewrite is made again. Holds the files of
- * the last read only.
+ * The files one reader (a file source) read last time: a file whose signature proves it unchanged
+ * is not read again. Holds the files of the last read only.
  */
 export class FileTexts {
-  #last = new Map<string, KnownText>();
-  #now = new Map<string, KnownText>();
+  #last = new Map<string, KnownFile>();
+  #now = new Map<string, KnownFile>();
   /** Files read from disk since this was made. */
   reads = 0;
   /** Bytes read from disk since this was made (a file read twice counts twice). */
   bytesRead = 0;
 
   /** `racyMs`: instead of RACY_MS, how long after a change a read is racy (0: never; for tests). */
-  constructor(readonly racyMs?: number) {}
+  constructor(readonly racyMs = RACY_MS) {}
 
-  /** The content of `path` when its signature now is the one it was read with, and that proves it. */
+  /** The content of `path` when its signature now is the one of a read that was not racy. */
   async unchanged(path: string, inputs: InputSet | undefined): Promise<FileContent | undefined> {
     const known = this.#last.get(path);
-    if (known === undefined || known.racyUntil !== undefined) return undefined;
-    if ((await signatureOf(path)) !== known.signature) return undefined;
+    if (known === undefined || known.racyUntil !== undefined || (await signatureOf(path)) !== known.signature) return undefined;
     this.#now.set(path, known);
     inputs?.add(new FileInput(path, known.signature));
-    return { bytes: known.bytes, hash: known.hash };
+    return known;
   }
 
-  set(path: string, known: KnownText): void {
+  set(path: string, known: KnownFile): void {
     this.#now.set(path, known);
   }
 
@@ -282,11 +195,10 @@ export interface SettleState {
 
 /**
  * How much longer (ms) a file must stay as it is before it is read; 0: read it now. `checkedAt` is
- * when the stat that showed it so was asked for (not when we got to look at the answer: a server
- * held up in between has not seen the file any longer).
- * - ctime after mtime means the inode's last change was not a write: renamed into place (an
- *   atomic write: the new inode appears complete), or back-dated by `cp -p`, rsync or tar after
- *   its content was written. Every write sets both, so a writer still writing cannot show it.
+ * when the stat that showed it so was asked for.
+ * - ctime after mtime means the inode's last change was not a write: renamed into place (an atomic
+ *   write), or back-dated by `cp -p`, rsync or tar after it was written. A writer still writing
+ *   cannot show it: every write sets both.
  * - Otherwise it must have been quiet for the settle window, counted from its own timestamps or
  *   from when we first saw it, whichever is longer (a clock ahead of ours cannot stall us);
  *   longer for an empty file or one seen changing.
@@ -298,34 +210,44 @@ export function settleLeft(file: SettleState, checkedAt: number): number {
   return Math.max(0, settle - quiet);
 }
 
+export interface ReadOptions {
+  /** Where the read is recorded for later checks. */
+  inputs?: InputSet;
+  /** The files of the last read: one whose signature proves it unchanged is not read again. */
+  texts?: FileTexts;
+}
+
 /**
- * The text of a regular file once it is stable (see `settleLeft`), or why it cannot be had.
- * Either way the path is recorded, so a later check sees it change (or appear).
+ * The bytes of a regular file once it has settled (judged from its fstat before it is read, so
+ * that a file just saved is read once), or why they cannot be had. Either way the path is
+ * recorded, so a later check sees it change (or appear).
  */
-export async function readStableFile(path: string, options: ReadOptions = {}): Promise<FileRead> {
-  const { inputs, maxBytes = MAX_FILE_BYTES, timeoutMs = READ_TIMEOUT_MS, texts } = options;
+export async function readStableFile(path: string, { inputs, texts }: ReadOptions = {}): Promise<FileRead> {
   const unchanged = await texts?.unchanged(path, inputs);
-  if (unchanged !== undefined) return unchanged;
+  if (unchanged !== undefined) return { bytes: unchanged.bytes, hash: unchanged.hash };
   if (texts) texts.reads++;
   const deadline = Date.now() + SETTLE_DEADLINE_MS;
   let seen: { signature: string; at: number } | undefined;
   let seenChanging = false;
-  // Settled or not is judged from the fstat before reading; the read is taken if the file stayed as stat'ed.
-  const waitFor: WaitFor = (s, signature, statAt) => {
-    if (seen !== undefined && seen.signature !== signature) seenChanging = true;
-    if (seen?.signature !== signature) seen = { signature, at: statAt };
-    const [changedAt, metadataLast] = [Math.max(s.mtimeMs, s.ctimeMs), s.ctimeMs > s.mtimeMs];
-    return settleLeft({ size: s.size, changedAt, metadataLast, seenAt: seen.at, seenChanging }, statAt);
+  const wait = (s: Stats, at: number): number => {
+    const signature = statSignature(s);
+    if (seen?.signature !== signature) [seenChanging, seen] = [seenChanging || seen !== undefined, { signature, at }];
+    const state = {
+      size: s.size,
+      changedAt: Math.max(s.mtimeMs, s.ctimeMs),
+      metadataLast: s.ctimeMs > s.mtimeMs,
+      seenAt: seen.at,
+      seenChanging,
+    };
+    return settleLeft(state, at);
   };
-  for (;;) {
-    const read = await readOnce(path, { maxBytes, timeoutMs, racyMs: texts?.racyMs, waitFor });
+  while (Date.now() < deadline) {
+    const read = await readOnce(path, texts?.racyMs ?? RACY_MS, wait);
     if ("error" in read) {
       inputs?.add(new FileInput(path, read.before));
       return { error: read.error };
     }
-    const now = Date.now();
     if ("waitMs" in read) {
-      if (now >= deadline) break;
       await sleep(Math.min(read.waitMs, WRITER_SETTLE_MS));
       continue;
     }
@@ -337,7 +259,6 @@ export async function readStableFile(path: string, options: ReadOptions = {}): P
       return { bytes: read.bytes, hash };
     }
     seenChanging = true; // written to while we read: read it again shortly
-    if (now >= deadline) break;
     await sleep(SETTLE_MS / 4);
   }
   inputs?.add(new FileInput(path, ""));
@@ -345,10 +266,9 @@ export async function readStableFile(path: string, options: ReadOptions = {}): P
 }
 
 /**
- * A file as read: changed when its signature differs, or, when it was read so soon after its last
- * change that timestamps could hide a rewrite of the same size (`racyUntil`, see RawRead), when
- * its content hash differs. The first check that finds the same hash once that time has passed
- * proves it as read: a later write moves the timestamps.
+ * A file as read: changed when its signature differs; and, for a read within RACY_MS of the file's
+ * last change (`racyUntil`), when its content hash differs. The first check that finds the same hash
+ * once that time has passed proves it as read: a later write moves the timestamps.
  */
 class FileInput implements Input {
   constructor(
@@ -368,59 +288,24 @@ class FileInput implements Input {
   }
 }
 
-/** Bytes hashed per read of contentHashOf. */
-const HASH_CHUNK_BYTES = 64 * 1024;
-
-/**
- * The content hash of the regular file at `path` (undefined when it cannot be read whole, as
- * readOnce would), read a chunk at a time: the periodic check hashes a file read racily (FileInput).
- */
+/** The content hash of the file at `path`, undefined when a read would refuse it (not a regular file, over the size cap...). */
 export async function contentHashOf(path: string): Promise<string | undefined> {
-  const opened = await openRegularFile(path);
-  if ("error" in opened) return undefined;
-  const { handle } = opened;
-  try {
-    const hash = createHash("sha256");
-    const chunk = Buffer.allocUnsafe(HASH_CHUNK_BYTES);
-    const whole = async (): Promise<boolean> => {
-      for (let total = 0; ;) {
-        const { bytesRead } = await handle.read(chunk, 0, chunk.length, null);
-        if (bytesRead === 0) return true;
-        if ((total += bytesRead) > MAX_FILE_BYTES) return false;
-        hash.update(chunk.subarray(0, bytesRead));
-      }
-    };
-    return (await withTimeout(whole(), READ_TIMEOUT_MS)) ? hash.digest("base64url") : undefined;
-  } finally {
-    void handle.close().catch(() => {});
-  }
+  const read = await readOnce(path, 0);
+  return "bytes" in read ? hashOf(read.bytes) : undefined;
 }
 
-/** A path whose type was looked at: changed when its signature differs. */
-class PathInput implements Input {
+/** A path looked at (its signature) or listed (its entry names): changed when what `now` gives differs from what it gave. */
+class LookedAt implements Input {
   constructor(
     readonly id: string,
-    private readonly signature: string,
+    private readonly seen: string,
+    private readonly now: (id: string) => Promise<string>,
   ) {}
 
   async changed(): Promise<boolean> {
-    return (await signatureOf(this.id)) !== this.signature;
+    return (await this.now(this.id)) !== this.seen;
   }
 }
-
-/** A directory's entry names (or the error listing it gave): changed when they differ. */
-class ListingInput implements Input {
-  constructor(
-    readonly id: string,
-    private readonly listing: string,
-  ) {}
-
-  async changed(): Promise<boolean> {
-    return listingOf(await listOnce(this.id)) !== this.listing;
-  }
-}
-
-const listingOf = (names: string[] | string): string => (typeof names === "string" ? `error:${names}` : names.join("\0"));
 
 async function listOnce(dir: string): Promise<string[] | string> {
   try {
@@ -430,23 +315,23 @@ async function listOnce(dir: string): Promise<string[] | string> {
   }
 }
 
+const listingOf = async (dir: string): Promise<string> => {
+  const names = await listOnce(dir);
+  return typeof names === "string" ? `error:${names}` : names.join("\0");
+};
+
 /** A directory's entry names (sorted by code unit), or the error code; recorded. */
 export async function listDirectory(dir: string, inputs?: InputSet): Promise<string[] | string> {
   const names = await listOnce(dir);
-  inputs?.add(new ListingInput(dir, listingOf(names)));
+  inputs?.add(new LookedAt(dir, typeof names === "string" ? `error:${names}` : names.join("\0"), listingOf));
   return names;
 }
 
 /** The stats of what `path` is now (symlinks followed), or the error; recorded. */
 export async function statPath(path: string, inputs?: InputSet): Promise<Stats | NodeJS.ErrnoException> {
-  try {
-    const s = await stat(path);
-    inputs?.add(new PathInput(path, statSignature(s)));
-    return s;
-  } catch (error) {
-    inputs?.add(new PathInput(path, `error:${errorCode(error)}`));
-    return error as NodeJS.ErrnoException;
-  }
+  const s = await stat(path).catch((error: NodeJS.ErrnoException) => error);
+  inputs?.add(new LookedAt(path, s instanceof Error ? `error:${errorCode(s)}` : statSignature(s), signatureOf));
+  return s;
 }
 
 /**
@@ -454,6 +339,6 @@ export async function statPath(path: string, inputs?: InputSet): Promise<Stats |
  * now, before that read, so that any change from here on shows.
  */
 export async function recordFile(path: string, inputs: InputSet): Promise<void> {
-  const read = await readOnce(path, { maxBytes: MAX_FILE_BYTES, timeoutMs: READ_TIMEOUT_MS });
+  const read = await readOnce(path, RACY_MS);
   inputs.add("bytes" in read ? new FileInput(path, read.before, hashOf(read.bytes), read.racyUntil) : new FileInput(path, read.before));
 }
