@@ -28,16 +28,11 @@ export interface MergedEnvironment {
   config: EnvironmentConfig;
   docs: readonly EnvDocument[];
   /** Where each flag, segment and the API key came from, to locate later (engine) errors. */
-  origins: { flags: FlagOrigins; segments: Map<string, Origin>; apiKey?: Origin };
+  origins: { flags: Map<string, Origin>; segments: Map<string, Origin>; apiKey?: Origin };
   /** Problems that take the whole environment out. */
   problems: Problem[];
   /** Flags defined twice, by key: neither definition is served. */
   flagProblems: Map<string, Problem[]>;
-}
-
-/** Where each flag was written, by key. */
-export interface FlagOrigins {
-  get(key: string): Origin | undefined;
 }
 
 /** `/abs/file.yaml:3:3`: where an origin's key is. */
@@ -59,7 +54,7 @@ export function mergeDocuments(
   brokenFlags: ReadonlySet<string> = new Set(),
   schemaValid: ReadonlySet<EnvDocument> = new Set(),
 ): MergedEnvironment {
-  const merging = new Merging(name, files, brokenFlags, docs.length === 1);
+  const merging = new Merging(name, files, brokenFlags);
   for (const doc of docs) if (isRecord(doc.value)) merging.addDocument(doc, doc.value, schemaValid.has(doc));
   const { config, origins, problems, flagProblems } = merging;
   return { config, docs, origins, problems, flagProblems };
@@ -83,10 +78,7 @@ const isNotification = schemaPart<NotificationTarget>("notification");
 /** One environment being merged from its documents, in order. */
 class Merging {
   readonly config: EnvironmentConfig;
-  readonly origins: MergedEnvironment["origins"] = { flags: { get: (key) => this.#flagOrigin(key) }, segments: new Map() };
-  readonly #flagOrigins = new Map<string, Origin>();
-  /** The one document's `flags:` mapping, whose flags' origins are made when asked for (see #addFlags). */
-  #onlyFlags: { doc: EnvDocument; flags: Record<string, unknown> } | undefined;
+  readonly origins: MergedEnvironment["origins"] = { flags: new Map(), segments: new Map() };
   readonly problems: Problem[] = [];
   readonly flagProblems = new Map<string, Problem[]>();
   readonly #metadataOrigins = new Map<string, Origin>();
@@ -95,8 +87,6 @@ class Merging {
     name: string,
     files: readonly string[],
     private readonly brokenFlags: ReadonlySet<string>,
-    /** The environment has one document: its `flags:` mapping cannot define a flag twice. */
-    private readonly onlyDocument: boolean,
   ) {
     this.config = { name, metadata: {}, segments: {}, flags: {}, notifications: [], files: [...files] };
   }
@@ -135,32 +125,18 @@ class Merging {
       for (const [i, raw] of (flags as unknown[]).entries()) {
         if (!isRecord(raw) || typeof raw.key !== "string") continue; // the schema has said so
         const value = () => (is(isFlagWithKey, raw) ? toFlag(raw) : undefined);
-        this.#add("flag", config.flags, this.#flagOrigins, raw.key, value, { doc, path: ["flags", i] }, ["flags", i, "key"]);
+        this.#add("flag", config.flags, this.origins.flags, raw.key, value, { doc, path: ["flags", i] }, ["flags", i, "key"]);
       }
       return;
     }
     if (!isRecord(flags)) return;
-    if (this.onlyDocument) {
-      // Nothing to check against another document: each flag is taken as it is, and where it was
-      // written is made only when asked for (a problem to locate), not kept for 10 000 flags per reload.
-      this.#onlyFlags = { doc, flags };
-      for (const key of Object.keys(flags)) {
-        if (!this.brokenFlags.has(key) && is(isFlag, flags[key])) setOwn(config.flags, key, toFlag(flags[key] as FlagInput));
-      }
-      return;
-    }
     for (const key of Object.keys(flags)) {
       const raw = flags[key] as JsonValue;
-      this.#add("flag", config.flags, this.#flagOrigins, key, () => (is(isFlag, raw) ? toFlag(raw) : undefined), {
+      this.#add("flag", config.flags, this.origins.flags, key, () => (is(isFlag, raw) ? toFlag(raw) : undefined), {
         doc,
         path: ["flags", key],
       });
     }
-  }
-
-  #flagOrigin(key: string): Origin | undefined {
-    const only = this.#onlyFlags;
-    return this.#flagOrigins.get(key) ?? (only && Object.hasOwn(only.flags, key) ? { doc: only.doc, path: ["flags", key] } : undefined);
   }
 
   /**
