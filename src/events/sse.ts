@@ -162,17 +162,6 @@ function flattenHead(res: ServerResponse): void {
 }
 
 /**
- * The stream on a Node response, after `headers` (those already set for this response, e.g.
- * CORS) and the SSE headers. Resolves once the response has closed, whoever closed it.
- */
-export function writeNodeSse(res: ServerResponse, headers: Iterable<[string, string]>, options: SseStreamOptions): Promise<void> {
-  return new Promise((resolve) => {
-    if (startNodeSse(res, headers, options)) res.once("close", () => resolve());
-    else resolve();
-  });
-}
-
-/**
  * The stream as a response body that h3 hands to srvx like a Node stream: srvx writes the head
  * (status 200 and the headers set on the event, which must include `sseHeaders`), then calls
  * `pipe` with the Node response. The request handler is done at once, so nothing of the request

@@ -3,7 +3,14 @@ import { connect, type AddressInfo } from "node:net";
 import { describe, expect, it } from "vitest";
 import type { Subscriber } from "../../src/events/channel.js";
 import { SseFrame } from "../../src/events/frame.js";
-import { createSseResponse, writeNodeSse, type SseStreamOptions } from "../../src/events/sse.js";
+import { createSseResponse, startNodeSse, type SseStreamOptions } from "../../src/events/sse.js";
+
+/** The stream on a Node response (as the fast path starts it), settled once the response has closed. */
+const writeNodeSse = (res: ServerResponse, headers: Iterable<[string, string]>, options: SseStreamOptions): Promise<void> =>
+  new Promise((resolve) => {
+    if (startNodeSse(res, headers, options)) res.once("close", () => resolve());
+    else resolve();
+  });
 
 function open(maxBufferedBytes: number) {
   let subscriber!: Subscriber;
@@ -86,7 +93,7 @@ const options = (over: Partial<SseStreamOptions> = {}): SseStreamOptions => ({
   ...over,
 });
 
-describe("writeNodeSse", () => {
+describe("startNodeSse", () => {
   it("writes the headers given, the SSE headers, the retry hint and what is sent, then ends on close()", async () => {
     const closes: string[] = [];
     let settled = false;
@@ -141,7 +148,7 @@ describe("writeNodeSse", () => {
   });
 });
 
-describe("writeNodeSse with frames encoded once for every client", () => {
+describe("startNodeSse with frames encoded once for every client", () => {
   const EVENT = 'event: x\ndata: {"k":"é"}\nid: 1\n\n'; // not ASCII: the chunk size counts bytes
   /** Sends two frames, then a third on a later turn, then closes. */
   const sendAll = (s: Subscriber) => {
