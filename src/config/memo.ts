@@ -13,6 +13,7 @@
  * Entries not used by a load are dropped at its end: the memo holds one configuration.
  */
 import type { CompileMemo } from "../engine/compile.js";
+import { Generation } from "../model/generation.js";
 import { isRecord, setOwn } from "../model/json.js";
 import type { ParsedFile } from "./parse.js";
 
@@ -38,26 +39,6 @@ export interface KnownParse {
   content: string;
   parsed: ParsedFile;
   entries: ReadonlyMap<string, object>;
-}
-
-/** One generation of keyed entries: what this load used, and what the last one left. */
-class Generation<K, V> {
-  #last = new Map<K, V>();
-  #now = new Map<K, V>();
-
-  get(key: K): V | undefined {
-    return this.#now.get(key) ?? this.#last.get(key);
-  }
-
-  set(key: K, value: V): void {
-    this.#now.set(key, value);
-  }
-
-  /** Entries this load did not use are forgotten. */
-  end(): void {
-    this.#last = this.#now;
-    this.#now = new Map();
-  }
 }
 
 export class LoadMemo {

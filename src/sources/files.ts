@@ -11,6 +11,7 @@ import { createHash } from "node:crypto";
 import { constants, type Stats } from "node:fs";
 import { open, readdir, stat, type FileHandle } from "node:fs/promises";
 import { setTimeout as sleep } from "node:timers/promises";
+import { Generation } from "../model/generation.js";
 import type { Input, InputSet } from "./inputs.js";
 
 /** Larger files are a problem, not a read (a config file is kilobytes; a runaway one would eat memory). */
@@ -150,8 +151,7 @@ interface KnownFile extends FileContent {
  * is not read again. Holds the files of the last read only.
  */
 export class FileTexts {
-  #last = new Map<string, KnownFile>();
-  #now = new Map<string, KnownFile>();
+  readonly #files = new Generation<string, KnownFile>();
   /** Files read from disk since this was made. */
   reads = 0;
   /** Bytes read from disk since this was made (a file read twice counts twice). */
@@ -162,21 +162,20 @@ export class FileTexts {
 
   /** The content of `path` when its signature now is the one of a read that was not racy. */
   async unchanged(path: string, inputs: InputSet | undefined): Promise<FileContent | undefined> {
-    const known = this.#last.get(path);
+    const known = this.#files.get(path);
     if (known === undefined || known.racyUntil !== undefined || (await signatureOf(path)) !== known.signature) return undefined;
-    this.#now.set(path, known);
+    this.#files.set(path, known);
     inputs?.add(new FileInput(path, known.signature));
     return known;
   }
 
   set(path: string, known: KnownFile): void {
-    this.#now.set(path, known);
+    this.#files.set(path, known);
   }
 
   /** A read of the source is done: files it did not read are forgotten. */
   end(): void {
-    this.#last = this.#now;
-    this.#now = new Map();
+    this.#files.end();
   }
 }
 
