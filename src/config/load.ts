@@ -373,7 +373,8 @@ function buildUnguarded(input: FoundEnvironment, env: EnvVars, problems: Problem
   for (const [key, list] of merged.flagProblems) addTo(flagProblems, key, ...list);
   // Everything reported so far is outside flags and segments (or a file that could not be read).
   const fatal = problems.has(name);
-  for (const list of [...flagProblems.values(), ...segmentProblems.values()]) problems.add(name, ...list);
+  // (A problem of two flags is reported once.)
+  problems.add(name, ...new Set([...flagProblems.values(), ...segmentProblems.values()].flat()));
 
   const compiled = compileAndLocate(merged, segmentProblems.keys(), memo?.compiled.get(name));
   memo?.count("flagsCompiled", compiled.compiledFlags);

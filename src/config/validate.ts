@@ -46,11 +46,16 @@ export function validateDocument(doc: EnvDocument, knownValid?: WeakSet<object>)
     else if ("flag" in scope) addTo(check.flagProblems, scope.flag, problem);
     else addTo(check.segmentProblems, scope.segment, problem);
   };
+  const semantic = isRecord(value) ? semanticProblems(doc, value) : [];
   if (!validateEnvironmentSchema(value)) {
     check.schemaValid = false;
-    for (const { path, problem } of schemaProblems(doc, value, validateEnvironmentSchema.errors ?? [])) add(path, problem);
+    // Said better by a semantic problem about the same place.
+    const covered = semantic.flatMap(({ covers }) => (covers ? [covers] : []));
+    for (const { path, problem } of schemaProblems(doc, value, validateEnvironmentSchema.errors ?? [])) {
+      if (!covered.some((at) => at.every((seg, i) => path[i] === seg))) add(path, problem);
+    }
   }
-  if (isRecord(value)) for (const { path, problem } of semanticProblems(doc, value)) add(path, problem);
+  for (const { path, problem } of semantic) add(path, problem);
   for (const { path, problem } of nonFiniteNumbers(doc, value)) add(path, problem);
   const flags = isRecord(value) ? value.flags : undefined;
   check.flagsChecked = Array.isArray(flags) ? flags.length : isRecord(flags) ? Object.keys(flags).length : 0;
@@ -98,6 +103,8 @@ export function scopeOf(value: unknown, path: JsonPath): Scope {
 interface Located {
   path: JsonPath;
   problem: Problem;
+  /** The schema's errors at or under this path say the same less well: they are left out. */
+  covers?: JsonPath;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -213,15 +220,22 @@ function semanticProblems(doc: EnvDocument, value: Record<string, unknown>): Loc
     if (!isRecord(flag) || !isRecord(flag.variants)) return;
     for (const [at, message] of checkVariants(flag.variants)) report(["flags", id, "variants", ...at], message);
     const dv = flag.defaultVariant;
-    if (typeof dv === "string" && !Object.prototype.hasOwnProperty.call(flag.variants, dv)) {
-      const names = Object.keys(flag.variants)
-        .map((n) => `'${n}'`)
-        .join(", ");
+    const names = Object.keys(flag.variants)
+      .map((n) => `'${n}'`)
+      .join(", ");
+    if (typeof dv === "string" && !Object.hasOwn(flag.variants, dv)) {
       report(["flags", id, "defaultVariant"], `defaultVariant '${dv}' is not one of the variants (${names})`);
+    } else if (dv !== undefined && dv !== null && typeof dv !== "string") {
+      const what = Array.isArray(dv) ? "a list" : typeof dv === "object" ? "a mapping" : `${typeof dv} ${JSON.stringify(dv)}`;
+      const quoted = typeof dv === "boolean" || typeof dv === "number" ? ` (quote it, "${String(dv)}", if a variant is named so)` : "";
+      const path = ["flags", id, "defaultVariant"];
+      const message = `${formatPath(path)}: must name one of the variants (${names}), or be null; this is ${what}${quoted}`;
+      problems.push({ path, problem: docProblem(doc, path, message), covers: path });
     }
   };
   if (Array.isArray(value.flags)) value.flags.forEach((flag, i) => checkFlag(i, flag));
   else if (isRecord(value.flags)) for (const key of Object.keys(value.flags)) checkFlag(key, value.flags[key]);
+  if (isRecord(doc.value) && isRecord(doc.value.flags)) problems.push(...flagsNamedLikeFields(doc, doc.value.flags));
   if (Array.isArray(value.notifications)) {
     value.notifications.forEach((n, i) => {
       // Skipped while a `${NAME}` is left unexpanded: the unset variable is the problem reported.
@@ -235,6 +249,29 @@ function semanticProblems(doc: EnvDocument, value: Record<string, unknown>): Loc
 }
 
 const UNEXPANDED = /\$\{[A-Za-z_][A-Za-z0-9_]*\}/;
+
+/** The fields of a flag: a flag key among them is nearly always a field indented too little. */
+const FLAG_FIELDS = new Set(["state", "variants", "defaultVariant", "targeting", "metadata"]);
+
+/**
+ * A flag named like a flag's field (`targeting:` indented two spaces instead of four) is a
+ * problem of that flag and of the flag above it, which as written lacks that field: the one
+ * would serve without its targeting, say, with no other problem to tell.
+ */
+function flagsNamedLikeFields(doc: EnvDocument, flags: Record<string, unknown>): Located[] {
+  const found: Located[] = [];
+  const keys = Object.keys(flags);
+  keys.forEach((key, i) => {
+    if (!FLAG_FIELDS.has(key)) return;
+    const above = keys.slice(0, i).findLast((k) => !FLAG_FIELDS.has(k));
+    const consequence = above ? `, and flag '${above}' above it has no ${key}` : "";
+    const message = `flags.${key}: '${key}' is a flag's field, not a flag name: is it indented too little? As written it is a flag of its own${consequence}`;
+    const problem = docProblem(doc, ["flags", key], message, "key");
+    found.push({ path: ["flags", key], problem, covers: ["flags", key] });
+    if (above) found.push({ path: ["flags", above], problem });
+  });
+  return found;
+}
 
 const isHttpUrl = (text: string): boolean => {
   try {

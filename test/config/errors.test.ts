@@ -131,6 +131,41 @@ describe("problems are located at file:line:col", () => {
     ).toEqual(["<dir>/dev.yaml:4:21 defaultVariant 'of' is not one of the variants ('on', 'off')"]);
   });
 
+  it("a defaultVariant that is not a name: it must name a variant (a boolean or number is not one)", async () => {
+    const flag = (dv: string) => lines("flags:", "  a:", "    variants: { on: true, off: false }", `    defaultVariant: ${dv}`);
+    expect(await problemsOf("dev.yaml", flag("false"))).toEqual([
+      `<dir>/dev.yaml:4:21 flags.a.defaultVariant: must name one of the variants ('on', 'off'), or be null; this is boolean false (quote it, "false", if a variant is named so)`,
+    ]);
+    expect(await problemsOf("dev.yaml", flag("[on]"))).toEqual([
+      "<dir>/dev.yaml:4:5 flags.a.defaultVariant: must name one of the variants ('on', 'off'), or be null; this is a list",
+    ]);
+  });
+
+  it("a flag named like a flag's field (indented too little): asks so, and the flag above it is not served without that field", async () => {
+    const file = await tmp.write(
+      "dev.yaml",
+      lines(
+        "flags:",
+        "  new-checkout:",
+        "    variants: { on: true, off: false }",
+        "    defaultVariant: 'off'",
+        "  targeting:", // meant four spaces in, under new-checkout
+        "    if: [{ ends_with: [{ var: email }, '@example.com'] }, 'on', 'off']",
+        "  other:",
+        "    variants: { on: true }",
+        "    defaultVariant: 'on'",
+      ),
+    );
+    const load = await loadConfig(file);
+    expect(problemLines(load, tmp.path)).toEqual([
+      "<dir>/dev.yaml:5:3 flags.targeting: 'targeting' is a flag's field, not a flag name: is it indented too little? As written it is a flag of its own, and flag 'new-checkout' above it has no targeting",
+    ]);
+    // Neither is served as written (new-checkout would answer without its targeting); the others are.
+    const dev = load.environments.get("dev")!;
+    expect(Object.keys(dev.config.invalidFlags ?? {}).sort()).toEqual(["new-checkout", "targeting"]);
+    expect(Object.keys(dev.config.flags)).toEqual(["other"]);
+  });
+
   it("unresolved $ref, at the $ref value", async () => {
     const problems = await problemsOf(
       "dev.yaml",
