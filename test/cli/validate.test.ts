@@ -4,7 +4,7 @@ import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
 import { OFREP_FIXTURE } from "../helpers/fixtures.js";
-import { cleanupAfterEach, runHere } from "./run.js";
+import { cleanupAfterEach, run, runHere } from "./run.js";
 
 const EXAMPLE = fileURLToPath(new URL("../../flags.example.yaml", import.meta.url));
 const t = cleanupAfterEach();
@@ -29,6 +29,30 @@ describe("flagserve validate", () => {
     const bundled = await runHere(["validate"], { cwd: empty.path });
     expect(bundled.code).toBe(0);
     expect(bundled.stdout).toContain("development (5 flags)");
+  });
+
+  it("a file of 50 000 compact nested lists (`- - -`, 100 KB), as flags or as tests: a problem at its line, no stack trace", async () => {
+    const deep = `${"- ".repeat(50_000)}x\n`;
+    const dir = await t.dir({
+      "flags/good.yaml": OFREP_FIXTURE,
+      "flags/deep.yaml": `flags:\n  f:\n    variants:\n      a:\n        ${deep}`,
+      "flags/good.test.yaml": `tests:\n${deep}`,
+    });
+    const message = "the document is nested deeper than 128 levels of mappings and lists; no flag configuration needs that";
+    // The root, flags, f and variants are four levels, the 125th `- ` opens the 129th; in the test
+    // file the root and `tests` are two, and the 128th `- ` opens it.
+    const flags = `flags/deep.yaml:5:${8 + 2 * 124 + 1} ${message}`;
+    const tests = `flags/good.test.yaml:2:${2 * 127 + 1} ${message}`;
+    const validate = await run(["validate", "flags"], { cwd: dir.path });
+    expect(validate.stderr).not.toMatch(/RangeError|Maximum call stack|\n\s+at /);
+    expect(validate.stderr).toContain(flags);
+    expect(validate.stderr).toContain(tests);
+    expect(validate.code).toBe(1);
+    const test = await run(["test", "flags"], { cwd: dir.path });
+    const output = test.stdout + test.stderr;
+    expect(output).not.toMatch(/RangeError|Maximum call stack|\n\s+at /);
+    expect(output).toContain(tests);
+    expect(test.code).toBe(2);
   });
 
   it("reports every problem as file:line:col on stderr and exits 1", async () => {
