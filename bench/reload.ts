@@ -16,7 +16,9 @@
  * Meanwhile this process evaluates one flag every 2 ms on a keep-alive connection to the server
  * being edited, until --pause ms after the event: the longest of those evaluations is how long a
  * request waited behind a reload. Beside it, the longest evaluation in as long a window just
- * before each edit, on the same server: what the machine alone costs.
+ * before each edit, on the same server: what the machine alone costs. The server's CPU time
+ * (all its threads, from /proc) in the edit's window less that of the window before it is what
+ * the edit cost it.
  *
  *   npm run bench:reload
  *   npm run bench:reload -- --edits 5                               # a quick check
@@ -32,6 +34,7 @@ import { parseArgs } from "node:util";
 import {
   BIN,
   benchFile,
+  cpuMicrosOf,
   environmentYaml,
   flagKey,
   header,
@@ -147,6 +150,8 @@ interface Config {
   key: string;
   flag: string;
   latencies: number[];
+  /** The server's CPU time per edit, ms: its edit's window less the windows before it. */
+  cpu: number[];
   /** The longest evaluation in the edits' windows, and in as many windows as long without an edit. */
   maxEval: number;
   maxEvalIdle: number;
@@ -169,6 +174,7 @@ async function setUp(dir: string, label: string, short: string, files: number, f
     key,
     flag: flagKey(1, flags),
     latencies: [],
+    cpu: [],
     maxEval: 0,
     maxEvalIdle: 0,
   };
@@ -200,17 +206,24 @@ async function measureEdits(configs: Config[], dir: string): Promise<void> {
   // Every file's last change is well in the past (as in a directory edited now and then).
   await pause(2500);
   for (let round = 0; round < EDITS; round++) {
-    for (const { config, clients, probe } of round % 2 === 0 ? running : [...running].reverse()) {
+    for (const { config, server, clients, probe } of round % 2 === 0 ? running : [...running].reverse()) {
+      const pid = server.child.pid!;
       await clients.ask({ type: "prepare", file: config.file, content: config.versions[(round + 1) % 2] });
       probe.reset();
       probe.active = true;
+      const idleFrom = cpuMicrosOf(pid);
       await pause(PAUSE_MS);
+      const idleCpu = cpuMicrosOf(pid) - idleFrom;
       config.maxEvalIdle = Math.max(config.maxEvalIdle, probe.max);
       probe.reset();
+      const editFrom = cpuMicrosOf(pid);
+      const editAt = performance.now();
       const { latencies } = await clients.ask<{ latencies: number[] }>({ type: "edit", timeoutMs: 30_000 });
       if (latencies[0]! < 0) throw new Error(`${config.label}: no flag-updated within 30 s of edit ${round + 1}`);
-      await pause(PAUSE_MS);
+      // Two idle windows long from the write, so that the CPU time of the edit's window compares.
+      await pause(Math.max(0, 2 * PAUSE_MS - (performance.now() - editAt)));
       probe.active = false;
+      config.cpu.push((cpuMicrosOf(pid) - editFrom - 2 * idleCpu) / 1000);
       config.maxEval = Math.max(config.maxEval, probe.max);
       config.latencies.push(latencies[0]!);
     }
@@ -288,6 +301,7 @@ await withTempDir(async (dir) => {
       "ratio to 100 flags",
       "longest evaluation during the reloads, ms",
       "without a reload, ms",
+      "server CPU per edit, median ms",
     ],
     configs.map((c) => [
       c.label,
@@ -296,6 +310,7 @@ await withTempDir(async (dir) => {
       ratio(median(c.latencies), base),
       c.maxEval.toFixed(1),
       c.maxEvalIdle.toFixed(1),
+      median(c.cpu).toFixed(1),
     ]),
   );
   console.log();
