@@ -43,7 +43,7 @@ Examples:
   $ flagserve session show checkout-test   what an app asked with X-Flagserve-Session: checkout-test
   $ flagserve test --coverage          run the cases in flags/*.test.yaml, report untested branches
   $ flagserve diff --git origin/main   what the flag files change since origin/main
-  $ flagserve manifest --env production   flags.json for openfeature generate (typed flags)
+  $ flagserve manifest -e production   flags.json for openfeature generate (typed flags)
 Run "flagserve <command> --help" for a command's options.`,
     );
   program.addCommand(serveCommand(), { isDefault: true });
