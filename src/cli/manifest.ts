@@ -57,23 +57,25 @@ export function manifestCommand(): Command {
 }
 
 const MANIFEST_HELP = `
-The manifest lists each flag's flagType (boolean, string, integer, float, object: integer
-when every number variant is whole), its defaultValue (the default variant's value: what the
-server answers when no targeting matches) and its description (the flag's metadata.description).
-Keys are sorted, so it diffs well. Without --env: the flags every environment defines, each
-with the same type, default value and description everywhere (others are left out, with a
-note; disagreements are problems).
-Output: the file, and one line on stdout ("wrote FILE: N flags of ENV", or "FILE is up to
-date"); with -o - the manifest on stdout. --check: what differs, on stderr.
-Exit status: 0 written or up to date, 1 a problem (invalid files, a flag without a
-defaultVariant, environments that disagree) or, with --check, a file that is not up to date;
-2 usage error.
+Each flag's flagType (boolean, string, integer, float or object; integer when
+every number variant is whole), defaultValue (its default variant's value: what
+the server answers when no targeting matches) and description (its own
+metadata.description). Keys are sorted, so the file diffs well.
+Without --env: the flags that every environment defines alike (same type,
+default value and description); the others are left out, with a note, and a
+flag the environments disagree on is a problem.
+Output: the file and one line on stdout ("wrote FILE: ..." or "FILE is up to
+date: ..."), or with -o - the manifest on stdout. Problems, and what --check
+finds different, on stderr.
+Exit status: 0 written or up to date, 1 a problem (invalid files, a flag
+without a defaultVariant, environments that disagree) or a --check that finds
+differences, 2 usage error.
 
 Examples:
-  $ flagserve manifest --env production                 write flags.json
-  $ openfeature generate nodejs                         then typed accessors from it
-  $ flagserve manifest --env production --check         in CI: is flags.json up to date?
-  $ flagserve manifest ./flags --env development -o - | jq '.flags | keys'`;
+  $ flagserve manifest --env production          write flags.json
+  $ openfeature generate nodejs                  then typed accessors from it
+  $ flagserve manifest --env production --check  in CI: flags.json up to date?
+  $ flagserve manifest ./flags -e development -o - | jq '.flags | keys'`;
 
 /** The source (a directory, or the file itself) that `file` lies in, if any: it would be read as flags. */
 function sourceHolding(specs: readonly string[], file: string): string | undefined {
