@@ -144,10 +144,13 @@ async function runManifest(args: readonly string[], specs: string[], flags: Mani
   const text = manifestText(build.manifest);
   if (flags.output === "-") return out(text.trimEnd());
   const file = displayPath(resolve(flags.output));
-  const before = await readFile(flags.output, "utf8").catch((error: NodeJS.ErrnoException) => {
-    if (error.code === "ENOENT") return undefined;
-    throw error;
-  });
+  const cause = (error: unknown) => (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+  let before: string | undefined;
+  try {
+    before = await readFile(flags.output, "utf8");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "ENOENT") return fail(`cannot read ${file}: ${cause(error)}`);
+  }
   if (flags.check) {
     const differences = before === undefined ? undefined : differencesFrom(before, build.manifest, file);
     if (differences?.length === 0) return out(`${file} is up to date: ${what}`);
@@ -159,7 +162,11 @@ async function runManifest(args: readonly string[], specs: string[], flags: Mani
   }
   if (before === text) return out(`${file} is up to date: ${what}`);
   const { writeFileDurable } = await import("../store/durable-write.js");
-  await writeFileDurable(flags.output, text);
+  try {
+    await writeFileDurable(flags.output, text);
+  } catch (error) {
+    return fail(`cannot write ${file}: ${cause(error)}`);
+  }
   out(`wrote ${file}: ${what}`);
 }
 
@@ -185,7 +192,8 @@ const shown = (value: unknown): string => {
  * What differs between a manifest file's flags and the manifest of the flag files: flags missing
  * on either side, and each flag's flagType, defaultValue and description (data compared, not
  * text: formatting, key order and `$schema` do not count, and an empty description is none, as
- * the OpenFeature CLI reads it). Undefined when the file is not JSON or not a manifest.
+ * the OpenFeature CLI reads it). A file that is not JSON, or not a manifest, is one difference
+ * saying so.
  */
 function differencesFrom(text: string, manifest: Manifest, file: string): string[] {
   let onDisk: unknown;

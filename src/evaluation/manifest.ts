@@ -69,9 +69,9 @@ const typeOfValue = (value: JsonValue): ManifestFlagType | "null" => {
 };
 
 /**
- * The type of a flag's variants (or of one flag's variants in several environments): one JSON
- * type, numbers being `integer` when every one is whole and `float` as soon as one is not. Else
- * what is wrong (the loader already refuses mixed types; this never guesses).
+ * The type of a flag's variant values: one JSON type, numbers being `integer` when every one is
+ * whole and `float` as soon as one is not. Else what is wrong (the loader already refuses mixed
+ * types; this never guesses).
  */
 export function flagTypeOf(values: Iterable<JsonValue>): ManifestFlagType | { problem: string } {
   const types = new Set<ManifestFlagType | "null">();
@@ -238,5 +238,5 @@ function elsewhere(names: readonly string[], texts: readonly string[], here: num
   return [...byText].map(([text, envs]) => `${text} in ${envs.join(", ")}`).join("; ");
 }
 
-/** The manifest file's text: every object's keys sorted, two-space indents and a final newline, as the OpenFeature CLI writes it. */
+/** The manifest file's text: every object's keys sorted, two-space indents and a final newline (the OpenFeature CLI's own layout). */
 export const manifestText = (manifest: Manifest): string => `${canonicalJson(manifest, 2)}\n`;

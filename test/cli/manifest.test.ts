@@ -115,6 +115,20 @@ describe("flagserve manifest (in-process)", () => {
     expect(refused.stderr).toMatch(/^error: --check compares with a file/);
   });
 
+  it("says why a file cannot be written or checked", async () => {
+    const project = await dir({ "flags/development.yaml": DEVELOPMENT, "flags.json": "{ not json" });
+    const flags = project.file("flags");
+    const missing = project.file("no-such-dir/flags.json");
+    expect(await runHere(["manifest", flags, "-o", missing])).toEqual({
+      code: 1,
+      stdout: "",
+      stderr: `flagserve manifest: cannot write ${missing}: ENOENT\n`,
+    });
+    const broken = await runHere(["manifest", flags, "-o", project.file("flags.json"), "--check"]);
+    expect(broken.code).toBe(1);
+    expect(broken.stderr).toContain(`  ${project.file("flags.json")} is not JSON: `);
+  });
+
   it("refuses to write the manifest inside a source, where it would be read as flags", async () => {
     const project = await dir({ "flags/development.yaml": DEVELOPMENT });
     const ran = await runHere(["manifest", project.file("flags"), "-o", project.file("flags/flags.json")]);
