@@ -41,7 +41,7 @@ export function registerManifestRoutes(app: H3, { store, metrics, logger }: Mani
     }
   };
 
-  app.get(MANIFEST_ROUTE, (event) =>
+  const answerManifest = (event: H3Event) =>
     inApiShape(event, () => {
       const snapshot = environmentFor(store, event.req.headers);
       const envelope = manifestEnvelope(snapshot);
@@ -55,12 +55,17 @@ export function registerManifestRoutes(app: H3, { store, metrics, logger }: Mani
       }
       event.res.headers.set("x-manifest-capabilities", "read");
       return json(event, envelope);
-    }),
-  );
+    });
+  app.get(MANIFEST_ROUTE, answerManifest);
   app.all(MANIFEST_ROUTE, (event) =>
-    inApiShape(event, () => {
-      throw apiError(405, "METHOD_NOT_ALLOWED", `${event.req.method} is not allowed here; use GET`, { headers: { allow: "GET, OPTIONS" } });
-    }),
+    // HEAD is GET without the body (Node sends none); h3 would map it to GET had no route caught it here.
+    event.req.method === "HEAD"
+      ? answerManifest(event)
+      : inApiShape(event, () => {
+          throw apiError(405, "METHOD_NOT_ALLOWED", `${event.req.method} is not allowed here; use GET`, {
+            headers: { allow: "GET, HEAD, OPTIONS" },
+          });
+        }),
   );
   for (const route of WRITE_ROUTES) {
     app.all(route, (event) =>

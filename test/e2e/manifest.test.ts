@@ -198,7 +198,7 @@ describe("a flag of every type", () => {
     }
   });
 
-  it("answers 405 to the API's writes, saying the files are the source of truth", async () => {
+  it("answers 405 to the API's writes, saying the files are the source of truth (and HEAD as GET)", async () => {
     for (const [method, path] of [
       ["POST", "/openfeature/v0/manifest/flags"],
       ["PUT", "/openfeature/v0/manifest/flags/bool-flag"],
@@ -211,7 +211,9 @@ describe("a flag of every type", () => {
       expect(body.error).toMatchObject({ status: 405, message: expect.stringContaining("flag files are the source of truth") });
     }
     const post = await get({ "x-api-key": KEY }, "/openfeature/v0/manifest", "POST");
-    expect([post.status, post.headers.get("allow")]).toEqual([405, "GET, OPTIONS"]);
+    expect([post.status, post.headers.get("allow")]).toEqual([405, "GET, HEAD, OPTIONS"]);
+    const head = await get({ "x-api-key": KEY }, "/openfeature/v0/manifest", "HEAD");
+    expect([head.status, head.headers.get("x-manifest-capabilities"), await head.text()]).toEqual([200, "read", ""]);
   });
 
   it("answers browsers as OFREP does (CORS), and is counted in /metrics", async () => {
