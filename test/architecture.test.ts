@@ -216,8 +216,8 @@ describe("src/ layering", () => {
 });
 
 describe("client commands", () => {
-  it("flagserve test and flagserve diff load neither the HTTP server nor the watcher", () => {
-    for (const command of ["test.ts", "diff.ts"]) {
+  it("flagserve test, diff and manifest load neither the HTTP server nor the watcher", () => {
+    for (const command of ["test.ts", "diff.ts", "manifest.ts"]) {
       const reached = runtimeReach(join(SRC, "cli", command));
       expect(reached).toContain(join(SRC, "config", "load.ts"));
       expect([...reached].filter((r) => ["h3", "listhen", "chokidar"].includes(r))).toEqual([]);

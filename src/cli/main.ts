@@ -10,6 +10,7 @@ import { healthCommand } from "./health.js";
 import { eventsCommand } from "./events.js";
 import { initCommand } from "./init.js";
 import { keysCommand } from "./keys.js";
+import { manifestCommand } from "./manifest.js";
 import { overrideCommand } from "./override.js";
 import { output, VERSION, type TextSink } from "./paths.js";
 import { serveCommand } from "./serve.js";
@@ -42,6 +43,7 @@ Examples:
   $ flagserve session show checkout-test   what an app asked with X-Flagserve-Session: checkout-test
   $ flagserve test --coverage          run the cases in flags/*.test.yaml, report untested branches
   $ flagserve diff --git origin/main   what the flag files change since origin/main
+  $ flagserve manifest -e production   flags.json for openfeature generate (typed flags)
 Run "flagserve <command> --help" for a command's options.`,
     );
   program.addCommand(serveCommand(), { isDefault: true });
@@ -55,6 +57,7 @@ Run "flagserve <command> --help" for a command's options.`,
   program.addCommand(sessionCommand());
   program.addCommand(testCommand());
   program.addCommand(diffCommand());
+  program.addCommand(manifestCommand());
 
   // Every command: throw instead of exiting (runCli maps the code), a one-line error followed by
   // where to find the usage, and help and errors written where the commands print.

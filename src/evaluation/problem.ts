@@ -13,6 +13,7 @@ export type ErrorCode =
   | "NOT_FOUND"
   | "FLAG_NOT_FOUND"
   | "RATE_LIMITED"
+  | "INVALID_FLAGS"
   | "INTERNAL";
 
 export interface ErrorBody {

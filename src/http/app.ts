@@ -15,6 +15,7 @@ import { formatSample } from "../model/prometheus.js";
 import { Metrics } from "./metrics.js";
 import { createFastPath, type NodeFastPath } from "./fast-path.js";
 import { ANY_ORIGIN_CORS_HEADERS, countResponse, errorResponse } from "./front-door.js";
+import { MANIFEST_ROUTE, registerManifestRoutes } from "./manifest.js";
 import { registerOfrepRoutes } from "./ofrep.js";
 import { createOfrepAnswerer, type OfrepAnswerer } from "../answers/ofrep-answers.js";
 
@@ -47,14 +48,16 @@ export interface AppOptions {
 }
 
 /**
- * The routes browsers call from other origins: OFREP and the event streams. They carry no
+ * The routes browsers call from other origins: OFREP, the event streams and the flag manifest
+ * (the OpenFeature CLI's API, for tools that run in a browser). They carry no
  * credentials (the key is a header or a token in the URL, never a cookie), so a preflight may
  * allow whatever request headers it asks for: the Flipswitch SDKs send `X-Flipswitch-*`,
  * `Cache-Control` and `Last-Event-ID`, the OFREP providers `X-Service-*`, `If-None-Match`;
  * test suites `X-Flagserve-Session`.
  * Probes and metrics get no CORS headers at all: no web page needs to read them.
  */
-const isCorsRoute = (path: string): boolean => path.startsWith("/ofrep/") || path === EVENTS_PATH;
+const isCorsRoute = (path: string): boolean =>
+  path.startsWith("/ofrep/") || path === EVENTS_PATH || path === MANIFEST_ROUTE || path.startsWith(`${MANIFEST_ROUTE}/`);
 
 /** What h3's handleCors sets on a simple request when any origin is allowed (on both header sets, as it does). */
 function setSimpleCorsHeaders(event: H3Event): void {
@@ -123,6 +126,7 @@ export function createApp(options: AppOptions): { app: H3; fastPath?: NodeFastPa
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const answerer = createOfrepAnswerer({ eventStreamPath: hub ? ofrepStreamPath : undefined, evaluations, enrich, sessions });
   registerOfrepRoutes(app, { store, answerer, maxBodyBytes, faults });
+  registerManifestRoutes(app, { store, metrics, logger });
   let streams: EventStreams | undefined;
   if (hub) {
     const { clientIpHeader, maxStreamsPerIp, maxBufferedBytes } = options;

@@ -165,7 +165,7 @@ const describe = (value: unknown): string => {
  * Flag key and path inside its definition -> file:line, from the environment's files (parsed
  * again here, with positions: coverage is reported once per run).
  */
-async function locator(config: EnvironmentConfig): Promise<(flag: string, path: JsonPath) => { file?: string; line?: number }> {
+export async function locator(config: EnvironmentConfig): Promise<(flag: string, path: JsonPath) => { file?: string; line?: number }> {
   const docs: { source: Source; prefix: JsonPath; flags: Record<string, unknown> }[] = [];
   for (const file of config.files) {
     const text = await readFile(file, "utf8").catch(() => undefined);

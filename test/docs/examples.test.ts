@@ -177,17 +177,23 @@ const runnable = (page: string) => {
   });
 };
 
-/** A server on the bundled example, started in the clone as the README says (`npx flagserve`), on a free port. */
-function withServer(env: Record<string, string>) {
-  const ctx = { server: undefined as CliProcess | undefined, port: "", state: "" };
+/**
+ * A server on the bundled example, started in the clone as the README says (`npx flagserve`), on a
+ * free port. The page's commands run in the clone, or with `inEmptyDir` in an empty directory of
+ * their own (commands that write files, as in a project without ./flags).
+ */
+function withServer(env: Record<string, string>, inEmptyDir = false) {
+  const ctx = { server: undefined as CliProcess | undefined, port: "", state: "", cwd: ROOT };
   beforeAll(async () => {
     ctx.state = await mkdtemp(join(tmpdir(), "flagserve-docs-state-"));
+    if (inEmptyDir) ctx.cwd = await mkdtemp(join(tmpdir(), "flagserve-docs-cwd-"));
     ctx.server = runCli(["--port", "0"], { cwd: ROOT, env: { ...env, XDG_STATE_HOME: ctx.state } });
     ctx.port = (await ctx.server.waitFor(/^ready http:\/\/127\.0\.0\.1:(\d+)$/m))[1]!;
   });
   afterAll(async () => {
     await ctx.server?.stop();
     await rm(ctx.state, { recursive: true, force: true });
+    if (ctx.cwd !== ROOT) await rm(ctx.cwd, { recursive: true, force: true });
   });
   /** Runs a page's command as a reader would, against this server. */
   const sh = (command: string) =>
@@ -198,7 +204,7 @@ function withServer(env: Record<string, string>) {
         .replace(/^(npx flagserve (override|session) .*)$/gm, `$1 --url ${url}`)
         .replace(/\bnpx flagserve\b/g, `"${process.execPath}" "${BIN}"`);
       const vars = { ...process.env, ...env, XDG_STATE_HOME: ctx.state, FLAGSERVE_URL: url };
-      execFile("/bin/sh", ["-c", script], { cwd: ROOT, env: vars }, (error, stdout, stderr) =>
+      execFile("/bin/sh", ["-c", script], { cwd: ctx.cwd, env: vars }, (error, stdout, stderr) =>
         resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
       );
     });
@@ -236,15 +242,31 @@ describe("the README's first-run path against a real server", () => {
   ); // npx takes seconds to start on a busy machine
 });
 
+/**
+ * Commands a page shows that cannot run here, by page: every other ```sh block of these pages
+ * must be followed by what it prints, so that it is run. The OpenFeature CLI is a Go program,
+ * not installed where the tests run.
+ */
+const NOT_RUN_HERE: Record<string, RegExp> = { "docs/typed-flags.md": /^openfeature /m };
+
 // The pages whose examples call the bundled example's server; each gets its own, started with
 // the variables the page exports (the admin token it chooses), and TOKEN set to that token as
-// the page does.
-describe.each(["docs/api.md", "docs/ci.md"])("%s against a real server", (page) => {
+// the page does. typed-flags.md's commands write flags.json, so they run in an empty directory.
+describe.each(["docs/api.md", "docs/ci.md", "docs/typed-flags.md"])("%s against a real server", (page) => {
   const blocks = ALL.find((p) => p.page === page)!.blocks;
   const env = exportsBefore(blocks, Infinity);
   if (env.FLAGSERVE_ADMIN_TOKEN) env.TOKEN = env.FLAGSERVE_ADMIN_TOKEN;
-  const { sh } = withServer(env);
+  const { sh } = withServer(env, page === "docs/typed-flags.md");
   const pairs = runnable(page);
+
+  const notRun = NOT_RUN_HERE[page];
+  if (notRun)
+    it("runs every command of the page but those that cannot run here", () => {
+      const shown = blocks.filter((b) => /^(sh|bash)$/.test(b.info));
+      const skipped = shown.filter((b) => notRun.test(b.text));
+      expect(skipped.length).toBeGreaterThan(0);
+      expect(shown.filter((b) => !skipped.includes(b)).map((b) => b.line)).toEqual(pairs.map((p) => p.line));
+    });
 
   it.each(pairs.map((p) => [`${page}:${p.line}`, p] as const))(
     "%s prints what the page shows",
