@@ -3,12 +3,18 @@
  * reached. The environment is compiled again with a RuleInstrument (engine/compile.ts) that wraps
  * every `if` branch and every `fractional` in a tracing operator; the answer's reason says when
  * the default was reached. Only `flagserve test --coverage` builds this; the server never does.
+ *
+ * Only branches some context can reach are counted (docs/testing-flags.md, "Rule coverage"): the
+ * default is left out when the targeting answers a variant on every path (alwaysAnswers), and a
+ * `fractional` counts one branch per variant that has buckets (weight above 0). Conditions are
+ * not judged: whether a context meets one is what the cases are for.
  */
 import { readFile } from "node:fs/promises";
 import type { LogicEngine } from "json-logic-engine";
 import { parseYaml } from "../config/parse.js";
 import type { Source } from "../config/positions.js";
 import { compileEnvironment, type RuleInstrument } from "../engine/compile.js";
+import { parseDistribution } from "../engine/fractional.js";
 import type { CompiledFlag, Evaluation } from "../engine/types.js";
 import { isEvaluationError } from "../engine/types.js";
 import { isRecord } from "../model/json.js";
@@ -43,7 +49,8 @@ export class CoverageTracker {
   readonly #hits = new Set<number>();
   /** Flag -> index of its `default` (or only) branch. */
   readonly #outcome = new Map<string, number>();
-  readonly #fractionals = new Map<number, { first: number; variants: unknown[] }>();
+  /** Per traced `fractional`: variant -> its branch. */
+  readonly #fractionals = new Map<number, Map<unknown, number>>();
   readonly flags: Map<string, CompiledFlag>;
 
   constructor(readonly config: EnvironmentConfig) {
@@ -55,9 +62,8 @@ export class CoverageTracker {
         }) as never);
         engine.addMethod("$coverage_fractional", ((args: [number, unknown]) => {
           const [id, result] = args;
-          const fractional = this.#fractionals.get(id);
-          const at = fractional ? fractional.variants.findIndex((v) => v === result) : -1;
-          if (fractional && at >= 0) this.#hits.add(fractional.first + at);
+          const branch = this.#fractionals.get(id)?.get(result);
+          if (branch !== undefined) this.#hits.add(branch);
           return result;
         }) as never);
       },
@@ -80,7 +86,9 @@ export class CoverageTracker {
     }
     this.flags = compileEnvironment(config, { instrument }).flags;
     for (const [key, def] of Object.entries(config.flags)) {
-      if (!this.#outcome.has(key)) this.#outcome.set(key, this.#add(key, `default ("${String(def.defaultVariant)}")`, ["defaultVariant"]));
+      // Targeting that answers a variant on every path never falls back to the default.
+      if (this.#outcome.has(key) || alwaysAnswers(def.targeting)) continue;
+      this.#outcome.set(key, this.#add(key, `default ("${String(def.defaultVariant)}")`, ["defaultVariant"]));
     }
   }
 
@@ -140,19 +148,57 @@ export class CoverageTracker {
     }
     if (op === "fractional" && Array.isArray(args) && args.length > 0) {
       const entries = Array.isArray(args[0]) ? args.map((a, i) => [a, i] as const) : args.slice(1).map((a, i) => [a, i + 1] as const);
-      const first = this.branches.length;
-      const variants = entries.map(([entry, i]) => {
-        const variant: unknown = Array.isArray(entry) ? entry[0] : undefined;
-        const weight: unknown = Array.isArray(entry) ? entry[1] : undefined;
-        this.#add(flag, `fractional bucket ${describe(variant)}${typeof weight === "number" ? ` (weight ${weight})` : ""}`, [...inner, i]);
-        return variant;
-      });
+      // One branch per variant: entries naming the same variant cannot be told apart by the
+      // answer, and a bucket of weight 0 (or below) is never picked.
+      const buckets = new Map<unknown, { at: number; weights: unknown[] }>();
+      for (const [entry, i] of entries) {
+        const variant: unknown = Array.isArray(entry) ? (entry[0] ?? null) : undefined;
+        const weight: unknown = Array.isArray(entry) && entry.length >= 2 ? (entry[1] ?? 1) : 1;
+        if (typeof weight === "number" && weight <= 0) continue;
+        const bucket = buckets.get(variant);
+        if (bucket) bucket.weights.push(weight);
+        else buckets.set(variant, { at: i, weights: [weight] });
+      }
+      const branches = new Map<unknown, number>();
+      for (const [variant, { at, weights }] of buckets) {
+        const shown = weights.every((w) => typeof w === "number") ? ` (weight${weights.length > 1 ? "s" : ""} ${weights.join(", ")})` : "";
+        branches.set(variant, this.#add(flag, `fractional bucket ${describe(variant)}${shown}`, [...inner, at]));
+      }
       const id = this.#fractionals.size;
-      this.#fractionals.set(id, { first, variants });
+      this.#fractionals.set(id, branches);
       return { $coverage_fractional: [id, { fractional: this.#rewrite(flag, args, inner) }] };
     }
     return { [op]: this.#rewrite(flag, args, inner) };
   }
+}
+
+/**
+ * Whether targeting (as written) answers a variant for every context, so its default can never be
+ * reached: a variant name (or boolean or number) written out; a `fractional` whose buckets are
+ * written out, none of them null, and that buckets by the targetingKey, a string or a `cat` (which
+ * always give a bucketing value; without a targetingKey the answer is an error, not the
+ * default); an `if` with an `else` whose every branch is one of these. Anything else may answer
+ * null, so its default counts.
+ */
+export function alwaysAnswers(node: unknown): boolean {
+  if (typeof node === "string" || typeof node === "boolean") return true;
+  if (typeof node === "number") return Number.isFinite(node);
+  if (!isRecord(node) || Object.keys(node).length !== 1) return false;
+  const [op, args] = Object.entries(node)[0]!;
+  if (op === "if" || op === "?:") {
+    if (!Array.isArray(args) || args.length < 3 || args.length % 2 === 0) return false;
+    return args.every((arg, i) => (i % 2 === 0 && i !== args.length - 1 ? true : alwaysAnswers(arg)));
+  }
+  if (op === "fractional" && Array.isArray(args) && args.length > 0) {
+    const explicit = !Array.isArray(args[0]);
+    if (explicit && typeof args[0] !== "string" && !(isRecord(args[0]) && Object.keys(args[0]).join() === "cat")) return false;
+    const distribution = parseDistribution(explicit ? args.slice(1) : args);
+    // A variant with no weight is never picked, so a null one there does not matter.
+    return (
+      distribution !== null && distribution.variants.every((v, i) => v !== null || distribution.ends[i] === (distribution.ends[i - 1] ?? 0))
+    );
+  }
+  return false;
 }
 
 const describe = (value: unknown): string => {
