@@ -1,8 +1,8 @@
 /**
  * Rule coverage in the engine's terms: which branches of each flag's targeting evaluations
- * reached. The environment is compiled again with a RuleInstrument (engine/compile.ts) that wraps
- * every `if` branch and every `fractional` in a tracing operator; the answer's reason says when
- * the default was reached. Only `flagserve test --coverage` builds this; the server never does.
+ * reached. The environment is compiled again with tracing (engine/trace.ts) that reports every
+ * `if` branch and `fractional` variant an evaluation passes through; the answer's reason says
+ * when the default was reached. Only `flagserve test --coverage` builds this; the server never does.
  *
  * Only branches some context can reach are counted (docs/testing-flags.md, "Rule coverage"): the
  * default is left out when the targeting answers a variant on every path (alwaysAnswers), and a
@@ -10,11 +10,10 @@
  * not judged: whether a context meets one is what the cases are for.
  */
 import { readFile } from "node:fs/promises";
-import type { LogicEngine } from "json-logic-engine";
 import { parseYaml } from "../config/parse.js";
 import type { Source } from "../config/positions.js";
-import { compileEnvironment, type RuleInstrument } from "../engine/compile.js";
 import { parseDistribution } from "../engine/fractional.js";
+import { RuleTracer } from "../engine/trace.js";
 import type { CompiledFlag, Evaluation } from "../engine/types.js";
 import { isEvaluationError } from "../engine/types.js";
 import { isRecord } from "../model/json.js";
@@ -45,50 +44,29 @@ export interface EnvironmentCoverage {
 
 /** The instrumented flags of one environment, and what their evaluations reached. */
 export class CoverageTracker {
-  readonly branches: Branch[] = [];
+  readonly branches: Branch[];
   readonly #hits = new Set<number>();
   /** Flag -> index of its `default` (or only) branch. */
   readonly #outcome = new Map<string, number>();
-  /** Per traced `fractional`: variant -> its branch. */
-  readonly #fractionals = new Map<number, Map<unknown, number>>();
-  readonly flags: Map<string, CompiledFlag>;
+  readonly flags: ReadonlyMap<string, CompiledFlag>;
 
   constructor(readonly config: EnvironmentConfig) {
-    const instrument: RuleInstrument = {
-      install: (engine: LogicEngine) => {
-        engine.addMethod("$coverage_branch", ((args: [number, unknown]) => {
-          this.#hits.add(args[0]);
-          return args[1];
-        }) as never);
-        engine.addMethod("$coverage_fractional", ((args: [number, unknown]) => {
-          const [id, result] = args;
-          const branch = this.#fractionals.get(id)?.get(result);
-          if (branch !== undefined) this.#hits.add(branch);
-          return result;
-        }) as never);
-      },
-      // A disabled flag never runs its targeting: its one branch is "disabled".
-      rewrite: (flag, resolved) => (config.flags[flag]?.state === "DISABLED" ? resolved : this.#rewrite(flag, resolved, ["targeting"])),
-    };
-    // Flags in their file order: branches are listed as written.
+    const tracer = new RuleTracer(config, (branch) => this.#hits.add(branch));
+    this.flags = tracer.flags;
+    this.branches = tracer.branches.map(({ flag, label, path }) => ({ flag, label, path }));
     for (const [key, def] of Object.entries(config.flags)) {
       const targeted = def.state === "ENABLED" && isRecord(def.targeting) && Object.keys(def.targeting).length > 0;
-      // A flag without targeting (or disabled) has one outcome: its only branch.
-      if (!targeted)
+      // A flag without targeting (or disabled) has one outcome: its only branch. Targeting that
+      // answers a variant on every path never falls back to the default.
+      if (!targeted) {
+        const disabled = def.state === "DISABLED";
         this.#outcome.set(
           key,
-          this.#add(
-            key,
-            def.state === "DISABLED" ? "disabled" : "no targeting: defaultVariant",
-            def.state === "DISABLED" ? ["state"] : ["defaultVariant"],
-          ),
+          this.#add(key, disabled ? "disabled" : "no targeting: defaultVariant", disabled ? ["state"] : ["defaultVariant"]),
         );
-    }
-    this.flags = compileEnvironment(config, { instrument }).flags;
-    for (const [key, def] of Object.entries(config.flags)) {
-      // Targeting that answers a variant on every path never falls back to the default.
-      if (this.#outcome.has(key) || alwaysAnswers(def.targeting)) continue;
-      this.#outcome.set(key, this.#add(key, `default ("${String(def.defaultVariant)}")`, ["defaultVariant"]));
+      } else if (!alwaysAnswers(def.targeting)) {
+        this.#outcome.set(key, this.#add(key, `default ("${String(def.defaultVariant)}")`, ["defaultVariant"]));
+      }
     }
   }
 
@@ -123,53 +101,6 @@ export class CoverageTracker {
     this.branches.push({ flag, label, path });
     return this.branches.length - 1;
   }
-
-  /** A copy of `node` with each `if` branch and each `fractional` traced. `path` as written (from the flag). */
-  #rewrite(flag: string, node: unknown, path: JsonPath): unknown {
-    if (Array.isArray(node)) return node.map((item, i) => this.#rewrite(flag, item, [...path, i]));
-    if (!isRecord(node)) return node;
-    const keys = Object.keys(node);
-    if (keys.length !== 1) return node;
-    const op = keys[0]!;
-    const args = node[op];
-    if (op === "preserve" || op.startsWith("$segment#")) return node;
-    const inner = [...path, op];
-    if ((op === "if" || op === "?:") && Array.isArray(args) && args.length >= 2) {
-      const traced = args.map((arg, i) => {
-        const rewritten = this.#rewrite(flag, arg, [...inner, i]);
-        const isElse = i === args.length - 1 && args.length % 2 === 1;
-        if (i % 2 === 0 && !isElse) return rewritten; // a condition
-        const label = isElse ? `else (${describe(arg)})` : `if branch ${(i + 1) / 2} (${describe(arg)})`;
-        return { $coverage_branch: [this.#add(flag, label, [...inner, i]), rewritten] };
-      });
-      // No else written: it answers null (the default). Traced as its own branch, at the `if`.
-      if (args.length % 2 === 0) traced.push({ $coverage_branch: [this.#add(flag, "else (none written: null)", path), null] });
-      return { [op]: traced };
-    }
-    if (op === "fractional" && Array.isArray(args) && args.length > 0) {
-      const entries = Array.isArray(args[0]) ? args.map((a, i) => [a, i] as const) : args.slice(1).map((a, i) => [a, i + 1] as const);
-      // One branch per variant: entries naming the same variant cannot be told apart by the
-      // answer, and a bucket of weight 0 (or below) is never picked.
-      const buckets = new Map<unknown, { at: number; weights: unknown[] }>();
-      for (const [entry, i] of entries) {
-        const variant: unknown = Array.isArray(entry) ? (entry[0] ?? null) : undefined;
-        const weight: unknown = Array.isArray(entry) && entry.length >= 2 ? (entry[1] ?? 1) : 1;
-        if (typeof weight === "number" && weight <= 0) continue;
-        const bucket = buckets.get(variant);
-        if (bucket) bucket.weights.push(weight);
-        else buckets.set(variant, { at: i, weights: [weight] });
-      }
-      const branches = new Map<unknown, number>();
-      for (const [variant, { at, weights }] of buckets) {
-        const shown = weights.every((w) => typeof w === "number") ? ` (weight${weights.length > 1 ? "s" : ""} ${weights.join(", ")})` : "";
-        branches.set(variant, this.#add(flag, `fractional bucket ${describe(variant)}${shown}`, [...inner, at]));
-      }
-      const id = this.#fractionals.size;
-      this.#fractionals.set(id, branches);
-      return { $coverage_fractional: [id, { fractional: this.#rewrite(flag, args, inner) }] };
-    }
-    return { [op]: this.#rewrite(flag, args, inner) };
-  }
 }
 
 /**
@@ -200,12 +131,6 @@ export function alwaysAnswers(node: unknown): boolean {
   }
   return false;
 }
-
-const describe = (value: unknown): string => {
-  if (typeof value === "string") return JSON.stringify(value);
-  if (value === null || typeof value !== "object") return String(value);
-  return JSON.stringify(value).length <= 30 ? JSON.stringify(value) : "an expression";
-};
 
 /**
  * Flag key and path inside its definition -> file:line, from the environment's files (parsed
