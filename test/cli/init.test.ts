@@ -153,16 +153,17 @@ describe("flagserve init", () => {
       await dir.link("node_modules/.bin/flagserve", "../flagserve/bin/flagserve.js");
       return dir;
     };
+    // npx and `npm exec` set the same variables (npm_command=exec); a script sets its own.
     it.each([
-      ["through npx", "npx flagserve init"],
-      ["through npm exec", "npm exec -- flagserve init"],
-      ["through an npm script", "npm run -s flags:init"],
-    ])("%s in a project that installed it: npx flagserve", async (_how, command) => {
+      ["through npx", "npx flagserve init", true],
+      ["through an npm script", "npm run -s flags:init", false],
+    ])("%s in a project that installed it: npx flagserve", async (_how, command, runIt) => {
       const dir = await project();
       const init = await promisify(execFile)("/bin/sh", ["-c", command], { cwd: dir.path, env: withoutNpm(PATH) });
       const [validate, , serve] = stepsOf(init.stdout);
       expect(validate).toBe("npx flagserve validate flags");
       expect(serve).toBe("npx flagserve flags");
+      if (!runIt) return; // each npm start costs a second: the step is run once
       const ran = await runStep(validate!, dir.path, PATH);
       expect(ran).toEqual({ code: 0, stdout: expect.stringContaining("2 valid environments") });
     });
