@@ -40,9 +40,15 @@ export default defineConfig({
     // runs the tests. The CLI processes the tests start inherit it.
     env: { XDG_STATE_HOME: join(tmpdir(), `flagserve-test-state-${process.pid}`) },
     globalSetup: ["./test/helpers/state-home.ts"],
+    // examples/ holds the README's runnable test files: they run with the suite, and the README's
+    // `npx vitest run examples/...` finds them. They import "flagserve" as a project that installed
+    // it would, which in the clone is the package itself (its built dist/).
     projects: [
       { extends: true, test: { name: "isolated", include: ISOLATED } },
-      { extends: true, test: { name: "shared", include: ["test/**/*.test.ts"], exclude: ISOLATED, isolate: false } },
+      {
+        extends: true,
+        test: { name: "shared", include: ["test/**/*.test.ts", "examples/**/*.test.ts"], exclude: ISOLATED, isolate: false },
+      },
     ],
   },
 });

@@ -36,10 +36,10 @@ export function helpOf(path: readonly string[]): string {
   return text;
 }
 
-/** The block a marker holds: the command as typed and what it prints. */
+/** The block a marker holds: the command as typed (through npx, as the docs write commands) and what it prints. */
 function helpBlock(name: string): string {
   const path = name.split(" ").slice(1);
-  return `<!-- help: ${name} -->\n\`\`\`text\n$ ${name} --help\n${helpOf(path).trimEnd()}\n\`\`\`\n<!-- /help -->`;
+  return `<!-- help: ${name} -->\n\`\`\`text\n$ npx ${name} --help\n${helpOf(path).trimEnd()}\n\`\`\`\n<!-- /help -->`;
 }
 
 /** The page with every marked block regenerated. */

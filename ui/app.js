@@ -469,21 +469,23 @@ function flagTable(env, flags) {
   );
 }
 
-/** On/off for a flag with one true and one false variant: an override serving that variant to everyone. */
+/**
+ * On/off for a flag with one true and one false variant: an override serving that variant to
+ * everyone. A flag whose targeting decides per context is neither on nor off for everyone: no
+ * switch then (a switch is on or off), but a word saying why; its card overrides it.
+ */
 function quickSwitch(env, flag, id, s) {
   const variants = booleanVariants(flag);
   if (!variants) return null;
-  const input = el("input", {
+  if (s.targeted) return el("span", { class: "muted", text: "by targeting" });
+  return el("input", {
     type: "checkbox",
     role: "switch",
     id: `${id}-switch`,
     "aria-label": `${flag.key} on for everyone`,
-    checked: s.variant === variants.on && !s.targeted,
+    checked: s.variant === variants.on,
     onchange: (e) => setOverride(env.name, flag.key, `variant:${e.target.checked ? variants.on : variants.off}`),
   });
-  // Targeting decides per context: neither on nor off for everyone until switched.
-  if (s.targeted) input.indeterminate = true;
-  return input;
 }
 
 function toggleDetail(env, key) {
@@ -720,44 +722,87 @@ async function suggestSessions() {
 
 // ---- playground ----
 
+/** The node at `path` in a flag's definition (undefined when the path does not lead anywhere). */
+function at(flag, path) {
+  let node = flag;
+  for (const step of path) node = node !== null && typeof node === "object" ? node[step] : undefined;
+  return node;
+}
+
+/**
+ * The targeting branches an evaluation took (the server traces them), as one line: the outer
+ * ones by their condition, the last one with what it answered.
+ * "else › if country in ["de", "fr"] › split → "on" (50%)"
+ */
+function matchedText(steps, flag) {
+  return steps
+    .map((step, i) => {
+      const last = i === steps.length - 1;
+      const args = at(flag, step.path.slice(0, -1));
+      const index = step.path[step.path.length - 1];
+      if (step.kind === "no-else") return `no condition matched → ${outcome(null, flag)}`;
+      if (!Array.isArray(args) || typeof index !== "number") return step.label; // the definition changed meanwhile
+      if (step.kind === "bucket") {
+        const entries = args.filter(Array.isArray);
+        const weight = (e) => (typeof e[1] === "number" ? Math.max(0, e[1]) : 1);
+        const total = entries.reduce((sum, e) => sum + weight(e), 0) || 1;
+        const variant = args[index]?.[0];
+        const share = entries.filter((e) => e[0] === variant).reduce((sum, e) => sum + weight(e), 0);
+        return `split → ${rule(variant)} (${Math.round((share / total) * 100)}%)`;
+      }
+      const head = step.kind === "if" ? `if ${rule(args[index - 1])}` : "else";
+      return last ? `${head} → ${outcome(args[index], flag)}` : head;
+    })
+    .join(" › ");
+}
+
+/** One flag's answer: value, variant and reason (or the error), and which rule matched. */
+function resultItem(f, flag, overridden) {
+  const failed = Boolean(f.errorCode);
+  const answer = failed
+    ? [el("span", { class: "outcome", text: `error ${f.errorCode}` }), el("span", { class: "details", text: f.errorDetails ?? "" })]
+    : f.value === undefined
+      ? el("span", { class: "outcome", text: `no value (${f.reason})` })
+      : [el("code", { text: json(f.value) }), " ", el("span", { class: "reason", text: `(variant ${f.variant}, ${f.reason})` })];
+  const why = overridden
+    ? "the override"
+    : f.matched && flag
+      ? matchedText(f.matched, flag)
+      : !failed && f.reason === "STATIC"
+        ? "no targeting"
+        : null;
+  return el(
+    "li",
+    { class: failed ? "error" : null, "data-flag": f.key },
+    el("strong", { text: f.key }),
+    " → ",
+    answer,
+    overridden ? [" ", el("span", { class: "why override", text: "override" })] : null,
+    why ? el("span", { class: "matched" }, "Matched: ", el("code", { text: why })) : null,
+  );
+}
+
 async function evaluate(event) {
   event.preventDefault();
   const error = $("pg-error");
-  const table = $("pg-results");
+  const list = $("pg-results");
   error.textContent = "";
   let context;
   try {
     context = JSON.parse($("pg-context").value || "{}");
   } catch (e) {
     error.textContent = `The context is not valid JSON: ${e.message}`;
-    table.hidden = true; // results of another context must not look like this one's
+    list.hidden = true; // results of another context must not look like this one's
     return;
   }
   try {
     const envName = $("pg-env").value;
     const result = await api("POST", `/environments/${enc(envName)}/evaluate`, context);
-    const flags = state.environments.find((e) => e.name === envName)?.flags ?? [];
-    const overridden = new Set(flags.filter((f) => f.override).map((f) => f.key));
-    table.tBodies[0].replaceChildren(
-      ...result.flags.map((f) =>
-        el(
-          "tr",
-          { class: f.errorCode ? "error" : null },
-          el("th", { scope: "row", text: f.key }),
-          el("td", {}, f.errorCode || f.value === undefined ? "—" : el("code", { text: json(f.value) })),
-          el("td", { text: f.variant ?? "—" }),
-          el(
-            "td",
-            { class: "reason" },
-            f.errorCode ? `${f.errorCode}: ${f.errorDetails}` : f.reason,
-            overridden.has(f.key) ? el("span", { class: "why override", text: "override" }) : null,
-          ),
-        ),
-      ),
-    );
-    table.hidden = false;
+    const flags = new Map((state.environments.find((e) => e.name === envName)?.flags ?? []).map((f) => [f.key, f]));
+    list.replaceChildren(...result.flags.map((f) => resultItem(f, flags.get(f.key), Boolean(flags.get(f.key)?.override))));
+    list.hidden = false;
   } catch (e) {
-    table.hidden = true;
+    list.hidden = true;
     if (e.status !== 401) error.textContent = e.message;
   }
 }

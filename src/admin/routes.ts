@@ -3,6 +3,9 @@
  * feed, and the test-fixture routes (fault rules, recorded sessions).
  */
 import type { H3, H3Event } from "h3";
+import { explainer } from "../engine/trace.js";
+import { isEvaluationError } from "../engine/types.js";
+import type { EnvironmentConfig, JsonPath } from "../model/types.js";
 import { FailedAuthLimiter } from "./auth-limit.js";
 import { encodeEvent } from "../events/encode.js";
 import { SseFrame } from "../events/frame.js";
@@ -196,9 +199,12 @@ function registerSaveRoute(app: H3, { store, layer, maxBodyBytes, logger }: Admi
 /**
  * The playground: the OFREP evaluate-all rules themselves, called with the environment's snapshot,
  * so the page shows exactly what a client gets (and never needs the key). Being no request to the
- * OFREP route, it is never touched by fault rules.
+ * OFREP route, it is never touched by fault rules. Each flag whose targeting ran also says which
+ * branches it took (`matched`), from a traced compile of the same configuration (engine/trace.ts),
+ * made on the first question about it: the server's own evaluations are not traced.
  */
 function registerPlaygroundRoute(app: H3, { store, maxBodyBytes, answerer }: AdminRoutesOptions): void {
+  const explainers = new WeakMap<EnvironmentConfig, ReturnType<typeof explainer>>();
   app.post(
     `${BASE}/evaluate`,
     handle(async (event) => {
@@ -212,9 +218,28 @@ function registerPlaygroundRoute(app: H3, { store, maxBodyBytes, answerer }: Adm
       });
       const text = JSON.stringify({ context: context === undefined ? {} : context });
       const reply = await withHttpErrors(() => answerer.all(snapshot, text, headers, null));
-      return new Response(replyText(reply), { status: reply.status, headers: { "content-type": JSON_CONTENT_TYPE } });
+      const replied = replyText(reply);
+      if (reply.status !== 200 || replied === undefined)
+        return new Response(replied, { status: reply.status, headers: { "content-type": JSON_CONTENT_TYPE } });
+      let explain = explainers.get(snapshot.config);
+      if (!explain) explainers.set(snapshot.config, (explain = explainer(snapshot.config)));
+      const attributes = answerer.context(text, headers);
+      const answer = JSON.parse(replied) as { flags: { key: string; matched?: MatchedBranch[] }[] };
+      for (const flag of answer.flags) {
+        const explained = explain(flag.key, attributes);
+        if (!explained || isEvaluationError(explained.evaluation) || explained.branches.length === 0) continue;
+        flag.matched = explained.branches.map(({ kind, label, path }) => ({ kind, label, path }));
+      }
+      return answer;
     }),
   );
+}
+
+/** A branch of a flag's targeting that an evaluation took (engine/trace.ts), for the playground. */
+interface MatchedBranch {
+  kind: string;
+  label: string;
+  path: JsonPath;
 }
 
 /**

@@ -60,6 +60,8 @@ export interface OfrepAnswerer {
   evaluateFlag(snapshot: EnvironmentSnapshot, key: string, text: string, headers: RequestHeaders): Evaluation;
   /** `all` before it becomes a reply: every flag's evaluation, in `snapshot.flagKeys` order. */
   evaluateAll(snapshot: EnvironmentSnapshot, text: string, headers: RequestHeaders): readonly Evaluation[];
+  /** The context a request's body and headers are evaluated with (enriched, as above); throws the body's 400. */
+  context(text: string, headers: RequestHeaders): Record<string, unknown>;
 }
 
 /** The session named by `X-Flagserve-Session`, when the request carries one. */
@@ -179,6 +181,7 @@ export function createOfrepAnswerer(options: OfrepAnswererOptions): OfrepAnswere
     flag: (snapshot, key, text, headers) => singleReplies.reply(flagAnswer(snapshot, key, text, headers)),
     evaluateFlag: (snapshot, key, text, headers) => flagAnswer(snapshot, key, text, headers).result,
     evaluateAll: (snapshot, text, headers) => allAnswer(snapshot, text, headers).outcomes,
+    context: (text, headers) => (enrich ? enrich(contextOf(text), headers) : contextOf(text)),
   };
 }
 

@@ -63,7 +63,7 @@ Exit status: 0 (with --exit-code: 0 no changes, 1 changes); with --tests, 1 when
 2 usage error, a path or git revision that does not exist.
 
 Examples:
-  $ flagserve diff old-flags flags
-  $ flagserve diff --git origin/main                  ./flags against origin/main
-  $ flagserve diff --git "$(git merge-base origin/main HEAD)" --format markdown > flag-changes.md
-  $ flagserve diff --git origin/main --tests          and rerun the cases of the changed flags`;
+  $ npx flagserve diff old-flags flags
+  $ npx flagserve diff --git origin/main                  ./flags against origin/main
+  $ npx flagserve diff --git "$(git merge-base origin/main HEAD)" --format markdown > flag-changes.md
+  $ npx flagserve diff --git origin/main --tests          and rerun the cases of the changed flags`;

@@ -50,10 +50,10 @@ Output: the response body on stdout, exactly as the HTTP API sends it:
 An unknown environment or an invalid configuration: a message on stderr, exit 1.
 
 Examples:
-  $ flagserve eval new-checkout --env development
-  $ flagserve eval banner-color --env production --context '{"targetingKey":"user-42"}'
-  $ flagserve eval new-checkout -e development -c '{"email":"ann@example.com"}' ./flags
-  $ flagserve eval banner-color -e production -c @context.json | jq -r .value`,
+  $ npx flagserve eval new-checkout --env development
+  $ npx flagserve eval banner-color --env production --context '{"targetingKey":"user-42"}'
+  $ npx flagserve eval new-checkout -e development -c '{"email":"ann@example.com"}' ./flags
+  $ npx flagserve eval banner-color -e production -c @context.json | jq -r .value`,
     )
     .action(async (key: string, pathArg: string | undefined, flags: EvalFlags, command: Command) => {
       let contextJson: string | undefined;

@@ -231,10 +231,10 @@ key is refused (401/403), the URL is not an event stream or no connection was ma
 --give-up seconds; 2 usage error.
 
 Examples:
-  $ flagserve events http://127.0.0.1:8080 --key dev-example-key
+  $ npx flagserve events http://127.0.0.1:8080 --key dev-example-key
   $ FLAGSERVE_KEY=dev-example-key flagserve events http://127.0.0.1:8080 --json | jq .data
-  $ flagserve events https://127.0.0.1:8443/api/v1/flags/events -k KEY --insecure --heartbeats
-  $ flagserve events http://127.0.0.1:8080 -k KEY --give-up 0     wait for the server forever`,
+  $ npx flagserve events https://127.0.0.1:8443/api/v1/flags/events -k KEY --insecure --heartbeats
+  $ npx flagserve events http://127.0.0.1:8080 -k KEY --give-up 0     wait for the server forever`,
     )
     .action(async (url: string, flags: EventsFlags) => {
       // fetch has no per-request switch for this; the process only ever talks to this one server.

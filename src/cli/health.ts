@@ -98,7 +98,7 @@ Ready means /readyz answers 200: status "ready", or "degraded" (serving, with pr
 Exit status: 0 ready, 1 not ready or unreachable, 2 usage error.
 
 Examples:
-  $ flagserve ./flags --port 8080 & flagserve health --wait 30     CI: start, then wait until it serves
+  $ npx flagserve ./flags --port 8080 & npx flagserve health --wait 30     CI: start, then wait until it serves
   HEALTHCHECK CMD ["flagserve", "health", "http://127.0.0.1:8080"]  container probe without curl`,
     )
     .action(async (url: string | undefined, flags: HealthFlags) => {

@@ -41,8 +41,8 @@ const header = (schema: string, env: string) => `# yaml-language-server: $schema
 #
 # flagserve environment "${env}": the file name (without .yaml) is the environment name.
 # Save an edit and a running flagserve reloads it at once; a broken edit is reported as
-# file:line:col while the last good version keeps being served. \`flagserve validate\` checks
-# without serving. Flags follow flagd's format: https://flagd.dev/reference/flag-definitions/
+# file:line:col while the last good version keeps being served. \`npx flagserve validate\`
+# checks without serving. Flags follow flagd's format: https://flagd.dev/reference/flag-definitions/
 `;
 
 export function developmentFile(schema: string): string {
@@ -50,7 +50,7 @@ export function developmentFile(schema: string): string {
 # Clients send the key as \`X-API-Key: <key>\` or \`Authorization: Bearer <key>\`.
 # A fixed key is handy for local development and CI; see production.yaml for a generated one.
 # Changing it here keeps the old key working for the server's --key-grace (default one hour);
-# \`flagserve keys revoke development\` ends that at once (for a key that leaked).
+# \`npx flagserve keys revoke development\` ends that at once (for a key that leaked).
 apiKey: dev-local-key-change-me
 
 # Flag-set metadata, returned with every evaluation (a flag's own metadata wins).
@@ -101,10 +101,10 @@ flags:
 export function productionFile(schema: string): string {
   return `${header(schema, "production")}
 # No apiKey: flagserve generates a random one when it first sees this environment, prints it
-# at start-up (and in \`flagserve keys\`) and keeps it in this configuration's private state
-# directory, outside the project (\`flagserve keys dir\` prints it). \`flagserve keys rotate
-# production\` replaces it; the old key keeps working for the server's --key-grace (default one
-# hour) unless you add --revoke-now.
+# at start-up (and in \`npx flagserve keys\`) and keeps it in this configuration's private
+# state directory, outside the project (\`npx flagserve keys dir\` prints it).
+# \`npx flagserve keys rotate production\` replaces it; the old key keeps working for the
+# server's --key-grace (default one hour) unless you add --revoke-now.
 
 metadata:
   team: my-team
@@ -146,8 +146,9 @@ export function developmentTestFile(schema: string): string {
   return `# yaml-language-server: $schema=${schema}
 #
 # Test cases for the flags of "development" (the file name says which environment; it is never
-# read as one). \`flagserve test\` evaluates each case as the server would and checks the answer;
-# \`flagserve test --coverage\` lists the targeting branches no case reaches, by file:line.
+# read as one). \`npx flagserve test\` evaluates each case as the server would and checks the
+# answer; \`npx flagserve test --coverage\` lists the targeting branches no case reaches, by
+# file:line.
 # A case expects any of variant, value, reason and errorCode.
 tests:
   - name: beta testers get the new checkout
@@ -194,9 +195,9 @@ export function initCommand(): Command {
       "after",
       `
 Examples:
-  $ flagserve init                 creates flags/development.yaml and flags/production.yaml
-  $ flagserve init config/flags    somewhere else
-  $ flagserve init --force         start over (overwrites those two files)
+  $ npx flagserve init                 creates flags/development.yaml and flags/production.yaml
+  $ npx flagserve init config/flags    somewhere else
+  $ npx flagserve init --force         start over (overwrites those two files)
 
 The files point editors (VS Code with the YAML extension, any yaml-language-server) at
 flagserve's JSON Schema for autocompletion: through node_modules/flagserve when flagserve is

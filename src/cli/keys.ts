@@ -27,11 +27,11 @@ export function keysCommand(): Command {
     "after",
     `
 Examples:
-  $ flagserve keys                        list the keys of ./flags (same as: keys list)
-  $ flagserve keys list config/flags.yaml
-  $ flagserve keys rotate production      new key for production; a running server switches to it
-  $ flagserve keys revoke production      the running server stops accepting production's old keys now
-  $ flagserve keys dir                    where ./flags keeps its state (keys, admin token)
+  $ npx flagserve keys                        list the keys of ./flags (same as: keys list)
+  $ npx flagserve keys list config/flags.yaml
+  $ npx flagserve keys rotate production      new key for production; a running server switches to it
+  $ npx flagserve keys revoke production      the running server stops accepting production's old keys now
+  $ npx flagserve keys dir                    where ./flags keeps its state (keys, admin token)
 The same SOURCE arguments as the server's name the same state directory (see docs/state.md).`,
   );
 
@@ -48,8 +48,8 @@ in the environment's file, "state" when it was generated and kept in the state d
 Exit status: 0, or 1 when an environment has problems (they are listed on stderr).
 
 Examples:
-  $ flagserve keys list
-  $ flagserve keys list ./flags --state-dir /var/lib/flagserve`,
+  $ npx flagserve keys list
+  $ npx flagserve keys list ./flags --state-dir /var/lib/flagserve`,
     )
     .action(refusingState("keys list", listKeys));
 
@@ -76,9 +76,9 @@ Exit status: 0, 1 when the environment is unknown or has problems (or --revoke-n
 running server), 2 usage error.
 
 Examples:
-  $ flagserve keys rotate production
-  $ flagserve keys rotate staging config/flags.yaml
-  $ flagserve keys rotate production --revoke-now   the old key leaked: revoke it now`,
+  $ npx flagserve keys rotate production
+  $ npx flagserve keys rotate staging config/flags.yaml
+  $ npx flagserve keys rotate production --revoke-now   the old key leaked: revoke it now`,
     )
     .action(refusingState("keys rotate", rotateEnvironmentKey));
 
@@ -104,9 +104,9 @@ recorded in the configuration's state directory (or --url with --admin-token).
 Output: "<env>  <n> old key(s) revoked". Exit status: 0, 1 refused or unreachable, 2 usage error.
 
 Examples:
-  $ flagserve keys revoke production
-  $ flagserve keys revoke production config/flags.yaml
-  $ flagserve keys revoke production --url http://127.0.0.1:8080 --admin-token "$TOKEN"`,
+  $ npx flagserve keys revoke production
+  $ npx flagserve keys revoke production config/flags.yaml
+  $ npx flagserve keys revoke production --url http://127.0.0.1:8080 --admin-token "$TOKEN"`,
     )
     .action(
       runAdminAction("keys revoke")(async (env: string, args: string[], flags: AdminConnection) => {
@@ -130,8 +130,8 @@ Examples:
 Output: the directory, one line on stdout (it may not exist yet). See docs/state.md.
 
 Examples:
-  $ flagserve keys dir
-  $ cat "$(flagserve keys dir config/flags.yaml)/admin-token"`,
+  $ npx flagserve keys dir
+  $ cat "$(npx flagserve keys dir config/flags.yaml)/admin-token"`,
     )
     .action(async (args: string[], flags: KeysFlags) => out(await stateDirOf(args, flags)));
 

@@ -33,17 +33,17 @@ With no command, flagserve serves: "flagserve ./flags" is "flagserve serve ./fla
 Exit status: 0 ok, 1 invalid configuration or failed check, 2 usage error.
 
 Examples:
-  $ flagserve init                     write a starter in ./flags
-  $ flagserve                          serve ./flags (or the bundled example) on :8080
-  $ flagserve validate                 check ./flags, e.g. in a pre-commit hook or CI
-  $ flagserve eval new-checkout --env development --context '{"email":"ann@example.com"}'
-  $ flagserve events http://127.0.0.1:8080 --key dev-example-key
-  $ flagserve health --wait 30         wait until a server on :8080 is ready (CI, HEALTHCHECK)
-  $ flagserve override set new-checkout on --env development
-  $ flagserve session show checkout-test   what an app asked with X-Flagserve-Session: checkout-test
-  $ flagserve test --coverage          run the cases in flags/*.test.yaml, report untested branches
-  $ flagserve diff --git origin/main   what the flag files change since origin/main
-  $ flagserve manifest -e production   flags.json for openfeature generate (typed flags)
+  $ npx flagserve init                     write a starter in ./flags
+  $ npx flagserve                          serve ./flags (or the bundled example) on :8080
+  $ npx flagserve validate                 check ./flags, e.g. in a pre-commit hook or CI
+  $ npx flagserve eval new-checkout --env development --context '{"email":"ann@example.com"}'
+  $ npx flagserve events http://127.0.0.1:8080 --key dev-example-key
+  $ npx flagserve health --wait 30         wait until a server on :8080 is ready (CI, HEALTHCHECK)
+  $ npx flagserve override set new-checkout on --env development
+  $ npx flagserve session show checkout-test   what an app asked with X-Flagserve-Session: checkout-test
+  $ npx flagserve test --coverage          run the cases in flags/*.test.yaml, report untested branches
+  $ npx flagserve diff --git origin/main   what the flag files change since origin/main
+  $ npx flagserve manifest -e production   flags.json for openfeature generate (typed flags)
 Run "flagserve <command> --help" for a command's options.`,
     );
   program.addCommand(serveCommand(), { isDefault: true });

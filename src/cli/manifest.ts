@@ -72,10 +72,10 @@ without a defaultVariant, environments that disagree) or a --check that finds
 differences, 2 usage error.
 
 Examples:
-  $ flagserve manifest --env production          write flags.json
-  $ openfeature generate nodejs                  then typed accessors from it
-  $ flagserve manifest --env production --check  in CI: flags.json up to date?
-  $ flagserve manifest ./flags -e development -o - | jq '.flags | keys'`;
+  $ npx flagserve manifest --env production          write flags.json
+  $ openfeature generate nodejs                      then typed accessors from it
+  $ npx flagserve manifest --env production --check  in CI: flags.json up to date?
+  $ npx flagserve manifest ./flags -e development -o - | jq '.flags | keys'`;
 
 /** The source (a directory, or the file itself) that `file` lies in, if any: it would be read as flags. */
 function sourceHolding(specs: readonly string[], file: string): string | undefined {

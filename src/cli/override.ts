@@ -25,11 +25,11 @@ export function overrideCommand(): Command {
     "after",
     `
 Examples:
-  $ flagserve override set new-checkout on --env development
-  $ flagserve override set new-checkout --disable --env development
-  $ flagserve override clear new-checkout --env development
-  $ flagserve override clear --env development      all overrides of development
-  $ flagserve override list --url http://127.0.0.1:8080
+  $ npx flagserve override set new-checkout on --env development
+  $ npx flagserve override set new-checkout --disable --env development
+  $ npx flagserve override clear new-checkout --env development
+  $ npx flagserve override clear --env development      all overrides of development
+  $ npx flagserve override list --url http://127.0.0.1:8080
 Exit status: 0 done, 1 refused by the server (unknown flag, variant, environment, token) or unreachable, 2 usage error.`,
   );
   addSet(override);

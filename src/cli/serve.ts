@@ -187,10 +187,10 @@ Repeatable: --context-value, --context-from-header, --fault, --admin-host,
 --flagd-selector-by-name.
 
 Examples:
-  $ flagserve                         ./flags, or the bundled example
-  $ flagserve flags --port 0 -q       any free port; print only "ready <url>"
-  $ flagserve https://host/dev.yaml ./flags/local.yaml
-  $ flagserve --fault '{"route":"evaluate","ratio":0.5,"status":500}'
+  $ npx flagserve                       ./flags, or the bundled example
+  $ npx flagserve flags --port 0 -q     any free port; print only "ready <url>"
+  $ npx flagserve https://host/dev.yaml ./flags/local.yaml
+  $ npx flagserve --fault '{"route":"evaluate","ratio":0.5,"status":500}'
 
 Every option in detail: docs/cli.md`;
 

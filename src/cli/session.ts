@@ -58,10 +58,10 @@ export function sessionCommand(): Command {
       "after",
       `
 Examples:
-  $ flagserve session show checkout-test      a table: flag, variant, value, reason, error, at, context
-  $ flagserve session show checkout-test http://127.0.0.1:8080 --json
-  $ flagserve session clear checkout-test
-  $ flagserve session list
+  $ npx flagserve session show checkout-test      a table: flag, variant, value, reason, error, at, context
+  $ npx flagserve session show checkout-test http://127.0.0.1:8080 --json
+  $ npx flagserve session clear checkout-test
+  $ npx flagserve session list
 Exit status: 0 done, 1 refused by the server (wrong token, bad id) or unreachable, 2 usage error.`,
     );
   withAdminToken(

@@ -98,7 +98,7 @@ Exit status: 0 all cases pass, 1 a case fails (or coverage is below --coverage-m
 2 usage error, a test file that cannot be read, or a case naming an unknown flag or environment.
 
 Examples:
-  $ flagserve test                                  the cases beside ./flags
-  $ flagserve test --coverage --coverage-min 80
-  $ flagserve test flags --reporter junit --output flag-tests.xml
-  $ flagserve test --tests checks/release.test.yaml --context-value region=eu`;
+  $ npx flagserve test                                  the cases beside ./flags
+  $ npx flagserve test --coverage --coverage-min 80
+  $ npx flagserve test flags --reporter junit --output flag-tests.xml
+  $ npx flagserve test --tests checks/release.test.yaml --context-value region=eu`;

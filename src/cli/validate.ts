@@ -52,10 +52,10 @@ A URL is fetched once; a failed fetch (status, network, timeout) is a problem at
 Exit status: 0 valid, 1 any problem, 2 usage error.
 
 Examples:
-  $ flagserve validate                      check ./flags
-  $ flagserve validate config/flags.yaml    check one file
-  $ flagserve validate ./flags https://config.example/flags/staging.yaml
-  $ flagserve validate --format json | jq '.problems[]'
+  $ npx flagserve validate                      check ./flags
+  $ npx flagserve validate config/flags.yaml    check one file
+  $ npx flagserve validate ./flags https://config.example/flags/staging.yaml
+  $ npx flagserve validate --format json | jq '.problems[]'
 
   pre-commit (.git/hooks/pre-commit or a lefthook/husky step):
     npx --no-install flagserve validate flags`;

@@ -8,7 +8,7 @@ import { answeredFlag, diffEnvironments, type Change, type Version } from "../ch
 import { segmentRefs } from "../admin/describe.js";
 import { eventsFor } from "../events/encode.js";
 import { canonicalJson, compare } from "../model/json.js";
-import type { FlagDefinition, JsonValue, Problem } from "../model/types.js";
+import type { FlagDefinition, JsonObject, JsonValue, Metadata, Problem } from "../model/types.js";
 
 /** The parts of a flag a change can touch, in the order they are reported. */
 export const FLAG_FIELDS = ["state", "defaultVariant", "variants", "targeting", "metadata"] as const;
@@ -20,8 +20,12 @@ export interface FlagChange {
   fields: FlagField[];
   state?: { before: string; after: string };
   defaultVariant?: { before: string | null; after: string | null };
-  /** Variant names added, removed, or whose value changed. */
-  variants?: { added: string[]; removed: string[]; changed: string[] };
+  /** Variant names added, removed, or whose value changed; with every variant before and after. */
+  variants?: { added: string[]; removed: string[]; changed: string[]; before: Record<string, JsonValue>; after: Record<string, JsonValue> };
+  /** The rule as written, before and after (absent: no targeting). */
+  targeting?: { before?: JsonObject; after?: JsonObject };
+  /** Metadata keys added, removed, or whose value changed (flag-set metadata included); with the metadata before and after. */
+  metadata?: { added: string[]; removed: string[]; changed: string[]; before: Metadata; after: Metadata };
 }
 
 export interface SegmentChange {
@@ -29,6 +33,9 @@ export interface SegmentChange {
   change: "created" | "updated" | "deleted";
   /** The flags whose answers it can change (they use it, directly or through other segments). */
   flags: string[];
+  /** Its rule before and after (absent on the side where it does not exist). */
+  before?: JsonValue;
+  after?: JsonValue;
 }
 
 /** An event a running server would send on the environment's stream (primary event set), without its timestamp. */
@@ -108,7 +115,13 @@ function diffEnvironment(
     else if (change.kind === "flag")
       diff.changed.push(flagChange(change.key, answered(before!, change.before!), answered(after!, change.after!)));
     else if (change.kind === "segment")
-      diff.segments.push({ segment: change.key, change: change.change, flags: flagsUsing(change.key, before, after) });
+      diff.segments.push({
+        segment: change.key,
+        change: change.change,
+        flags: flagsUsing(change.key, before, after),
+        ...segmentRule("before", before, change.key),
+        ...segmentRule("after", after, change.key),
+      });
   }
   if (before && after) {
     const [was, now] = [before.config.apiKey, after.config.apiKey];
@@ -129,22 +142,36 @@ function flagChange(flag: string, before: FlagDefinition, after: FlagDefinition)
   for (const field of FLAG_FIELDS) if (differs(field)) change.fields.push(field);
   if (differs("state")) change.state = { before: before.state, after: after.state };
   if (differs("defaultVariant")) change.defaultVariant = { before: before.defaultVariant, after: after.defaultVariant };
-  if (differs("variants")) {
-    const [was, now] = [before.variants, after.variants];
-    change.variants = {
-      added: Object.keys(now)
-        .filter((v) => !Object.hasOwn(was, v))
-        .sort(compare),
-      removed: Object.keys(was)
-        .filter((v) => !Object.hasOwn(now, v))
-        .sort(compare),
-      changed: Object.keys(now)
-        .filter((v) => Object.hasOwn(was, v) && canonicalJson(was[v]) !== canonicalJson(now[v]))
-        .sort(compare),
-    };
-  }
+  if (differs("variants"))
+    change.variants = { ...keyChanges(before.variants, after.variants), before: before.variants, after: after.variants };
+  if (differs("targeting")) change.targeting = { ...nonEmpty("before", before.targeting), ...nonEmpty("after", after.targeting) };
+  if (differs("metadata"))
+    change.metadata = { ...keyChanges(before.metadata, after.metadata), before: before.metadata, after: after.metadata };
   return change;
 }
+
+/** The keys of a record added, removed, or whose value changed, each sorted. */
+function keyChanges(was: Record<string, unknown>, now: Record<string, unknown>): { added: string[]; removed: string[]; changed: string[] } {
+  return {
+    added: Object.keys(now)
+      .filter((k) => !Object.hasOwn(was, k))
+      .sort(compare),
+    removed: Object.keys(was)
+      .filter((k) => !Object.hasOwn(now, k))
+      .sort(compare),
+    changed: Object.keys(now)
+      .filter((k) => Object.hasOwn(was, k) && canonicalJson(was[k]) !== canonicalJson(now[k]))
+      .sort(compare),
+  };
+}
+
+/** `{ [side]: rule }` of a segment on the side where it exists. */
+const segmentRule = (side: "before" | "after", env: LoadedEnvironment | undefined, segment: string) =>
+  env && Object.hasOwn(env.config.segments, segment) ? { [side]: env.config.segments[segment] } : {};
+
+/** `{ [name]: rule }` for a rule, nothing for no targeting (absent or `{}`). */
+const nonEmpty = (name: "before" | "after", rule: JsonObject | undefined) =>
+  rule !== undefined && Object.keys(rule).length > 0 ? { [name]: rule } : {};
 
 /** The events eventsFor (the server's own) gives for these changes, timestamps left out. */
 function serverEvents(changes: readonly Change[]): ServerEvent[] {

@@ -1,8 +1,10 @@
 /** A configuration diff as text for a terminal, Markdown for a pull-request comment, or JSON for a script. */
-import { formatProblem } from "../model/types.js";
+import { escapeControls } from "../log/escape.js";
+import { formatProblem, type JsonValue } from "../model/types.js";
 import { printable, shown } from "../testing/reporters.js";
 import type { TestReport } from "../testing/run.js";
 import type { ConfigurationDiff, EnvironmentDiff, FlagChange, ServerEvent } from "./compare.js";
+import { ruleDiff } from "./rule-diff.js";
 
 export type DiffFormat = "text" | "markdown" | "json";
 
@@ -16,23 +18,67 @@ export interface DiffReport extends ConfigurationDiff {
 
 const quoted = (s: string | null): string => (s === null ? "null" : JSON.stringify(s));
 
-function flagChangeText(c: FlagChange): string {
+/** How one format writes what the report quotes from the files. */
+interface Style {
+  /** A flag key, segment or environment name. */
+  code(s: string): string;
+  /** A value or name in a detail line (already JSON, or a name to quote). */
+  value(s: string): string;
+  /** A detail line under a flag's item. */
+  detail(text: string): string;
+  /** A block of diff lines (` `, `-`, `+` first) under the detail before it. */
+  diff(lines: string[]): string[];
+}
+
+/** The summary after `flag changed: KEY:`: short fields with before -> after, the others by name (their details follow). */
+function flagChangeText(c: FlagChange, style: Style): string {
   const parts: string[] = [];
   for (const field of c.fields) {
     if (field === "state" && c.state) parts.push(`state ${c.state.before} -> ${c.state.after}`);
     else if (field === "defaultVariant" && c.defaultVariant)
-      parts.push(`defaultVariant ${quoted(c.defaultVariant.before)} -> ${quoted(c.defaultVariant.after)}`);
-    else if (field === "variants" && c.variants) {
-      const v = c.variants;
-      const bits = [
-        ...(v.added.length ? [`added ${v.added.join(", ")}`] : []),
-        ...(v.removed.length ? [`removed ${v.removed.join(", ")}`] : []),
-        ...(v.changed.length ? [`value of ${v.changed.join(", ")}`] : []),
-      ];
-      parts.push(`variants (${bits.join("; ")})`);
-    } else parts.push(field);
+      parts.push(`defaultVariant ${style.value(quoted(c.defaultVariant.before))} -> ${style.value(quoted(c.defaultVariant.after))}`);
+    else parts.push(field);
   }
   return parts.join(", ");
+}
+
+/** A value shown on one line; undefined when it deserves a diff of its own (an object or array). */
+const scalarText = (value: JsonValue | undefined): string | undefined =>
+  value === null || typeof value !== "object" ? JSON.stringify(value) : undefined;
+
+/**
+ * What changed in the keys of variants or metadata: added and removed with their values,
+ * changed ones as before -> after (a variant whose value is an object: a diff of it).
+ */
+function keyLines(
+  what: string,
+  change: { added: string[]; removed: string[]; changed: string[]; before: Record<string, JsonValue>; after: Record<string, JsonValue> },
+  style: Style,
+): string[] {
+  const lines: string[] = [];
+  const shown = (v: JsonValue | undefined) => style.value(scalarText(v) ?? JSON.stringify(v));
+  for (const key of change.added) lines.push(style.detail(`${what} added: ${style.value(quoted(key))} = ${shown(change.after[key])}`));
+  for (const key of change.removed)
+    lines.push(style.detail(`${what} removed: ${style.value(quoted(key))} (was ${shown(change.before[key])})`));
+  for (const key of change.changed) {
+    const [was, now] = [change.before[key], change.after[key]];
+    if (scalarText(was) !== undefined && scalarText(now) !== undefined)
+      lines.push(style.detail(`${what} changed: ${style.value(quoted(key))} = ${shown(was)} -> ${shown(now)}`));
+    else lines.push(style.detail(`${what} changed: ${style.value(quoted(key))}:`), ...style.diff(ruleDiff(was, now)));
+  }
+  return lines;
+}
+
+/** The details under a changed flag: its variants, targeting (a rule diff) and metadata, before and after. */
+function flagChangeDetails(c: FlagChange, style: Style): string[] {
+  const lines: string[] = [];
+  if (c.variants) lines.push(...keyLines("variant", c.variants, style));
+  if (c.targeting) {
+    const how = !c.targeting.before ? " (added)" : !c.targeting.after ? " (removed: every evaluation answers the default)" : "";
+    lines.push(style.detail(`targeting${how}:`), ...style.diff(ruleDiff(c.targeting.before, c.targeting.after)));
+  }
+  if (c.metadata) lines.push(...keyLines("metadata", c.metadata, style));
+  return lines;
 }
 
 const eventText = (e: ServerEvent): string => {
@@ -40,8 +86,9 @@ const eventText = (e: ServerEvent): string => {
   return `${e.event}${detail}`;
 };
 
-/** The lines of one environment, as `- ` items (Markdown and text alike). */
-function environmentLines(env: EnvironmentDiff, code: (s: string) => string): string[] {
+/** The lines of one environment, as `- ` items with their details indented under them (Markdown and text alike). */
+function environmentLines(env: EnvironmentDiff, style: Style): string[] {
+  const { code } = style;
   const lines: string[] = [];
   const list = (label: string, keys: string[]) => keys.length && lines.push(`- ${label}: ${keys.map(code).join(", ")}`);
   if (env.status === "invalid") lines.push("- cannot be loaded: a running server keeps its last good configuration (no events)");
@@ -49,12 +96,16 @@ function environmentLines(env: EnvironmentDiff, code: (s: string) => string): st
   if (env.status === "added") lines.push("- environment added");
   list("flags added", env.added);
   list("flags removed", env.removed);
-  for (const c of env.changed) lines.push(`- flag changed: ${code(c.flag)}: ${flagChangeText(c)}`);
+  for (const c of env.changed) {
+    lines.push(`- flag changed: ${code(c.flag)}: ${flagChangeText(c, style)}`);
+    lines.push(...flagChangeDetails(c, style));
+  }
   list("flags with problems (the server keeps their last good definition)", env.invalid);
   for (const s of env.segments) {
     lines.push(
       `- segment ${s.change}: ${code(s.segment)}${s.flags.length ? `, affects ${s.flags.map(code).join(", ")}` : ", used by no flag"}`,
     );
+    if (s.change === "updated") lines.push(style.detail("rule:"), ...style.diff(ruleDiff(s.before, s.after)));
   }
   if (env.apiKey)
     lines.push(`- API key ${env.apiKey} (${env.apiKey === "removed" ? "a generated key replaces it" : "the key is not shown"})`);
@@ -80,11 +131,23 @@ function testLines(tests: TestReport, code: (s: string) => string): string[] {
   return lines;
 }
 
+/** One line of text from the files: every control character escaped, line breaks too. */
+const oneLine = (s: string): string => escapeControls(s);
+
+/** The terminal's: names as they are, a diff's lines indented under their label. */
+const TEXT: Style = {
+  code: oneLine,
+  value: oneLine,
+  detail: (text) => `    ${text}`,
+  diff: (lines) => lines.map((l) => `      ${oneLine(l)}`),
+};
+
 export function textDiff(report: DiffReport): string {
   const lines: string[] = [`flagserve diff ${report.before} -> ${report.after}`];
   const touched = report.environments.filter((e) => e.status !== "unchanged");
   if (touched.length === 0) lines.push("no changes");
-  for (const env of touched) lines.push(`${env.environment} (${env.status}):`, ...environmentLines(env, (s) => s).map((l) => `  ${l}`));
+  for (const env of touched)
+    lines.push(`${oneLine(env.environment)} (${env.status}):`, ...environmentLines(env, TEXT).map((l) => `  ${l}`));
   for (const p of report.problems) lines.push(`problem: ${formatProblem(p)}`);
   if (report.tests) lines.push("tests:", ...testLines(report.tests, (s) => s).map((l) => `  ${l}`));
   return printable(lines.join("\n"));
@@ -97,11 +160,27 @@ const mdCode = (s: string): string => {
   return `${fence}${fence.length > 1 || clean.startsWith("`") ? " " : ""}${clean}${fence.length > 1 ? " " : ""}${fence}`;
 };
 
+/** A fenced block no line inside can close: longer than any run of backticks in it. */
+function mdFence(info: string, lines: string[]): string[] {
+  const clean = lines.map(oneLine);
+  const longest = clean.reduce((n, l) => Math.max(n, ...(l.match(/`+/g) ?? [""]).map((run) => run.length)), 0);
+  const fence = "`".repeat(Math.max(3, longest + 1));
+  return [`${fence}${info}`, ...clean, fence];
+}
+
+/** A pull request's: names and values as inline code, a diff as a ```diff block (GitHub colours it). */
+const MARKDOWN: Style = {
+  code: mdCode,
+  value: mdCode,
+  detail: (text) => `  - ${text}`,
+  diff: (lines) => mdFence("diff", lines).map((l) => `    ${l}`),
+};
+
 export function markdownDiff(report: DiffReport): string {
   const touched = report.environments.filter((e) => e.status !== "unchanged");
   const lines: string[] = [`### flagserve diff ${mdCode(report.before)} → ${mdCode(report.after)}`, ""];
   if (touched.length === 0) lines.push("No flag changes.");
-  for (const env of touched) lines.push(`#### ${mdCode(env.environment)} (${env.status})`, "", ...environmentLines(env, mdCode), "");
+  for (const env of touched) lines.push(`#### ${mdCode(env.environment)} (${env.status})`, "", ...environmentLines(env, MARKDOWN), "");
   for (const p of report.problems) lines.push(`- problem: ${mdCode(formatProblem(p))}`);
   if (report.tests) lines.push("#### Tests of the changed flags", "", ...testLines(report.tests, mdCode), "");
   return lines.join("\n").trimEnd();

@@ -1,14 +1,19 @@
 /**
  * Rule coverage in the engine's terms: which branches of each flag's targeting evaluations
- * reached. The environment is compiled again with a RuleInstrument (engine/compile.ts) that wraps
- * every `if` branch and every `fractional` in a tracing operator; the answer's reason says when
- * the default was reached. Only `flagserve test --coverage` builds this; the server never does.
+ * reached. The environment is compiled again with tracing (engine/trace.ts) that reports every
+ * `if` branch and `fractional` variant an evaluation passes through; the answer's reason says
+ * when the default was reached. Only `flagserve test --coverage` builds this; the server never does.
+ *
+ * Only branches some context can reach are counted (docs/testing-flags.md, "Rule coverage"): the
+ * default is left out when the targeting answers a variant on every path (alwaysAnswers), and a
+ * `fractional` counts one branch per variant that has buckets (weight above 0). Conditions are
+ * not judged: whether a context meets one is what the cases are for.
  */
 import { readFile } from "node:fs/promises";
-import type { LogicEngine } from "json-logic-engine";
 import { parseYaml } from "../config/parse.js";
 import type { Source } from "../config/positions.js";
-import { compileEnvironment, type RuleInstrument } from "../engine/compile.js";
+import { parseDistribution } from "../engine/fractional.js";
+import { RuleTracer } from "../engine/trace.js";
 import type { CompiledFlag, Evaluation } from "../engine/types.js";
 import { isEvaluationError } from "../engine/types.js";
 import { isRecord } from "../model/json.js";
@@ -39,48 +44,29 @@ export interface EnvironmentCoverage {
 
 /** The instrumented flags of one environment, and what their evaluations reached. */
 export class CoverageTracker {
-  readonly branches: Branch[] = [];
+  readonly branches: Branch[];
   readonly #hits = new Set<number>();
   /** Flag -> index of its `default` (or only) branch. */
   readonly #outcome = new Map<string, number>();
-  readonly #fractionals = new Map<number, { first: number; variants: unknown[] }>();
-  readonly flags: Map<string, CompiledFlag>;
+  readonly flags: ReadonlyMap<string, CompiledFlag>;
 
   constructor(readonly config: EnvironmentConfig) {
-    const instrument: RuleInstrument = {
-      install: (engine: LogicEngine) => {
-        engine.addMethod("$coverage_branch", ((args: [number, unknown]) => {
-          this.#hits.add(args[0]);
-          return args[1];
-        }) as never);
-        engine.addMethod("$coverage_fractional", ((args: [number, unknown]) => {
-          const [id, result] = args;
-          const fractional = this.#fractionals.get(id);
-          const at = fractional ? fractional.variants.findIndex((v) => v === result) : -1;
-          if (fractional && at >= 0) this.#hits.add(fractional.first + at);
-          return result;
-        }) as never);
-      },
-      // A disabled flag never runs its targeting: its one branch is "disabled".
-      rewrite: (flag, resolved) => (config.flags[flag]?.state === "DISABLED" ? resolved : this.#rewrite(flag, resolved, ["targeting"])),
-    };
-    // Flags in their file order: branches are listed as written.
+    const tracer = new RuleTracer(config, (branch) => this.#hits.add(branch));
+    this.flags = tracer.flags;
+    this.branches = tracer.branches.map(({ flag, label, path }) => ({ flag, label, path }));
     for (const [key, def] of Object.entries(config.flags)) {
       const targeted = def.state === "ENABLED" && isRecord(def.targeting) && Object.keys(def.targeting).length > 0;
-      // A flag without targeting (or disabled) has one outcome: its only branch.
-      if (!targeted)
+      // A flag without targeting (or disabled) has one outcome: its only branch. Targeting that
+      // answers a variant on every path never falls back to the default.
+      if (!targeted) {
+        const disabled = def.state === "DISABLED";
         this.#outcome.set(
           key,
-          this.#add(
-            key,
-            def.state === "DISABLED" ? "disabled" : "no targeting: defaultVariant",
-            def.state === "DISABLED" ? ["state"] : ["defaultVariant"],
-          ),
+          this.#add(key, disabled ? "disabled" : "no targeting: defaultVariant", disabled ? ["state"] : ["defaultVariant"]),
         );
-    }
-    this.flags = compileEnvironment(config, { instrument }).flags;
-    for (const [key, def] of Object.entries(config.flags)) {
-      if (!this.#outcome.has(key)) this.#outcome.set(key, this.#add(key, `default ("${String(def.defaultVariant)}")`, ["defaultVariant"]));
+      } else if (!alwaysAnswers(def.targeting)) {
+        this.#outcome.set(key, this.#add(key, `default ("${String(def.defaultVariant)}")`, ["defaultVariant"]));
+      }
     }
   }
 
@@ -115,51 +101,36 @@ export class CoverageTracker {
     this.branches.push({ flag, label, path });
     return this.branches.length - 1;
   }
-
-  /** A copy of `node` with each `if` branch and each `fractional` traced. `path` as written (from the flag). */
-  #rewrite(flag: string, node: unknown, path: JsonPath): unknown {
-    if (Array.isArray(node)) return node.map((item, i) => this.#rewrite(flag, item, [...path, i]));
-    if (!isRecord(node)) return node;
-    const keys = Object.keys(node);
-    if (keys.length !== 1) return node;
-    const op = keys[0]!;
-    const args = node[op];
-    if (op === "preserve" || op.startsWith("$segment#")) return node;
-    const inner = [...path, op];
-    if ((op === "if" || op === "?:") && Array.isArray(args) && args.length >= 2) {
-      const traced = args.map((arg, i) => {
-        const rewritten = this.#rewrite(flag, arg, [...inner, i]);
-        const isElse = i === args.length - 1 && args.length % 2 === 1;
-        if (i % 2 === 0 && !isElse) return rewritten; // a condition
-        const label = isElse ? `else (${describe(arg)})` : `if branch ${(i + 1) / 2} (${describe(arg)})`;
-        return { $coverage_branch: [this.#add(flag, label, [...inner, i]), rewritten] };
-      });
-      // No else written: it answers null (the default). Traced as its own branch, at the `if`.
-      if (args.length % 2 === 0) traced.push({ $coverage_branch: [this.#add(flag, "else (none written: null)", path), null] });
-      return { [op]: traced };
-    }
-    if (op === "fractional" && Array.isArray(args) && args.length > 0) {
-      const entries = Array.isArray(args[0]) ? args.map((a, i) => [a, i] as const) : args.slice(1).map((a, i) => [a, i + 1] as const);
-      const first = this.branches.length;
-      const variants = entries.map(([entry, i]) => {
-        const variant: unknown = Array.isArray(entry) ? entry[0] : undefined;
-        const weight: unknown = Array.isArray(entry) ? entry[1] : undefined;
-        this.#add(flag, `fractional bucket ${describe(variant)}${typeof weight === "number" ? ` (weight ${weight})` : ""}`, [...inner, i]);
-        return variant;
-      });
-      const id = this.#fractionals.size;
-      this.#fractionals.set(id, { first, variants });
-      return { $coverage_fractional: [id, { fractional: this.#rewrite(flag, args, inner) }] };
-    }
-    return { [op]: this.#rewrite(flag, args, inner) };
-  }
 }
 
-const describe = (value: unknown): string => {
-  if (typeof value === "string") return JSON.stringify(value);
-  if (value === null || typeof value !== "object") return String(value);
-  return JSON.stringify(value).length <= 30 ? JSON.stringify(value) : "an expression";
-};
+/**
+ * Whether targeting (as written) answers a variant for every context, so its default can never be
+ * reached: a variant name (or boolean or number) written out; a `fractional` whose buckets are
+ * written out, none of them null, and that buckets by the targetingKey, a string or a `cat` (which
+ * always give a bucketing value; without a targetingKey the answer is an error, not the
+ * default); an `if` with an `else` whose every branch is one of these. Anything else may answer
+ * null, so its default counts.
+ */
+export function alwaysAnswers(node: unknown): boolean {
+  if (typeof node === "string" || typeof node === "boolean") return true;
+  if (typeof node === "number") return Number.isFinite(node);
+  if (!isRecord(node) || Object.keys(node).length !== 1) return false;
+  const [op, args] = Object.entries(node)[0]!;
+  if (op === "if" || op === "?:") {
+    if (!Array.isArray(args) || args.length < 3 || args.length % 2 === 0) return false;
+    return args.every((arg, i) => (i % 2 === 0 && i !== args.length - 1 ? true : alwaysAnswers(arg)));
+  }
+  if (op === "fractional" && Array.isArray(args) && args.length > 0) {
+    const explicit = !Array.isArray(args[0]);
+    if (explicit && typeof args[0] !== "string" && !(isRecord(args[0]) && Object.keys(args[0]).join() === "cat")) return false;
+    const distribution = parseDistribution(explicit ? args.slice(1) : args);
+    // A variant with no weight is never picked, so a null one there does not matter.
+    return (
+      distribution !== null && distribution.variants.every((v, i) => v !== null || distribution.ends[i] === (distribution.ends[i - 1] ?? 0))
+    );
+  }
+  return false;
+}
 
 /**
  * Flag key and path inside its definition -> file:line, from the environment's files (parsed

@@ -49,7 +49,9 @@ const MANY_FLAGS = `apiKey: wide-key-0123456789\nflags:\n${Array.from(
   { length: 20 },
   (_, i) =>
     `  switch-${String(i).padStart(2, "0")}:\n    variants: { "yes": true, "no": false }\n    defaultVariant: "${i % 2 ? "yes" : "no"}"\n`,
-).join("")}  colour:\n    variants: { plain: streamlined, fancy: ornate }\n    defaultVariant: plain\n`;
+).join(
+  "",
+)}  colour:\n    variants: { plain: streamlined, fancy: ornate }\n    defaultVariant: plain\n  beta-gate:\n    variants: { "yes": true, "no": false }\n    defaultVariant: "no"\n    targeting: { if: [{ var: beta }, "yes", null] }\n`;
 
 let dir: TempDir;
 let fixture: AdminFixture;
@@ -148,18 +150,39 @@ describe.skipIf(!available)("the dashboard in Chromium", () => {
     expect(navigations).toBe(before);
   });
 
-  it("the playground shows each flag's value, variant and reason, errors per flag", async () => {
+  it("the playground is in reach at once and shows each flag's answer, which rule matched, errors per flag", async () => {
+    // Beside the flags, not below them: in view without scrolling.
+    await page.evaluate(() => window.scrollTo(0, 0));
+    const viewport = page.viewportSize()!;
+    for (const control of [page.getByLabel("Context (JSON)"), page.getByRole("button", { name: "Evaluate" })]) {
+      const box = (await control.boundingBox())!;
+      expect(box.y + box.height).toBeLessThanOrEqual(viewport.height);
+    }
+
     await page.getByLabel("Environment", { exact: true }).selectOption("dev");
     await page.getByLabel("Context (JSON)").fill('{"email": "ann@example.com"}');
     await page.getByRole("button", { name: "Evaluate" }).click();
-    const results = page.getByRole("table", { name: "Results" });
+    const results = page.getByRole("list", { name: "Results" });
     await results.waitFor();
-    expect(await results.getByRole("row", { name: /^new-checkout/ }).textContent()).toBe("new-checkouttrueonTARGETING_MATCH");
-    expect(await results.getByRole("row", { name: /^banner/ }).textContent()).toBe('banner"blue"blueSTATIC');
-    expect(await results.getByRole("row", { name: /^split/ }).textContent()).toContain("TARGETING_KEY_MISSING");
+    const result = (flag: string) => results.locator(`li[data-flag="${flag}"]`);
+    expect(await result("new-checkout").textContent()).toBe(
+      'new-checkout → true (variant on, TARGETING_MATCH)Matched: if segment beta → "on"',
+    );
+    expect(await result("banner").textContent()).toBe('banner → "blue" (variant blue, STATIC)Matched: no targeting');
+    expect(await result("split").textContent()).toContain("error TARGETING_KEY_MISSING");
+    // Which branch: the else of the if (null: the default), and a split's bucket with its share.
+    await page.getByLabel("Context (JSON)").fill('{"targetingKey": "user-1", "email": "bob@example.org"}');
+    await page.getByRole("button", { name: "Evaluate" }).click();
+    await expect
+      .poll(() => result("new-checkout").textContent())
+      .toBe("new-checkout → false (variant off, DEFAULT)Matched: else → the default variant (off)");
+    expect(await result("split").textContent()).toMatch(/^split → "(a|b)" \(variant (a|b), SPLIT\)Matched: split → "\1" \(50%\)$/);
+    await page.evaluate(() => window.scrollTo(0, 0));
+    const shown = (await result("new-checkout").boundingBox())!;
+    expect(shown.y + shown.height).toBeLessThanOrEqual(viewport.height);
 
     // Reasons and values read whole, never broken inside a word.
-    const wrapped = await results.locator("td.reason, td code").evaluateAll((cells) =>
+    const wrapped = await results.locator(".reason, code").evaluateAll((cells) =>
       cells
         .filter((cell) => {
           if (/\s/.test(cell.textContent!)) return false; // text of several words may wrap between them
@@ -171,11 +194,11 @@ describe.skipIf(!available)("the dashboard in Chromium", () => {
     );
     expect(wrapped).toEqual([]);
 
-    // An overridden flag says so beside its reason.
+    // An overridden flag says so.
     await fixture.server.overrides.set("dev", "banner", { variant: "green" });
     await card("banner").getByText("overridden: variant green").waitFor();
     await page.getByRole("button", { name: "Evaluate" }).click();
-    await expect.poll(() => results.getByRole("row", { name: /^banner/ }).textContent()).toBe('banner"green"greenSTATICoverride');
+    await expect.poll(() => result("banner").textContent()).toBe('banner → "green" (variant green, STATIC) overrideMatched: the override');
     await fixture.server.overrides.clear("dev", "banner");
 
     // After a JSON error the old results are gone: they were not this context's.
@@ -190,7 +213,7 @@ describe.skipIf(!available)("the dashboard in Chromium", () => {
     const list = page.getByRole("table", { name: "Flags of wide" });
     await list.waitFor();
     expect(await page.getByRole("button", { name: "List" }).getAttribute("aria-pressed")).toBe("true");
-    expect(await list.getByRole("row").count()).toBe(22); // the head and 21 flags
+    expect(await list.getByRole("row").count()).toBe(23); // the head and 22 flags
     expect(
       await list
         .getByRole("row", { name: /switch-01/ })
@@ -204,6 +227,28 @@ describe.skipIf(!available)("the dashboard in Chromium", () => {
         .locator("code")
         .textContent(),
     ).toBe('"streamlined"');
+
+    // A flag its targeting decides has no switch (neither on nor off for everyone): it says so.
+    const gate = list.locator('tr[data-flag="beta-gate"]');
+    expect(await gate.locator("td").last().textContent()).toBe("by targeting");
+    expect(await gate.locator("input").count()).toBe(0);
+    // Every control on the page has an accessible name, and none is half-checked (a switch is on or off).
+    const cdp = await page.context().newCDPSession(page);
+    const { nodes } = (await cdp.send("Accessibility.getFullAXTree")) as {
+      nodes: {
+        ignored: boolean;
+        role?: { value: string };
+        name?: { value: string };
+        properties?: { name: string; value: { value: unknown } }[];
+      }[];
+    };
+    const roles = ["checkbox", "switch", "textbox", "searchbox", "combobox", "listbox", "radio", "slider", "spinbutton"];
+    const controls = nodes.filter((n) => !n.ignored && roles.includes(n.role?.value ?? ""));
+    expect(controls.filter((n) => n.role!.value === "switch").length).toBe(20);
+    expect(controls.filter((n) => !n.name?.value?.trim()).map((n) => n.role!.value)).toEqual([]);
+    const mixed = controls.filter((n) => n.properties?.some((p) => p.name === "checked" && p.value.value === "mixed"));
+    expect(mixed.map((n) => n.name?.value)).toEqual([]);
+    await cdp.detach();
 
     const wide = new OFREPProvider({ baseUrl: fixture.server.url, headers: [["X-API-Key", "wide-key-0123456789"]] });
     OpenFeature.setProvider("wide", wide);
@@ -227,7 +272,7 @@ describe.skipIf(!available)("the dashboard in Chromium", () => {
     await expect.poll(() => list.getByRole("row").count()).toBe(11);
     await page.getByLabel("Search flags").fill("");
     await page.getByRole("button", { name: "Cards" }).click();
-    await expect.poll(() => page.getByRole("article").count()).toBe(21);
+    await expect.poll(() => page.getByRole("article").count()).toBe(22);
     await page.getByRole("tab", { name: "dev" }).click(); // in cards, the view chosen last
   });
 

@@ -5,11 +5,14 @@ import { describe, expect, it } from "vitest";
 import { execFile } from "node:child_process";
 import { dirname } from "node:path";
 import { promisify } from "node:util";
+import { fileURLToPath } from "node:url";
+import { invocation } from "../../src/cli/invocation.js";
 import { BIN } from "../helpers/cli.js";
 import { cleanupAfterEach, run, runHere } from "./run.js";
 
 const { version } = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string };
 const t = cleanupAfterEach();
+const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 
 const schemaLine = (text: string) => text.split("\n")[0];
 
@@ -102,6 +105,8 @@ describe("flagserve init", () => {
   // after npm link or a global install; in a project (or the clone) `npx flagserve` finds it.
   describe("prints next steps that run as printed", () => {
     const PATH = dirname(process.execPath) + ":/usr/bin:/bin"; // node and npx, never a flagserve
+    // npm's variables, which this suite has when `npm test` or `npx vitest` started it, left out.
+    const npmUnset = Object.fromEntries(Object.keys(process.env).flatMap((name) => (/^npm_/i.test(name) ? [[name, undefined]] : [])));
     const stepsOf = (stdout: string) =>
       stdout
         .split("\n")
@@ -122,13 +127,55 @@ describe("flagserve init", () => {
       if (installed) await dir.link("node_modules/.bin/flagserve", BIN);
       if (linked) await dir.link("bin/flagserve", BIN);
       const path = linked ? `${dir.file("bin")}:${PATH}` : PATH;
-      const init = await run(["init"], { cwd: dir.path, env: { PATH: path, npm_command: "" } });
+      const init = await run(["init"], { cwd: dir.path, env: { ...npmUnset, PATH: path } });
       expect(init.code).toBe(0);
       const [validate, serve] = stepsOf(init.stdout);
       expect(validate).toMatch(new RegExp(`^${prefix.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}.*validate flags$`));
       expect(serve?.startsWith(prefix)).toBe(true);
       const ran = await runStep(validate!, dir.path, path);
       expect(ran).toEqual({ code: 0, stdout: expect.stringContaining("2 valid environments") });
+    });
+
+    // Started by npm, the PATH is npm's: npx and `npm run` put the project's node_modules/.bin
+    // (where flagserve is) in front of it, which the reader's shell does not have. These run the
+    // real npm in a project where flagserve is linked as `npm install` / `npm link` would
+    // (node_modules/flagserve and its .bin entry), from a shell without npm's variables.
+    const withoutNpm = (path: string) => ({
+      ...Object.fromEntries(Object.entries(process.env).filter(([name]) => !/^npm_/i.test(name))),
+      PATH: path,
+      NO_COLOR: "1",
+    });
+    const project = async () => {
+      const dir = await t.dir({
+        "package.json": JSON.stringify({ name: "app", private: true, scripts: { "flags:init": "flagserve init" } }),
+      });
+      await dir.link("node_modules/flagserve", ROOT);
+      await dir.link("node_modules/.bin/flagserve", "../flagserve/bin/flagserve.js");
+      return dir;
+    };
+    // npx and `npm exec` set the same variables (npm_command=exec); a script sets its own.
+    it.each([
+      ["through npx", "npx flagserve init", true],
+      ["through an npm script", "npm run -s flags:init", false],
+    ])("%s in a project that installed it: npx flagserve", async (_how, command, runIt) => {
+      const dir = await project();
+      const init = await promisify(execFile)("/bin/sh", ["-c", command], { cwd: dir.path, env: withoutNpm(PATH) });
+      const [validate, , serve] = stepsOf(init.stdout);
+      expect(validate).toBe("npx flagserve validate flags");
+      expect(serve).toBe("npx flagserve flags");
+      if (!runIt) return; // each npm start costs a second: the step is run once
+      const ran = await runStep(validate!, dir.path, PATH);
+      expect(ran).toEqual({ code: 0, stdout: expect.stringContaining("2 valid environments") });
+    });
+
+    it("through npx --package: names the package again, which plain npx would look up on the registry", () => {
+      // npx sets these for `npx --package=./flagserve-0.1.0.tgz flagserve init` (npm 11); running
+      // it for real installs the package into npx's cache, which takes too long for this suite.
+      const env = { npm_command: "exec", npm_lifecycle_event: "npx", npm_config_package: "./flagserve-0.1.0.tgz", PATH };
+      expect(invocation("/", env)).toBe("npx --package=./flagserve-0.1.0.tgz flagserve");
+      expect(invocation("/", { ...env, npm_config_package: "/my projects/flagserve" })).toBe(
+        "npx --package='/my projects/flagserve' flagserve",
+      );
     });
   });
 });

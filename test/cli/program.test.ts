@@ -46,7 +46,7 @@ describe("flagserve (program)", () => {
       expect(stderr, name).toBe("");
       expect(stdout, name).toMatch(new RegExp(`^Usage: ${name}`));
       expect(stdout, name).toContain("Examples:");
-      expect(stdout, name).toContain("$ flagserve");
+      expect(stdout, name).toContain("$ npx flagserve");
     });
     // The top-level help lists every command.
     for (const command of ["serve", "validate", "init", "keys", "eval", "events", "health", "override", "session", "test", "diff"])

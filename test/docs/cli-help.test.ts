@@ -29,6 +29,6 @@ describe("docs/cli.md", () => {
     const real = await run(["keys", "rotate", "--help"]);
     expect(real.code).toBe(0);
     expect(real.stdout).toBe(helpOf(["keys", "rotate"]));
-    expect(page).toContain(`$ flagserve keys rotate --help\n${real.stdout.trimEnd()}\n\`\`\``);
+    expect(page).toContain(`$ npx flagserve keys rotate --help\n${real.stdout.trimEnd()}\n\`\`\``);
   });
 });

@@ -134,6 +134,131 @@ describe("diffConfigurations", () => {
   });
 });
 
+describe("what changed in a flag, before and after", () => {
+  const SEARCH = `flags:
+  search-algorithm:
+    variants: { classic: c, vector: v, hybrid: h }
+    defaultVariant: classic
+    metadata: { owner: search }
+    targeting:
+      if:
+        - { in: [{ var: country }, [de, fr]] }
+        - vector
+        - fractional:
+            - [classic, 50]
+            - [hybrid, 50]
+  search-config:
+    variants: { small: { model: small, k: 10 }, big: { model: big, k: 50 } }
+    defaultVariant: small
+`;
+  const EDITED = SEARCH.replace("[de, fr]]", "[de, fr, it]]")
+    .replace("[classic, 50]", "[classic, 40]")
+    .replace("[hybrid, 50]\n", "[hybrid, 50]\n            - [vector, 10]\n")
+    .replace("vector: v,", 'vector: V, "new": n,')
+    .replace("owner: search", "owner: ranking")
+    .replace("{ model: small, k: 10 }", "{ model: small, k: 20 }");
+
+  async function report(before: string, after: string) {
+    const dir = await tempDir();
+    await dir.write("old/dev.yaml", before);
+    await dir.write("new/dev.yaml", after);
+    return diffConfigurations({ before: dir.file("old"), after: dir.file("new") });
+  }
+
+  it("text: variants with their values, metadata, and the targeting as a rule diff", async () => {
+    const text = formatDiff("text", await report(SEARCH, EDITED));
+    expect(text).toContain(
+      `  - flag changed: search-algorithm: variants, targeting, metadata
+      variant added: "new" = "n"
+      variant changed: "vector" = "v" -> "V"
+      targeting:
+         if:
+        -  - { in: [ { var: country }, [ de, fr ] ] }
+        +  - { in: [ { var: country }, [ de, fr, it ] ] }
+           - vector
+           - fractional:
+        -      - [ classic, 40 ]
+`.replace(
+        "-      - [ classic, 40 ]",
+        "-      - [ classic, 50 ]\n        +      - [ classic, 40 ]\n               - [ hybrid, 50 ]\n        +      - [ vector, 10 ]",
+      ),
+    );
+    expect(text).toContain('      metadata changed: "owner" = "search" -> "ranking"\n');
+    // A variant whose value is an object: a diff of it.
+    expect(text).toContain(`  - flag changed: search-config: variants
+      variant changed: "small":
+         model: small
+        -k: 10
+        +k: 20
+`);
+  });
+
+  it("markdown: the rule diff as a diff block inside the flag's item", async () => {
+    const markdown = formatDiff("markdown", await report(SEARCH, EDITED));
+    expect(markdown).toContain(`- flag changed: \`search-algorithm\`: variants, targeting, metadata
+  - variant added: \`"new"\` = \`"n"\`
+  - variant changed: \`"vector"\` = \`"v"\` -> \`"V"\`
+  - targeting:
+    \`\`\`diff
+     if:
+    -  - { in: [ { var: country }, [ de, fr ] ] }
+    +  - { in: [ { var: country }, [ de, fr, it ] ] }
+`);
+    expect(markdown).toContain('  - metadata changed: `"owner"` = `"search"` -> `"ranking"`\n');
+  });
+
+  it("json: before and after of each field that changed; a rule reformatted is no change", async () => {
+    const diff = await report(SEARCH, EDITED);
+    const search = diff.environments[0]!.changed.find((c) => c.flag === "search-algorithm")!;
+    expect(search.variants).toMatchObject({ added: ["new"], removed: [], changed: ["vector"], after: { vector: "V", new: "n" } });
+    expect(search.targeting?.before).toEqual({
+      if: [
+        { in: [{ var: "country" }, ["de", "fr"]] },
+        "vector",
+        {
+          fractional: [
+            ["classic", 50],
+            ["hybrid", 50],
+          ],
+        },
+      ],
+    });
+    expect(search.metadata).toMatchObject({ changed: ["owner"], before: { owner: "search" }, after: { owner: "ranking" } });
+    const reformatted = SEARCH.replace(
+      "        - fractional:\n            - [classic, 50]\n            - [hybrid, 50]\n",
+      "        - { fractional: [[classic, 50], [hybrid, 50]] }\n",
+    );
+    expect(reformatted).not.toBe(SEARCH);
+    expect((await report(SEARCH, reformatted)).changed).toBe(false);
+  });
+
+  it("targeting added or removed says so; a long rule is shown by its changes", async () => {
+    const plain = "flags:\n  f:\n    variants: { a: 1, b: 2 }\n    defaultVariant: a\n";
+    const targeted = `${plain}    targeting: { if: [{ var: beta }, b] }\n`;
+    expect(formatDiff("text", await report(plain, targeted))).toContain(
+      "      targeting (added):\n        +if:\n        +  - { var: beta }\n        +  - b\n",
+    );
+    expect(formatDiff("text", await report(targeted, plain))).toContain(
+      "      targeting (removed: every evaluation answers the default):\n        -if:\n",
+    );
+    const branches = (n: number, last: string) =>
+      `${plain}    targeting:\n      if:\n${Array.from({ length: n }, (_, i) => `        - { "==": [{ var: n }, ${i}] }\n        - ${i === n - 1 ? last : "a"}\n`).join("")}`;
+    const text = formatDiff("text", await report(branches(30, "a"), branches(30, "b")));
+    expect(text).toContain("      targeting:\n        ...\n");
+    expect(text).toContain("        -  - a\n        +  - b\n");
+    expect(text.split("\n").filter((l) => l.startsWith("           - ")).length).toBeLessThanOrEqual(3);
+  });
+
+  it("keys, names and values from the files reach the terminal escaped: no forged line, no control character", async () => {
+    const bad = 'flags:\n  "f\\nforged line 1":\n    variants: { a: "x", b: "y" }\n    defaultVariant: a\n';
+    const edited = bad.replace('b: "y"', 'b: "y\\u001b[2J\\nforged line 2\\u202e", "c\\nforged line 3": "z"');
+    const text = formatDiff("text", await report(bad, edited));
+    expect(text).toContain("flag changed: f\\u000aforged line 1: variants");
+    expect(text).not.toMatch(/[\u001b\u202e]/);
+    expect(text).not.toMatch(/^forged line/m);
+  });
+});
+
 describe("a running server sends the events the diff announces", () => {
   let close: (() => Promise<void>) | undefined;
   afterAll(() => close?.());

@@ -70,7 +70,9 @@ describe("docs/testing-flags.md", () => {
     git("-c", "user.email=d@example.com", "-c", "user.name=d", "commit", "-qm", "flags");
     await dir.write(
       "flags/development.yaml",
-      files["flags/development.yaml"]!.replace('"@example.com"', '"@example.org"').replace('defaultVariant: "off"', 'defaultVariant: "on"'),
+      files["flags/development.yaml"]!.replace('"@example.com"', '"@example.org"')
+        .replace('defaultVariant: "off"', 'defaultVariant: "on"')
+        .replace("[de, fr]", "[de, fr, it]"),
     );
     const cwd = process.cwd();
     process.chdir(dir.path);

@@ -10,6 +10,7 @@ import { describe, expect, it } from "vitest";
 import { developmentFile, developmentTestFile } from "../../src/cli/init.js";
 import { loadConfig } from "../../src/config/index.js";
 import { checkTestFiles, parseTestFile, testExitCode, testFlags } from "../../src/testing/index.js";
+import { alwaysAnswers } from "../../src/testing/coverage.js";
 import { humanReport, junitReport } from "../../src/testing/reporters.js";
 import { tempDir } from "../helpers/files.js";
 import { run } from "../cli/run.js";
@@ -247,21 +248,96 @@ describe("rule coverage", () => {
     const coverage = report.coverage!;
     const missed = coverage.environments[0]!.flags.flatMap((f) => f.missed.map((b) => `${f.flag}:${b.line} ${b.label}`));
     // new-checkout: if 1 reached; inner if branch, its unwritten else, the outer else and the default not.
-    // rollout: one of two buckets reached; its default cannot be (fractional always picks). static: never evaluated.
+    // rollout: one of two buckets reached; its default is not counted (fractional always picks). static: never evaluated.
     const rolled = report.results.find((r) => r.flag === "rollout")!.actual.variant;
     expect(missed).toEqual([
       'new-checkout:4 default ("off")',
       "new-checkout:9 else (none written: null)",
       "new-checkout:9 else (an expression)",
       'new-checkout:11 if branch 1 ("off")',
-      'rollout:14 default ("a")',
       rolled === "a" ? 'rollout:18 fractional bucket "b" (weight 50)' : 'rollout:17 fractional bucket "a" (weight 50)',
       "static:21 no targeting: defaultVariant",
     ]);
-    expect(coverage).toMatchObject({ branches: 9, reached: 2, percent: 22.2 });
+    expect(coverage).toMatchObject({ branches: 8, reached: 2, percent: 25 });
     expect(humanReport(report, dir.path)).toContain('  not reached: flags/development.yaml:11 new-checkout: if branch 1 ("off")');
-    expect(testExitCode(report, 22)).toBe(0);
-    expect(testExitCode(report, 23)).toBe(1);
+    expect(testExitCode(report, 25)).toBe(0);
+    expect(testExitCode(report, 26)).toBe(1);
+  });
+
+  it("counts only branches a context can reach: no default behind `if ... else fractional`, no bucket of weight 0", async () => {
+    const flags = `flags:
+  search-algorithm:
+    variants: { classic: c, vector: v, hybrid: h }
+    defaultVariant: classic
+    targeting:
+      if:
+        - { in: [{ var: country }, [de, fr]] }
+        - vector
+        - fractional:
+            - [classic, 50]
+            - [hybrid, 30]
+            - [classic, 20]
+            - [vector, 0]
+`;
+    const contexts = Array.from({ length: 30 }, (_, i) => `{ targetingKey: user-${i} }`).join(", ");
+    const dir = await project(
+      `tests:
+  - { name: europe, flag: search-algorithm, context: { country: de }, expect: { variant: vector } }
+  - { name: the rest, flag: search-algorithm, contexts: [${contexts}], expect: { reason: SPLIT } }
+`,
+      flags,
+    );
+    const report = await testFlags({ sources: [dir.file("flags")], coverage: true });
+    expect(report.failed).toBe(0);
+    // The if branch, its else, and the two variants the split can pick (classic's two entries are
+    // one branch); neither the default nor vector's empty bucket.
+    expect(report.coverage).toMatchObject({ branches: 4, reached: 4, percent: 100 });
+    expect(report.coverage!.environments[0]!.flags[0]!.missed).toEqual([]);
+
+    // Without the split's cases, what is missed is named as written.
+    await dir.write(
+      "flags/development.test.yaml",
+      "tests:\n  - { name: europe, flag: search-algorithm, context: { country: de }, expect: { variant: vector } }\n",
+    );
+    const partial = await testFlags({ sources: [dir.file("flags")], coverage: true });
+    expect(partial.coverage!.environments[0]!.flags[0]!.missed.map((b) => `${b.line} ${b.label}`)).toEqual([
+      "9 else (an expression)",
+      '10 fractional bucket "classic" (weights 50, 20)',
+      '11 fractional bucket "hybrid" (weight 30)',
+    ]);
+  });
+
+  it("the default counts when the targeting can answer nothing", () => {
+    const split = [
+      ["a", 50],
+      ["b", 50],
+    ];
+    // Always a variant (or an error): the default is never reached.
+    for (const targeting of [
+      "on",
+      true,
+      { fractional: split },
+      { fractional: ["fixed", ...split] },
+      { fractional: [{ cat: [{ var: "$flagd.flagKey" }, { var: "email" }] }, ...split] },
+      { fractional: [...split, [null, 0]] },
+      { if: [{ var: "beta" }, "on", { if: [{ var: "x" }, "a", { fractional: split }] }] },
+      { "?:": [{ var: "beta" }, "on", "off"] },
+    ])
+      expect(alwaysAnswers(targeting), JSON.stringify(targeting)).toBe(true);
+    // May answer null: the default counts.
+    for (const targeting of [
+      null,
+      { if: [{ var: "beta" }, "on"] },
+      { if: [{ var: "beta" }, null, "off"] },
+      { if: [{ var: "beta" }, { var: "variant" }, "off"] },
+      { $ref: "beta-testers" },
+      { fractional: [{ var: "email" }, ...split] }, // no email and no targetingKey: null
+      { fractional: [...split, [null, 10]] },
+      { fractional: [["a", 0]] }, // nothing to pick
+      { fractional: [["a", { var: "weight" }]] },
+      { var: "variant" },
+    ])
+      expect(alwaysAnswers(targeting), JSON.stringify(targeting)).toBe(false);
   });
 
   it("a disabled flag has one branch, whatever its targeting says", async () => {
@@ -285,7 +361,7 @@ describe("rule coverage", () => {
     const traced = await testFlags({ sources: [dir.file("flags")], coverage: true });
     expect(traced.results.map((r) => r.actual)).toEqual(plain.results.map((r) => r.actual));
     expect(plain.results).toHaveLength(120);
-    expect(traced.coverage).toMatchObject({ branches: 9, reached: 8 }); // rollout's default cannot be reached
+    expect(traced.coverage).toMatchObject({ branches: 8, reached: 8, percent: 100 });
   });
 });
 
@@ -297,7 +373,7 @@ describe("flagserve test, the real CLI", () => {
     expect: { value: X, reason: STATIC }
 `);
     const ok = await run(["test", "flags", "--coverage"], { cwd: dir.path });
-    expect(ok.stdout).toContain("ok: 1 of 1 check passed\ncoverage: 11.1% of targeting branches reached (1 of 9)\n");
+    expect(ok.stdout).toContain("ok: 1 of 1 check passed\ncoverage: 12.5% of targeting branches reached (1 of 8)\n");
     expect(ok.stdout).toContain('  not reached: flags/development.yaml:8 new-checkout: if branch 1 ("on")\n');
     expect(ok.code).toBe(0);
 
