@@ -173,7 +173,7 @@ describe("src/ layering", () => {
     // The analysis itself: if it found nothing, every check below would pass for nothing.
     expect(files.length).toBeGreaterThan(50);
     const shown = imports.map(show);
-    expect(shown).toContain("evaluation/shape.ts -> engine/index.ts");
+    expect(shown).toContain("evaluation/ofrep-bodies.ts -> engine/index.ts");
     expect(shown).toContain("sources/files-source.ts -> sources/watch.ts"); // import("./watch.js")
     expect(shown).toContain("config/parse.ts -> config/parse-worker.ts"); // a worker's URL
     expect(shown).toContain("sources/watch.ts -> chokidar");

@@ -10,7 +10,7 @@ import { FailedAuthLimiter } from "./auth-limit.js";
 import { encodeEvent } from "../events/encode.js";
 import { SseFrame } from "../events/frame.js";
 import { createSseResponse } from "../events/sse.js";
-import { JSON_CONTENT_TYPE } from "../evaluation/shape.js";
+import { JSON_CONTENT_TYPE } from "../evaluation/ofrep-bodies.js";
 import { withHttpErrors } from "../http/errors.js";
 import type { FaultInjector } from "../fixture/faults.js";
 import { replyText, type OfrepAnswerer } from "../answers/ofrep-answers.js";

@@ -13,7 +13,7 @@ import type { EnvironmentSnapshot } from "../store/snapshot.js";
 import { AnswerCache } from "./answer-cache.js";
 import { bulkEtagOf, PART_DIGEST_BYTES, partDigest } from "./etag.js";
 import { OutcomeTable } from "./outcome-memo.js";
-import { bulkItemJson } from "../evaluation/shape.js";
+import { bulkItemJson } from "../evaluation/ofrep-bodies.js";
 
 export interface BulkAnswer {
   /**

@@ -12,7 +12,7 @@ import { ApiError, apiError } from "../evaluation/problem.js";
 import type { Evaluation } from "../engine/types.js";
 import type { EnvironmentSnapshot } from "../store/snapshot.js";
 import { createBulkAnswers, type BulkAnswer } from "./bulk.js";
-import { JSON_CONTENT_TYPE } from "../evaluation/shape.js";
+import { JSON_CONTENT_TYPE } from "../evaluation/ofrep-bodies.js";
 import type { EvaluationCounts } from "./evaluation-counts.js";
 import { ifNoneMatchHits, sameConfigEtag } from "./etag.js";
 import { createSingleAnswers, type SingleAnswer } from "./single.js";

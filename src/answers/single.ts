@@ -10,7 +10,7 @@ import type { CompiledFlag, Evaluation } from "../engine/types.js";
 import type { EnvironmentSnapshot } from "../store/snapshot.js";
 import { AnswerCache } from "./answer-cache.js";
 import { parseJsonBody } from "../evaluation/context.js";
-import { flagResponse } from "../evaluation/shape.js";
+import { flagResponse } from "../evaluation/ofrep-bodies.js";
 
 export interface SingleAnswer {
   status: 200 | 400;
@@ -58,7 +58,7 @@ export function createSingleAnswers(cacheBytes = DEFAULT_SINGLE_CACHE_BYTES) {
   };
 }
 
-/** The answer computed (evaluation/shape.ts): throws the request's 400 (invalid JSON or context), then, without a flag, the 404. */
+/** The answer computed (evaluation/ofrep-bodies.ts): throws the request's 400 (invalid JSON or context), then, without a flag, the 404. */
 function answerTo(
   flag: CompiledFlag | undefined,
   key: string,

@@ -7,7 +7,7 @@ import { describeThrown, TargetingParseError } from "./errors.js";
 import type { LogicEngine } from "json-logic-engine";
 import { createLogicEngine, isOperator, logicEngine, operatorNames } from "./logic.js";
 import { closestName } from "../model/names.js";
-import { hasScratch, SCRATCH } from "./scratch.js";
+import { hasEvaluationState, STATE } from "./evaluation-state.js";
 import { BROKEN, isEmptyObject, resolveRule, resolveSegment, type CompileError, type Resolver, type WalkState } from "./resolve.js";
 import { ruleKey } from "./rule-key.js";
 import type { CompiledFlag, CompiledRule } from "./types.js";
@@ -159,7 +159,7 @@ function build(engine: LogicEngine, logic: unknown): CompiledRule {
  * Each segment is compiled once into its own function and registered as an operator of the
  * environment's engine (under a name no file can write: operators are checked against the
  * shared engine). A rule calls it where it wrote `$ref`. Within one evaluation a segment called
- * on the evaluation data is computed once (memo in the scratch record, kept for the pass and
+ * on the evaluation data is computed once (memo in the evaluation state, kept for the pass and
  * valid for the evaluation whose serial it holds), so evaluation stays linear too; inside an
  * iterator it runs on the current item, as inlined text would.
  */
@@ -181,15 +181,15 @@ function segmentCompiler(engine: LogicEngine, segmentClock: SegmentClock): NonNu
       readsClock(resolved, (op) => segmentClock.get(op)),
     );
     const segment = (context: unknown): unknown => {
-      if (!hasScratch(context)) return rule(context as Record<string, unknown>);
-      const scratch = context[SCRATCH];
-      const memos = (scratch.segments ??= []);
+      if (!hasEvaluationState(context)) return rule(context as Record<string, unknown>);
+      const state = context[STATE];
+      const memos = (state.segments ??= []);
       const memo = memos[index];
-      if (memo !== undefined && memo.serial === scratch.serial) return memo.value;
+      if (memo !== undefined && memo.serial === state.serial) return memo.value;
       const value = rule(context);
-      if (memo === undefined) memos[index] = { serial: scratch.serial, value };
+      if (memo === undefined) memos[index] = { serial: state.serial, value };
       else {
-        memo.serial = scratch.serial;
+        memo.serial = state.serial;
         memo.value = value;
       }
       return value;
@@ -219,7 +219,7 @@ export interface Compiling {
   /**
    * Each distinct rule (by its text as written, see rule-key.ts) compiled once: files repeat the
    * same targeting over many flags. Sharing is safe: a compiled rule is a pure function of the
-   * evaluation data, which carries the flag's key (`$flagd.flagKey`) and its scratch record, and
+   * evaluation data, which carries the flag's key (`$flagd.flagKey`) and its evaluation state, and
    * once the segments are resolved, resolving a rule depends on the rule alone. Only rules
    * without problems are kept, so each flag's problems are still reported at its own path.
    */

@@ -1,6 +1,6 @@
 import { outcomesOf, failure, type FlagOutcomes } from "./outcomes.js";
 import { describeThrown, TargetingKeyMissingError, TargetingParseError } from "./errors.js";
-import { bind, evaluationPass, type EvaluationData, type EvaluationPass, type Scratch } from "./scratch.js";
+import { bind, evaluationPass, type EvaluationData, type EvaluationPass, type EvaluationState } from "./evaluation-state.js";
 import type { CompiledFlag, CompiledRule, Evaluation } from "./types.js";
 
 /**
@@ -38,7 +38,7 @@ export const evaluate = (flag: CompiledFlag, context: Record<string, unknown>, n
 /**
  * `evaluate` for any number of flags and one context: the evaluation data (a copy of the
  * context) is built on the first targeted flag and reused by the next ones, each with its own
- * `$flagd.flagKey` and a clean scratch record (see bind).
+ * `$flagd.flagKey` and a clean evaluation state (see bind).
  */
 export function evaluatorFor(context: Record<string, unknown>, nowMs: number = Date.now()): (flag: CompiledFlag) => Evaluation {
   let pass: EvaluationPass | undefined;
@@ -52,7 +52,7 @@ export function evaluatorFor(context: Record<string, unknown>, nowMs: number = D
   };
 }
 
-function outcome(flag: CompiledFlag, outcomes: FlagOutcomes, rule: CompiledRule, data: EvaluationData, scratch: Scratch): Evaluation {
+function outcome(flag: CompiledFlag, outcomes: FlagOutcomes, rule: CompiledRule, data: EvaluationData, state: EvaluationState): Evaluation {
   let result: unknown;
   try {
     result = rule(data);
@@ -64,7 +64,7 @@ function outcome(flag: CompiledFlag, outcomes: FlagOutcomes, rule: CompiledRule,
 
   if (result === null || result === undefined) return outcomes.default;
   const variant = variantKeyOf(result);
-  const split = scratch.fractionalCalled && result === scratch.lastFractional;
+  const split = state.fractionalCalled && result === state.lastFractional;
   const shared = variant === undefined ? undefined : (split ? outcomes.split : outcomes.match).get(variant);
   return shared ?? failure(flag, "GENERAL", `targeting returned ${describeResult(result)}, which is not a variant of flag "${flag.key}"`);
 }

@@ -1,7 +1,7 @@
 import { direct, isConstant, type BuildState, type Compiled } from "./codegen.js";
 import { TargetingKeyMissingError } from "./errors.js";
 import { murmur3Utf8, murmur3Utf8Concat } from "./murmur.js";
-import { findEvaluationData, SCRATCH, type EvaluationData } from "./scratch.js";
+import { findEvaluationData, STATE, type EvaluationData } from "./evaluation-state.js";
 
 /**
  * flagd's `fractional` operator, "v2" bucketing (flagd >= #1909, the testbed's @fractional-v2):
@@ -110,12 +110,12 @@ function dataOf(root: EvaluationData | undefined, context: unknown): Record<stri
   return root ?? (context !== null && typeof context === "object" ? (context as Record<string, unknown>) : {});
 }
 
-/** Records `result` in the evaluation's scratch record, so `evaluate` can tell SPLIT from TARGETING_MATCH. */
+/** Records `result` in the evaluation's evaluation state, so `evaluate` can tell SPLIT from TARGETING_MATCH. */
 function recorded(root: EvaluationData | undefined, result: FractionalVariant): FractionalVariant {
-  const scratch = root?.[SCRATCH];
-  if (scratch) {
-    scratch.fractionalCalled = true;
-    scratch.lastFractional = result;
+  const state = root?.[STATE];
+  if (state) {
+    state.fractionalCalled = true;
+    state.lastFractional = result;
   }
   return result;
 }

@@ -30,7 +30,7 @@ function compileIn(args: unknown, build: BuildState): Compiled | false {
 
 /**
  * One engine, shared by every environment: standard JsonLogic plus flagd's operators. The
- * methods are stateless (per-evaluation state travels with the data, see scratch.ts), so
+ * methods are stateless (per-evaluation state travels with the data, see evaluation-state.ts), so
  * sharing is safe. All are plain functions, which json-logic-engine calls with arguments
  * already evaluated: that is what lets variants and weights inside `fractional` be expressions.
  * Their compile hooks specialise the usual forms when a rule is built (constant operands

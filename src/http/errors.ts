@@ -1,7 +1,7 @@
 /** Every error leaves as JSON `{errorCode, errorDetails}` (plus `key` on the single-flag route). */
 import { HTTPError, type H3Event } from "h3";
 import { ApiError, apiError, type ErrorBody } from "../evaluation/problem.js";
-import { JSON_CONTENT_TYPE } from "../evaluation/shape.js";
+import { JSON_CONTENT_TYPE } from "../evaluation/ofrep-bodies.js";
 
 /** A JSON response body, with the Content-Type every JSON response carries. */
 export function json(event: H3Event, value: unknown): string {

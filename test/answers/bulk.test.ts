@@ -2,7 +2,7 @@
 import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { compileEnvironment } from "../../src/engine/compile.js";
-import { bulkItem } from "../../src/evaluation/shape.js";
+import { bulkItem } from "../../src/evaluation/ofrep-bodies.js";
 import { createBulkAnswers } from "../../src/answers/bulk.js";
 import { createSnapshot } from "../../src/store/snapshot.js";
 import { env } from "../engine/helpers.js";

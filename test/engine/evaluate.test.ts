@@ -284,7 +284,7 @@ describe("contextAttributes", () => {
 });
 
 describe("evaluatorFor", () => {
-  it("answers every flag of a pass exactly as evaluate does, each with its own flag key and scratch", () => {
+  it("answers every flag of a pass exactly as evaluate does, each with its own flag key and evaluation state", () => {
     const onOffFlag = { variants: onOff, defaultVariant: "off" };
     const { flags } = compileEnvironment(
       env({

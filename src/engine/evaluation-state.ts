@@ -2,14 +2,14 @@
  * Per-evaluation state that operators need but JsonLogic has no place for.
  *
  * An evaluation pass (one context, any number of flags) builds one data object and hangs a
- * scratch record on it under a symbol key (`var`, `missing` and friends only see string keys, and
+ * evaluation state on it under a symbol key (`var`, `missing` and friends only see string keys, and
  * a client can never forge it: JSON has no symbols), reset for each flag. Operators find it
  * through their `context` argument. Nothing is module-global, so concurrent or re-entrant passes
  * cannot observe each other.
  */
-export const SCRATCH: unique symbol = Symbol("flagserve.evaluation");
+export const STATE: unique symbol = Symbol("flagserve.evaluation");
 
-export interface Scratch {
+export interface EvaluationState {
   /** Whether any `fractional` call ran during this evaluation. */
   fractionalCalled: boolean;
   /** The value the most recent `fractional` call returned (SPLIT detection, see evaluate.ts). */
@@ -26,9 +26,10 @@ export interface SegmentMemo {
   value: unknown;
 }
 
-export type EvaluationData = Record<string, unknown> & { [SCRATCH]?: Scratch };
+export type EvaluationData = Record<string, unknown> & { [STATE]?: EvaluationState };
 
-export const hasScratch = (x: unknown): x is EvaluationData & { [SCRATCH]: Scratch } => x !== null && typeof x === "object" && SCRATCH in x;
+export const hasEvaluationState = (x: unknown): x is EvaluationData & { [STATE]: EvaluationState } =>
+  x !== null && typeof x === "object" && STATE in x;
 
 /**
  * The root evaluation data as seen from an operator. Inside iterators (`map`, `filter`, `some`,
@@ -36,10 +37,10 @@ export const hasScratch = (x: unknown): x is EvaluationData & { [SCRATCH]: Scrat
  * `above` as nested arrays, so the root is searched for there (depth-bounded).
  */
 export function findEvaluationData(context: unknown, above: unknown, depth = 0): EvaluationData | undefined {
-  if (hasScratch(context)) return context;
+  if (hasEvaluationState(context)) return context;
   if (!Array.isArray(above) || depth > 16) return undefined;
   for (const scope of above) {
-    if (hasScratch(scope)) return scope;
+    if (hasEvaluationState(scope)) return scope;
     if (Array.isArray(scope)) {
       const found = findEvaluationData(undefined, scope, depth + 1);
       if (found) return found;
@@ -55,18 +56,18 @@ interface FlagdProperties {
 }
 
 /**
- * The evaluation data of a pass over any number of flags for one context, with its scratch
+ * The evaluation data of a pass over any number of flags for one context, with its state
  * record and `$flagd`; `bind` readies it for each flag in turn.
  */
 export interface EvaluationPass {
   data: EvaluationData;
-  scratch: Scratch;
+  state: EvaluationState;
   flagd: FlagdProperties;
 }
 
 /**
  * The data targeting runs against: the context's attributes plus flagd's `$flagd` properties
- * (overwriting any client-supplied `$flagd`, as flagd does), with the scratch record attached.
+ * (overwriting any client-supplied `$flagd`, as flagd does), with the evaluation state attached.
  */
 export function evaluationPass(context: Record<string, unknown>, nowMs: number): EvaluationPass {
   // Built by assignment: measured on Node 20 this is ~20x cheaper than an object spread with
@@ -80,23 +81,23 @@ export function evaluationPass(context: Record<string, unknown>, nowMs: number):
     Object.defineProperty(data, "__proto__", { value: context["__proto__"], enumerable: true, writable: true, configurable: true });
   }
   const flagd: FlagdProperties = { flagKey: "", timestamp: Math.floor(nowMs / 1000) };
-  const scratch: Scratch = { fractionalCalled: false, lastFractional: undefined, serial: 0 };
+  const state: EvaluationState = { fractionalCalled: false, lastFractional: undefined, serial: 0 };
   data["$flagd"] = flagd;
-  data[SCRATCH] = scratch;
-  return { data, scratch, flagd };
+  data[STATE] = state;
+  return { data, state, flagd };
 }
 
 /**
- * Readies the pass for the evaluation of flag `flagKey`: its `$flagd.flagKey`, a clean scratch
+ * Readies the pass for the evaluation of flag `flagKey`: its `$flagd.flagKey`, a clean state
  * record and a new serial number. Changing the data in place is safe because evaluation is
- * synchronous and nothing an evaluation returns holds the `$flagd` object or the scratch record
+ * synchronous and nothing an evaluation returns holds the `$flagd` object or the evaluation state
  * (a rule's result is a variant key; anything else is an error described as text).
  */
-export function bind(pass: EvaluationPass, flagKey: string): Scratch {
-  const scratch = pass.scratch;
+export function bind(pass: EvaluationPass, flagKey: string): EvaluationState {
+  const state = pass.state;
   pass.flagd.flagKey = flagKey;
-  scratch.fractionalCalled = false;
-  scratch.lastFractional = undefined;
-  scratch.serial++;
-  return scratch;
+  state.fractionalCalled = false;
+  state.lastFractional = undefined;
+  state.serial++;
+  return state;
 }
