@@ -4,7 +4,8 @@
  * loader's job.
  */
 import { basename, extname, join, resolve } from "node:path";
-import { listDirectory, statPath } from "./files.js";
+import { compare } from "../model/json.js";
+import { errorCode, listDirectory, statPath } from "./files.js";
 import type { InputSet } from "./inputs.js";
 import type { SourceProblem } from "./source.js";
 
@@ -118,8 +119,3 @@ async function typeOf(path: string, inputs?: InputSet): Promise<string> {
   const code = errorCode(s);
   return code === "ENOENT" || code === "ENOTDIR" ? "missing" : code;
 }
-
-/** By code unit, as every replica sorts (not by locale). */
-const compare = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
-
-export const errorCode = (error: unknown): string => (error as NodeJS.ErrnoException).code ?? (error as Error).message ?? String(error);

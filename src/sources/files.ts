@@ -41,7 +41,7 @@ export interface FileContent {
   hash: string;
 }
 
-const errorCode = (error: unknown): string => (error as NodeJS.ErrnoException).code ?? (error as Error).message ?? String(error);
+export const errorCode = (error: unknown): string => (error as NodeJS.ErrnoException).code ?? (error as Error).message ?? String(error);
 
 /** Type, inode, size and timestamps: what changes when a file is written, replaced or removed. */
 export const statSignature = (s: Stats): string =>
