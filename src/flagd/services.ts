@@ -247,6 +247,8 @@ export function createFlagdServices(options: FlagdServiceOptions) {
       send: (message: Res, bytes: number) => void,
       snapshot: EnvironmentSnapshot | undefined,
     ) => (before: EnvironmentSnapshot | undefined, after: EnvironmentSnapshot) => void,
+    /** What the stream says every keep-alive period, if anything. */
+    keepAliveMessage?: Res,
   ) {
     return async function* (request: Req, ctx: HandlerContext): AsyncGenerator<Res> {
       const connection = ctx.values.get(CONNECTION) ?? UNKNOWN_CONNECTION;
@@ -289,14 +291,14 @@ export function createFlagdServices(options: FlagdServiceOptions) {
         end(Code.ResourceExhausted, "the client is not reading its stream");
         connection.cutOff();
       };
-      const keepAlive = () => send({ type: "keep_alive" } as Res, 20);
+      const keepAlive = () => send(keepAliveMessage!, 20);
       const bind = (late: Selection) => {
         env = late.snapshot.name;
         selected = late.selector;
         onChange(undefined, (current = late.snapshot));
       };
       const onChange = start(send, current);
-      if (method === "EventStream") keepAlives.add(keepAlive);
+      if (keepAliveMessage) keepAlives.add(keepAlive);
       remove = streams.add({
         route,
         ip,
@@ -398,6 +400,7 @@ export function createFlagdServices(options: FlagdServiceOptions) {
           if (change) send(...change);
         };
       },
+      { type: "keep_alive" },
     ),
   };
 
