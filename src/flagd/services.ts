@@ -91,8 +91,9 @@ const STATUS_OF: Record<number, Code> = {
 /** An evaluation's error code as flagd answers it (flag_evaluator.go's errFormat). */
 const EVALUATION_STATUS: Record<string, Code> = { PARSE_ERROR: Code.DataLoss };
 
-/** A status as gRPC names it (`UNAUTHENTICATED`), for the metrics. */
-const statusName = (code: Code | 0): string => (code === 0 ? "OK" : Code[code].replace(/([a-z])([A-Z])/g, "$1_$2").toUpperCase());
+/** A status as gRPC names it (`UNAUTHENTICATED`, `CANCELLED`), for the metrics. */
+const statusName = (code: Code | 0): string =>
+  code === 0 ? "OK" : code === Code.Canceled ? "CANCELLED" : Code[code].replace(/([a-z])([A-Z])/g, "$1_$2").toUpperCase();
 
 /** The selector a call sent: the `flagd-selector` header (gRPC metadata is headers). */
 const selectorOf = (ctx: HandlerContext): string | undefined => ctx.requestHeader.get(SELECTOR_HEADER) ?? undefined;
