@@ -19,6 +19,7 @@ const ISOLATED = [
   "test/e2e/context-enrichment.test.ts",
   "test/e2e/faults.test.ts",
   "test/e2e/flag-metrics.test.ts",
+  "test/e2e/flagd-web.test.ts",
   "test/e2e/flipswitch-browser.test.ts",
   "test/e2e/flipswitch.test.ts",
   "test/e2e/ofrep-stream.test.ts",

@@ -88,7 +88,7 @@ describe("npm pack", () => {
 });
 
 describe("npm pack: the flagd port", () => {
-  it("serves flagd's services from the installed package (its .proto files found beside dist/)", async () => {
+  it("serves flagd's services from the installed package: gRPC, and Connect as curl sends it", async () => {
     const npx = startNpm("npx", [
       "--no-install",
       "flagserve",
@@ -103,7 +103,7 @@ describe("npm pack: the flagd port", () => {
     ]);
     try {
       await npx.ready;
-      const port = Number(/flagd gRPC port (\d+)/.exec(npx.output())?.[1]);
+      const port = Number(/flagd port (\d+)/.exec(npx.output())?.[1]);
       const { credentials, makeGenericClientConstructor, Metadata } = await import("@grpc/grpc-js");
       const path = "/flagd.evaluation.v2.Service/ResolveBoolean";
       // ResolveBooleanRequest { flag_key = 1 } by hand, so that nothing of the package under test reads it.
@@ -135,6 +135,12 @@ describe("npm pack: the flagd port", () => {
       client.close();
       expect(answer.error).toBeNull();
       expect(answer.bytes!.toString("latin1")).toContain("DEFAULT"); // field 2, the reason (no email: not a beta tester)
+      const connect = await fetch(`http://127.0.0.1:${port}/flagd.evaluation.v1.Service/ResolveAll`, {
+        method: "POST",
+        headers: { "content-type": "application/json", "flagd-selector": "development" },
+        body: "{}",
+      });
+      expect(await connect.json()).toMatchObject({ flags: { "new-checkout": { reason: "DEFAULT", boolValue: false } } });
     } finally {
       process.kill(-npx.child.pid!, "SIGKILL");
     }

@@ -149,19 +149,21 @@ function parseAdminToken(value: string): string | undefined {
   return value;
 }
 
-/** flagd's gRPC protocols, for flagd's providers (docs/flagd.md). */
+/** flagd's protocols (gRPC, gRPC-Web, Connect), for flagd's providers (docs/flagd.md). */
 function flagdOptions(command: Command): Command {
-  return command.addOption(new Option("--flagd-port <port>", "serve flagd's gRPC services too (e.g. 8013)").argParser(parsePort)).addOption(
-    new Option("--flagd-selector-by-name <env>", "a flagd selector may name ENV, no key").argParser(
-      (value: string, previous: string[] = []) => [
-        ...previous,
-        ...value
-          .split(",")
-          .map((v) => v.trim())
-          .filter(Boolean),
-      ],
-    ),
-  );
+  return command
+    .addOption(new Option("--flagd-port <port>", "serve flagd's services too: gRPC, gRPC-Web, Connect (e.g. 8013)").argParser(parsePort))
+    .addOption(
+      new Option("--flagd-selector-by-name <env>", "a flagd selector may name ENV, no key").argParser(
+        (value: string, previous: string[] = []) => [
+          ...previous,
+          ...value
+            .split(",")
+            .map((v) => v.trim())
+            .filter(Boolean),
+        ],
+      ),
+    );
 }
 
 /** What is printed. */
@@ -412,7 +414,8 @@ async function printBanner(
     watch: flags.watch,
   });
   print(`  ${url}`, "listening", { url });
-  if (flagdPort !== undefined) print(`  flagd gRPC port ${flagdPort} (selector: an environment's key)`, "flagd", { port: flagdPort });
+  if (flagdPort !== undefined)
+    print(`  flagd port ${flagdPort} (gRPC, gRPC-Web, Connect; selector: an environment's key)`, "flagd", { port: flagdPort });
   if (flags.public) {
     const network = networkUrls(serverUrl);
     for (const n of network) print(`  ${n}  (network)`, "network", { url: n });

@@ -20,6 +20,8 @@ import type { EnvironmentSnapshot } from "../store/snapshot.js";
 export interface FlagSet {
   /** The flag set as flagd's JSON text (`flags`, `metadata`). */
   json: string;
+  /** Its length in UTF-8: what a sync stream's message weighs. */
+  bytes: number;
   /** Each flag's canonical JSON: what a change event compares (see changedFlags). */
   flags: ReadonlyMap<string, string>;
 }
@@ -79,7 +81,8 @@ function build(snapshot: EnvironmentSnapshot): FlagSet {
     setOwn(flags, key, flag);
     canonical.set(key, canonicalJson(flag));
   }
-  return { json: JSON.stringify({ flags, metadata: config.metadata }), flags: canonical };
+  const json = JSON.stringify({ flags, metadata: config.metadata });
+  return { json, bytes: Buffer.byteLength(json), flags: canonical };
 }
 
 const built = new WeakMap<EnvironmentSnapshot, FlagSet>();

@@ -1,25 +1,16 @@
 /**
  * Which environment a flagd call reads. flagd's protocols carry no credential, only a selector:
- * the `flagd-selector` metadata (RPC mode, and newer providers in sync mode) or the sync
- * request's `selector` field. A selector holding an environment's API key selects that
+ * the `flagd-selector` header (gRPC metadata from the RPC-mode providers, and from newer ones in
+ * sync mode; an interceptor's header with Connect and gRPC-Web) or the sync request's `selector`
+ * field. A selector holding an environment's API key selects that
  * environment, as the key does on the HTTP routes; an environment's name selects it only for the
  * environments opted in with `--flagd-selector-by-name`.
  */
-import { status } from "@grpc/grpc-js";
+import { Code, ConnectError } from "@connectrpc/connect";
 import type { EnvironmentSnapshot } from "../store/snapshot.js";
 import type { FlagStore } from "../store/store.js";
 
-export const SELECTOR_METADATA = "flagd-selector";
-
-/** A call refused with a gRPC status (the providers see `details`). */
-export class CallError extends Error {
-  constructor(
-    readonly code: status,
-    readonly details: string,
-  ) {
-    super(details);
-  }
-}
+export const SELECTOR_HEADER = "flagd-selector";
 
 const WHAT_TO_SEND = "set the provider's selector to the environment's API key (flagd-selector)";
 
@@ -38,12 +29,12 @@ export class EnvironmentSelector {
     this.#byName = new Set(byName);
   }
 
-  /** The environment `selector` names, else a CallError (UNAUTHENTICATED) saying what to send. */
+  /** The environment `selector` names, else a ConnectError (UNAUTHENTICATED) saying what to send. */
   select(selector: string | undefined): Selection {
     const text = selector?.trim() ?? "";
-    if (text === "") throw new CallError(status.UNAUTHENTICATED, `no selector: ${WHAT_TO_SEND}`);
+    if (text === "") throw new ConnectError(`no selector: ${WHAT_TO_SEND}`, Code.Unauthenticated);
     const snapshot = this.current(text);
-    if (!snapshot) throw new CallError(status.UNAUTHENTICATED, `the selector matches no environment: ${WHAT_TO_SEND}`);
+    if (!snapshot) throw new ConnectError(`the selector matches no environment: ${WHAT_TO_SEND}`, Code.Unauthenticated);
     return { snapshot, selector: text };
   }
 

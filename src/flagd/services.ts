@@ -1,39 +1,54 @@
 /**
- * flagd's two gRPC services over flagserve's one evaluation path and its store's snapshots:
+ * flagd's services over flagserve's one evaluation path and its store's snapshots, as one Connect
+ * router: each call is served alike whether it came as gRPC, gRPC-Web or Connect (server.ts).
  *
- * - evaluation (`flagd.evaluation.v1/v2.Service`, RPC mode): each Resolve call is the OFREP
- *   single-flag evaluation (OfrepAnswerer.evaluateFlag: the same snapshot, overrides, context
- *   enrichment, recorder sessions, caching and counts), typed as flagd types it; EventStream
- *   says provider_ready, then configuration_change naming the changed flags, and keep_alive.
+ * - evaluation (`flagd.evaluation.v1/v2.Service`, RPC mode and the web provider): each Resolve
+ *   call is the OFREP single-flag evaluation (OfrepAnswerer.evaluateFlag: the same snapshot,
+ *   overrides, context enrichment, recorder sessions, caching and counts), typed as flagd types
+ *   it; EventStream says provider_ready, then configuration_change naming the changed flags, and
+ *   keep_alive.
  * - sync (`flagd.sync.v1.FlagSyncService`, in-process mode): the environment's flag set as
  *   flagd's JSON (flag-set.ts), again on every change.
  *
  * Every call selects its environment by selector (select.ts) and goes through the fault rules of
  * its route (`flagd-evaluate`, `flagd-events`, `flagd-sync`).
  */
-import {
-  status,
-  type Metadata,
-  type sendUnaryData,
-  type ServerUnaryCall,
-  type ServerWritableStream,
-  type UntypedServiceImplementation,
-} from "@grpc/grpc-js";
+import type { JsonObject } from "@bufbuild/protobuf";
+import { Code, ConnectError, createContextKey, type ConnectRouter, type HandlerContext } from "@connectrpc/connect";
 import { isEvaluationError, type Evaluation } from "../engine/types.js";
 import { ApiError } from "../evaluation/problem.js";
 import type { FaultRoute } from "../fixture/fault-rules.js";
 import type { FaultInjector } from "../fixture/faults.js";
-import type { RequestHeaders } from "../evaluation/context.js";
 import type { Metrics } from "../http/metrics.js";
 import type { OfrepAnswerer } from "../answers/ofrep-answers.js";
 import type { Logger } from "../log/logger.js";
-import { isRecord } from "../model/json.js";
+import { isRecord, setOwn } from "../model/json.js";
 import type { JsonValue } from "../model/types.js";
 import type { EnvironmentSnapshot } from "../store/snapshot.js";
 import { changedFlags, flagSetOf } from "./flag-set.js";
-import { fromStruct, toStruct, type ProtoStruct } from "./protocol.js";
-import { CallError, SELECTOR_METADATA, type EnvironmentSelector, type Selection } from "./select.js";
+import { Service as EvaluationV1 } from "./generated/flagd/evaluation/v1/evaluation_pb.js";
+import { Service as EvaluationV2 } from "./generated/flagd/evaluation/v2/evaluation_pb.js";
+import { FlagSyncService } from "./generated/flagd/sync/v1/sync_pb.js";
+import { Outbox } from "./outbox.js";
+import { SELECTOR_HEADER, type EnvironmentSelector, type Selection } from "./select.js";
 import type { FlagdStreamRoute, FlagdStreams } from "./streams.js";
+
+/** What a call knows of the connection it came on (server.ts sets it for every request). */
+export interface Connection {
+  /** The client's address, without its port. */
+  ip: string;
+  /** `address:port`, for the log. */
+  peer: string;
+  /**
+   * The HTTP/2 connection (session) the call came on; undefined over HTTP/1.1. What binds an
+   * EventStream opened without a selector (see bindConnection).
+   */
+  session: object | undefined;
+  /** Ends the call at once, dropping what is queued for it: its HTTP/2 stream reset, or its HTTP/1.1 connection. */
+  cutOff(): void;
+}
+
+export const CONNECTION = createContextKey<Connection | undefined>(undefined, { description: "the flagd call's connection" });
 
 export interface FlagdServiceOptions {
   answerer: Pick<OfrepAnswerer, "evaluateFlag" | "evaluateAll">;
@@ -46,95 +61,78 @@ export interface FlagdServiceOptions {
   staticContext?: Readonly<Record<string, string>>;
   /** Seconds between two keep_alive events on an EventStream (flagd: 20). */
   keepAliveSeconds?: number;
-  /** A stream whose unsent messages exceed this many bytes is ended (a client that stopped reading). */
+  /** A stream whose client has more than this many bytes not taken is cut off (a client that stopped reading). */
   maxBufferedBytes?: number;
   /** Most flagd streams one client address may hold open (`--max-streams-per-ip`). */
   maxStreamsPerIp?: number;
 }
 
 export const DEFAULT_KEEP_ALIVE_SECONDS = 20;
-const DEFAULT_MAX_BUFFERED_BYTES = 4 * 1024 * 1024;
-/** Connections whose last selection is remembered for their next EventStream (see bindConnection). */
-const MAX_REMEMBERED_CONNECTIONS = 1024;
+/**
+ * The most a stream's client may leave untaken: 4 MiB, the largest message a gRPC client takes by
+ * default (grpc-js and grpc-go alike), so one whole flag set always fits. An SSE stream's bound
+ * is smaller (its events are small); the rule is the same.
+ */
+export const DEFAULT_MAX_BUFFERED_BYTES = 4 * 1024 * 1024;
 
 /** An HTTP status of a fault rule as the gRPC status a flagd provider reads (Google's API mapping). */
-const STATUS_OF: Record<number, status> = {
-  400: status.INVALID_ARGUMENT,
-  401: status.UNAUTHENTICATED,
-  403: status.PERMISSION_DENIED,
-  404: status.NOT_FOUND,
-  429: status.RESOURCE_EXHAUSTED,
-  500: status.INTERNAL,
-  502: status.UNAVAILABLE,
-  503: status.UNAVAILABLE,
-  504: status.DEADLINE_EXCEEDED,
+const STATUS_OF: Record<number, Code> = {
+  400: Code.InvalidArgument,
+  401: Code.Unauthenticated,
+  403: Code.PermissionDenied,
+  404: Code.NotFound,
+  429: Code.ResourceExhausted,
+  500: Code.Internal,
+  502: Code.Unavailable,
+  503: Code.Unavailable,
+  504: Code.DeadlineExceeded,
 };
 
 /** An evaluation's error code as flagd answers it (flag_evaluator.go's errFormat). */
-const EVALUATION_STATUS: Record<string, status> = { PARSE_ERROR: status.DATA_LOSS };
+const EVALUATION_STATUS: Record<string, Code> = { PARSE_ERROR: Code.DataLoss };
 
-type ValueType = "boolean" | "string" | "float" | "int" | "object";
+/** A status as gRPC names it (`UNAUTHENTICATED`, `CANCELLED`), for the metrics. */
+const statusName = (code: Code | 0): string =>
+  code === 0 ? "OK" : code === Code.Canceled ? "CANCELLED" : Code[code].replace(/([a-z])([A-Z])/g, "$1_$2").toUpperCase();
 
-const typeCheck: Record<ValueType, (value: JsonValue) => boolean> = {
-  boolean: (v) => typeof v === "boolean",
-  string: (v) => typeof v === "string",
-  float: (v) => typeof v === "number",
-  int: (v) => typeof v === "number" && Number.isSafeInteger(v),
-  object: (v) => isRecord(v),
-};
+/** The selector a call sent: the `flagd-selector` header (gRPC metadata is headers). */
+const selectorOf = (ctx: HandlerContext): string | undefined => ctx.requestHeader.get(SELECTOR_HEADER) ?? undefined;
 
-const RESOLVE_METHODS: Record<string, ValueType> = {
-  ResolveBoolean: "boolean",
-  ResolveString: "string",
-  ResolveFloat: "float",
-  ResolveInt: "int",
-  ResolveObject: "object",
-};
-
-/** gRPC metadata read as request headers (the first value of each), for sessions and context enrichment. */
-const headersOf = (metadata: Metadata): RequestHeaders => ({
-  get(name: string) {
-    const values = metadata.get(name.toLowerCase());
-    return values.length > 0 ? String(values[0]) : null;
-  },
-});
-
-const selectorOf = (metadata: Metadata): string | undefined => headersOf(metadata).get(SELECTOR_METADATA) ?? undefined;
-
-/** An error thrown by the shared evaluation path (ApiError) as a gRPC status. */
-function callErrorOf(error: unknown): CallError {
-  if (error instanceof CallError) return error;
+/** An error thrown by the shared evaluation path (ApiError), or any other, as a status. */
+function callErrorOf(error: unknown): ConnectError {
+  if (error instanceof ConnectError) return error;
   if (error instanceof ApiError) {
     const code =
       error.status === 404
-        ? status.NOT_FOUND
+        ? Code.NotFound
         : error.status === 413
-          ? status.RESOURCE_EXHAUSTED
+          ? Code.ResourceExhausted
           : error.status < 500
-            ? status.INVALID_ARGUMENT
-            : status.INTERNAL;
-    return new CallError(code, error.data.errorDetails);
+            ? Code.InvalidArgument
+            : Code.Internal;
+    return new ConnectError(error.data.errorDetails, code);
   }
-  return new CallError(status.INTERNAL, "internal error");
+  return new ConnectError("internal error", Code.Internal);
 }
 
 /** The value a typed Resolve call answers with: its value as the message field, in range and type. */
-function resolveResponse(evaluation: Evaluation, type: ValueType, key: string) {
+function resolveResponse<V>(evaluation: Evaluation, type: string, key: string, valueOf: (value: JsonValue) => V | undefined) {
   if (isEvaluationError(evaluation)) {
-    throw new CallError(EVALUATION_STATUS[evaluation.errorCode] ?? status.UNKNOWN, `${evaluation.errorCode}: ${evaluation.errorDetails}`);
+    throw new ConnectError(`${evaluation.errorCode}: ${evaluation.errorDetails}`, EVALUATION_STATUS[evaluation.errorCode] ?? Code.Unknown);
   }
   const { value, reason, variant, metadata } = evaluation;
-  if (value !== undefined && !typeCheck[type](value)) {
-    throw new CallError(
-      status.INVALID_ARGUMENT,
+  const typed = value === undefined ? undefined : valueOf(value);
+  if (value !== undefined && typed === undefined) {
+    throw new ConnectError(
       `TYPE_MISMATCH: flag '${key}' is not a ${type} flag (its variant '${variant}' is ${JSON.stringify(value)})`,
+      Code.InvalidArgument,
     );
   }
   return {
-    ...(value !== undefined && { value: type === "object" ? toStruct(value as Record<string, unknown>) : value }),
+    ...(typed !== undefined && { value: typed }),
     reason,
     ...(variant !== undefined && { variant }),
-    metadata: toStruct(metadata),
+    metadata: metadata as JsonObject,
   };
 }
 
@@ -142,276 +140,312 @@ function resolveResponse(evaluation: Evaluation, type: ValueType, key: string) {
 function anyFlag(evaluation: Evaluation) {
   if (isEvaluationError(evaluation)) return undefined;
   const { value, reason, variant, metadata } = evaluation;
-  const base = { reason, ...(variant !== undefined && { variant }), metadata: toStruct(metadata) };
+  const base = { reason, ...(variant !== undefined && { variant }), metadata: metadata as JsonObject };
   if (value === undefined) return base;
-  if (typeof value === "boolean") return { ...base, boolValue: value };
-  if (typeof value === "string") return { ...base, stringValue: value };
-  if (typeof value === "number") return { ...base, doubleValue: value };
-  if (isRecord(value)) return { ...base, objectValue: toStruct(value) };
+  if (typeof value === "boolean") return { ...base, value: { case: "boolValue" as const, value } };
+  if (typeof value === "string") return { ...base, value: { case: "stringValue" as const, value } };
+  if (typeof value === "number") return { ...base, value: { case: "doubleValue" as const, value } };
+  if (isRecord(value)) return { ...base, value: { case: "objectValue" as const, value: value as JsonObject } };
   return undefined;
 }
 
 /** The request's context as the OFREP body text the evaluation path reads (and caches by). */
-const bodyOf = (context: ProtoStruct | undefined): string => JSON.stringify({ context: fromStruct(context) });
+const bodyOf = (context: JsonObject | undefined): string => JSON.stringify({ context: context ?? {} });
 
+interface ResolveRequest {
+  flagKey: string;
+  context?: JsonObject;
+}
+
+interface EventMessage {
+  type: string;
+  data?: JsonObject;
+}
+
+/** A call without the connection server.ts sets (never, when served by it): no binding, nothing to cut. */
+const UNKNOWN_CONNECTION: Connection = { ip: "unknown", peer: "unknown", session: undefined, cutOff: () => undefined };
+
+/** The routes of flagd's services, and what ends their streams and timers. */
 export function createFlagdServices(options: FlagdServiceOptions) {
   const { answerer, selector, streams, faults, metrics, logger } = options;
   const maxBuffered = options.maxBufferedBytes ?? DEFAULT_MAX_BUFFERED_BYTES;
-  const syncContext = options.staticContext && Object.keys(options.staticContext).length > 0 ? toStruct(options.staticContext) : undefined;
-  const keepAlives = new Set<ServerWritableStream<unknown, unknown>>();
+  const syncContext = options.staticContext && Object.keys(options.staticContext).length > 0 ? { ...options.staticContext } : undefined;
+  const keepAlives = new Set<() => void>();
 
-  const countCall = (method: string, code: status) =>
-    metrics?.count("flagserve_flagd_calls_total", "flagd gRPC calls by method and status (streams: when they open)", {
+  const countCall = (method: string, code: Code | 0) =>
+    metrics?.count("flagserve_flagd_calls_total", "flagd calls by method and status (streams: when they open)", {
       method,
-      code: status[code] ?? String(code),
+      code: statusName(code),
     });
 
   /** The fault rules of a route for one call: waits out latencies, throws the failure. */
   async function applyFaults(route: FaultRoute, env: string): Promise<void> {
     const decision = faults?.decide(route, env);
     if (!decision) return;
-    if (decision.refused) throw new CallError(status.UNAVAILABLE, `injected fault: ${route} refused`);
+    if (decision.refused) throw new ConnectError(`injected fault: ${route} refused`, Code.Unavailable);
     const failure = await faults!.settle(decision, route);
-    if (failure) throw new CallError(STATUS_OF[failure.status!] ?? status.UNKNOWN, `injected fault: ${failure.status} on ${route}`);
+    if (failure) throw new ConnectError(`injected fault: ${failure.status} on ${route}`, STATUS_OF[failure.status!] ?? Code.Unknown);
   }
 
-  /** A unary call: its answer, or its error as a status (bad input never throws out of here). */
-  function unary<Req, Res>(method: string, answer: (call: ServerUnaryCall<Req, Res>) => Promise<Res>) {
-    return (call: ServerUnaryCall<Req, Res>, callback: sendUnaryData<Res>) => {
-      answer(call).then(
-        (response) => {
-          countCall(method, status.OK);
-          callback(null, response);
-        },
-        (error: unknown) => {
-          const { code, details } = callErrorOf(error);
-          if (code === status.INTERNAL) logger.error(`flagd ${method} failed: ${String(error)}`);
-          countCall(method, code);
-          callback({ code, details });
-        },
-      );
-    };
+  /** A unary call: its answer, or its error as a status (bad input never throws anything else out of here). */
+  async function unary<T>(method: string, answer: () => T | Promise<T>): Promise<T> {
+    try {
+      const response = await answer();
+      countCall(method, 0);
+      return response;
+    } catch (error) {
+      const failure = callErrorOf(error);
+      if (!(error instanceof ConnectError || error instanceof ApiError)) logger.error(`flagd ${method} failed: ${String(error)}`);
+      countCall(method, failure.code);
+      throw failure;
+    }
   }
 
   /**
-   * EventStreams opened without a selector, by client connection (its peer address): the JS
-   * provider sends its selector with every Resolve call but not with the EventStream. Such a
-   * stream says provider_ready and keep_alive, which tell nothing about any environment, and is
-   * bound to an environment by a Resolve call on the same connection that selected one (the last
-   * one before it opened, else the next one): only a client that sent a key there hears about that
-   * environment's flags.
+   * EventStreams opened without a selector, by HTTP/2 connection: flagd's RPC provider sends its
+   * selector with every Resolve call but not with its EventStream. Such a stream says
+   * provider_ready and keep_alive, which tell nothing about any environment, and is bound to an
+   * environment by a Resolve call on the same connection that selected one (the last one before
+   * it opened, else the next one): only a client that sent a key on that very connection hears
+   * about that environment's flags. Keyed by the connection object, never by an address, and
+   * forgotten with it.
    */
-  const unbound = new Map<string, Set<(selection: Selection) => void>>();
-  /** The selector of each connection's last Resolve call (the most recent connections only; no snapshot kept). */
-  const lastSelector = new Map<string, string>();
+  const connections = new WeakMap<object, { selector?: string; waiting: Set<(selection: Selection) => void> }>();
+  const connectionState = (session: object) => {
+    let state = connections.get(session);
+    if (!state) connections.set(session, (state = { waiting: new Set() }));
+    return state;
+  };
 
-  function bindConnection(peer: string, selection: Selection): void {
-    lastSelector.delete(peer);
-    lastSelector.set(peer, selection.selector);
-    if (lastSelector.size > MAX_REMEMBERED_CONNECTIONS) lastSelector.delete(lastSelector.keys().next().value!);
-    const waiting = unbound.get(peer);
-    if (!waiting) return;
-    unbound.delete(peer);
+  function bindConnection(connection: Connection, selection: Selection): void {
+    if (connection.session === undefined) return;
+    const state = connectionState(connection.session);
+    state.selector = selection.selector;
+    const waiting = [...state.waiting];
+    state.waiting.clear();
     for (const bind of waiting) bind(selection);
   }
 
+  /** A Resolve call's environment: selected by its header, its connection bound to it. */
+  function selectResolve(ctx: HandlerContext): EnvironmentSnapshot {
+    const selection = selector.select(selectorOf(ctx));
+    bindConnection(ctx.values.get(CONNECTION) ?? UNKNOWN_CONNECTION, selection);
+    return selection.snapshot;
+  }
+
   /**
-   * Opens a stream: its environment selected (or, for an EventStream without a selector, to be
-   * bound later), its route's faults applied, then `start` writes its first messages and returns
-   * what to do on each change of its environment. Registered for changes, drops and shutdown.
+   * A server stream: its environment selected (or, for an EventStream without a selector on an
+   * HTTP/2 connection, to be bound later), its route's faults applied, then `start` sends its
+   * first messages and returns what to do on each change of its environment. Registered for
+   * changes, drops, revocations and shutdown; cut off when its client leaves more than
+   * `maxBuffered` bytes untaken.
    */
-  function stream<Req>(
+  function stream<Req, Res>(
     method: string,
     route: FlagdStreamRoute,
-    selectionOf: (call: ServerWritableStream<Req, unknown>) => Selection | undefined,
+    selectionOf: (request: Req, ctx: HandlerContext, connection: Connection) => Selection | undefined,
     start: (
-      call: ServerWritableStream<Req, unknown>,
+      send: (message: Res, bytes: number) => void,
       snapshot: EnvironmentSnapshot | undefined,
     ) => (before: EnvironmentSnapshot | undefined, after: EnvironmentSnapshot) => void,
+    /** What the stream says every keep-alive period, if anything. */
+    keepAliveMessage?: Res,
   ) {
-    return (call: ServerWritableStream<Req, unknown>) => {
-      const ip = call
-        .getPeer()
-        .replace(/:\d+$/, "")
-        .replace(/^\[(.*)\]$/, "$1");
-      void (async () => {
-        const selection = selectionOf(call);
+    return async function* (request: Req, ctx: HandlerContext): AsyncGenerator<Res> {
+      const connection = ctx.values.get(CONNECTION) ?? UNKNOWN_CONNECTION;
+      const { ip, peer } = connection;
+      let selection: Selection | undefined;
+      try {
+        selection = selectionOf(request, ctx, connection);
         const max = options.maxStreamsPerIp;
         if (max !== undefined && streams.from(ip) >= max)
-          throw new CallError(status.RESOURCE_EXHAUSTED, `too many open streams from ${ip} (at most ${max})`);
+          throw new ConnectError(`too many open streams from ${ip} (at most ${max})`, Code.ResourceExhausted);
         await applyFaults(route, selection?.snapshot.name ?? "");
-        return selection;
-      })().then(
-        (selection) => {
-          if (call.cancelled) return;
-          countCall(method, status.OK);
-          let ended = false;
-          let remove: () => void = () => undefined;
-          let env = selection?.snapshot.name;
-          let current = selection?.snapshot;
-          let selected = selection?.selector;
-          const peer = call.getPeer();
-          logger.info(`flagd stream opened: ${method} ${env ?? "(bound by the connection's first Resolve call)"} from ${peer}`);
-          const end = (code: status, details: string) => {
-            if (ended) return;
-            ended = true;
-            remove();
-            keepAlives.delete(call as ServerWritableStream<unknown, unknown>);
-            const waiting = unbound.get(peer);
-            if (waiting?.delete(bind) && waiting.size === 0) unbound.delete(peer);
-            logger.info(`flagd stream closed: ${method} ${env ?? "(unbound)"} from ${peer} (${details})`);
-            if (code === status.OK) call.end();
-            else call.emit("error", { code, details });
-          };
-          const bind = (late: Selection) => {
-            env = late.snapshot.name;
-            selected = late.selector;
-            onChange(undefined, (current = late.snapshot));
-          };
-          const onChange = start(call, current);
-          remove = streams.add({
-            route,
-            ip,
-            get env() {
-              return env;
-            },
-            end,
-            replaced(after) {
-              if (ended || selected === undefined || after === current) return;
-              // The selector must still select this environment (a rotated key's grace may be over).
-              if (!after || selector.current(selected)?.name !== env) {
-                return end(
-                  status.UNAUTHENTICATED,
-                  "the selector no longer selects this environment (its key was replaced, or it was removed)",
-                );
-              }
-              const before = current;
-              onChange(before, (current = after));
-              if (call.writableLength > maxBuffered) end(status.RESOURCE_EXHAUSTED, "the client is not reading its stream");
-            },
-          });
-          if (!selection) {
-            // A connection that resolved before (a reconnect): bound at once, if its selector still selects.
-            const known = lastSelector.get(peer);
-            const snapshot = known === undefined ? undefined : selector.current(known);
-            if (known !== undefined && snapshot) bind({ selector: known, snapshot });
-            else {
-              if (!unbound.has(peer)) unbound.set(peer, new Set());
-              unbound.get(peer)!.add(bind);
-            }
+      } catch (error) {
+        const failure = callErrorOf(error);
+        countCall(method, failure.code);
+        throw failure;
+      }
+      if (ctx.signal.aborted) return;
+      countCall(method, 0);
+
+      const outbox = new Outbox<Res>();
+      let ended = false;
+      let remove: () => void = () => undefined;
+      let env = selection?.snapshot.name;
+      let current = selection?.snapshot;
+      let selected = selection?.selector;
+      logger.info(`flagd stream opened: ${method} ${env ?? "(bound by the connection's Resolve calls)"} from ${peer}`);
+      const end = (code: Code | 0, details: string) => {
+        if (ended) return;
+        ended = true;
+        remove();
+        keepAlives.delete(keepAlive);
+        if (connection.session !== undefined) connections.get(connection.session)?.waiting.delete(bind);
+        logger.info(`flagd stream closed: ${method} ${env ?? "(unbound)"} from ${peer} (${details})`);
+        outbox.end(code === 0 ? null : new ConnectError(details, code));
+      };
+      const send = (message: Res, bytes: number) => {
+        if (ended) return;
+        if (outbox.backlog <= maxBuffered) return outbox.push(message, bytes);
+        logger.warn(`flagd stream dropped: ${method} ${env ?? "(unbound)"} from ${peer} left ${outbox.backlog} bytes unread; stream reset`);
+        end(Code.ResourceExhausted, "the client is not reading its stream");
+        connection.cutOff();
+      };
+      const keepAlive = () => send(keepAliveMessage!, 20);
+      const bind = (late: Selection) => {
+        env = late.snapshot.name;
+        selected = late.selector;
+        onChange(undefined, (current = late.snapshot));
+      };
+      const onChange = start(send, current);
+      if (keepAliveMessage) keepAlives.add(keepAlive);
+      remove = streams.add({
+        route,
+        ip,
+        get env() {
+          return env;
+        },
+        end,
+        replaced(after) {
+          if (ended || selected === undefined) return;
+          // The selector must still select this environment (a rotated key's grace may be over, or revoked).
+          if (!after || selector.current(selected)?.name !== env) {
+            return end(Code.Unauthenticated, "the selector no longer selects this environment (its key was replaced, or it was removed)");
           }
-          call.on("cancelled", () => end(status.CANCELLED, "cancelled"));
-          call.on("close", () => end(status.CANCELLED, "closed"));
+          if (after === current) return;
+          const before = current;
+          onChange(before, (current = after));
         },
-        (error: unknown) => {
-          const { code, details } = callErrorOf(error);
-          countCall(method, code);
-          call.emit("error", { code, details });
-        },
-      );
+      });
+      if (!selection && connection.session !== undefined) {
+        // A connection that resolved before (a reconnect): bound at once, if its selector still selects.
+        const state = connectionState(connection.session);
+        const snapshot = state.selector === undefined ? undefined : selector.current(state.selector);
+        if (state.selector !== undefined && snapshot) bind({ selector: state.selector, snapshot });
+        else state.waiting.add(bind);
+      }
+      ctx.signal.addEventListener("abort", () => end(Code.Canceled, "closed"), { once: true });
+      try {
+        yield* outbox.messages();
+      } finally {
+        end(Code.Canceled, "closed");
+      }
     };
   }
-
-  const resolveHandlers: UntypedServiceImplementation = {};
-  for (const [method, type] of Object.entries(RESOLVE_METHODS)) {
-    resolveHandlers[method] = unary<{ flagKey?: string; context?: ProtoStruct }, unknown>(method, async (call) => {
-      const selection = selector.select(selectorOf(call.metadata));
-      const { snapshot } = selection;
-      bindConnection(call.getPeer(), selection);
-      const key = call.request.flagKey ?? "";
-      await applyFaults("flagd-evaluate", snapshot.name);
-      try {
-        return resolveResponse(answerer.evaluateFlag(snapshot, key, bodyOf(call.request.context), headersOf(call.metadata)), type, key);
-      } catch (error) {
-        if (error instanceof ApiError && error.status === 404)
-          throw new CallError(status.NOT_FOUND, `FLAG_NOT_FOUND: flag '${key}' was not found`);
-        throw error;
-      }
-    });
-  }
-
-  const evaluation: UntypedServiceImplementation = {
-    ...resolveHandlers,
-    ResolveAll: unary<{ context?: ProtoStruct }, unknown>("ResolveAll", async (call) => {
-      const selection = selector.select(selectorOf(call.metadata));
-      const { snapshot } = selection;
-      bindConnection(call.getPeer(), selection);
-      await applyFaults("flagd-evaluate", snapshot.name);
-      const outcomes = answerer.evaluateAll(snapshot, bodyOf(call.request.context), headersOf(call.metadata));
-      const flags: Record<string, unknown> = {};
-      snapshot.flagKeys.forEach((key, i) => {
-        const item = anyFlag(outcomes[i]!);
-        if (item) Object.defineProperty(flags, key, { value: item, enumerable: true, writable: true, configurable: true });
-      });
-      return { flags, metadata: toStruct({}) };
-    }),
-    EventStream: stream<unknown>(
-      "EventStream",
-      "flagd-events",
-      (call) => {
-        const sent = selectorOf(call.metadata);
-        return sent === undefined ? undefined : selector.select(sent);
-      },
-      (call) => {
-        call.write({ type: "provider_ready" });
-        keepAlives.add(call);
-        return (before, after) => {
-          if (!before) return; // bound now: nothing sent yet about this environment, so nothing changed
-          const message = changeMessage(before, after);
-          if (message) call.write(message);
-        };
-      },
-    ),
-  };
 
   /**
    * The `configuration_change` of one replace, made once for every stream that follows it (a
    * reload is one pair of snapshots, whatever the number of streams); null when no flag changed.
    */
-  const changeMessages = new WeakMap<EnvironmentSnapshot, { before: EnvironmentSnapshot; message: object | null }>();
-  function changeMessage(before: EnvironmentSnapshot, after: EnvironmentSnapshot): object | null {
+  const changeMessages = new WeakMap<EnvironmentSnapshot, { before: EnvironmentSnapshot; change: [EventMessage, number] | null }>();
+  function changeMessage(before: EnvironmentSnapshot, after: EnvironmentSnapshot): [EventMessage, number] | null {
     let known = changeMessages.get(after);
     if (known?.before !== before) {
       const flags = changedFlags(before, after);
-      known = { before, message: Object.keys(flags).length > 0 ? { type: "configuration_change", data: toStruct({ flags }) } : null };
+      const message = { type: "configuration_change", data: { flags } };
+      known = { before, change: Object.keys(flags).length > 0 ? [message, JSON.stringify(message).length] : null };
       changeMessages.set(after, known);
     }
-    return known.message;
+    return known.change;
   }
 
-  /** The sync request's selector field (older providers), else the `flagd-selector` metadata. */
-  const syncSelection = (call: { request: { selector?: string }; metadata: Metadata }) =>
-    selector.select(call.request.selector || selectorOf(call.metadata));
+  function resolver<V>(method: string, type: string, valueOf: (value: JsonValue) => V | undefined) {
+    return (request: ResolveRequest, ctx: HandlerContext) =>
+      unary(method, async () => {
+        const snapshot = selectResolve(ctx);
+        const key = request.flagKey;
+        await applyFaults("flagd-evaluate", snapshot.name);
+        try {
+          return resolveResponse(answerer.evaluateFlag(snapshot, key, bodyOf(request.context), ctx.requestHeader), type, key, valueOf);
+        } catch (error) {
+          if (error instanceof ApiError && error.status === 404)
+            throw new ConnectError(`FLAG_NOT_FOUND: flag '${key}' was not found`, Code.NotFound);
+          throw error;
+        }
+      });
+  }
 
-  const sync: UntypedServiceImplementation = {
-    SyncFlags: stream<{ selector?: string }>("SyncFlags", "flagd-sync", syncSelection, (call, snapshot) => {
-      let sent = flagSetOf(snapshot!).json;
-      call.write({ flagConfiguration: sent, ...(syncContext && { syncContext }) });
-      return (_before, after) => {
-        const next = flagSetOf(after).json;
-        if (next === sent) return;
-        sent = next;
-        call.write({ flagConfiguration: next, ...(syncContext && { syncContext }) });
-      };
-    }),
-    FetchAllFlags: unary<{ selector?: string }, unknown>("FetchAllFlags", async (call) => {
-      const { snapshot } = syncSelection(call);
-      await applyFaults("flagd-sync", snapshot.name);
-      return { flagConfiguration: flagSetOf(snapshot).json };
-    }),
+  // One implementation for both versions: their messages differ only in which fields are optional.
+  const evaluation = {
+    resolveBoolean: resolver("ResolveBoolean", "boolean", (v) => (typeof v === "boolean" ? v : undefined)),
+    resolveString: resolver("ResolveString", "string", (v) => (typeof v === "string" ? v : undefined)),
+    resolveFloat: resolver("ResolveFloat", "float", (v) => (typeof v === "number" ? v : undefined)),
+    resolveInt: resolver("ResolveInt", "int", (v) => (typeof v === "number" && Number.isSafeInteger(v) ? BigInt(v) : undefined)),
+    resolveObject: resolver("ResolveObject", "object", (v) => (isRecord(v) ? (v as JsonObject) : undefined)),
+    resolveAll: (request: { context?: JsonObject }, ctx: HandlerContext) =>
+      unary("ResolveAll", async () => {
+        const snapshot = selectResolve(ctx);
+        await applyFaults("flagd-evaluate", snapshot.name);
+        const outcomes = answerer.evaluateAll(snapshot, bodyOf(request.context), ctx.requestHeader);
+        const flags: Record<string, NonNullable<ReturnType<typeof anyFlag>>> = {};
+        snapshot.flagKeys.forEach((key, i) => {
+          const item = anyFlag(outcomes[i]!);
+          if (item) setOwn(flags, key, item);
+        });
+        return { flags, metadata: {} };
+      }),
+    eventStream: stream<unknown, EventMessage>(
+      "EventStream",
+      "flagd-events",
+      (_request, ctx, connection) => {
+        const sent = selectorOf(ctx);
+        // Over HTTP/1.1 there is no connection to bind it by: no selector, no stream.
+        return sent === undefined && connection.session !== undefined ? undefined : selector.select(sent);
+      },
+      (send) => {
+        send({ type: "provider_ready" }, 24);
+        return (before, after) => {
+          if (!before) return; // bound now: nothing sent yet about this environment, so nothing changed
+          const change = changeMessage(before, after);
+          if (change) send(...change);
+        };
+      },
+      { type: "keep_alive" },
+    ),
+  };
+
+  /** The sync request's selector field (older providers), else the `flagd-selector` header. */
+  const syncSelection = (request: { selector: string }, ctx: HandlerContext) => selector.select(request.selector || selectorOf(ctx));
+
+  const sync = {
+    syncFlags: stream<{ selector: string }, { flagConfiguration: string; syncContext?: JsonObject }>(
+      "SyncFlags",
+      "flagd-sync",
+      syncSelection,
+      (send, snapshot) => {
+        let sent = flagSetOf(snapshot!);
+        send({ flagConfiguration: sent.json, syncContext }, sent.bytes);
+        return (_before, after) => {
+          const next = flagSetOf(after);
+          if (next.json === sent.json) return;
+          sent = next;
+          send({ flagConfiguration: next.json, syncContext }, next.bytes);
+        };
+      },
+    ),
+    fetchAllFlags: (request: { selector: string }, ctx: HandlerContext) =>
+      unary("FetchAllFlags", async () => {
+        const { snapshot } = syncSelection(request, ctx);
+        await applyFaults("flagd-sync", snapshot.name);
+        return { flagConfiguration: flagSetOf(snapshot).json };
+      }),
     // Server-wide (no environment's data): the static context, as flagd answers it.
-    GetMetadata: unary<unknown, unknown>("GetMetadata", async () => ({ metadata: toStruct(options.staticContext ?? {}) })),
+    getMetadata: () => unary("GetMetadata", () => ({ metadata: { ...options.staticContext } })),
   };
 
   const keepAliveMs = (options.keepAliveSeconds ?? DEFAULT_KEEP_ALIVE_SECONDS) * 1000;
   const timer = setInterval(() => {
-    for (const call of keepAlives) call.write({ type: "keep_alive" });
+    for (const keepAlive of keepAlives) keepAlive();
   }, keepAliveMs);
   timer.unref();
 
   return {
-    evaluation,
-    sync,
+    routes(router: ConnectRouter): void {
+      router.service(EvaluationV1, evaluation);
+      router.service(EvaluationV2, evaluation);
+      router.service(FlagSyncService, sync);
+    },
     close() {
       clearInterval(timer);
       streams.close();

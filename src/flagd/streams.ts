@@ -4,14 +4,14 @@
  * what a `drop` fault rule closes, and what /metrics counts. The server's parts hold one whether
  * or not `--flagd-port` is set (it is empty then).
  */
-import type { status } from "@grpc/grpc-js";
+import type { Code } from "@connectrpc/connect";
 import type { EnvironmentSnapshot } from "../store/snapshot.js";
 
 /**
- * gRPC's UNAVAILABLE, written out: every server loads this module, and only one with
- * `--flagd-port` loads gRPC.
+ * gRPC's (and Connect's) UNAVAILABLE, written out: every server loads this module, and only one
+ * with `--flagd-port` loads Connect.
  */
-const UNAVAILABLE = 14 as status;
+const UNAVAILABLE = 14 as Code;
 
 export type FlagdStreamRoute = "flagd-events" | "flagd-sync";
 
@@ -21,10 +21,13 @@ export interface FlagdStream {
   readonly ip: string;
   /** The environment it reads; undefined for an EventStream not yet bound to one (see services.ts). */
   readonly env: string | undefined;
-  /** Its environment's snapshot after a replace of the store (undefined: removed); maybe the same as before. */
+  /**
+   * Its environment's snapshot after a replace of the store (undefined: removed), maybe the same
+   * as before, or after a key was revoked: the stream ends if its selector no longer selects it.
+   */
   replaced(snapshot: EnvironmentSnapshot | undefined): void;
   /** Ends the call with a status. */
-  end(code: status, details: string): void;
+  end(code: Code, details: string): void;
 }
 
 export class FlagdStreams {
@@ -46,7 +49,10 @@ export class FlagdStreams {
     return this.#open.size;
   }
 
-  /** Tells every stream bound to an environment what the store now serves for it. */
+  /**
+   * Tells every stream bound to an environment what the store now serves for it: after every
+   * replace of the store, and after `keys revoke` (a stream opened with a revoked key ends).
+   */
   replaced(environments: ReadonlyMap<string, EnvironmentSnapshot>): void {
     for (const stream of [...this.#open]) if (stream.env !== undefined) stream.replaced(environments.get(stream.env));
   }

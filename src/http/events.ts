@@ -57,7 +57,7 @@ export const clientIp = (event: H3Event, header?: string): string =>
 export const ofrepStreamPath = (snapshot: EnvironmentSnapshot): string => `${OFREP_STREAM_PATH}?token=${snapshot.streamToken}`;
 
 /** TCP reset where the socket allows it (a TLS socket does not), else an immediate destroy. */
-function resetConnection(socket: Socket): void {
+export function resetConnection(socket: Socket): void {
   try {
     socket.resetAndDestroy();
   } catch {

@@ -66,7 +66,11 @@ export async function createParts(options: ServerOptions, stateDir: string, init
     metrics,
     faults,
     sessions,
-    revokeOldKeys: (env) => revokeOldKeys({ store, hub, logger }, env),
+    revokeOldKeys: (env) => {
+      const revoked = revokeOldKeys({ store, hub, logger }, env);
+      flagdStreams.replaced(store.environments); // the flagd streams opened with those keys end now too
+      return revoked;
+    },
   });
   return { store, metrics, hub, faults, sessions, notifier, admin, flagdStreams };
 }
@@ -104,8 +108,8 @@ export async function listen(
 }
 
 /**
- * The flagd port (`--flagd-port`) over the same parts and evaluation answers as the HTTP app.
- * gRPC is loaded here, only when the port is asked for.
+ * The flagd port (`--flagd-port`) over the same parts and evaluation answers as the HTTP app,
+ * with its CORS origins and known hosts. Connect is loaded here, only when the port is asked for.
  */
 export async function listenFlagdPort(
   { store, metrics, faults, flagdStreams }: Parts,
@@ -126,5 +130,7 @@ export async function listenFlagdPort(
     staticContext: options.contextValues,
     maxMessageBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
     maxStreamsPerIp: options.maxStreamsPerIp,
+    corsOrigin: options.corsOrigin,
+    isKnownHost: allowedHosts(options.host, options.adminHosts),
   });
 }

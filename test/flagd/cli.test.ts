@@ -1,11 +1,11 @@
 /** `flagserve serve --flagd-port`: the options reach the server, the banner says where, a taken port is an error. */
 import { createServer } from "node:net";
-import { credentials, Metadata, makeClientConstructor, type ServiceError } from "@grpc/grpc-js";
+import { Code, ConnectError } from "@connectrpc/connect";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runCli, startCli, type CliProcess } from "../helpers/cli.js";
 import { tempDir } from "../helpers/files.js";
+import { flagdClients, withSelector } from "../helpers/flagd.js";
 import { OFREP_FIXTURE } from "../helpers/fixtures.js";
-import { flagdServices } from "../../src/flagd/protocol.js";
 
 let cli: CliProcess;
 let flagdPort: number;
@@ -24,7 +24,7 @@ beforeAll(async () => {
     "--state-dir",
     dir.file("state"),
   ]));
-  flagdPort = Number(cli.stdout().match(/^ {2}flagd gRPC port (\d+) /m)?.[1]);
+  flagdPort = Number(cli.stdout().match(/^ {2}flagd port (\d+) \(gRPC, gRPC-Web, Connect; /m)?.[1]);
 });
 
 afterAll(async () => {
@@ -32,36 +32,35 @@ afterAll(async () => {
 });
 
 describe("flagserve serve --flagd-port", () => {
-  it("serves flagd's evaluation service on the port the banner names; the opted-in name selects", async () => {
+  it("serves flagd's evaluation service on the port the banner names, over gRPC and Connect; the opted-in name selects", async () => {
     expect(flagdPort).toBeGreaterThan(0);
-    const client = new (makeClientConstructor(flagdServices().evaluation.v2, "flagd"))(
-      `127.0.0.1:${flagdPort}`,
-      credentials.createInsecure(),
-    );
-    const metadata = new Metadata();
-    metadata.set("flagd-selector", "test");
-    const answer = await new Promise<{ error: ServiceError | null; response?: unknown }>((resolve) =>
-      (
-        client as unknown as { ResolveBoolean: (r: unknown, m: Metadata, cb: (e: ServiceError | null, r?: unknown) => void) => void }
-      ).ResolveBoolean({ flagKey: "bool-flag" }, metadata, (error, response) => resolve({ error, response })),
-    );
-    client.close();
-    expect(answer.error).toBeNull();
-    expect(answer.response).toMatchObject({ value: true, reason: "STATIC", variant: "on" });
+    for (const door of ["gRPC", "Connect (HTTP/1.1, JSON)"] as const) {
+      const { v2 } = flagdClients(door, flagdPort);
+      expect(await v2.resolveBoolean({ flagKey: "bool-flag" }, withSelector("test"))).toMatchObject({
+        value: true,
+        reason: "STATIC",
+        variant: "on",
+      });
+    }
   });
 
   it("--max-streams-per-ip holds for the flagd streams too", async () => {
-    const client = new (makeClientConstructor(flagdServices().sync, "flagd"))(`127.0.0.1:${flagdPort}`, credentials.createInsecure());
-    type Stream = NodeJS.EventEmitter & { cancel(): void };
-    const open = () => (client as unknown as { SyncFlags(request: unknown): Stream }).SyncFlags({ selector: "test" });
-    const first = open();
-    await new Promise((resolve) => first.once("data", resolve));
-    const second = open();
-    const error = await new Promise<ServiceError>((resolve) => second.once("error", resolve));
-    expect(error.details).toMatch(/too many open streams from 127\.0\.0\.1 \(at most 1\)/);
-    first.on("error", () => undefined);
-    first.cancel();
-    client.close();
+    const { sync } = flagdClients("gRPC", flagdPort);
+    const abort = new AbortController();
+    const first = sync.syncFlags({ selector: "test" }, { signal: abort.signal })[Symbol.asyncIterator]();
+    await first.next();
+    const second = await sync
+      .syncFlags({ selector: "test" })
+      [Symbol.asyncIterator]()
+      .next()
+      .then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+    abort.abort();
+    expect(second).toBeInstanceOf(ConnectError);
+    expect((second as ConnectError).code).toBe(Code.ResourceExhausted);
+    expect((second as ConnectError).rawMessage).toMatch(/too many open streams from 127\.0\.0\.1 \(at most 1\)/);
   });
 
   it("a flagd port in use is an error: exit 1, naming the port", async () => {
