@@ -9,7 +9,10 @@ import { withTimeout } from "../sources/files.js";
 import { InputSet } from "../sources/inputs.js";
 
 export interface ReloaderOptions<T> {
-  /** One reload: read the configuration, recording every input in `inputs`, and apply it. */
+  /**
+   * One reload: read the configuration, recording every input in `inputs`, and apply it once
+   * `inputs.settled()` (the files read before they settled are still as read).
+   */
   run(inputs: InputSet): Promise<T[]>;
   /** How often the last reload's inputs are checked (ms); 0: only right after each reload. */
   checkMs: number;
@@ -40,7 +43,8 @@ export function createReloader<T>(options: ReloaderOptions<T>): Reloader<T> {
     const applied: T[] = [];
     do {
       again = false;
-      const inputs = new InputSet();
+      // Its files may be read before they settle: run() confirms they have before it applies them.
+      const inputs = new InputSet(true);
       try {
         applied.push(...(await options.run(inputs)));
       } finally {

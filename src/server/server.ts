@@ -126,6 +126,13 @@ async function followSources({
     onError: (error) => logger.error(`reload failed: ${error.message}`),
     async run(inputs) {
       let load = await read(inputs, true);
+      // A file read before it settled was parsed meanwhile: its load stands if the file is still
+      // as read once settled; else it is read again, waiting for it to settle first.
+      if (!(await inputs.settled())) {
+        inputs.clear();
+        inputs.settleLater = false;
+        load = await read(inputs, true);
+      }
       // A removal counts once the files stayed gone for REMOVAL_SETTLE_MS (chokidar's `atomic` rule).
       for (let waited = 0; waited < REMOVAL_SETTLE_MS && removesEnvironments(load, store); waited += 10) {
         await sleep(10);

@@ -71,17 +71,15 @@ function notRegular(s: Stats): string {
 }
 
 /**
- * One read of a file. `before` is the signature of the open file (or of the path when it could not
- * be opened), `after` the path's once read; `racyUntil` is set for a read made within RACY_MS of
- * the file's last change. When `wait` says from the file's fstat that it must stay as it is longer
- * (see `settleLeft`), it is not read.
+ * One read of a file, with the fstat it was read after (`before` its signature, or the path's when
+ * it could not be opened; `after` the path's once read). `racyUntil` is set for a read made within
+ * RACY_MS of the file's last change.
  */
 type OneRead =
-  | { bytes: Uint8Array; before: string; after: string; racyUntil?: number }
-  | { waitMs: number; before: string }
+  | { bytes: Uint8Array; stats: Stats; statAt: number; before: string; after: string; racyUntil?: number }
   | { error: string; before: string };
 
-async function readOnce(path: string, racyMs: number, wait?: (s: Stats, at: number) => number): Promise<OneRead> {
+async function readOnce(path: string, racyMs: number): Promise<OneRead> {
   // Not even opened when it is not a regular file (opening a device can have effects); opened
   // non-blocking, so that a FIFO swapped in after the stat cannot block the open.
   const first = await stat(path).catch(() => undefined);
@@ -94,18 +92,16 @@ async function readOnce(path: string, racyMs: number, wait?: (s: Stats, at: numb
   }
   try {
     const statAt = Date.now();
-    const s = await handle.stat();
-    const before = statSignature(s);
-    if (!s.isFile()) return { error: notRegular(s), before };
-    if (s.size > MAX_FILE_BYTES) return { error: `file is larger than ${sizeText(MAX_FILE_BYTES)} (${s.size} bytes)`, before };
-    const waitMs = wait?.(s, statAt) ?? 0;
-    if (waitMs > 0) return { waitMs, before };
-    const racyUntil = Math.max(s.mtimeMs, s.ctimeMs) + racyMs;
+    const stats = await handle.stat();
+    const before = statSignature(stats);
+    if (!stats.isFile()) return { error: notRegular(stats), before };
+    if (stats.size > MAX_FILE_BYTES) return { error: `file is larger than ${sizeText(MAX_FILE_BYTES)} (${stats.size} bytes)`, before };
+    const racyUntil = Math.max(stats.mtimeMs, stats.ctimeMs) + racyMs;
     const readAt = Date.now();
-    const bytes = await withTimeout(readAtMost(handle, MAX_FILE_BYTES + 1, s.size), READ_TIMEOUT_MS);
+    const bytes = await withTimeout(readAtMost(handle, MAX_FILE_BYTES + 1, stats.size), READ_TIMEOUT_MS);
     if (bytes === undefined) return { error: `reading the file took longer than ${READ_TIMEOUT_MS / 1000} s`, before };
     if (bytes.length > MAX_FILE_BYTES) return { error: `file is larger than ${sizeText(MAX_FILE_BYTES)}`, before };
-    return { bytes, before, after: await signatureOf(path), ...(readAt <= racyUntil && { racyUntil }) };
+    return { bytes, stats, statAt, before, after: await signatureOf(path), ...(readAt <= racyUntil && { racyUntil }) };
   } finally {
     // Not awaited: close waits for a pending read, and a read that timed out may never end.
     void handle.close().catch(() => {});
@@ -217,9 +213,11 @@ export interface ReadOptions {
 }
 
 /**
- * The bytes of a regular file once it has settled (judged from its fstat before it is read, so
- * that a file just saved is read once), or why they cannot be had. Either way the path is
- * recorded, so a later check sees it change (or appear).
+ * The bytes of a regular file once it has settled, or why they cannot be had. Either way the path
+ * is recorded, so a later check sees it change (or appear). A file read before its settle window
+ * has passed is not read again after it, only looked at: its bytes hold if its signature has not
+ * moved. With `inputs.settleLater`, that look is left to the reader's owner (InputSet.settled),
+ * which parses the bytes meanwhile.
  */
 export async function readStableFile(path: string, { inputs, texts }: ReadOptions = {}): Promise<FileRead> {
   const unchanged = await texts?.unchanged(path, inputs);
@@ -228,37 +226,32 @@ export async function readStableFile(path: string, { inputs, texts }: ReadOption
   const deadline = Date.now() + SETTLE_DEADLINE_MS;
   let seen: { signature: string; at: number } | undefined;
   let seenChanging = false;
-  const wait = (s: Stats, at: number): number => {
-    const signature = statSignature(s);
-    if (seen?.signature !== signature) [seenChanging, seen] = [seenChanging || seen !== undefined, { signature, at }];
-    const state = {
-      size: s.size,
-      changedAt: Math.max(s.mtimeMs, s.ctimeMs),
-      metadataLast: s.ctimeMs > s.mtimeMs,
-      seenAt: seen.at,
-      seenChanging,
-    };
-    return settleLeft(state, at);
-  };
   while (Date.now() < deadline) {
-    const read = await readOnce(path, texts?.racyMs ?? RACY_MS, wait);
+    const read = await readOnce(path, texts?.racyMs ?? RACY_MS);
     if ("error" in read) {
       inputs?.add(new FileInput(path, read.before));
       return { error: read.error };
     }
-    if ("waitMs" in read) {
-      await sleep(Math.min(read.waitMs, WRITER_SETTLE_MS));
+    if (texts) texts.bytesRead += read.bytes.length;
+    if (read.before !== read.after) {
+      seenChanging = true; // written to while we read: read it again shortly
+      await sleep(SETTLE_MS / 4);
       continue;
     }
-    if (texts) texts.bytesRead += read.bytes.length;
-    if (read.before === read.after) {
-      const hash = hashOf(read.bytes);
-      inputs?.add(new FileInput(path, read.after, hash, read.racyUntil));
-      texts?.set(path, { bytes: read.bytes, hash, signature: read.after, racyUntil: read.racyUntil });
-      return { bytes: read.bytes, hash };
+    if (seen?.signature !== read.after)
+      [seenChanging, seen] = [seenChanging || seen !== undefined, { signature: read.after, at: read.statAt }];
+    const { size, mtimeMs, ctimeMs } = read.stats;
+    const state = { size, changedAt: Math.max(mtimeMs, ctimeMs), metadataLast: ctimeMs > mtimeMs, seenAt: seen.at, seenChanging };
+    let waitMs = settleLeft(state, read.statAt);
+    if (waitMs > 0 && !inputs?.settleLater) {
+      await sleep(waitMs);
+      if ((await signatureOf(path)) !== read.after) continue;
+      waitMs = 0;
     }
-    seenChanging = true; // written to while we read: read it again shortly
-    await sleep(SETTLE_MS / 4);
+    const hash = hashOf(read.bytes);
+    inputs?.add(new FileInput(path, read.after, hash, read.racyUntil, waitMs > 0 ? Date.now() + waitMs : undefined));
+    texts?.set(path, { bytes: read.bytes, hash, signature: read.after, racyUntil: read.racyUntil });
+    return { bytes: read.bytes, hash };
   }
   inputs?.add(new FileInput(path, ""));
   return { error: `file kept changing for ${SETTLE_DEADLINE_MS / 1000} s while being read` };
@@ -275,6 +268,8 @@ class FileInput implements Input {
     private readonly signature: string,
     private readonly hash?: string,
     private racyUntil?: number,
+    /** Read before it had settled: when it will have (see InputSet.settled). */
+    readonly settleAt?: number,
   ) {}
 
   async changed(): Promise<boolean> {

@@ -8,6 +8,8 @@
 export interface Input {
   /** A path or URL, for logs. */
   readonly id: string;
+  /** Read before it had settled (a file just written): when it will have. */
+  readonly settleAt?: number;
   /** Whether what `id` holds now may differ from what the load read. Cheap (a stat); never throws. */
   changed(): Promise<boolean>;
 }
@@ -16,6 +18,13 @@ export interface Input {
 export class InputSet {
   readonly #inputs: Input[] = [];
 
+  /**
+   * @param settleLater the readers may take a file that has not settled yet (see files.ts), as
+   * its owner checks `settled()` before using what was read: a running server's reloads, which
+   * parse a big file while it settles.
+   */
+  constructor(public settleLater = false) {}
+
   add(input: Input): void {
     this.#inputs.push(input);
   }
@@ -23,6 +32,19 @@ export class InputSet {
   /** Forgets everything recorded (the load is being redone). */
   clear(): void {
     this.#inputs.length = 0;
+  }
+
+  /**
+   * Once every input read before it had settled has, whether each is still as read. Waits for the
+   * last one's settle window; true at once when there is none.
+   */
+  async settled(): Promise<boolean> {
+    const unsettled = this.#inputs.filter((input) => input.settleAt !== undefined);
+    if (unsettled.length === 0) return true;
+    const wait = Math.max(...unsettled.map((input) => input.settleAt!)) - Date.now();
+    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+    const changed = await Promise.all(unsettled.map((input) => input.changed().catch(() => true)));
+    return !changed.includes(true);
   }
 
   get size(): number {

@@ -101,6 +101,30 @@ describe("readStableFile", () => {
     expect(texts.bytesRead).toBe(FULL.length * (1 + 2 + 3));
   });
 
+  it("for a reload that parses while files settle: taken at once, and kept only if still as read once settled", async () => {
+    dir = await tempDir("flagserve-files-");
+    const path = await dir.write("dev.yaml", "old: true\n");
+    const fd = openSync(path, "w");
+    writeSync(fd, HALF); // a writer that pauses halfway
+    const inputs = new InputSet(true);
+    expect(await readStableFile(path, { inputs })).toEqual(content(HALF));
+    writeSync(fd, FULL.slice(HALF.length)); // resumes within the settle window
+    closeSync(fd);
+    expect(await inputs.settled()).toBe(false); // so the half read is not used
+    // Read again: this time it stays as read.
+    const again = new InputSet(true);
+    expect(await readStableFile(path, { inputs: again })).toEqual(content(FULL));
+    expect(await again.settled()).toBe(true);
+    // Without settleLater the read waits for the window itself and leaves nothing to settle: a
+    // later change is the reloader's periodic check's to see.
+    writeFileSync(path, HALF);
+    const waited = new InputSet();
+    expect(await readStableFile(path, { inputs: waited })).toEqual(content(HALF));
+    writeFileSync(path, FULL);
+    expect(await waited.settled()).toBe(true);
+    expect(await waited.changed()).toBe(path);
+  });
+
   it("a file renamed into place is read whole, and recorded so that a later change shows", async () => {
     dir = await tempDir("flagserve-files-");
     const path = await dir.write("dev.yaml", "old: true\n");
