@@ -10,8 +10,8 @@ import { InputSet } from "../sources/inputs.js";
 
 export interface ReloaderOptions<T> {
   /**
-   * One reload: read the configuration, recording every input in `inputs`, and apply it once
-   * `inputs.settled()` (the files read before they settled are still as read).
+   * One reload: read the configuration, recording every input in `inputs` (whose files may be
+   * read before they settle: see InputSet), and apply it.
    */
   run(inputs: InputSet): Promise<T[]>;
   /** How often the last reload's inputs are checked (ms); 0: only right after each reload. */
@@ -43,7 +43,7 @@ export function createReloader<T>(options: ReloaderOptions<T>): Reloader<T> {
     const applied: T[] = [];
     do {
       again = false;
-      // Its files may be read before they settle: run() confirms they have before it applies them.
+      // Its files may be read before they settle: the loader confirms they have before it builds.
       const inputs = new InputSet(true);
       try {
         applied.push(...(await options.run(inputs)));

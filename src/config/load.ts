@@ -29,6 +29,8 @@ export interface ConfigLoad {
   environments: Map<string, LoadedEnvironment>;
   /** By environment name, or "" for problems not tied to one environment; each list sorted by file:line:col. */
   problems: Map<string, Problem[]>;
+  /** A file read before it settled changed meanwhile (InputSet.settled): nothing was built; read again. */
+  unsettled?: true;
 }
 
 export interface LoadOptions {
@@ -84,7 +86,12 @@ export async function loadSourceReads(reads: readonly SourceLoad[], options: Loa
   const found: FoundEnvironment[] = [];
   const reading: Reading = { offThread: options.offThread ?? false, memo: options.memo };
   for (const read of reads) found.push(...(await fromSource(read, problems, reading)));
-  const load = finish(withoutDuplicates(found, problems), problems, options);
+  // Files read before they settled were parsed meanwhile; they are built (checked, problems
+  // located) only once still as read: a half-written file is never even looked at.
+  const settled = (await options.inputs?.settled()) ?? true;
+  const load: ConfigLoad = settled
+    ? finish(withoutDuplicates(found, problems), problems, options)
+    : { environments: new Map(), problems: new Map(), unsettled: true };
   options.memo?.end();
   return load;
 }

@@ -126,9 +126,8 @@ async function followSources({
     onError: (error) => logger.error(`reload failed: ${error.message}`),
     async run(inputs) {
       let load = await read(inputs, true);
-      // A file read before it settled was parsed meanwhile: its load stands if the file is still
-      // as read once settled; else it is read again, waiting for it to settle first.
-      if (!(await inputs.settled())) {
+      // A file read before it settled changed meanwhile: read again, waiting for it to settle first.
+      if (load.unsettled) {
         inputs.clear();
         inputs.settleLater = false;
         load = await read(inputs, true);

@@ -216,8 +216,8 @@ export interface ReadOptions {
  * The bytes of a regular file once it has settled, or why they cannot be had. Either way the path
  * is recorded, so a later check sees it change (or appear). A file read before its settle window
  * has passed is not read again after it, only looked at: its bytes hold if its signature has not
- * moved. With `inputs.settleLater`, that look is left to the reader's owner (InputSet.settled),
- * which parses the bytes meanwhile.
+ * moved. With `inputs.settleLater`, that look is left to the loader (InputSet.settled), which
+ * parses the bytes meanwhile.
  */
 export async function readStableFile(path: string, { inputs, texts }: ReadOptions = {}): Promise<FileRead> {
   const unchanged = await texts?.unchanged(path, inputs);

@@ -7,7 +7,9 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { applyLoad, type ReloadContext } from "../../src/changes/reload.js";
 import { loadConfig, LoadMemo, loadInlineConfig } from "../../src/config/index.js";
 import { FileSource } from "../../src/sources/files-source.js";
-import { loadSources } from "../../src/config/index.js";
+import { loadSourceReads, loadSources } from "../../src/config/index.js";
+import { readStableFile } from "../../src/sources/files.js";
+import { InputSet } from "../../src/sources/inputs.js";
 import { tempDir, type TempDir } from "../helpers/files.js";
 import { configEtagOf } from "../../src/store/snapshot.js";
 import { reloadContext } from "../helpers/server.js";
@@ -147,6 +149,34 @@ describe("a load with the memo of the last", () => {
       environmentsBuilt: 1,
       flagsCompiled: 1,
     });
+  });
+});
+
+describe("a load of files read before they settled (a running server's reload)", () => {
+  it("builds nothing when one changed meanwhile: a half-written file is never checked nor reported", async () => {
+    const whole = envFile("a", 4);
+    // Cut in the middle of flag 2's `defaultVariant: off`.
+    const half = `${whole.slice(0, whole.indexOf("defaultVariant", whole.indexOf("flag-2")) + "defaultVariant: o".length)}\n`;
+    const path = await dir.write("a.yaml", half);
+    const inputs = new InputSet(true);
+    const read = await readStableFile(path, { inputs }); // taken at once, to be parsed while it settles
+    if (!("bytes" in read)) throw new Error(read.error);
+    await dir.write("a.yaml", whole); // the writer goes on within the settle window
+    const documents = [{ stem: "a", document: { file: path, ...read } }];
+    const load = await loadSourceReads([{ id: dir.path, documents, environments: [], problems: [] }], { inputs, memo });
+    expect(load).toEqual({ environments: new Map(), problems: new Map(), unsettled: true });
+    expect(memo.last.environmentsBuilt).toBe(0);
+    // The same bytes, once they have stayed as read, are built (and their problem reported).
+    const settled = new InputSet(true);
+    await dir.write("a.yaml", half);
+    const again = await readStableFile(path, { inputs: settled });
+    if (!("bytes" in again)) throw new Error(again.error);
+    const built = await loadSourceReads(
+      [{ id: dir.path, documents: [{ stem: "a", document: { file: path, ...again } }], environments: [], problems: [] }],
+      { inputs: settled, memo },
+    );
+    expect(built.unsettled).toBeUndefined();
+    expect(built.problems.get("a")?.map((p) => p.message)).toEqual(["defaultVariant 'o' is not one of the variants ('on', 'off')"]);
   });
 });
 
