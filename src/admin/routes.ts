@@ -3,7 +3,7 @@
  * feed, and the test-fixture routes (fault rules, recorded sessions).
  */
 import type { H3, H3Event } from "h3";
-import { FailedAuthLimiter } from "./auth-limit.js";
+import { FailedAuthLimiter, limitSource } from "./auth-limit.js";
 import { encodeEvent } from "../events/encode.js";
 import { SseFrame } from "../events/frame.js";
 import { createSseResponse } from "../events/sse.js";
@@ -51,7 +51,7 @@ export interface AdminRoutesOptions {
 
 /**
  * Host, origin and token checks for the page and the API, before any handler; failed token
- * checks are limited per client address (auth-limit.ts).
+ * checks are limited per client source (auth-limit.ts: all of loopback is one, IPv6 by /64).
  */
 export function registerAdminGuard(app: H3, options: Pick<AdminRoutesOptions, "token" | "isAllowedHost">): void {
   const limiter = new FailedAuthLimiter();
@@ -71,10 +71,11 @@ function checkLimitedToken(event: H3Event, token: string, limiter: FailedAuthLim
   const address = clientIp(event);
   const wait = limiter.retryAfter(address);
   if (wait !== undefined) {
+    const source = limitSource(address);
     throw new AdminError(
       429,
       "TOO_MANY_REQUESTS",
-      `too many failed admin authentications from ${address}; try again in ${wait} s`,
+      `too many failed admin authentications from ${source === address ? address : `${address} (counted with all of ${source})`}; try again in ${wait} s`,
       {},
       { "retry-after": String(wait) },
     );

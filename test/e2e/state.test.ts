@@ -8,7 +8,7 @@ import { chmod, chown, mkdir, readFile, rename, writeFile } from "node:fs/promis
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createFlagServer, type FlagServer } from "../../src/index.js";
-import { FailedAuthLimiter } from "../../src/admin/auth-limit.js";
+import { FailedAuthLimiter, limitSource } from "../../src/admin/auth-limit.js";
 import { readAdminToken, readAdminUrl } from "../../src/admin/token.js";
 import { connectionOf } from "../../src/cli/admin-client.js";
 import { defaultStateDir, StateDirError } from "../../src/store/state-dir.js";
@@ -176,6 +176,45 @@ describe("failed admin authentications", () => {
     expect(blocked.status).toBe(429);
     expect(Number(blocked.headers.get("retry-after"))).toBeGreaterThan(0);
     expect((await blocked.json()).errorCode).toBe("TOO_MANY_REQUESTS");
+  });
+
+  it("from every loopback address count as one source: guesses from 127.0.0.2, 127.0.0.3, ... are limited together", async () => {
+    await dir.write("limit-lo/flags/dev.yaml", NO_KEY);
+    const server = await start({ config: dir.file("limit-lo/flags"), stateDir: dir.file("limit-lo/state") });
+    const statuses = [];
+    for (let i = 0; i < 25; i++) {
+      const guess = await rawRequest(`${server.url}/api/v1/admin/environments`, {
+        headers: { authorization: `Bearer wrong-${i}` },
+        localAddress: `127.0.${i}.${i + 2}`, // another address of the loopback network each time
+      });
+      statuses.push(guess.status);
+    }
+    expect(statuses.slice(0, 20).every((s) => s === 401)).toBe(true);
+    expect(statuses.slice(20)).toEqual([429, 429, 429, 429, 429]);
+    const blocked = await rawRequest(`${server.url}/api/v1/admin/environments`, {
+      headers: { authorization: `Bearer ${server.adminToken}` },
+      localAddress: "127.1.2.3",
+    });
+    expect(blocked.status).toBe(429);
+    expect(JSON.parse(blocked.body).errorDetails).toMatch(
+      /^too many failed admin authentications from 127\.1\.2\.3 \(counted with all of loopback\)/,
+    );
+  });
+
+  it("are counted by source: loopback as one, an IPv4-mapped address as its IPv4 address, IPv6 by its /64", () => {
+    for (const address of ["127.0.0.1", "127.200.3.4", "::1", "0:0:0:0:0:0:0:1", "::ffff:127.0.0.9", "::ffff:7f00:2"])
+      expect(limitSource(address)).toBe("loopback");
+    expect(limitSource("10.1.2.3")).toBe("10.1.2.3");
+    expect(limitSource("::ffff:10.1.2.3")).toBe("10.1.2.3");
+    expect(limitSource("2001:db8:1:2:aaaa::1")).toBe("2001:db8:1:2::/64");
+    expect(limitSource("2001:DB8:1:2:ffff:1:2:3")).toBe("2001:db8:1:2::/64");
+    expect(limitSource("2001:db8:1:3::1")).toBe("2001:db8:1:3::/64");
+    expect(limitSource("fe80::1%eth0")).toBe("fe80:0:0:0::/64");
+    expect(limitSource("not-an-address")).toBe("not-an-address");
+    const limiter = new FailedAuthLimiter({ maxFailures: 3 });
+    for (let i = 1; i <= 3; i++) limiter.fail(`2001:db8:1:2::${i}`);
+    expect(limiter.retryAfter("2001:db8:1:2:ffff::9")).toBeGreaterThan(0);
+    expect(limiter.retryAfter("2001:db8:1:3::1")).toBeUndefined();
   });
 
   it("are remembered for a bounded number of addresses, and forgotten when the window ends", () => {
