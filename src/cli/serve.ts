@@ -8,7 +8,7 @@ import { escapeControls } from "../log/escape.js";
 import { createLogger, flushLog, formatRecord, type LogFormat, type Logger } from "../log/logger.js";
 import { DEFAULT_KEY_GRACE_SECONDS } from "../store/key-grace.js";
 import { npmLaunchers, watchProcesses } from "./launcher.js";
-import { localUrl } from "../http/hosts.js";
+import { isLoopbackAddress, localUrl } from "../http/hosts.js";
 import { networkUrls, qrCode } from "./network.js";
 import {
   parseByteSize,
@@ -254,16 +254,33 @@ function stopWhenAsked(stop: () => void, logger: Logger): void {
   });
 }
 
-/** Listening beyond loopback: say so, with every address other machines reach it at. */
-function warnIfReachable(logger: Logger, serverUrl: string, isPublic = false): void {
-  const host = new URL(serverUrl).hostname;
-  if (host === "localhost" || host === "[::1]" || /^127(\.\d{1,3}){3}$/.test(host)) return;
+/**
+ * Listening beyond loopback: say so, with every address other machines reach it at, the flagd
+ * port's too (it binds to the same host).
+ */
+function warnIfReachable(logger: Logger, serverUrl: string, { isPublic = false, host = "", flagdPort }: Reachable): void {
+  const listening = new URL(serverUrl).hostname;
+  if (listening === "localhost" || isLoopbackAddress(listening)) return;
   const addresses = networkUrls(serverUrl);
   const where = addresses.length > 0 ? addresses.join(", ") : "(no network address found)";
+  const flagd = flagdPort === undefined ? [] : addresses.map((address) => `${new URL(address).hostname}:${flagdPort}`);
+  const alsoFlagd =
+    flagdPort === undefined
+      ? ""
+      : flagd.length > 0
+        ? `, and flagd's gRPC port at ${flagd.join(", ")}`
+        : `, and flagd's gRPC port ${flagdPort}`;
   logger.warn(
-    `${isPublic ? "--public" : `--host ${host}`}: other machines can reach this server at ${where}; evaluations need an environment's key, the dashboard and admin API the admin token`,
-    { addresses },
+    `${isPublic ? "--public" : `--host ${host || listening}`}: other machines can reach this server at ${where}${alsoFlagd}; evaluations need an environment's key, the dashboard and admin API the admin token`,
+    { addresses, ...(flagd.length > 0 && { flagd }) },
   );
+}
+
+interface Reachable {
+  isPublic?: boolean;
+  /** --host as given. */
+  host?: string;
+  flagdPort?: number;
 }
 
 /** The page's URL with the token in the fragment: never sent to a server, a proxy or a Referer. */
@@ -300,7 +317,7 @@ async function runServe(args: string[], flags: ServeFlags): Promise<void> {
     const where = listText(specs);
     logger.warn(`${where}: ${NO_ENVIRONMENTS}; serving nothing until one appears`, { path: where });
   }
-  warnIfReachable(logger, server.url, flags.public);
+  warnIfReachable(logger, server.url, { isPublic: flags.public, host: flags.host, flagdPort: server.flagdPort });
   const url = localUrl(server.url);
   if (!flags.quiet)
     await printBanner(
