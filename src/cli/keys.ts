@@ -2,6 +2,7 @@
 import { Command, Option } from "commander";
 import { sourceKindOf } from "../sources/source.js";
 import { adminCall, parseAdminUrl, runAdminAction, withAdminToken, type AdminConnection } from "./admin-client.js";
+import { escapeControls } from "../log/escape.js";
 import { STATE_DIR_HELP, displayPath, err, out } from "./paths.js";
 import { SOURCES_ARGUMENT_HELP, loadOnce, resolveSources } from "./sources.js";
 
@@ -164,7 +165,7 @@ async function listKeys(args: string[], flags: KeysFlags): Promise<void> {
   const width = Math.max(0, ...environments.map((e) => e.name.length));
   for (const env of environments) {
     const where = env.apiKey !== undefined ? "file" : "state";
-    out(`${env.name.padEnd(width)}  ${resolved.get(env.name)}  (${where})`);
+    out(escapeControls(`${env.name.padEnd(width)}  ${resolved.get(env.name)}  (${where})`));
   }
   if (persistError) err(`warning: generated keys could not be saved in ${stateDir} (${persistError.message}); they will change`);
   for (const [env, problems] of load.problems) {
@@ -200,7 +201,7 @@ async function rotateEnvironmentKey(env: string, args: string[], flags: KeysFlag
     if (oldKey !== undefined) await recordRotation(stateDir, env, oldKey, 0);
   }
   const rotation = await rotateKey(loaded.config, stateDir);
-  out(`${rotation.env}  ${rotation.key}  (written to ${displayPath(rotation.file)})`);
+  out(escapeControls(`${rotation.env}  ${rotation.key}  (written to ${displayPath(rotation.file)})`));
   if (flags.revokeNow) await reportRevocation(env, stateDir);
 }
 

@@ -41,13 +41,17 @@ export interface TextSink {
 /** Where the commands print: this process's stdout and stderr, unless runCli (main.ts) was given others. */
 export const output: { stdout: TextSink; stderr: TextSink } = { stdout: process.stdout, stderr: process.stderr };
 
-/** A line on stdout (a closed pipe, `flagserve ... | head`, is tolerated by main.ts). */
-export const out = (line: string): void => {
-  output.stdout.write(`${escapeControls(line, { keepLines: true })}\n`);
+/**
+ * Text on stdout (a closed pipe, `flagserve ... | head`, is tolerated by main.ts). Its line feeds
+ * stay: output of several lines is built with each line escaped whole (log/escape.ts's
+ * escapeLines), so a line feed from outside is already `\u000a`; every other control is escaped here.
+ */
+export const out = (text: string): void => {
+  output.stdout.write(`${escapeControls(text, { keepLines: true })}\n`);
 };
-/** A line on stderr. */
+/** One line on stderr (a message): escaped whole, so a line feed from outside cannot fake another line. */
 export const err = (line: string): void => {
-  output.stderr.write(`${escapeControls(line, { keepLines: true })}\n`);
+  output.stderr.write(`${escapeControls(line)}\n`);
 };
 
 export const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? "" : "s"}`;

@@ -214,11 +214,11 @@ const TRY_BODY = '{"context":{"targetingKey":"user-1"}}';
 /** One shell word, single-quoted. */
 const shellQuote = (text: string): string => `'${text.replaceAll("'", "'\\''")}'`;
 
-/** A line on stdout: text as given, or a JSON record. */
+/** A line on stdout: text escaped whole (it holds keys from the files), or a JSON record. */
 function printer(format: LogFormat) {
   return (text: string, msg: string, fields?: Record<string, unknown>) => {
     flushLog(); // log lines written before this one are seen before it
-    process.stdout.write(format === "json" ? formatRecord("json", "info", msg, fields) : `${escapeControls(text, { keepLines: true })}\n`);
+    process.stdout.write(format === "json" ? formatRecord("json", "info", msg, fields) : `${escapeControls(text)}\n`);
   };
 }
 
@@ -437,7 +437,7 @@ async function printBanner(
     if (network.length === 0) logger.warn("--public: no network address found; other devices cannot reach this machine");
     else if (format === "text") {
       const qr = await qrCode(network[0]!);
-      if (qr) print(qr.replace(/^/gm, "  "), "qr");
+      for (const line of qr ? qr.split("\n") : []) print(`  ${line}`, "qr");
     }
   }
   const width = Math.max(0, ...Object.keys(keys).map((k) => k.length));

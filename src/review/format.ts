@@ -1,4 +1,5 @@
 /** A configuration diff as text for a terminal, Markdown for a pull-request comment, or JSON for a script. */
+import { escapeLines } from "../log/escape.js";
 import { formatProblem } from "../model/types.js";
 import { printable, shown } from "../testing/reporters.js";
 import type { TestReport } from "../testing/run.js";
@@ -87,7 +88,7 @@ export function textDiff(report: DiffReport): string {
   for (const env of touched) lines.push(`${env.environment} (${env.status}):`, ...environmentLines(env, (s) => s).map((l) => `  ${l}`));
   for (const p of report.problems) lines.push(`problem: ${formatProblem(p)}`);
   if (report.tests) lines.push("tests:", ...testLines(report.tests, (s) => s).map((l) => `  ${l}`));
-  return printable(lines.join("\n"));
+  return escapeLines(lines);
 }
 
 /** Inline code that no backtick inside can close early. */
@@ -104,7 +105,7 @@ export function markdownDiff(report: DiffReport): string {
   for (const env of touched) lines.push(`#### ${mdCode(env.environment)} (${env.status})`, "", ...environmentLines(env, mdCode), "");
   for (const p of report.problems) lines.push(`- problem: ${mdCode(formatProblem(p))}`);
   if (report.tests) lines.push("#### Tests of the changed flags", "", ...testLines(report.tests, mdCode), "");
-  return lines.join("\n").trimEnd();
+  return escapeLines(lines).trimEnd();
 }
 
 /** Stable for scripts: per environment `added`, `removed`, `changed` (flag keys; each changed entry with its `fields`). */

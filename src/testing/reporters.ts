@@ -1,6 +1,6 @@
 /** A test report as text for a person, JUnit XML for a CI system, or JSON for a script. */
 import { relative, isAbsolute } from "node:path";
-import { escapeControls } from "../log/escape.js";
+import { escapeControls, escapeLines } from "../log/escape.js";
 import { formatProblem } from "../model/types.js";
 import type { Expectation } from "./cases.js";
 import type { Answer, CaseResult, TestReport } from "./run.js";
@@ -14,8 +14,8 @@ export const shown = (file: string, cwd: string = process.cwd()): string => {
   return rel !== "" && !rel.startsWith("..") && !isAbsolute(rel) ? rel : file;
 };
 
-/** Control characters (an escape sequence in a name) never reach the terminal as such (log/escape.ts). */
-export const printable = (text: string): string => escapeControls(text, { keepLines: true });
+/** A value from outside (a name, a flag key): no control character, a line feed included, reaches the terminal as such (log/escape.ts). */
+export const printable = (text: string): string => escapeControls(text);
 
 const answerText = (a: Answer | Expectation): string => {
   const parts: string[] = [];
@@ -45,16 +45,16 @@ export const coverageLine = (coverage: NonNullable<TestReport["coverage"]>): str
 /** The human report: failures in full, then the counts, then coverage. */
 export function humanReport(report: TestReport, cwd: string = process.cwd()): string {
   const lines: string[] = [];
-  for (const p of report.configProblems) lines.push(`warning: ${printable(formatProblem({ ...p, file: shown(p.file, cwd) }))}`);
-  for (const p of report.problems) lines.push(`error: ${printable(formatProblem({ ...p, file: shown(p.file, cwd) }))}`);
+  for (const p of report.configProblems) lines.push(`warning: ${formatProblem({ ...p, file: shown(p.file, cwd) })}`);
+  for (const p of report.problems) lines.push(`error: ${formatProblem({ ...p, file: shown(p.file, cwd) })}`);
   for (const r of report.results) {
     if (r.passed) continue;
     lines.push(
-      `FAIL ${shown(r.file, cwd)}:${r.line} ${printable(r.name)}${r.contextLine !== r.line ? ` (context at line ${r.contextLine})` : ""}`,
-      `  flag:     ${printable(r.flag)} (environment ${r.environment})`,
-      `  context:  ${printable(JSON.stringify(r.context))}`,
-      `  expected: ${printable(answerText(r.expected))}`,
-      `  actual:   ${printable(answerText(r.actual))}`,
+      `FAIL ${shown(r.file, cwd)}:${r.line} ${r.name}${r.contextLine !== r.line ? ` (context at line ${r.contextLine})` : ""}`,
+      `  flag:     ${r.flag} (environment ${r.environment})`,
+      `  context:  ${JSON.stringify(r.context)}`,
+      `  expected: ${answerText(r.expected)}`,
+      `  actual:   ${answerText(r.actual)}`,
     );
   }
   lines.push(summaryLine(report));
@@ -65,22 +65,19 @@ export function humanReport(report: TestReport, cwd: string = process.cwd()): st
       for (const flag of env.flags) {
         for (const b of flag.missed) {
           const at = b.file ? `${shown(b.file, cwd)}${b.line ? `:${b.line}` : ""}` : env.environment;
-          lines.push(`  not reached: ${at} ${printable(flag.flag)}: ${printable(b.label)}`);
+          lines.push(`  not reached: ${at} ${flag.flag}: ${b.label}`);
         }
       }
     }
   }
-  return lines.join("\n");
+  // Each line escaped whole: a flag key, name or file name with a line feed cannot fake a line.
+  return escapeLines(lines);
 }
 
-const xml = (text: string): string =>
-  text
-    // eslint-disable-next-line no-control-regex
-    .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/g, "")
-    .replace(/&/g, "&amp;")
-    .replace(/</g, "&lt;")
-    .replace(/>/g, "&gt;")
-    .replace(/"/g, "&quot;");
+/** Text from outside in XML: every control character escaped first (printable), then XML's own. */
+const xml = (text: string): string => xmlEscape(printable(text));
+
+const xmlEscape = (text: string): string => text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
 
 /**
  * JUnit XML as CI systems read it (GitHub, GitLab, Jenkins): one testsuite per test file, one
@@ -103,8 +100,14 @@ export function junitReport(report: TestReport, cwd: string = process.cwd()): st
         continue;
       }
       const message = `expected ${answerText(r.expected)}; got ${answerText(r.actual)}`;
-      const text = `${where(r, cwd)}\nflag: ${r.flag} (environment ${r.environment})\ncontext: ${JSON.stringify(r.context)}\nexpected: ${answerText(r.expected)}\nactual: ${answerText(r.actual)}`;
-      out.push(`${open}>`, `      <failure message="${xml(message)}" type="mismatch">${xml(text)}</failure>`, "    </testcase>");
+      const text = escapeLines([
+        where(r, cwd),
+        `flag: ${r.flag} (environment ${r.environment})`,
+        `context: ${JSON.stringify(r.context)}`,
+        `expected: ${answerText(r.expected)}`,
+        `actual: ${answerText(r.actual)}`,
+      ]);
+      out.push(`${open}>`, `      <failure message="${xml(message)}" type="mismatch">${xmlEscape(text)}</failure>`, "    </testcase>");
     }
     out.push("  </testsuite>");
   }
