@@ -28,6 +28,7 @@ import {
 } from "./fixture-routes.js";
 import { ADMIN_API_PREFIX, checkHostAndOrigin, checkToken, isAdminPath } from "./guard.js";
 import { body, handle, param, rethrow } from "./handler.js";
+import { adminProof, connectionEnd, isNonce, PROOF_PATH } from "./proof.js";
 import type { OverrideLayer } from "./overrides.js";
 import { parsePatch, saveFlag } from "./save.js";
 import type { OverrideService } from "./service.js";
@@ -50,8 +51,9 @@ export interface AdminRoutesOptions {
 }
 
 /**
- * Host, origin and token checks for the page and the API, before any handler; failed token
- * checks are limited per client source (auth-limit.ts: all of loopback is one, IPv6 by /64).
+ * Host, origin and token checks for the page and the API, before any handler (the proof asks no
+ * token: it is what proves the server holds it); failed token checks are limited per client
+ * source (auth-limit.ts: all of loopback is one, IPv6 by /64).
  */
 export function registerAdminGuard(app: H3, options: Pick<AdminRoutesOptions, "token" | "isAllowedHost">): void {
   const limiter = new FailedAuthLimiter();
@@ -60,7 +62,7 @@ export function registerAdminGuard(app: H3, options: Pick<AdminRoutesOptions, "t
     if (!isAdminPath(path)) return;
     try {
       checkHostAndOrigin(event, options.isAllowedHost);
-      if (path.startsWith(ADMIN_API_PREFIX)) checkLimitedToken(event, options.token, limiter);
+      if (path.startsWith(ADMIN_API_PREFIX) && path !== PROOF_PATH) checkLimitedToken(event, options.token, limiter);
     } catch (error) {
       rethrow(error);
     }
@@ -113,6 +115,7 @@ export function registerAdminRoutes(app: H3, options: AdminRoutesOptions): void 
       return { environment: env, revoked: options.revokeOldKeys(env) };
     }),
   );
+  registerProofRoute(app, options);
   registerFaultRoutes(app, options);
   registerSessionRoutes(app, options);
   // Any other method on these paths: 405 naming the allowed ones (after the routes above, which win).
@@ -138,7 +141,22 @@ const ALLOWED_METHODS: Record<string, string> = {
   [FAULTS_PATH]: "GET, PUT, DELETE",
   [SESSIONS_PATH]: "GET",
   [SESSION_PATH]: "GET, DELETE",
+  [PROOF_PATH]: "GET",
 };
+
+/** The answer to a command's challenge (proof.ts), for the connection it arrived on. */
+function registerProofRoute(app: H3, { token }: AdminRoutesOptions): void {
+  app.get(
+    PROOF_PATH,
+    handle((event) => {
+      const nonce = event.url.searchParams.get("nonce") ?? "";
+      if (!isNonce(nonce)) throw new AdminError(400, "INVALID_REQUEST", "nonce must be 16 to 128 characters of A-Z, a-z, 0-9, '-' and '_'");
+      const socket = event.runtime?.node?.req.socket;
+      if (!socket) throw new AdminError(400, "INVALID_REQUEST", "a proof is given only for a request over a connection");
+      return { proof: adminProof(token, nonce, connectionEnd(socket.localAddress, socket.localPort)) };
+    }),
+  );
+}
 
 function snapshotOf(store: FlagStore, env: string) {
   const snapshot = store.get(env);

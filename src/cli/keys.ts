@@ -210,10 +210,13 @@ async function rotateEnvironmentKey(env: string, args: string[], flags: KeysFlag
  * there. Without one, a server elsewhere keeps the old key for its grace: say so, exit 1.
  */
 async function reportRevocation(env: string, stateDir: string): Promise<void> {
-  const { readAdminUrl } = await import("../admin/token.js");
-  const url = await readAdminUrl(stateDir).catch(() => undefined);
-  if (url !== undefined) {
-    err(`the server at ${url} reads ${stateDir}: it stops accepting the old key as soon as it loads the new one`);
+  const { isRunning, readServerRecords } = await import("../admin/records.js");
+  const urls = (await readServerRecords(stateDir)).filter((r) => isRunning(r.pid)).map((r) => r.url);
+  if (urls.length > 0) {
+    const which = urls.length === 1 ? `the server at ${urls[0]} reads` : `the servers at ${urls.join(", ")} read`;
+    err(
+      `${which} ${stateDir}: ${urls.length === 1 ? "it stops" : "they stop"} accepting the old key as soon as ${urls.length === 1 ? "it loads" : "they load"} the new one`,
+    );
     return;
   }
   err(
