@@ -2,6 +2,7 @@
  * What the commands share and can import cheaply: where the package and the configuration are,
  * how paths are shown, the version, and writing lines to stdout and stderr.
  */
+import { once } from "node:events";
 import { existsSync, readFileSync } from "node:fs";
 import { isAbsolute, relative } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -46,8 +47,15 @@ export const output: { stdout: TextSink; stderr: TextSink } = { stdout: process.
  * stay: output of several lines is built with each line escaped whole (log/escape.ts's
  * escapeLines), so a line feed from outside is already `\u000a`; every other control is escaped here.
  */
-export const out = (text: string): void => {
-  output.stdout.write(`${escapeControls(text, { keepLines: true })}\n`);
+export const out = (text: string): void => void outText(`${text}\n`);
+/**
+ * `out` without the line feed at the end: text written as it comes (a report written as a run
+ * goes). A promise when stdout is full (a pipe whose reader is behind), resolved once it drains.
+ */
+export const outText = (text: string): Promise<void> | undefined => {
+  const sink = output.stdout;
+  if (sink.write(escapeControls(text, { keepLines: true })) !== false || !("once" in sink)) return undefined;
+  return once(sink as NodeJS.WritableStream, "drain").then(() => undefined);
 };
 /** One line on stderr (a message): escaped whole, so a line feed from outside cannot fake another line. */
 export const err = (line: string): void => {
