@@ -181,10 +181,13 @@ async function directoriesRecording(url: string, except: string): Promise<string
   return found.filter((dir): dir is string => dir !== undefined);
 }
 
-/** The recorded, running server a state directory names for `health` (no token is sent): the newest. */
+/**
+ * The recorded, running server a state directory names for `health` (no token is sent): the
+ * newest. A directory or record that is not private is refused (StateDirError), as for every read.
+ */
 export async function recordedServerUrl(stateDir?: string): Promise<string | undefined> {
   const { readServerRecords, isRunning } = await import("../admin/records.js");
-  const records = await readServerRecords(stateDir ?? (await defaultConfigStateDir())).catch(() => []);
+  const records = await readServerRecords(stateDir ?? (await defaultConfigStateDir()));
   return records.filter((r) => isRunning(r.pid)).at(-1)?.url;
 }
 
@@ -208,7 +211,7 @@ export async function connectionOf(flags: AdminConnection): Promise<Target> {
   if (flags.url !== undefined && flags.stateDir === undefined) {
     // --url names a server of another configuration: the directory that recorded it holds its token.
     for (const dir of await directoriesRecording(flags.url, stateDir)) {
-      const theirs = await readAdminToken(dir).catch(() => undefined);
+      const theirs = await readAdminToken(dir).catch((error: Error) => void notes.push(`skipping ${dir}: ${error.message}`));
       const other = theirs === undefined ? undefined : await provenServers(dir, theirs, flags.url);
       if (other?.proven.length === 1) return { url: other.proven[0]!.url, token: theirs!, agent: other.proven[0]!.agent, notes };
       notes.push(...(other?.notes ?? []));

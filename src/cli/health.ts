@@ -103,6 +103,13 @@ Examples:
     )
     .action(async (url: string | undefined, flags: HealthFlags) => {
       if (flags.insecure) process.env.NODE_TLS_REJECT_UNAUTHORIZED = "0";
-      process.exitCode = await checkHealth(url ?? (async () => readyzUrl(await recordedUrl())), flags);
+      const { StateDirError } = await import("../store/state-dir.js");
+      try {
+        process.exitCode = await checkHealth(url ?? (async () => readyzUrl(await recordedUrl())), flags);
+      } catch (error) {
+        if (!(error instanceof StateDirError)) throw error;
+        err(`flagserve health: ${error.message}`);
+        process.exitCode = 1;
+      }
     });
 }

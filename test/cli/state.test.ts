@@ -207,6 +207,13 @@ describe("a state directory that is not private", () => {
       expect(result, name).toMatchObject({ code: 1, stdout: "" });
       expect(result.stderr, name).toContain(`flagserve ${name}: ${refusal}`);
     }
+    // health without a URL reads the default configuration's directory for its server's record.
+    const defaultState = defaultStateDir(dir.file("flags"));
+    await mkdir(defaultState, { recursive: true, mode: 0o700 });
+    await chmod(defaultState, 0o777);
+    const health = await runHere(["health"], { cwd: dir.path, env: ENV });
+    expect(health).toMatchObject({ code: 1, stdout: "" });
+    expect(health.stderr).toContain(`flagserve health: refusing state directory ${defaultState}: other users may write it (mode 0777)`);
   });
 
   it.runIf(isRoot)("another user owns it (its files ours): refused too", async () => {
