@@ -206,7 +206,9 @@ export async function connectionOf(flags: AdminConnection): Promise<Target> {
   for (const extra of proven) extra.agent.destroy();
   if (proven.length > 1) {
     const list = proven.map((r) => `${r.url} (pid ${r.pid})`).join(", ");
-    throw new Error(`${proven.length} servers of this configuration are running (${list}): say which with --url`);
+    throw new Error(
+      `${proven.length} servers of this configuration are running (${list}): say which by its URL (--url; for session, its URL argument)`,
+    );
   }
   if (flags.url !== undefined && flags.stateDir === undefined) {
     // --url names a server of another configuration: the directory that recorded it holds its token.

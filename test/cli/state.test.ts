@@ -156,7 +156,7 @@ describe("servers of one configuration", () => {
     const both = await runHere(["override", "list"], { cwd: dir.path, env: ENV });
     expect(both.code).toBe(1);
     expect(both.stderr).toBe(
-      `flagserve override: 2 servers of this configuration are running (${first.url} (pid ${first.cli.child.pid}), ${second.url} (pid ${process.pid})): say which with --url\n`,
+      `flagserve override: 2 servers of this configuration are running (${first.url} (pid ${first.cli.child.pid}), ${second.url} (pid ${process.pid})): say which by its URL (--url; for session, its URL argument)\n`,
     );
     const picked = await runHere(["override", "set", "banner", "green", "--env", "dev", "--url", second.url], { cwd: dir.path, env: ENV });
     expect(picked.code).toBe(0);
