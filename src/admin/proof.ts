@@ -8,10 +8,6 @@
  * answer for the real server's address, not its own. The answer tells nothing of the token.
  */
 import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
-import { ADMIN_API_PREFIX } from "./guard.js";
-
-/** `GET PROOF_PATH?nonce=N`: `{"proof"}`; answered without the token (it is what the token proves). */
-export const PROOF_PATH = `${ADMIN_API_PREFIX}/proof`;
 
 /** 256 bits, as URL-safe text. */
 export const newNonce = (): string => randomBytes(32).toString("base64url");

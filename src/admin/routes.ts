@@ -26,9 +26,10 @@ import {
   SESSION_PATH,
   SESSIONS_PATH,
 } from "./fixture-routes.js";
-import { ADMIN_API_PREFIX, checkHostAndOrigin, checkToken, isAdminPath } from "./guard.js";
+import { checkHostAndOrigin, checkToken, isAdminPath } from "./guard.js";
 import { body, handle, param, rethrow } from "./handler.js";
-import { adminProof, connectionEnd, isNonce, PROOF_PATH } from "./proof.js";
+import { ADMIN_API_PREFIX, PROOF_PATH } from "./paths.js";
+import { adminProof, connectionEnd, isNonce } from "./proof.js";
 import type { OverrideLayer } from "./overrides.js";
 import { parsePatch, saveFlag } from "./save.js";
 import type { OverrideService } from "./service.js";

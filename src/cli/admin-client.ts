@@ -121,9 +121,10 @@ export interface Target {
 
 /** A recorded server's answer to the challenge: the connection it proved itself on, or why it is ignored. */
 async function challenge(record: ServerRecord, token: string, stateDir: string): Promise<{ agent: HttpAgent } | { note: string }> {
-  const [{ isRunning }, { newNonce, proofMatches, PROOF_PATH }] = await Promise.all([
+  const [{ isRunning }, { newNonce, proofMatches }, { PROOF_PATH }] = await Promise.all([
     import("../admin/records.js"),
     import("../admin/proof.js"),
+    import("../admin/paths.js"),
   ]);
   const gone = `ignoring the record of ${record.url} (pid ${record.pid}) in ${stateDir}`;
   if (!isRunning(record.pid)) return { note: `${gone}: that server is gone` };
@@ -240,9 +241,10 @@ export async function adminCall(flags: AdminConnection, method: string, path: st
   const { url, token, agent, notes } = await connectionOf(flags);
   for (const note of notes) err(`note: ${note}`);
   const through = agent ?? (url.startsWith("https:") ? new HttpsAgent() : new HttpAgent());
+  const { ADMIN_API_PREFIX } = await import("../admin/paths.js");
   let answer: Answer;
   try {
-    answer = await call(`${url}/api/v1/admin${path}`, through, {
+    answer = await call(`${url}${ADMIN_API_PREFIX}${path}`, through, {
       method,
       headers: { authorization: `Bearer ${token}`, ...(body !== undefined && { "content-type": "application/json" }) },
       body: body === undefined ? undefined : JSON.stringify(body),
