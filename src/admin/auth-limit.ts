@@ -1,9 +1,45 @@
 /**
- * Failed admin authentications, counted per client address in a fixed window: past the limit
- * the address is answered 429 with Retry-After until its window ends, so a token cannot be
- * guessed at the speed of the loopback interface. The table holds at most `maxClients`
- * addresses (the oldest window is forgotten first), so memory stays bounded under any load.
+ * Failed admin authentications, counted per source in a fixed window: past the limit the source
+ * is answered 429 with Retry-After until its window ends, so a token cannot be guessed at the
+ * speed of the loopback interface. A source is what one client can cheaply change its address
+ * within (limitSource): all of loopback is one, an IPv6 address counts by its /64. The table
+ * holds at most `maxClients` sources (the oldest window is forgotten first), so memory stays
+ * bounded under any load.
  */
+import { isIPv4, isIPv6 } from "node:net";
+import { isLoopbackAddress } from "../http/hosts.js";
+
+/** The eight groups of an IPv6 address, as numbers; undefined when it is not one. */
+function ipv6Groups(address: string): number[] | undefined {
+  const bare = address.replace(/%.*$/, ""); // a zone (fe80::1%eth0) says nothing of the source
+  if (!isIPv6(bare)) return undefined;
+  // The URL parser writes it canonically: lower case, an embedded IPv4 address as two groups.
+  const canonical = new URL(`http://[${bare}]`).hostname.slice(1, -1);
+  const [head = "", tail] = canonical.split("::");
+  const left = head === "" ? [] : head.split(":");
+  const right = tail === undefined || tail === "" ? [] : tail.split(":");
+  const groups = [...left, ...Array<string>(8 - left.length - right.length).fill("0"), ...right];
+  return groups.map((group) => parseInt(group, 16));
+}
+
+/**
+ * What failures from `address` are counted against: "loopback" for 127.0.0.0/8, ::1 and their
+ * IPv4-mapped forms (any local process can use any of them); an IPv4-mapped address as its IPv4
+ * address; another IPv6 address as its /64 (one host's allotment); anything else (an IPv4
+ * address, a --client-ip-header value that is no address) as itself.
+ */
+export function limitSource(address: string): string {
+  if (isLoopbackAddress(address)) return "loopback";
+  if (isIPv4(address)) return address;
+  const groups = ipv6Groups(address);
+  if (groups === undefined) return address;
+  if (groups.slice(0, 5).every((g) => g === 0) && groups[5] === 0xffff)
+    return [groups[6]! >> 8, groups[6]! & 0xff, groups[7]! >> 8, groups[7]! & 0xff].join(".");
+  return `${groups
+    .slice(0, 4)
+    .map((g) => g.toString(16))
+    .join(":")}::/64`;
+}
 export interface AuthLimitOptions {
   /** Failures allowed per address and window. */
   maxFailures?: number;
@@ -34,32 +70,34 @@ export class FailedAuthLimiter {
     this.#now = now;
   }
 
-  /** Seconds until `address` may try again, or undefined when it may now. */
+  /** Seconds until `address` (its source: limitSource) may try again, or undefined when it may now. */
   retryAfter(address: string): number | undefined {
-    const entry = this.#failures.get(address);
+    const source = limitSource(address);
+    const entry = this.#failures.get(source);
     if (!entry) return undefined;
     const left = entry.start + this.#windowMs - this.#now();
     if (left <= 0) {
-      this.#failures.delete(address);
+      this.#failures.delete(source);
       return undefined;
     }
     return entry.count >= this.#max ? Math.ceil(left / 1000) : undefined;
   }
 
-  /** One more failed authentication from `address`. */
+  /** One more failed authentication from `address` (counted against its source). */
   fail(address: string): void {
+    const source = limitSource(address);
     const now = this.#now();
-    const entry = this.#failures.get(address);
+    const entry = this.#failures.get(source);
     if (entry && now - entry.start < this.#windowMs) {
       entry.count++;
       return;
     }
-    this.#failures.delete(address);
+    this.#failures.delete(source);
     if (this.#failures.size >= this.#maxClients) this.#failures.delete(this.#failures.keys().next().value!);
-    this.#failures.set(address, { count: 1, start: now });
+    this.#failures.set(source, { count: 1, start: now });
   }
 
-  /** Addresses currently remembered (for tests and metrics). */
+  /** Sources currently remembered (for tests and metrics). */
   get size(): number {
     return this.#failures.size;
   }

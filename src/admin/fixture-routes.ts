@@ -9,7 +9,7 @@ import type { FaultInjector } from "../fixture/faults.js";
 import { isSessionId, shareContexts, type SessionStore } from "../fixture/sessions.js";
 import { decodedPathTail } from "../http/path.js";
 import { AdminError } from "./errors.js";
-import { ADMIN_API_PREFIX } from "./guard.js";
+import { ADMIN_API_PREFIX } from "./paths.js";
 import { body, handle } from "./handler.js";
 
 export const FAULTS_PATH = `${ADMIN_API_PREFIX}/faults`;

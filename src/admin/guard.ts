@@ -6,9 +6,9 @@
 import type { H3Event } from "h3";
 import { hostName } from "../http/hosts.js";
 import { AdminError } from "./errors.js";
+import { ADMIN_API_PREFIX } from "./paths.js";
 import { tokenMatches } from "./token.js";
 
-export const ADMIN_API_PREFIX = "/api/v1/admin";
 export const PAGE_ASSETS_PREFIX = "/ui/";
 
 /** The dashboard page, its assets and the admin API. */

@@ -6,7 +6,7 @@ import type { H3, H3Event } from "h3";
 import { explainer } from "../engine/trace.js";
 import { isEvaluationError } from "../engine/types.js";
 import type { EnvironmentConfig, JsonPath } from "../model/types.js";
-import { FailedAuthLimiter } from "./auth-limit.js";
+import { FailedAuthLimiter, limitSource } from "./auth-limit.js";
 import { encodeEvent } from "../events/encode.js";
 import { SseFrame } from "../events/frame.js";
 import { createSseResponse } from "../events/sse.js";
@@ -29,8 +29,10 @@ import {
   SESSION_PATH,
   SESSIONS_PATH,
 } from "./fixture-routes.js";
-import { ADMIN_API_PREFIX, checkHostAndOrigin, checkToken, isAdminPath } from "./guard.js";
+import { checkHostAndOrigin, checkToken, isAdminPath } from "./guard.js";
 import { body, handle, param, rethrow } from "./handler.js";
+import { ADMIN_API_PREFIX, PROOF_PATH } from "./paths.js";
+import { adminProof, connectionEnd, isNonce } from "./proof.js";
 import type { OverrideLayer } from "./overrides.js";
 import { parsePatch, saveFlag } from "./save.js";
 import type { OverrideService } from "./service.js";
@@ -53,8 +55,9 @@ export interface AdminRoutesOptions {
 }
 
 /**
- * Host, origin and token checks for the page and the API, before any handler; failed token
- * checks are limited per client address (auth-limit.ts).
+ * Host, origin and token checks for the page and the API, before any handler (the proof asks no
+ * token: it is what proves the server holds it); failed token checks are limited per client
+ * source (auth-limit.ts: all of loopback is one, IPv6 by /64).
  */
 export function registerAdminGuard(app: H3, options: Pick<AdminRoutesOptions, "token" | "isAllowedHost">): void {
   const limiter = new FailedAuthLimiter();
@@ -63,7 +66,7 @@ export function registerAdminGuard(app: H3, options: Pick<AdminRoutesOptions, "t
     if (!isAdminPath(path)) return;
     try {
       checkHostAndOrigin(event, options.isAllowedHost);
-      if (path.startsWith(ADMIN_API_PREFIX)) checkLimitedToken(event, options.token, limiter);
+      if (path.startsWith(ADMIN_API_PREFIX) && path !== PROOF_PATH) checkLimitedToken(event, options.token, limiter);
     } catch (error) {
       rethrow(error);
     }
@@ -74,10 +77,11 @@ function checkLimitedToken(event: H3Event, token: string, limiter: FailedAuthLim
   const address = clientIp(event);
   const wait = limiter.retryAfter(address);
   if (wait !== undefined) {
+    const source = limitSource(address);
     throw new AdminError(
       429,
       "TOO_MANY_REQUESTS",
-      `too many failed admin authentications from ${address}; try again in ${wait} s`,
+      `too many failed admin authentications from ${source === address ? address : `${address} (counted with all of ${source})`}; try again in ${wait} s`,
       {},
       { "retry-after": String(wait) },
     );
@@ -115,6 +119,7 @@ export function registerAdminRoutes(app: H3, options: AdminRoutesOptions): void 
       return { environment: env, revoked: options.revokeOldKeys(env) };
     }),
   );
+  registerProofRoute(app, options);
   registerFaultRoutes(app, options);
   registerSessionRoutes(app, options);
   // Any other method on these paths: 405 naming the allowed ones (after the routes above, which win).
@@ -140,7 +145,22 @@ const ALLOWED_METHODS: Record<string, string> = {
   [FAULTS_PATH]: "GET, PUT, DELETE",
   [SESSIONS_PATH]: "GET",
   [SESSION_PATH]: "GET, DELETE",
+  [PROOF_PATH]: "GET",
 };
+
+/** The answer to a command's challenge (proof.ts), for the connection it arrived on. */
+function registerProofRoute(app: H3, { token }: AdminRoutesOptions): void {
+  app.get(
+    PROOF_PATH,
+    handle((event) => {
+      const nonce = event.url.searchParams.get("nonce") ?? "";
+      if (!isNonce(nonce)) throw new AdminError(400, "INVALID_REQUEST", "nonce must be 16 to 128 characters of A-Z, a-z, 0-9, '-' and '_'");
+      const socket = event.runtime?.node?.req.socket;
+      if (!socket) throw new AdminError(400, "INVALID_REQUEST", "a proof is given only for a request over a connection");
+      return { proof: adminProof(token, nonce, connectionEnd(socket.localAddress, socket.localPort)) };
+    }),
+  );
+}
 
 function snapshotOf(store: FlagStore, env: string) {
   const snapshot = store.get(env);

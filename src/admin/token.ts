@@ -1,22 +1,20 @@
 /**
  * The admin token: from `--admin-token` / `FLAGSERVE_ADMIN_TOKEN`, else generated once and kept
- * in the state directory beside the keys (0600), so the dashboard URL survives restarts. Beside
- * it the server records its URL (`admin-url`): a token read from the state directory is sent
- * only to the server that wrote it (see cli/admin-client.ts).
+ * in the state directory beside the keys (0600), so the dashboard URL survives restarts. Each
+ * server using the kept token records itself beside it (records.ts); the commands reading the
+ * token send it only to a recorded server that first proves it holds it (proof.ts,
+ * cli/admin-client.ts).
  */
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
-import { readFile, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { STATE_FILE_MODE, writeFileDurable } from "../store/durable-write.js";
-import { checkStateFile, StateDirError, withStateLock } from "../store/state-dir.js";
+import { readStateFile, StateDirError, withStateLock } from "../store/state-dir.js";
 import { adminTokenProblem } from "./token-rules.js";
 
 export const ADMIN_TOKEN_FILE = "admin-token";
-export const ADMIN_URL_FILE = "admin-url";
 export const ADMIN_TOKEN_ENV = "FLAGSERVE_ADMIN_TOKEN";
 
 export const adminTokenPath = (stateDir: string): string => join(stateDir, ADMIN_TOKEN_FILE);
-export const adminUrlPath = (stateDir: string): string => join(stateDir, ADMIN_URL_FILE);
 
 /** 256 bits, prefixed so a leaked token says what it is. */
 export const generateAdminToken = (): string => `fsa_${randomBytes(32).toString("base64url")}`;
@@ -24,33 +22,21 @@ export const generateAdminToken = (): string => `fsa_${randomBytes(32).toString(
 /** A token given as an option or in the environment that is too short to be one. */
 export class AdminTokenError extends Error {}
 
-/** One line of a private state file (trimmed), if there is one; a file that is not private is refused (StateDirError). */
-async function readLine(file: string): Promise<string | undefined> {
-  if (!(await checkStateFile(file))) return undefined;
-  try {
-    const line = (await readFile(file, "utf8")).trim();
-    return line === "" ? undefined : line;
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
-    throw error;
-  }
-}
-
-/** The token kept in the state directory, if there is one. */
-export const readAdminToken = (stateDir: string): Promise<string | undefined> => readLine(adminTokenPath(stateDir));
-
-/** The URL of the server that uses the kept token, as it recorded it when it started listening. */
-export const readAdminUrl = (stateDir: string): Promise<string | undefined> => readLine(adminUrlPath(stateDir));
-
-/** Records the URL of the server that uses the kept token (written once it listens). */
-export const recordAdminUrl = (stateDir: string, url: string): Promise<void> =>
-  withStateLock(stateDir, () => writeFileDurable(adminUrlPath(stateDir), `${url}\n`, { mode: STATE_FILE_MODE }));
-
-/** Removes the record when the server that wrote it stops (unless another server has replaced it). */
-export async function forgetAdminUrl(stateDir: string, url: string): Promise<void> {
-  await withStateLock(stateDir, async () => {
-    if ((await readAdminUrl(stateDir).catch(() => undefined)) === url) await rm(adminUrlPath(stateDir), { force: true });
-  });
+/**
+ * The token kept in the state directory, if there is one. A directory or file that is not
+ * private, or a token that could not be one (too short: a file put there, or another file
+ * renamed over it), is refused (StateDirError): it is never adopted, nor sent anywhere.
+ */
+export async function readAdminToken(stateDir: string): Promise<string | undefined> {
+  const text = await readStateFile(stateDir, ADMIN_TOKEN_FILE);
+  const token = text?.trim();
+  if (token === undefined || token === "") return undefined;
+  const problem = adminTokenProblem(token);
+  if (problem)
+    throw new StateDirError(
+      `refusing state file ${adminTokenPath(stateDir)}: it does not hold an admin token (${problem.replace(/; leave it out.*$/, "")}); remove it, and the next server generates one`,
+    );
+  return token;
 }
 
 export interface ResolvedToken {

@@ -4,13 +4,19 @@
  * status 1.
  *
  * A token given (--admin-token, FLAGSERVE_ADMIN_TOKEN) goes where the user says (--url). A token
- * read from a state directory goes only to the server that wrote it: the URL that server recorded
- * beside it (docs/state.md). That directory is --state-dir, else the default one of the default
- * configuration (./flags, else the bundled example), else the one whose recorded URL is --url.
+ * read from a state directory goes only to a server of that configuration that recorded itself
+ * there (admin/records.ts) and proves, over the connection the token is then sent on, that it
+ * holds the token (admin/proof.ts). That directory is --state-dir, else the default one of the
+ * default configuration (./flags, else the bundled example); with --url and no --state-dir, the
+ * one holding a record of that URL. Never another configuration's server by default.
  */
+import { Agent as HttpAgent, request as httpRequest, type ClientRequestArgs, type IncomingMessage } from "node:http";
+import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
+import type { Socket } from "node:net";
 import { readdir } from "node:fs/promises";
 import { join } from "node:path";
 import { CommanderError, InvalidArgumentError, Option, type Command } from "commander";
+import type { ServerRecord } from "../admin/records.js";
 import { err } from "./paths.js";
 import { resolveSources } from "./sources.js";
 
@@ -43,26 +49,115 @@ const sameServer = (a: string, b: string): boolean => {
   return norm(a) === norm(b);
 };
 
-/** A server recorded in a state directory: its URL and the token kept beside it. */
-interface Recorded {
-  stateDir: string;
+/**
+ * A keep-alive agent of one connection, opened once: the calls made through it go over the
+ * connection the first one opened, or fail; never over a new connection to whatever listens
+ * there by then.
+ */
+function oneConnection(https: boolean): HttpAgent {
+  let opened = false;
+  const agent: HttpAgent = https ? new HttpsAgent({ keepAlive: true, maxSockets: 1 }) : new HttpAgent({ keepAlive: true, maxSockets: 1 });
+  const open = agent.createConnection.bind(agent);
+  agent.createConnection = (options, callback) => {
+    if (opened) {
+      callback?.(new Error("the connection the server proved itself on was closed"), undefined as unknown as Socket);
+      return undefined as unknown as Socket;
+    }
+    opened = true;
+    return open(options, callback);
+  };
+  return agent;
+}
+
+interface Answer {
+  status: number;
+  statusText: string;
+  text: string;
+  /** The address and port this end was connected to (proof.ts's connectionEnd). */
+  peer: string;
+}
+
+/** One HTTP request through `agent`; the body read whole. */
+async function call(
+  url: string,
+  agent: HttpAgent,
+  init: { method: string; headers?: Record<string, string>; body?: string },
+): Promise<Answer> {
+  const { connectionEnd } = await import("../admin/proof.js");
+  const target = new URL(url);
+  const send = target.protocol === "https:" ? httpsRequest : httpRequest;
+  const options: ClientRequestArgs & { rejectUnauthorized?: boolean } = { method: init.method, headers: init.headers, agent };
+  // A state token's server proves itself with the challenge; its self-signed certificate (--https) proves nothing more.
+  if (target.protocol === "https:") options.rejectUnauthorized = false;
+  return new Promise((resolve, reject) => {
+    const req = send(target, options, (res: IncomingMessage) => {
+      // Read now: a kept-alive connection goes back to its agent (res.socket null) once the answer is read.
+      const peer = connectionEnd(res.socket?.remoteAddress, res.socket?.remotePort);
+      const chunks: Buffer[] = [];
+      res.on("data", (chunk: Buffer) => chunks.push(chunk));
+      res.on("error", reject);
+      res.on("end", () =>
+        resolve({
+          status: res.statusCode ?? 0,
+          statusText: res.statusMessage ?? "",
+          text: Buffer.concat(chunks).toString("utf8"),
+          peer,
+        }),
+      );
+    });
+    req.on("error", reject);
+    req.end(init.body);
+  });
+}
+
+/** Where a call goes: the URL, the token, and (for a token read from state) the connection its server proved itself on. */
+export interface Target {
   url: string;
   token: string;
+  agent?: HttpAgent;
+  /** Records that were ignored, and why (said on stderr by adminCall). */
+  notes: string[];
 }
 
-async function recordedIn(stateDir: string): Promise<Recorded | undefined> {
-  const { readAdminToken, readAdminUrl } = await import("../admin/token.js");
-  const [url, token] = await Promise.all([readAdminUrl(stateDir), readAdminToken(stateDir)]);
-  return url !== undefined && token !== undefined ? { stateDir, url, token } : undefined;
+/** A recorded server's answer to the challenge: the connection it proved itself on, or why it is ignored. */
+async function challenge(record: ServerRecord, token: string, stateDir: string): Promise<{ agent: HttpAgent } | { note: string }> {
+  const [{ isRunning }, { newNonce, proofMatches }, { PROOF_PATH }] = await Promise.all([
+    import("../admin/records.js"),
+    import("../admin/proof.js"),
+    import("../admin/paths.js"),
+  ]);
+  const gone = `ignoring the record of ${record.url} (pid ${record.pid}) in ${stateDir}`;
+  if (!isRunning(record.pid)) return { note: `${gone}: that server is gone` };
+  const agent = oneConnection(record.url.startsWith("https:"));
+  const nonce = newNonce();
+  try {
+    const answer = await call(`${record.url}${PROOF_PATH}?nonce=${nonce}`, agent, { method: "GET" });
+    const proof = answer.status === 200 ? (JSON.parse(answer.text) as { proof?: unknown }).proof : undefined;
+    if (proofMatches(proof, token, nonce, answer.peer)) return { agent };
+  } catch (error) {
+    agent.destroy();
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "ECONNREFUSED") return { note: `${gone}: nothing listens there, so that server is gone` };
+    if (!(error instanceof SyntaxError)) return { note: `${gone}: ${code ?? (error as Error).message}` };
+  }
+  agent.destroy();
+  return { note: `${gone}: what answers there cannot prove it holds the token kept there, so the token is not sent to it` };
 }
 
-/** Every server recorded in the per-user state directories (those that are private to the user). */
-async function recordedServers(): Promise<Recorded[]> {
-  const { userStateDir } = await import("../store/state-dir.js");
-  const base = userStateDir();
-  const names = await readdir(base).catch(() => [] as string[]);
-  const found = await Promise.all(names.map((name) => recordedIn(join(base, name)).catch(() => undefined)));
-  return found.filter((r): r is Recorded => r !== undefined);
+/** The servers recorded in `stateDir` (those at `url`, if given) that proved they hold `token`. */
+async function provenServers(
+  stateDir: string,
+  token: string,
+  url?: string,
+): Promise<{ proven: (ServerRecord & { agent: HttpAgent })[]; notes: string[]; others: ServerRecord[] }> {
+  const { readServerRecords } = await import("../admin/records.js");
+  const records = await readServerRecords(stateDir);
+  const asked = url === undefined ? records : records.filter((r) => sameServer(r.url, url));
+  const answers = await Promise.all(asked.map((record) => challenge(record, token, stateDir)));
+  const proven: (ServerRecord & { agent: HttpAgent })[] = [];
+  const notes: string[] = [];
+  answers.forEach((answer, i) => ("agent" in answer ? proven.push({ ...asked[i]!, agent: answer.agent }) : notes.push(answer.note)));
+  return { proven, notes, others: records.filter((r) => !asked.includes(r)) };
 }
 
 /** The state directory of the default configuration (./flags, else the bundled example). */
@@ -71,60 +166,103 @@ async function defaultConfigStateDir(): Promise<string> {
   return defaultStateDir(resolveSources([]).specs);
 }
 
-/**
- * The server a state directory names (--state-dir, else the default configuration's, else the
- * only one recorded, or the one recorded for `url`); undefined when none is recorded.
- */
-export async function findRecordedServer(flags: AdminConnection): Promise<Recorded | undefined> {
-  if (flags.stateDir !== undefined) return recordedIn(flags.stateDir);
-  const own = await recordedIn(await defaultConfigStateDir()).catch(() => undefined);
-  if (own && (flags.url === undefined || sameServer(flags.url, own.url))) return own;
-  const all = await recordedServers();
-  if (flags.url !== undefined) return all.find((r) => sameServer(flags.url!, r.url));
-  if (all.length > 1) {
-    throw new Error(`several servers are running (${all.map((r) => r.url).join(", ")}): say which with --url, or --state-dir`);
-  }
-  return all[0];
+/** The per-user state directories other than `except` holding a record of `url`; those that cannot be read are skipped. */
+async function directoriesRecording(url: string, except: string): Promise<string[]> {
+  const [{ userStateDir }, { readServerRecords }] = await Promise.all([import("../store/state-dir.js"), import("../admin/records.js")]);
+  const base = userStateDir();
+  const names = await readdir(base).catch(() => [] as string[]);
+  const found = await Promise.all(
+    names.map(async (name) => {
+      const dir = join(base, name);
+      if (dir === except) return undefined;
+      const records = await readServerRecords(dir).catch(() => []);
+      return records.some((r) => sameServer(r.url, url)) ? dir : undefined;
+    }),
+  );
+  return found.filter((dir): dir is string => dir !== undefined);
 }
 
-/** Where to send the call and the token to send, or an Error saying why the token stays here. */
-export async function connectionOf(flags: AdminConnection): Promise<{ url: string; token: string }> {
-  if (flags.adminToken) {
-    const url =
-      flags.url ?? (await findRecordedServer({ ...flags, adminToken: undefined }).catch(() => undefined))?.url ?? DEFAULT_ADMIN_URL;
-    return { url, token: flags.adminToken };
-  }
-  const recorded = await findRecordedServer(flags);
-  if (recorded && (flags.url === undefined || sameServer(flags.url, recorded.url))) return { url: recorded.url, token: recorded.token };
-  if (recorded) {
+/**
+ * The recorded, running server a state directory names for `health` (no token is sent): the
+ * newest. A directory or record that is not private is refused (StateDirError), as for every read.
+ */
+export async function recordedServerUrl(stateDir?: string): Promise<string | undefined> {
+  const { readServerRecords, isRunning } = await import("../admin/records.js");
+  const records = await readServerRecords(stateDir ?? (await defaultConfigStateDir()));
+  return records.filter((r) => isRunning(r.pid)).at(-1)?.url;
+}
+
+/**
+ * Where to send the call and the token to send, or an Error saying why the token stays here. A
+ * token read from state is sent only over a connection its server proved itself on.
+ */
+export async function connectionOf(flags: AdminConnection): Promise<Target> {
+  if (flags.adminToken) return { url: flags.url ?? DEFAULT_ADMIN_URL, token: flags.adminToken, notes: [] };
+  const { readAdminToken } = await import("../admin/token.js");
+  const stateDir = flags.stateDir ?? (await defaultConfigStateDir());
+  const token = await readAdminToken(stateDir);
+  const found = token === undefined ? { proven: [], notes: [], others: [] } : await provenServers(stateDir, token, flags.url);
+  const { proven, notes } = found;
+  if (proven.length === 1) return { url: proven[0]!.url, token: token!, agent: proven[0]!.agent, notes };
+  for (const extra of proven) extra.agent.destroy();
+  if (proven.length > 1) {
+    const list = proven.map((r) => `${r.url} (pid ${r.pid})`).join(", ");
     throw new Error(
-      `not sending the admin token kept in ${recorded.stateDir} to ${flags.url}: it belongs to the server at ${recorded.url}. Use --url ${recorded.url}, or pass the other server's token with --admin-token`,
+      `${proven.length} servers of this configuration are running (${list}): say which by its URL (--url; for session, its URL argument)`,
     );
   }
-  const where = flags.stateDir ?? "the state directories (flagserve keys dir SOURCE prints a configuration's)";
+  if (flags.url !== undefined && flags.stateDir === undefined) {
+    // --url names a server of another configuration: the directory that recorded it holds its token.
+    for (const dir of await directoriesRecording(flags.url, stateDir)) {
+      const theirs = await readAdminToken(dir).catch((error: Error) => void notes.push(`skipping ${dir}: ${error.message}`));
+      const other = theirs === undefined ? undefined : await provenServers(dir, theirs, flags.url);
+      if (other?.proven.length === 1) return { url: other.proven[0]!.url, token: theirs!, agent: other.proven[0]!.agent, notes };
+      notes.push(...(other?.notes ?? []));
+    }
+  }
+  const ignored = notes.length > 0 ? ` (${notes.join("; ")})` : "";
+  const { isRunning } = await import("../admin/records.js");
+  const running = found.others.filter((r) => isRunning(r.pid)).map((r) => r.url);
+  if (flags.url !== undefined && running.length > 0) {
+    throw new Error(
+      `not sending the admin token kept in ${stateDir} to ${flags.url}: it belongs to the server at ${running.join(", ")}${ignored}. Use --url ${running[0]}, or pass the other server's token with --admin-token`,
+    );
+  }
   const target = flags.url ?? "a running server";
+  const why =
+    token === undefined ? `no admin token is kept in ${stateDir}` : `no running flagserve recorded itself in ${stateDir}${ignored}`;
   throw new Error(
-    `no admin token for ${target}: no running flagserve recorded its URL and token in ${where}; start one, pass --state-dir of the one you mean, or pass --admin-token (or set FLAGSERVE_ADMIN_TOKEN)`,
+    `no admin token for ${target}: ${why}; start one, pass --state-dir of the one you mean (flagserve keys dir SOURCE prints a configuration's), or pass --admin-token (or set FLAGSERVE_ADMIN_TOKEN)`,
   );
 }
 
 /** One admin API call; a refusal or an unreachable server becomes an Error with a clear message. */
 export async function adminCall(flags: AdminConnection, method: string, path: string, body?: unknown): Promise<Record<string, unknown>> {
-  const { url, token } = await connectionOf(flags);
-  let response: Response;
+  const { url, token, agent, notes } = await connectionOf(flags);
+  for (const note of notes) err(`note: ${note}`);
+  const through = agent ?? (url.startsWith("https:") ? new HttpsAgent() : new HttpAgent());
+  const { ADMIN_API_PREFIX } = await import("../admin/paths.js");
+  let answer: Answer;
   try {
-    response = await fetch(`${url}/api/v1/admin${path}`, {
+    answer = await call(`${url}${ADMIN_API_PREFIX}${path}`, through, {
       method,
       headers: { authorization: `Bearer ${token}`, ...(body !== undefined && { "content-type": "application/json" }) },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
   } catch (error) {
-    const cause = (error as { cause?: { code?: string; message?: string } }).cause;
-    throw new Error(`cannot reach ${url}: ${cause?.code ?? cause?.message ?? (error as Error).message}`);
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new Error(`cannot reach ${url}: ${code ?? (error as Error).message}`);
+  } finally {
+    through.destroy();
   }
-  const data = (await response.json().catch(() => ({}))) as Record<string, unknown>;
-  if (!response.ok)
-    throw new Error(`${response.status} ${String(data.errorCode ?? "")}: ${String(data.errorDetails ?? response.statusText)}`);
+  let data: Record<string, unknown> = {};
+  try {
+    data = JSON.parse(answer.text) as Record<string, unknown>;
+  } catch {
+    // not JSON: the status says it
+  }
+  if (answer.status < 200 || answer.status > 299)
+    throw new Error(`${answer.status} ${String(data.errorCode ?? "")}: ${String(data.errorDetails ?? answer.statusText)}`);
   return data;
 }
 
@@ -148,11 +286,8 @@ export function withAdminToken(command: Command): Command {
     .addOption(
       new Option(
         "--admin-token <token>",
-        "the admin token, sent to --url (default: the one kept in the state directory, sent only to the server that recorded it there)",
+        "the admin token, sent to --url (default: the one kept in the state directory, sent only to a server that proves it holds it)",
       ).env("FLAGSERVE_ADMIN_TOKEN"),
     )
-    .option(
-      "--state-dir <dir>",
-      "the state directory of the server (default: that of ./flags, else of the one running server recorded; see docs/state.md)",
-    );
+    .option("--state-dir <dir>", "the state directory of the server (default: that of ./flags; see docs/state.md)");
 }

@@ -70,10 +70,10 @@ export async function checkHealth(target: string | (() => Promise<string>), flag
   }
 }
 
-/** The URL the default configuration's server recorded (docs/state.md), else the default. */
+/** The URL the default configuration's running server recorded (docs/state.md; the newest of several), else the default. */
 async function recordedUrl(): Promise<string> {
-  const { findRecordedServer } = await import("./admin-client.js");
-  return (await findRecordedServer({}).catch(() => undefined))?.url ?? DEFAULT_HEALTH_URL;
+  const { recordedServerUrl } = await import("./admin-client.js");
+  return (await recordedServerUrl()) ?? DEFAULT_HEALTH_URL;
 }
 
 export function healthCommand(): Command {
@@ -103,6 +103,13 @@ Examples:
     )
     .action(async (url: string | undefined, flags: HealthFlags) => {
       if (flags.insecure) process.env.NODE_TLS_REJECT_UNAUTHORIZED = "0";
-      process.exitCode = await checkHealth(url ?? (async () => readyzUrl(await recordedUrl())), flags);
+      const { StateDirError } = await import("../store/state-dir.js");
+      try {
+        process.exitCode = await checkHealth(url ?? (async () => readyzUrl(await recordedUrl())), flags);
+      } catch (error) {
+        if (!(error instanceof StateDirError)) throw error;
+        err(`flagserve health: ${error.message}`);
+        process.exitCode = 1;
+      }
     });
 }

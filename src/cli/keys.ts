@@ -2,6 +2,7 @@
 import { Command, Option } from "commander";
 import { sourceKindOf } from "../sources/source.js";
 import { adminCall, parseAdminUrl, runAdminAction, withAdminToken, type AdminConnection } from "./admin-client.js";
+import { escapeControls } from "../log/escape.js";
 import { STATE_DIR_HELP, displayPath, err, out } from "./paths.js";
 import { SOURCES_ARGUMENT_HELP, loadOnce, resolveSources } from "./sources.js";
 
@@ -164,7 +165,7 @@ async function listKeys(args: string[], flags: KeysFlags): Promise<void> {
   const width = Math.max(0, ...environments.map((e) => e.name.length));
   for (const env of environments) {
     const where = env.apiKey !== undefined ? "file" : "state";
-    out(`${env.name.padEnd(width)}  ${resolved.get(env.name)}  (${where})`);
+    out(escapeControls(`${env.name.padEnd(width)}  ${resolved.get(env.name)}  (${where})`));
   }
   if (persistError) err(`warning: generated keys could not be saved in ${stateDir} (${persistError.message}); they will change`);
   for (const [env, problems] of load.problems) {
@@ -200,7 +201,7 @@ async function rotateEnvironmentKey(env: string, args: string[], flags: KeysFlag
     if (oldKey !== undefined) await recordRotation(stateDir, env, oldKey, 0);
   }
   const rotation = await rotateKey(loaded.config, stateDir);
-  out(`${rotation.env}  ${rotation.key}  (written to ${displayPath(rotation.file)})`);
+  out(escapeControls(`${rotation.env}  ${rotation.key}  (written to ${displayPath(rotation.file)})`));
   if (flags.revokeNow) await reportRevocation(env, stateDir);
 }
 
@@ -209,10 +210,13 @@ async function rotateEnvironmentKey(env: string, args: string[], flags: KeysFlag
  * there. Without one, a server elsewhere keeps the old key for its grace: say so, exit 1.
  */
 async function reportRevocation(env: string, stateDir: string): Promise<void> {
-  const { readAdminUrl } = await import("../admin/token.js");
-  const url = await readAdminUrl(stateDir).catch(() => undefined);
-  if (url !== undefined) {
-    err(`the server at ${url} reads ${stateDir}: it stops accepting the old key as soon as it loads the new one`);
+  const { isRunning, readServerRecords } = await import("../admin/records.js");
+  const urls = (await readServerRecords(stateDir)).filter((r) => isRunning(r.pid)).map((r) => r.url);
+  if (urls.length > 0) {
+    const which = urls.length === 1 ? `the server at ${urls[0]} reads` : `the servers at ${urls.join(", ")} read`;
+    err(
+      `${which} ${stateDir}: ${urls.length === 1 ? "it stops" : "they stop"} accepting the old key as soon as ${urls.length === 1 ? "it loads" : "they load"} the new one`,
+    );
     return;
   }
   err(

@@ -5,6 +5,7 @@
  * server bound to loopback or to one address, where other devices cannot reach those.
  */
 import { networkInterfaces } from "node:os";
+import { isLoopbackAddress } from "../http/hosts.js";
 
 const WILDCARDS = new Set(["0.0.0.0", "::", "[::]", ""]);
 
@@ -13,7 +14,7 @@ export function networkUrls(url: string): string[] {
   const parsed = new URL(url);
   const host = parsed.hostname;
   if (!WILDCARDS.has(host)) {
-    return host === "127.0.0.1" || host === "localhost" || host === "[::1]" ? [] : [parsed.origin];
+    return host === "localhost" || isLoopbackAddress(host) ? [] : [parsed.origin];
   }
   const ipv6 = host.includes(":");
   const addresses = new Set<string>();

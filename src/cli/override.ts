@@ -5,6 +5,7 @@
  */
 import { Command, Option } from "commander";
 import { adminCall, parseAdminUrl, runAdminAction, withAdminToken, type AdminConnection } from "./admin-client.js";
+import { escapeControls, escapeLines } from "../log/escape.js";
 import { out } from "./paths.js";
 
 const overrideText = (override: Record<string, unknown>): string =>
@@ -53,7 +54,7 @@ function addSet(override: Command): void {
         if ((variant === undefined) === !flags.disable) command.error("error: give a VARIANT or --disable (not both)", { exitCode: 2 });
         const body = flags.disable ? { state: "DISABLED" } : { variant };
         await adminCall(flags, "PUT", `/environments/${encodeURIComponent(flags.env)}/overrides/${encodeURIComponent(flag)}`, body);
-        out(`${flags.env}  ${flag}  ${flags.disable ? "disabled" : `variant ${variant}`}`);
+        out(escapeControls(`${flags.env}  ${flag}  ${flags.disable ? "disabled" : `variant ${variant}`}`));
       },
     ),
   );
@@ -71,12 +72,12 @@ function addClear(override: Command): void {
       const env = encodeURIComponent(flags.env);
       if (flag !== undefined) {
         const result = await adminCall(flags, "DELETE", `/environments/${env}/overrides/${encodeURIComponent(flag)}`);
-        out(`${flags.env}  ${flag}  ${result.removed ? "cleared" : "had no override"}`);
+        out(escapeControls(`${flags.env}  ${flag}  ${result.removed ? "cleared" : "had no override"}`));
         return;
       }
       const result = await adminCall(flags, "DELETE", `/environments/${env}/overrides`);
       const removed = result.removed as string[];
-      out(removed.length === 0 ? `${flags.env}: no overrides` : removed.map((key) => `${flags.env}  ${key}  cleared`).join("\n"));
+      out(escapeLines(removed.length === 0 ? [`${flags.env}: no overrides`] : removed.map((key) => `${flags.env}  ${key}  cleared`)));
     }),
   );
 }
@@ -96,7 +97,8 @@ function addList(override: Command): void {
       const rows = Object.entries(overrides).flatMap(([env, list]) =>
         Object.entries(list).map(([key, o]) => `${env}  ${key}  ${overrideText(o)}`),
       );
-      if (rows.length > 0) out(rows.join("\n"));
+      // Flag keys and variants from the files: each row escaped whole, so none can fake a row.
+      if (rows.length > 0) out(escapeLines(rows));
     }),
   );
 }

@@ -2,6 +2,7 @@
  * What the commands share and can import cheaply: where the package and the configuration are,
  * how paths are shown, the version, and writing lines to stdout and stderr.
  */
+import { once } from "node:events";
 import { existsSync, readFileSync } from "node:fs";
 import { isAbsolute, relative } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -41,13 +42,24 @@ export interface TextSink {
 /** Where the commands print: this process's stdout and stderr, unless runCli (main.ts) was given others. */
 export const output: { stdout: TextSink; stderr: TextSink } = { stdout: process.stdout, stderr: process.stderr };
 
-/** A line on stdout (a closed pipe, `flagserve ... | head`, is tolerated by main.ts). */
-export const out = (line: string): void => {
-  output.stdout.write(`${escapeControls(line, { keepLines: true })}\n`);
+/**
+ * Text on stdout (a closed pipe, `flagserve ... | head`, is tolerated by main.ts). Its line feeds
+ * stay: output of several lines is built with each line escaped whole (log/escape.ts's
+ * escapeLines), so a line feed from outside is already `\u000a`; every other control is escaped here.
+ */
+export const out = (text: string): void => void outText(`${text}\n`);
+/**
+ * `out` without the line feed at the end: text written as it comes (a report written as a run
+ * goes). A promise when stdout is full (a pipe whose reader is behind), resolved once it drains.
+ */
+export const outText = (text: string): Promise<void> | undefined => {
+  const sink = output.stdout;
+  if (sink.write(escapeControls(text, { keepLines: true })) !== false || !("once" in sink)) return undefined;
+  return once(sink as NodeJS.WritableStream, "drain").then(() => undefined);
 };
-/** A line on stderr. */
+/** One line on stderr (a message): escaped whole, so a line feed from outside cannot fake another line. */
 export const err = (line: string): void => {
-  output.stderr.write(`${escapeControls(line, { keepLines: true })}\n`);
+  output.stderr.write(`${escapeControls(line)}\n`);
 };
 
 export const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? "" : "s"}`;

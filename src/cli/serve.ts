@@ -8,7 +8,7 @@ import { escapeControls } from "../log/escape.js";
 import { createLogger, flushLog, formatRecord, type LogFormat, type Logger } from "../log/logger.js";
 import { DEFAULT_KEY_GRACE_SECONDS } from "../store/key-grace.js";
 import { npmLaunchers, watchProcesses } from "./launcher.js";
-import { localUrl } from "../http/hosts.js";
+import { isLoopbackAddress, localUrl } from "../http/hosts.js";
 import { networkUrls, qrCode } from "./network.js";
 import {
   parseByteSize,
@@ -216,11 +216,11 @@ const TRY_BODY = '{"context":{"targetingKey":"user-1"}}';
 /** One shell word, single-quoted. */
 const shellQuote = (text: string): string => `'${text.replaceAll("'", "'\\''")}'`;
 
-/** A line on stdout: text as given, or a JSON record. */
+/** A line on stdout: text escaped whole (it holds keys from the files), or a JSON record. */
 function printer(format: LogFormat) {
   return (text: string, msg: string, fields?: Record<string, unknown>) => {
     flushLog(); // log lines written before this one are seen before it
-    process.stdout.write(format === "json" ? formatRecord("json", "info", msg, fields) : `${escapeControls(text, { keepLines: true })}\n`);
+    process.stdout.write(format === "json" ? formatRecord("json", "info", msg, fields) : `${escapeControls(text)}\n`);
   };
 }
 
@@ -256,16 +256,33 @@ function stopWhenAsked(stop: () => void, logger: Logger): void {
   });
 }
 
-/** Listening beyond loopback: say so, with every address other machines reach it at. */
-function warnIfReachable(logger: Logger, serverUrl: string, isPublic = false): void {
-  const host = new URL(serverUrl).hostname;
-  if (host === "localhost" || host === "[::1]" || /^127(\.\d{1,3}){3}$/.test(host)) return;
+/**
+ * Listening beyond loopback: say so, with every address other machines reach it at, the flagd
+ * port's too (it binds to the same host).
+ */
+function warnIfReachable(logger: Logger, serverUrl: string, { isPublic = false, host = "", flagdPort }: Reachable): void {
+  const listening = new URL(serverUrl).hostname;
+  if (listening === "localhost" || isLoopbackAddress(listening)) return;
   const addresses = networkUrls(serverUrl);
   const where = addresses.length > 0 ? addresses.join(", ") : "(no network address found)";
+  const flagd = flagdPort === undefined ? [] : addresses.map((address) => `${new URL(address).hostname}:${flagdPort}`);
+  const alsoFlagd =
+    flagdPort === undefined
+      ? ""
+      : flagd.length > 0
+        ? `, and flagd's gRPC port at ${flagd.join(", ")}`
+        : `, and flagd's gRPC port ${flagdPort}`;
   logger.warn(
-    `${isPublic ? "--public" : `--host ${host}`}: other machines can reach this server at ${where}; evaluations need an environment's key, the dashboard and admin API the admin token`,
-    { addresses },
+    `${isPublic ? "--public" : `--host ${host || listening}`}: other machines can reach this server at ${where}${alsoFlagd}; evaluations need an environment's key, the dashboard and admin API the admin token`,
+    { addresses, ...(flagd.length > 0 && { flagd }) },
   );
+}
+
+interface Reachable {
+  isPublic?: boolean;
+  /** --host as given. */
+  host?: string;
+  flagdPort?: number;
 }
 
 /** The page's URL with the token in the fragment: never sent to a server, a proxy or a Referer. */
@@ -302,7 +319,7 @@ async function runServe(args: string[], flags: ServeFlags): Promise<void> {
     const where = listText(specs);
     logger.warn(`${where}: ${NO_ENVIRONMENTS}; serving nothing until one appears`, { path: where });
   }
-  warnIfReachable(logger, server.url, flags.public);
+  warnIfReachable(logger, server.url, { isPublic: flags.public, host: flags.host, flagdPort: server.flagdPort });
   const url = localUrl(server.url);
   if (!flags.quiet)
     await printBanner(
@@ -422,7 +439,7 @@ async function printBanner(
     if (network.length === 0) logger.warn("--public: no network address found; other devices cannot reach this machine");
     else if (format === "text") {
       const qr = await qrCode(network[0]!);
-      if (qr) print(qr.replace(/^/gm, "  "), "qr");
+      for (const line of qr ? qr.split("\n") : []) print(`  ${line}`, "qr");
     }
   }
   const width = Math.max(0, ...Object.keys(keys).map((k) => k.length));

@@ -1,8 +1,11 @@
 /** `flagserve test [SOURCE...]`: run the test cases of the flag files, without a server. */
-import { writeFile } from "node:fs/promises";
+import { once } from "node:events";
+import type { WriteStream } from "node:fs";
+import { open } from "node:fs/promises";
+import { finished } from "node:stream/promises";
 import { Command, InvalidArgumentError, Option } from "commander";
 import { parseContextPairs } from "./options.js";
-import { displayPath, err, out } from "./paths.js";
+import { displayPath, err, out, outText } from "./paths.js";
 import { SOURCES_ARGUMENT_HELP, missingPaths, resolveSources } from "./sources.js";
 import type { Reporter } from "../testing/reporters.js";
 
@@ -52,24 +55,46 @@ export function testCommand(): Command {
         process.exitCode = 2;
         return;
       }
-      const [{ testFlags, testExitCode }, { coverageLine, formatReport, summaryLine }] = await Promise.all([
+      const [{ testFlags, testExitCode }, { coverageLine, reportWriter, summaryLine }] = await Promise.all([
         import("../testing/index.js"),
         import("../testing/reporters.js"),
       ]);
       const coverage = flags.coverage === true || flags.coverageMin !== undefined;
+      // Written as the run goes, to the file or stdout: no check's result is kept.
+      let file: WriteStream | undefined;
+      let writeError: unknown;
+      const cannotWrite = (error: unknown) => {
+        err(
+          `flagserve test: cannot write ${displayPath(flags.output!)}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+        );
+        process.exitCode = 2;
+      };
+      if (flags.output !== undefined) {
+        try {
+          file = (await open(flags.output, "w")).createWriteStream();
+        } catch (error) {
+          return cannotWrite(error);
+        }
+        file.on("error", (error) => (writeError ??= error));
+      }
+      const toFile = (stream: WriteStream) => (text: string) =>
+        stream.write(text) ? undefined : once(stream, "drain").then(() => undefined);
+      const writer = reportWriter(flags.reporter, file ? toFile(file) : outText);
       const report = await testFlags({
         sources: specs,
         ...(flags.tests && { tests: flags.tests }),
         coverage,
         ...(flags.contextValue && { contextValues: flags.contextValue }),
         ...(flags.overrides && { overridesFile: flags.overrides }),
+        onResult: writer.result,
       });
+      writer.end(report);
       const code = testExitCode(report, flags.coverageMin);
-      const text = formatReport(flags.reporter, report);
-      if (flags.output) {
-        await writeFile(flags.output, `${text}\n`);
+      if (file && flags.output) {
+        await finished(file.end()).catch((error: unknown) => (writeError ??= error));
+        if (writeError !== undefined) return cannotWrite(writeError);
         out(`${summaryLine(report)}${report.coverage ? `; ${coverageLine(report.coverage)}` : ""}; report in ${displayPath(flags.output)}`);
-      } else out(text);
+      }
       if (code === 1 && flags.coverageMin !== undefined && report.failed === 0 && report.problems.length === 0) {
         err(`flagserve test: coverage ${report.coverage?.percent}% is below --coverage-min ${flags.coverageMin}%`);
       }
@@ -96,6 +121,9 @@ environment), or any file given with --tests. Schema: schema/flagserve-test.sche
 
 Exit status: 0 all cases pass, 1 a case fails (or coverage is below --coverage-min),
 2 usage error, a test file that cannot be read, or a case naming an unknown flag or environment.
+A run makes at most 100 000 checks (a flag for a context of a case; a table of contexts counts
+each time an alias repeats it): test files expanding past that are an error (exit 2) at the case
+where they do. The report is written as the checks run.
 
 Examples:
   $ npx flagserve test                                  the cases beside ./flags

@@ -1,4 +1,5 @@
 /** From an OFREP request body to the attributes targeting sees (see docs/evaluation.md). */
+import { MAX_DEPTH, valueShapeProblem } from "../config/nesting.js";
 import { isRecord } from "../model/json.js";
 import { contextAttributes } from "../engine/index.js";
 import { apiError } from "./problem.js";
@@ -6,14 +7,22 @@ import { apiError } from "./problem.js";
 /** What the request rules read of a request: its headers by (lower-case) name, web or Node alike. */
 export type RequestHeaders = Pick<Headers, "get">;
 
-/** Body text as JSON: undefined when empty, 400 INVALID_CONTEXT (with `key`) when not JSON. */
+/**
+ * Body text as JSON: undefined when empty, 400 INVALID_CONTEXT (with `key`) when not JSON or
+ * nested deeper than flag files may be (config/nesting.ts): the recorder, the admin API and the
+ * answers walk or serialize it recursively, and a stack overflow would be a 500.
+ */
 export function parseJsonBody(text: string, key?: string): unknown {
   if (text.trim() === "") return undefined;
+  let value: unknown;
   try {
-    return JSON.parse(text);
+    value = JSON.parse(text);
   } catch (error) {
     throw apiError(400, "INVALID_CONTEXT", `request body is not valid JSON: ${(error as Error).message}`, { key });
   }
+  if (typeof value === "object" && value !== null && valueShapeProblem(value, text.length) !== undefined)
+    throw apiError(400, "INVALID_CONTEXT", `request body nests deeper than ${MAX_DEPTH} levels of objects and arrays`, { key });
+  return value;
 }
 
 /** Validates `{context}` and returns its attributes. A missing body or `{}` is an empty context. */

@@ -3,6 +3,7 @@
  * and page, and the details of /readyz and /metrics): loopback, the listen address and the
  * configured names. Another name is what a DNS-rebinding page sends.
  */
+import { BlockList, isIPv6 } from "node:net";
 import { networkInterfaces } from "node:os";
 
 const WILDCARD_HOSTS = new Set(["0.0.0.0", "::", "[::]", ""]);
@@ -33,4 +34,21 @@ export function allowedHosts(listenHost: string, extra: readonly string[] = []):
   else for (const list of Object.values(networkInterfaces())) for (const a of list ?? []) names.add(a.address.toLowerCase());
   for (const host of extra) names.add(hostName(host));
   return (name) => names.has(name) || name.endsWith(".localhost") || /^127(\.\d{1,3}){3}$/.test(name);
+}
+
+const LOOPBACK = new BlockList();
+LOOPBACK.addSubnet("127.0.0.0", 8, "ipv4");
+LOOPBACK.addAddress("::1", "ipv6");
+
+/**
+ * Whether an IP address is a loopback one: 127.0.0.0/8, ::1, and 127/8 mapped into IPv6
+ * (`::ffff:127.0.0.1`, as a dual-stack socket reports an IPv4 peer). Brackets are allowed.
+ */
+export function isLoopbackAddress(address: string): boolean {
+  const bare = address.startsWith("[") && address.endsWith("]") ? address.slice(1, -1) : address;
+  try {
+    return LOOPBACK.check(bare, isIPv6(bare) ? "ipv6" : "ipv4");
+  } catch {
+    return false; // not an IP address
+  }
 }

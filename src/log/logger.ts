@@ -21,10 +21,11 @@ export interface LoggerOptions {
  * prefixed with its level unless it is info (the fields are for machines only).
  */
 export function formatRecord(format: LogFormat, level: LogLevel, message: string, fields?: Record<string, unknown>): string {
-  // Messages carry text from outside (flag keys, URL documents, reason phrases): no control
-  // character reaches the terminal raw. JSON escapes C0 itself; the rest is escaped the JSON way.
+  // Messages carry text from outside (flag keys, file names, URL documents, reason phrases): no
+  // control character reaches the terminal raw, and a record is one line, so a line feed in a
+  // flag key cannot fake another record. JSON escapes C0 itself; the rest is escaped the JSON way.
   if (format === "json") return `${escapeControls(JSON.stringify({ time: new Date().toISOString(), level, msg: message, ...fields }))}\n`;
-  return `${level === "info" ? "" : `${level}: `}${escapeControls(message, { keepLines: true })}\n`;
+  return `${level === "info" ? "" : `${level}: `}${escapeControls(message)}\n`;
 }
 
 /**

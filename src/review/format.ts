@@ -1,5 +1,5 @@
 /** A configuration diff as text for a terminal, Markdown for a pull-request comment, or JSON for a script. */
-import { escapeControls } from "../log/escape.js";
+import { escapeControls, escapeLines } from "../log/escape.js";
 import { formatProblem, type JsonValue } from "../model/types.js";
 import { printable, shown } from "../testing/reporters.js";
 import type { TestReport } from "../testing/run.js";
@@ -150,7 +150,7 @@ export function textDiff(report: DiffReport): string {
     lines.push(`${oneLine(env.environment)} (${env.status}):`, ...environmentLines(env, TEXT).map((l) => `  ${l}`));
   for (const p of report.problems) lines.push(`problem: ${formatProblem(p)}`);
   if (report.tests) lines.push("tests:", ...testLines(report.tests, (s) => s).map((l) => `  ${l}`));
-  return printable(lines.join("\n"));
+  return escapeLines(lines);
 }
 
 /** Inline code that no backtick inside can close early. */
@@ -183,7 +183,7 @@ export function markdownDiff(report: DiffReport): string {
   for (const env of touched) lines.push(`#### ${mdCode(env.environment)} (${env.status})`, "", ...environmentLines(env, MARKDOWN), "");
   for (const p of report.problems) lines.push(`- problem: ${mdCode(formatProblem(p))}`);
   if (report.tests) lines.push("#### Tests of the changed flags", "", ...testLines(report.tests, mdCode), "");
-  return lines.join("\n").trimEnd();
+  return escapeLines(lines).trimEnd();
 }
 
 /** Stable for scripts: per environment `added`, `removed`, `changed` (flag keys; each changed entry with its `fields`). */

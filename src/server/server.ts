@@ -19,7 +19,7 @@ import type { Metrics } from "../http/metrics.js";
 import { DEFAULT_KEY_GRACE_SECONDS } from "../store/key-grace.js";
 import { stateFilePath } from "../store/keys.js";
 import { defaultStateDir } from "../store/state-dir.js";
-import { forgetAdminUrl, recordAdminUrl } from "../admin/token.js";
+import { forgetServer, recordServer } from "../admin/records.js";
 import type { FlagStore } from "../store/store.js";
 import { recordFile } from "../sources/files.js";
 import { FileSource } from "../sources/files-source.js";
@@ -206,15 +206,17 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       throw error;
     }
   }
-  // The token kept in the state directory goes only to the server that uses it: the commands
-  // reading it (override, session, keys revoke) send it to the URL recorded beside it.
-  const recordedUrl = admin.token !== undefined && admin.tokenInState ? localUrl(listening.url) : undefined;
-  if (recordedUrl !== undefined) {
-    await recordAdminUrl(stateDir, recordedUrl).catch((error: Error) =>
+  // The token kept in the state directory goes only to a server that uses it: each such server
+  // records itself beside it (admin/records.ts), and the commands reading the token (override,
+  // session, keys revoke) send it only to a recorded server that proves it holds it.
+  let record: string | undefined;
+  if (admin.token !== undefined && admin.tokenInState) {
+    record = await recordServer(stateDir, localUrl(listening.url)).catch((error: Error) => {
       logger.warn(
-        `the server's URL could not be recorded in ${stateDir} (${error.message}); flagserve override and session need --url and --admin-token`,
-      ),
-    );
+        `this server could not be recorded in ${stateDir} (${error.message}); flagserve override and session need --url and --admin-token`,
+      );
+      return undefined;
+    });
   }
 
   // Once serving, when text may change (files, URLs): the parse worker, for the first edit.
@@ -234,7 +236,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     adminToken: admin.token,
     close: () =>
       (closing ??= (async () => {
-        if (recordedUrl !== undefined) await forgetAdminUrl(stateDir, recordedUrl).catch(() => undefined);
+        if (record !== undefined) await forgetServer(stateDir, record).catch(() => undefined);
         await stopAll(stopping);
         await Promise.all([listeningHttp.close(), flagd?.close()]);
       })()),

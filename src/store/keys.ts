@@ -3,10 +3,9 @@
  * generated once and persisted in a state file so it survives restarts (see docs/api.md).
  */
 import { createHash, hash, randomBytes } from "node:crypto";
-import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { STATE_FILE_MODE, writeFileDurable } from "./durable-write.js";
-import { checkStateFile, StateDirError, withStateLock } from "./state-dir.js";
+import { readStateFile, StateDirError, withStateLock } from "./state-dir.js";
 
 export const STATE_FILE = "keys.json";
 
@@ -27,21 +26,17 @@ export const redactKey = (key: string): string => (key.length <= 8 ? "****" : `$
 
 export const stateFilePath = (stateDir: string): string => join(stateDir, STATE_FILE);
 
-/** The generated keys kept in the state directory ({} when none); a file that is not private is refused (StateDirError). */
+/** The generated keys kept in the state directory ({} when none); a directory or file that is not private is refused (StateDirError). */
 export const readKeyState = async (stateDir: string): Promise<Record<string, string>> => (await readKeyFile(stateDir)).keys;
 
 /** readKeyState, and whether the file is there. */
 async function readKeyFile(stateDir: string): Promise<{ keys: Record<string, string>; exists: boolean }> {
-  if (!(await checkStateFile(stateFilePath(stateDir)))) return { keys: {}, exists: false };
-  try {
-    const parsed: unknown = JSON.parse(await readFile(stateFilePath(stateDir), "utf8"));
-    if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) return { keys: {}, exists: true };
-    const keys = Object.fromEntries(Object.entries(parsed).filter((e): e is [string, string] => typeof e[1] === "string"));
-    return { keys, exists: true };
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return { keys: {}, exists: false };
-    throw error;
-  }
+  const text = await readStateFile(stateDir, STATE_FILE);
+  if (text === undefined) return { keys: {}, exists: false };
+  const parsed: unknown = JSON.parse(text);
+  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) return { keys: {}, exists: true };
+  const keys = Object.fromEntries(Object.entries(parsed).filter((e): e is [string, string] => typeof e[1] === "string"));
+  return { keys, exists: true };
 }
 
 /**
@@ -131,13 +126,14 @@ export interface RotationRecord {
 
 const rotationsPath = (stateDir: string): string => join(stateDir, ROTATIONS_FILE);
 
+/** The recorded rotations ({} when none, or unreadable: the server's --key-grace applies); not private: StateDirError. */
 async function readRotations(stateDir: string): Promise<Record<string, RotationRecord>> {
+  const text = await readStateFile(stateDir, ROTATIONS_FILE);
   try {
-    if (!(await checkStateFile(rotationsPath(stateDir)))) return {};
-    const parsed: unknown = JSON.parse(await readFile(rotationsPath(stateDir), "utf8"));
+    const parsed: unknown = text === undefined ? {} : JSON.parse(text);
     return typeof parsed === "object" && parsed !== null && !Array.isArray(parsed) ? (parsed as Record<string, RotationRecord>) : {};
   } catch {
-    return {}; // unreadable, or not private: the server's --key-grace applies
+    return {};
   }
 }
 

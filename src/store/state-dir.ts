@@ -6,17 +6,19 @@
  *   `$XDG_STATE_HOME/flagserve/<name>-<digest>` (else `~/.local/state/flagserve/...`), the digest
  *   taken over the resolved sources, so two configurations never share keys or a token unless
  *   they are given the same `--state-dir` on purpose.
- * - The directory is created 0700 and its files 0600. A directory or file that another user owns,
- *   or that other users may write, is refused (as ssh refuses such keys): it could have been
- *   planted, and its keys and token would be adopted.
+ * - The directory (and the per-user directory holding the default ones) is created 0700, whatever
+ *   the umask, and its files 0600. A directory or file that another user owns, or that other
+ *   users may write, is refused (as ssh refuses such keys): it could have been planted, or its
+ *   files swapped, and its keys and token would be adopted. Checked on every read (the directory
+ *   and the file read) as on every write, by the server and by every command.
  * - Read-modify-write of a state file happens under a lock on the directory, so concurrent
  *   writers (servers started together, `keys rotate` beside a server) never lose each other's keys.
  */
 import { createHash } from "node:crypto";
-import { realpathSync } from "node:fs";
-import { lstat, mkdir, stat } from "node:fs/promises";
+import { constants, realpathSync } from "node:fs";
+import { lstat, mkdir, open, stat } from "node:fs/promises";
 import { homedir } from "node:os";
-import { basename, extname, isAbsolute, join, resolve } from "node:path";
+import { basename, dirname, extname, isAbsolute, join, resolve } from "node:path";
 import lockfile from "proper-lockfile";
 import { sourceKindOf } from "../sources/source.js";
 
@@ -116,19 +118,54 @@ async function checkPath(path: string, uid: number | null): Promise<boolean> {
   return true;
 }
 
-/** Checks a state file before it is read: false when there is none; throws StateDirError when refused. */
-export const checkStateFile = (path: string, uid: number | null = currentUid()): Promise<boolean> => checkPath(path, uid);
+/**
+ * Checks a state directory: false when there is none; throws StateDirError when it, or the
+ * per-user directory holding it (userStateDir, which flagserve made), is refused.
+ */
+export async function checkStateDir(dir: string, uid: number | null = currentUid()): Promise<boolean> {
+  const parent = dirname(resolve(dir));
+  if (parent === resolve(userStateDir())) await checkPath(parent, uid);
+  return checkPath(dir, uid);
+}
 
 /**
- * The state directory, ready to be written: created (0700) when missing, refused (StateDirError)
- * when another user owns it or others may write it.
+ * The text of the state file `name` in `dir`, checked as it is read: the directory and the file
+ * (through a symlink, the link and its target) must be the user's and written by no one else.
+ * Undefined when there is no such file (or directory); StateDirError when refused.
+ */
+export async function readStateFile(dir: string, name: string, uid: number | null = currentUid()): Promise<string | undefined> {
+  if (!(await checkStateDir(dir, uid))) return undefined;
+  const path = join(dir, name);
+  if (!(await checkPath(path, uid))) return undefined;
+  let handle;
+  try {
+    handle = await open(path, constants.O_RDONLY | constants.O_NONBLOCK);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined; // removed meanwhile
+    throw error;
+  }
+  try {
+    // What is read is what was checked: the open file itself, not a file put there meanwhile.
+    const opened = await handle.stat();
+    if (!opened.isFile()) throw new StateDirError(`refusing state file ${path}: it is not a regular file`);
+    checkPrivate(path, opened, uid);
+    return await handle.readFile("utf8");
+  } finally {
+    await handle.close();
+  }
+}
+
+/**
+ * The state directory, ready to be written: created (0700, its missing parents too, whatever the
+ * umask) when missing, refused (StateDirError) when another user owns it or others may write it.
  */
 export async function openStateDir(dir: string, uid: number | null = currentUid()): Promise<string> {
-  await mkdir(resolve(dir, ".."), { recursive: true });
+  // mkdir's mode is masked by the umask, which only ever takes bits away: 0700 stays 0700 or less.
+  await mkdir(resolve(dir, ".."), { recursive: true, mode: 0o700 });
   await mkdir(dir, { mode: 0o700 }).catch((error: NodeJS.ErrnoException) => {
     if (error.code !== "EEXIST") throw error;
   });
-  await checkPath(dir, uid);
+  await checkStateDir(dir, uid);
   return dir;
 }
 

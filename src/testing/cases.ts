@@ -15,6 +15,14 @@ import * as compiled from "./generated/schema-validators.js";
 
 const validateTestFile = compiled.testFile as unknown as ValidateFunction;
 
+/**
+ * The most checks one run makes (a check: one flag evaluated for one context of one case): a few
+ * aliases can repeat a table of contexts into millions of checks, each costing time and memory.
+ * A test file whose cases expand past it, or a run whose files do, is a problem (exit status 2).
+ * Documented in docs/testing-flags.md.
+ */
+export const MAX_CHECKS = 100_000;
+
 /** What a case expects; every field given must match. `errorCode: null`: the evaluation must succeed. */
 export interface Expectation {
   variant?: string;
@@ -58,13 +66,17 @@ export interface ParsedTestFile {
   problems: Problem[];
 }
 
+/** The contexts a test file's cases hold: a case's table counts each time an alias repeats it. */
+export const contextCount = (testFile: TestFile | undefined): number => testFile?.cases.reduce((sum, c) => sum + c.contexts.length, 0) ?? 0;
+
 /** `development.test.yaml` -> `development`; undefined when the name says no environment. */
 export function environmentOfFileName(file: string): string | undefined {
   const match = /^(.*)\.test\.ya?ml$/i.exec(basename(file));
   return match && isEnvironmentName(match[1]!) ? match[1] : undefined;
 }
 
-export async function readTestFile(file: string): Promise<ParsedTestFile> {
+/** Reads and parses a test file; `maxContexts` as for parseTestFile. */
+export async function readTestFile(file: string, maxContexts = MAX_CHECKS): Promise<ParsedTestFile> {
   let text: string;
   try {
     text = await readFile(file, "utf8");
@@ -75,14 +87,41 @@ export async function readTestFile(file: string): Promise<ParsedTestFile> {
       ],
     };
   }
-  return parseTestFile(file, text);
+  return parseTestFile(file, text, maxContexts);
 }
 
-export function parseTestFile(file: string, text: string): ParsedTestFile {
+/**
+ * The case of `value` (a test file's, not yet checked against the schema) from which its cases
+ * hold more than `max` contexts (a table repeated by an alias counting each time), if any.
+ */
+function expandsPast(value: unknown, max: number): number | undefined {
+  const tests = (value as { tests?: unknown } | null)?.tests;
+  if (!Array.isArray(tests)) return undefined;
+  let count = 0;
+  for (let i = 0; i < tests.length; i++) {
+    const rows = (tests[i] as { contexts?: unknown } | null)?.contexts;
+    count += Array.isArray(rows) ? rows.length : 1;
+    if (count > max) return i;
+  }
+  return undefined;
+}
+
+/**
+ * A test file's cases, located; problems instead when it cannot be run as written, or when its
+ * cases hold more than `maxContexts` contexts (MAX_CHECKS; less when other files of the run
+ * hold some): then none is made.
+ */
+export function parseTestFile(file: string, text: string, maxContexts = MAX_CHECKS): ParsedTestFile {
   const parsed = parseYaml(file, text);
   const { source } = parsed;
   if (parsed.problems.length > 0 || !source) return { problems: parsed.problems };
   const value = parsed.value;
+  // Counted before anything walks the cases: the schema check too would walk every repetition.
+  const past = expandsPast(value, maxContexts);
+  if (past !== undefined) {
+    const message = `the cases expand past ${MAX_CHECKS} checks from here (a table of contexts counts each time an alias repeats it; a run makes at most ${MAX_CHECKS}${maxContexts < MAX_CHECKS ? `, and the files before this one hold ${MAX_CHECKS - maxContexts}` : ""}): split the file or use smaller tables`;
+    return { problems: [problemAt(source, ["tests", past], message, "key")] };
+  }
   if (!validateTestFile(value)) return { problems: schemaProblems(source, value, validateTestFile.errors ?? []) };
   const data = value as { environment?: string; tests: Record<string, unknown>[] };
   const environment = data.environment ?? environmentOfFileName(file);
@@ -95,14 +134,17 @@ export function parseTestFile(file: string, text: string): ParsedTestFile {
   }
   const problems: Problem[] = [];
   const cases: TestCase[] = [];
+  // The lines of each table, located once: a table an alias repeats is the same array, and
+  // locating through an alias searches the whole document for its anchor.
+  const tableLines = new Map<unknown[], number[]>();
   data.tests.forEach((raw, i) => {
     const at = (path: JsonPath, anchor: "key" | "value" = "key") => source.locate(["tests", i, ...path], anchor).line;
     const flags = typeof raw.flag === "string" ? [raw.flag] : (raw.flags as string[] | "*");
     const base = (raw.context ?? {}) as Record<string, unknown>;
     const rows = raw.contexts as Record<string, unknown>[] | undefined;
-    const contexts = rows
-      ? rows.map((row, r) => ({ context: { ...base, ...row }, line: at(["contexts", r], "value") }))
-      : [{ context: base, line: at([]) }];
+    let lines = rows && tableLines.get(rows);
+    if (rows && !lines) tableLines.set(rows, (lines = rows.map((_, r) => at(["contexts", r], "value"))));
+    const contexts = rows ? rows.map((row, r) => ({ context: { ...base, ...row }, line: lines![r]! })) : [{ context: base, line: at([]) }];
     let nowMs: number | undefined;
     if (raw.now !== undefined) {
       nowMs = typeof raw.now === "number" ? raw.now * 1000 : Date.parse(raw.now as string);

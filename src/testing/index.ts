@@ -8,10 +8,10 @@ import type { ConfigLoad } from "../config/index.js";
 import { isTestFileName, stemOf } from "../sources/discover.js";
 import { sourceKindOf } from "../sources/source.js";
 import type { Problem } from "../model/types.js";
-import { readTestFile, type TestFile } from "./cases.js";
+import { contextCount, MAX_CHECKS, readTestFile, type TestFile } from "./cases.js";
 import { runTests, type RunOptions, type TestReport } from "./run.js";
 
-export { parseTestFile, readTestFile, environmentOfFileName, type Expectation, type TestCase, type TestFile } from "./cases.js";
+export { parseTestFile, readTestFile, environmentOfFileName, MAX_CHECKS, type Expectation, type TestCase, type TestFile } from "./cases.js";
 export { runTests, type Answer, type CaseResult, type CoverageSummary, type RunOptions, type TestReport } from "./run.js";
 export type { Branch, EnvironmentCoverage, FlagCoverage } from "./coverage.js";
 
@@ -62,13 +62,19 @@ async function testFilesIn(dir: string, depth: number): Promise<string[]> {
   return files;
 }
 
-/** Reads test files; those that cannot be used are problems (file:line). */
+/**
+ * Reads test files; those that cannot be used are problems (file:line). Together they hold at
+ * most MAX_CHECKS contexts: the file that would take them past it is a problem instead.
+ */
 export async function readTestFiles(paths: readonly string[]): Promise<{ files: TestFile[]; problems: Problem[] }> {
   const files: TestFile[] = [];
   const problems: Problem[] = [];
-  for (const parsed of await Promise.all(paths.map(readTestFile))) {
+  let room = MAX_CHECKS;
+  for (const path of paths) {
+    const parsed = await readTestFile(path, room);
     if (parsed.testFile) files.push(parsed.testFile);
     problems.push(...parsed.problems);
+    room -= contextCount(parsed.testFile);
   }
   return { files, problems };
 }
@@ -108,7 +114,7 @@ export async function checkTestFiles(specs: readonly string[], load: ConfigLoad)
   const read = await readTestFiles(await findTestFiles(specs));
   // Only environments that load can be checked; their own problems are reported already.
   const loadable = read.files.filter((f) => load.environments.has(f.environment) || !load.problems.has(f.environment));
-  return [...read.problems, ...(await runTests(load, loadable)).problems];
+  return [...read.problems, ...(await runTests(load, loadable, { onResult: () => undefined })).problems];
 }
 
 /** 0 all passed (and coverage at least `coverageMin`), 1 a case failed or coverage is short, 2 a test file or case cannot run. */

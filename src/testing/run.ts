@@ -13,7 +13,7 @@ import { OverrideLayer } from "../admin/overrides.js";
 import { silentLogger } from "../log/logger.js";
 import { canonicalJson } from "../model/json.js";
 import type { JsonValue, Problem } from "../model/types.js";
-import type { Expectation, TestCase, TestFile } from "./cases.js";
+import { MAX_CHECKS, type Expectation, type TestCase, type TestFile } from "./cases.js";
 import { CoverageTracker, type EnvironmentCoverage } from "./coverage.js";
 
 /** What a flag answered: the fields of the OFREP body a case can expect. */
@@ -53,6 +53,7 @@ export interface CoverageSummary {
 export interface TestReport {
   passed: number;
   failed: number;
+  /** Every check's result, in order; empty when they were handed to `onResult` instead. */
   results: CaseResult[];
   /** Test files that cannot be run as written, and cases naming what does not exist: exit status 2. */
   problems: Problem[];
@@ -70,6 +71,14 @@ export interface RunOptions {
   coverage?: boolean;
   /** Only the cases of these flags, by environment (`flagserve diff --tests`); others are skipped. */
   onlyFlags?: ReadonlyMap<string, ReadonlySet<string>>;
+  /**
+   * Each check's result as it is made, instead of keeping them in the report (which then holds
+   * the counts alone): a reporter writes them as they come, and a run holds none. A promise
+   * returned (the output is full) is waited for before the next check.
+   */
+  onResult?: (result: CaseResult) => void | Promise<void>;
+  /** The most checks the run makes (MAX_CHECKS): past it, a problem at the case it stopped at, and no more. */
+  maxChecks?: number;
 }
 
 const NO_HEADERS = { get: () => null };
@@ -81,8 +90,11 @@ export async function runTests(load: ConfigLoad, files: readonly TestFile[], opt
   const overrides = await overrideLayer(options.overridesFile);
   const trackers = new Map<string, CoverageTracker>();
   const tested = new Set<string>();
+  const maxChecks = options.maxChecks ?? MAX_CHECKS;
+  const keep = options.onResult ?? ((result: CaseResult) => void report.results.push(result));
+  let checks = 0;
 
-  for (const file of files) {
+  run: for (const file of files) {
     const env = file.environment;
     const loaded = load.environments.get(env);
     if (!loaded) {
@@ -120,8 +132,18 @@ export async function runTests(load: ConfigLoad, files: readonly TestFile[], opt
           continue;
         }
         for (const { context, line } of testCase.contexts) {
+          if (checks++ === maxChecks) {
+            report.problems.push({
+              file: testCase.file,
+              line: testCase.line,
+              col: 1,
+              message: `case "${testCase.name}": the test files expand past ${maxChecks} checks here (cases x contexts x flags; a run makes at most ${maxChecks}); the run stopped: split the files or use smaller tables`,
+            });
+            break run;
+          }
           const result = runOne(testCase, flag, context, enrich, tracker);
-          report.results.push({ ...result, contextLine: line });
+          const full = keep({ ...result, contextLine: line });
+          if (full) await full;
           if (result.passed) report.passed++;
           else report.failed++;
         }

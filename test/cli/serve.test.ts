@@ -272,23 +272,36 @@ describe("flagserve serve (start-up output)", () => {
     expect((await fetch(`${url}/healthz`)).status).toBe(200);
   });
 
-  it("--host beyond loopback: a warning with every address it is reachable at; the admin API still needs the token there", async () => {
+  it("--host beyond loopback: a warning with every address it is reachable at, flagd's port too; the admin API still needs the token there", async () => {
     const dir = await t.dir({ "flags/test.yaml": OFREP_FIXTURE });
-    const { cli, url } = await startCli([dir.file("flags"), "--host", "0.0.0.0", "-q", "--state-dir", dir.file("state")]);
+    const args = [dir.file("flags"), "--host", "0.0.0.0", "--flagd-port", "0", "-q", "--state-dir", dir.file("state")];
+    const { cli, url } = await startCli(args);
     t.track(cli);
     const warning = cli
       .stderr()
       .match(
-        /^warn: --host 0\.0\.0\.0: other machines can reach this server at (.+); evaluations need an environment's key, the dashboard and admin API the admin token$/m,
+        /^warn: --host 0\.0\.0\.0: other machines can reach this server at (.+), and flagd's gRPC port (?:at )?(.+); evaluations need an environment's key, the dashboard and admin API the admin token$/m,
       );
     expect(warning).not.toBeNull();
     const port = new URL(url).port;
-    const addresses = Object.values(networkInterfaces())
+    const interfaces = Object.values(networkInterfaces())
       .flat()
-      .filter((a) => a && a.family === "IPv4" && !a.internal && a.mac !== "00:00:00:00:00:00" && !a.address.startsWith("169.254."))
-      .map((a) => `http://${a!.address}:${port}`);
+      .filter((a) => a && a.family === "IPv4" && !a.internal && a.mac !== "00:00:00:00:00:00" && !a.address.startsWith("169.254."));
+    const addresses = interfaces.map((a) => `http://${a!.address}:${port}`);
     for (const address of addresses) expect(warning![1]).toContain(address);
+    expect(warning![2]).toMatch(/\d+$/);
+    const flagdPort = warning![2]!.match(/(\d+)$/)![1]!;
+    expect(flagdPort).not.toBe(port);
+    for (const a of interfaces) expect(warning![2]).toContain(`${a!.address}:${flagdPort}`);
     for (const base of [url, ...addresses]) expect((await fetch(`${base}/api/v1/admin/environments`)).status).toBe(401);
+  });
+
+  it("--host ::ffff:127.0.0.1 (loopback, IPv4-mapped) is loopback: no warning", async () => {
+    const dir = await t.dir({ "flags/test.yaml": OFREP_FIXTURE });
+    const { cli, url } = await startCli([dir.file("flags"), "--host", "::ffff:127.0.0.1", "-q", "--state-dir", dir.file("state")]);
+    t.track(cli);
+    expect((await fetch(`${url}/healthz`)).status).toBe(200);
+    expect(cli.stderr()).not.toContain("other machines");
   });
 
   it("--admin-token (or FLAGSERVE_ADMIN_TOKEN) shorter than 16 characters: refused at start, exit 2", async () => {

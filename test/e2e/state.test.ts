@@ -8,8 +8,11 @@ import { chmod, chown, mkdir, readFile, rename, writeFile } from "node:fs/promis
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createFlagServer, type FlagServer } from "../../src/index.js";
-import { FailedAuthLimiter } from "../../src/admin/auth-limit.js";
-import { readAdminToken, readAdminUrl } from "../../src/admin/token.js";
+import { FailedAuthLimiter, limitSource } from "../../src/admin/auth-limit.js";
+import { PROOF_PATH } from "../../src/admin/paths.js";
+import { newNonce, proofMatches } from "../../src/admin/proof.js";
+import { readServerRecords } from "../../src/admin/records.js";
+import { readAdminToken } from "../../src/admin/token.js";
 import { connectionOf } from "../../src/cli/admin-client.js";
 import { defaultStateDir, StateDirError } from "../../src/store/state-dir.js";
 import { rawRequest } from "../admin/helpers.js";
@@ -115,6 +118,7 @@ describe("the admin token goes only where it belongs", () => {
   let server: FlagServer;
   let other: FlagServer;
   const state = () => dir.file("bound/state");
+  const urlsIn = async (stateDir: string) => (await readServerRecords(stateDir)).map((r) => r.url);
   beforeAll(async () => {
     await dir.write("bound/flags/dev.yaml", NO_KEY);
     await dir.write("bound/other/dev.yaml", NO_KEY);
@@ -122,41 +126,64 @@ describe("the admin token goes only where it belongs", () => {
     other = await start({ config: dir.file("bound/other") }); // its default state directory, under $XDG_STATE_HOME
   });
 
-  it("the server records its URL beside the token it keeps", async () => {
-    expect(await readAdminUrl(state())).toBe(server.url);
+  it("the server records itself (URL and process) beside the token it keeps", async () => {
+    expect(await readServerRecords(state())).toEqual([
+      { url: server.url, pid: process.pid, started: expect.any(String), name: `server-${process.pid}-${new URL(server.url).port}.json` },
+    ]);
     expect(await readAdminToken(state())).toBe(server.adminToken);
   });
 
-  it("a state token is sent to the recorded URL, and refused for another --url; a given token goes where it is told", async () => {
-    expect(await connectionOf({ stateDir: state() })).toEqual({ url: server.url, token: server.adminToken });
-    expect(await connectionOf({ stateDir: state(), url: server.url.replace("127.0.0.1", "localhost") })).toMatchObject({
+  it("a state token is sent to the recorded server that proves it holds it, and refused for another --url; a given token goes where it is told", async () => {
+    const target = (flags: Parameters<typeof connectionOf>[0]) =>
+      connectionOf(flags).then(({ url, token, agent, notes }) => (agent?.destroy(), { url, token, proven: agent !== undefined, notes }));
+    expect(await target({ stateDir: state() })).toEqual({ url: server.url, token: server.adminToken, proven: true, notes: [] });
+    expect(await target({ stateDir: state(), url: server.url.replace("127.0.0.1", "localhost") })).toMatchObject({
       token: server.adminToken,
+      proven: true,
     });
     await expect(connectionOf({ stateDir: state(), url: other.url })).rejects.toThrow(
       `not sending the admin token kept in ${state()} to ${other.url}: it belongs to the server at ${server.url}`,
     );
-    expect(await connectionOf({ stateDir: state(), url: other.url, adminToken: other.adminToken })).toEqual({
+    expect(await target({ stateDir: state(), url: other.url, adminToken: other.adminToken })).toEqual({
       url: other.url,
       token: other.adminToken,
+      proven: false,
+      notes: [],
     });
-    // Found by its URL among the per-user state directories when no --state-dir says where.
-    expect(await connectionOf({ url: other.url })).toEqual({ url: other.url, token: other.adminToken });
+    // Found by its URL among the per-user state directories when --url names it and no --state-dir says where.
+    expect(await target({ url: other.url })).toMatchObject({ url: other.url, token: other.adminToken, proven: true });
     await expect(connectionOf({ stateDir: dir.file("bound/nowhere") })).rejects.toThrow(/^no admin token for a running server/);
   });
 
-  it("the record goes when the server stops", async () => {
-    await dir.write("gone/flags/dev.yaml", NO_KEY);
-    const gone = await createFlagServer({ config: dir.file("gone/flags"), stateDir: dir.file("gone/state") });
-    expect(await readAdminUrl(dir.file("gone/state"))).toBe(gone.url);
-    await gone.close();
-    expect(await readAdminUrl(dir.file("gone/state"))).toBeUndefined();
+  it("the proof answers for the token and the address the request arrived at, and asks no token", async () => {
+    const nonce = newNonce();
+    const answer = await fetch(`${server.url}${PROOF_PATH}?nonce=${nonce}`);
+    expect(answer.status).toBe(200);
+    const { proof } = (await answer.json()) as { proof: string };
+    const end = `127.0.0.1:${new URL(server.url).port}`;
+    expect(proofMatches(proof, server.adminToken!, nonce, end)).toBe(true);
+    expect(proofMatches(proof, other.adminToken!, nonce, end)).toBe(false); // another token
+    expect(proofMatches(proof, server.adminToken!, nonce, "127.0.0.1:1")).toBe(false); // another address
+    expect(proofMatches(proof, server.adminToken!, newNonce(), end)).toBe(false); // another challenge
+    expect((await fetch(`${server.url}${PROOF_PATH}?nonce=short`)).status).toBe(400);
   });
 
-  it("a given token (option or environment) is not recorded with a URL, and one shorter than 16 characters is refused", async () => {
+  it("the record goes when the server stops, and only its own", async () => {
+    await dir.write("gone/flags/dev.yaml", NO_KEY);
+    const first = await createFlagServer({ config: dir.file("gone/flags"), stateDir: dir.file("gone/state") });
+    const second = await createFlagServer({ config: dir.file("gone/flags"), stateDir: dir.file("gone/state") });
+    expect(await urlsIn(dir.file("gone/state"))).toEqual([first.url, second.url]);
+    await second.close();
+    expect(await urlsIn(dir.file("gone/state"))).toEqual([first.url]);
+    await first.close();
+    expect(await urlsIn(dir.file("gone/state"))).toEqual([]);
+  });
+
+  it("a given token (option or environment) is not recorded, and one shorter than 16 characters is refused", async () => {
     await dir.write("given/flags/dev.yaml", NO_KEY);
     const given = await start({ config: dir.file("given/flags"), stateDir: dir.file("given/state"), adminToken: "a-token-of-16-ch" });
     expect(given.adminToken).toBe("a-token-of-16-ch");
-    expect(await readAdminUrl(dir.file("given/state"))).toBeUndefined();
+    expect(await urlsIn(dir.file("given/state"))).toEqual([]);
     await expect(
       createFlagServer({ config: dir.file("given/flags"), stateDir: dir.file("given/state2"), adminToken: "short-token" }),
     ).rejects.toThrow("--admin-token: an admin token must be at least 16 characters long (this one has 11)");
@@ -176,6 +203,45 @@ describe("failed admin authentications", () => {
     expect(blocked.status).toBe(429);
     expect(Number(blocked.headers.get("retry-after"))).toBeGreaterThan(0);
     expect((await blocked.json()).errorCode).toBe("TOO_MANY_REQUESTS");
+  });
+
+  it("from every loopback address count as one source: guesses from 127.0.0.2, 127.0.0.3, ... are limited together", async () => {
+    await dir.write("limit-lo/flags/dev.yaml", NO_KEY);
+    const server = await start({ config: dir.file("limit-lo/flags"), stateDir: dir.file("limit-lo/state") });
+    const statuses = [];
+    for (let i = 0; i < 25; i++) {
+      const guess = await rawRequest(`${server.url}/api/v1/admin/environments`, {
+        headers: { authorization: `Bearer wrong-${i}` },
+        localAddress: `127.0.${i}.${i + 2}`, // another address of the loopback network each time
+      });
+      statuses.push(guess.status);
+    }
+    expect(statuses.slice(0, 20).every((s) => s === 401)).toBe(true);
+    expect(statuses.slice(20)).toEqual([429, 429, 429, 429, 429]);
+    const blocked = await rawRequest(`${server.url}/api/v1/admin/environments`, {
+      headers: { authorization: `Bearer ${server.adminToken}` },
+      localAddress: "127.1.2.3",
+    });
+    expect(blocked.status).toBe(429);
+    expect(JSON.parse(blocked.body).errorDetails).toMatch(
+      /^too many failed admin authentications from 127\.1\.2\.3 \(counted with all of loopback\)/,
+    );
+  });
+
+  it("are counted by source: loopback as one, an IPv4-mapped address as its IPv4 address, IPv6 by its /64", () => {
+    for (const address of ["127.0.0.1", "127.200.3.4", "::1", "0:0:0:0:0:0:0:1", "::ffff:127.0.0.9", "::ffff:7f00:2"])
+      expect(limitSource(address)).toBe("loopback");
+    expect(limitSource("10.1.2.3")).toBe("10.1.2.3");
+    expect(limitSource("::ffff:10.1.2.3")).toBe("10.1.2.3");
+    expect(limitSource("2001:db8:1:2:aaaa::1")).toBe("2001:db8:1:2::/64");
+    expect(limitSource("2001:DB8:1:2:ffff:1:2:3")).toBe("2001:db8:1:2::/64");
+    expect(limitSource("2001:db8:1:3::1")).toBe("2001:db8:1:3::/64");
+    expect(limitSource("fe80::1%eth0")).toBe("fe80:0:0:0::/64");
+    expect(limitSource("not-an-address")).toBe("not-an-address");
+    const limiter = new FailedAuthLimiter({ maxFailures: 3 });
+    for (let i = 1; i <= 3; i++) limiter.fail(`2001:db8:1:2::${i}`);
+    expect(limiter.retryAfter("2001:db8:1:2:ffff::9")).toBeGreaterThan(0);
+    expect(limiter.retryAfter("2001:db8:1:3::1")).toBeUndefined();
   });
 
   it("are remembered for a bounded number of addresses, and forgotten when the window ends", () => {

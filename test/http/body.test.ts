@@ -1,9 +1,10 @@
 /** Request bodies: read from a real Node stream up to a limit, and read as JSON. Tables of cases. */
 import { Readable } from "node:stream";
-import { describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseJsonBody } from "../../src/evaluation/context.js";
 import { ApiError } from "../../src/evaluation/problem.js";
 import { readNodeBodyText } from "../../src/http/body.js";
+import { DEV_KEY, startAdminFixture, type AdminFixture } from "../admin/helpers.js";
 
 const LIMIT = 16;
 
@@ -45,6 +46,16 @@ const parses: [string, string, { value: unknown } | { invalid: RegExp }][] = [
   ["a JSON string", '"x"', { value: "x" }],
   ["not JSON", "{not json", { invalid: /^request body is not valid JSON: / }],
   ["cut short", '{"context":', { invalid: /^request body is not valid JSON: / }],
+  [
+    "nested 128 levels deep, as deep as a flag file may be",
+    `{"context":{"a":${"[".repeat(126)}${"]".repeat(126)}}}`,
+    { value: expect.anything() },
+  ],
+  [
+    "nested deeper than 128 levels (as a file may not be)",
+    `{"context":{"a":${"[".repeat(127)}${"]".repeat(127)}}}`,
+    { invalid: /^request body nests deeper than 128 levels of objects and arrays$/ },
+  ],
 ];
 
 describe("parseJsonBody", () => {
@@ -61,5 +72,52 @@ describe("parseJsonBody", () => {
     expect(status).toBe(400);
     expect(data).toMatchObject({ key: "flag", errorCode: "INVALID_CONTEXT" });
     expect(data.errorDetails).toMatch(expected.invalid);
+  });
+});
+
+describe("a body nested too deep, over HTTP", () => {
+  let fixture: AdminFixture;
+  beforeAll(async () => {
+    fixture = await startAdminFixture();
+  });
+  afterAll(() => fixture?.close());
+  const deep = (levels: number) => `${"[".repeat(levels)}${"]".repeat(levels)}`;
+
+  it("an OFREP context recorded for X-Flagserve-Session: 400 with the nesting message, not a 500", async () => {
+    for (const path of ["/ofrep/v1/evaluate/flags/banner", "/ofrep/v1/evaluate/flags"]) {
+      const response = await fetch(`${fixture.server.url}${path}`, {
+        method: "POST",
+        headers: { "x-api-key": DEV_KEY, "x-flagserve-session": "deep" },
+        body: `{"context":{"a":${deep(20_000)}}}`,
+      });
+      expect(response.status).toBe(400);
+      expect(await response.json()).toMatchObject({
+        errorCode: "INVALID_CONTEXT",
+        errorDetails: "request body nests deeper than 128 levels of objects and arrays",
+      });
+    }
+    // A context as deep as a flag file may be is recorded.
+    const kept = await fetch(`${fixture.server.url}/ofrep/v1/evaluate/flags/banner`, {
+      method: "POST",
+      headers: { "x-api-key": DEV_KEY, "x-flagserve-session": "deep" },
+      body: `{"context":{"a":${deep(126)}}}`,
+    });
+    expect(kept.status).toBe(200);
+    expect(fixture.server.session("deep").evaluations).toHaveLength(1);
+  });
+
+  it("an admin body (PUT override, the playground, PATCH): 400 INVALID_REQUEST with the nesting message", async () => {
+    for (const [method, path] of [
+      ["PUT", "/environments/dev/overrides/banner"],
+      ["POST", "/environments/dev/evaluate"],
+      ["PATCH", "/environments/dev/flags/banner"],
+    ] as const) {
+      const response = await fixture.admin(path, { method, body: `{"variant":${deep(20_000)}}` });
+      expect(response.status).toBe(400);
+      expect(await response.json()).toEqual({
+        errorCode: "INVALID_REQUEST",
+        errorDetails: "request body nests deeper than 128 levels of objects and arrays",
+      });
+    }
   });
 });

@@ -13,7 +13,11 @@ describe("escapeControls", () => {
     expect(escapeControls(HOSTILE)).toBe(
       "a\\u001b[2J\\u001b]0;pwned\\u0007\\u000a\\u001b[32mok fake-row\\u001b[0m\\u009b31m\\u202eb\\u007f",
     );
-    expect(escapeControls("line 1\nline 2\tend\u001b", { keepLines: true })).toBe("line 1\nline 2\tend\\u001b");
+    // Line feeds kept for text made of escaped lines; a tab or line separator never is.
+    expect(escapeControls("line 1\nline 2\tend\u001b\u2028\u2029", { keepLines: true })).toBe(
+      "line 1\nline 2\\u0009end\\u001b\\u2028\\u2029",
+    );
+    expect(escapeControls("a\tb\u2028c\u061cd")).toBe("a\\u0009b\\u2028c\\u061cd");
     expect(escapeControls("plain text, é € 😀")).toBe("plain text, é € 😀");
     expect(JSON.parse(escapeControls(JSON.stringify({ k: HOSTILE })))).toEqual({ k: HOSTILE });
   });
@@ -27,8 +31,9 @@ describe("escapeControls", () => {
     }
     expect(lines).toHaveLength(4);
     for (const line of lines) expect(line.slice(0, -1)).not.toMatch(RAW);
+    // One record, one line: the line feed in the message cannot fake a second record.
     expect(lines[0]).toBe(
-      `error: flags.a\\u001b[2J\\u001b]0;pwned\\u0007\n\\u001b[32mok fake-row\\u001b[0m\\u009b31m\\u202eb\\u007f: problem\n`,
+      `error: flags.a\\u001b[2J\\u001b]0;pwned\\u0007\\u000a\\u001b[32mok fake-row\\u001b[0m\\u009b31m\\u202eb\\u007f: problem\n`,
     );
     expect(JSON.parse(lines[2]!)).toMatchObject({ level: "error", msg: `flags.${HOSTILE}: problem`, key: HOSTILE });
     expect(formatRecord("text", "warn", "x\u001b[31my")).toBe("warn: x\\u001b[31my\n");
