@@ -64,7 +64,10 @@ Examples:
           `error: option '-c, --context <json>' cannot read ${flags.context}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
         );
       }
-      const [{ formatProblem }, { evaluateFlag }] = await Promise.all([import("../config/index.js"), import("../evaluation/ofrep-bodies.js")]);
+      const [{ formatProblem }, { evaluateFlag }] = await Promise.all([
+        import("../config/index.js"),
+        import("../evaluation/ofrep-bodies.js"),
+      ]);
       const { path } = resolveConfigPath(pathArg);
       const load = await loadOnce([path]);
       // An environment with any problem is reported, not evaluated (even if the server would serve the rest of it).
