@@ -1,5 +1,5 @@
 /**
- * What a server is started with. A module of its own so that server.ts and parts.ts both read it
+ * What a server is started with. A module of its own so that server.ts and runtime.ts both read it
  * without importing each other.
  */
 import type { EventSet } from "../events/encode.js";

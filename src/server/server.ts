@@ -27,7 +27,7 @@ import { InlineSource } from "../sources/inline-source.js";
 import { InputSet } from "../sources/inputs.js";
 import { INLINE_ID, sourceKindOf, type ConfigSource } from "../sources/source.js";
 import type { ServerConfig, ServerOptions } from "./options.js";
-import type { Parts } from "./parts.js";
+import type { Runtime } from "./runtime.js";
 
 export type { ServerConfig, ServerOptions } from "./options.js";
 
@@ -175,22 +175,22 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   // What serves (HTTP, admin, streams) loads while the configuration is read: its modules' files
   // are read in the turns the load leaves between its steps. Awaited below; when the
   // configuration is refused it is not, and the handler keeps a failure from going unhandled.
-  const serving = import("./parts.js");
+  const serving = import("./runtime.js");
   serving.catch(() => undefined);
   const initialInputs = new InputSet();
   const initial = await readInitial(read, initialInputs, sources, options.allowInvalid ?? false);
-  const { createParts, listen, listenFlagdPort } = await serving;
-  const parts = await createParts(options, stateDir, initialFaults);
-  const { store, faults, sessions, admin } = parts;
-  const reloadContext = changesContext(options, stateDir, parts);
+  const { createRuntime, listen, listenFlagdPort } = await serving;
+  const runtime = await createRuntime(options, stateDir, initialFaults);
+  const { store, faults, sessions, admin } = runtime;
+  const reloadContext = changesContext(options, stateDir, runtime);
   admin.bind((load) => applyLoad(load, reloadContext, { partial: true, keepProblems: true }));
   await applyLoad(initial, { ...reloadContext, logger: { ...logger, info() {} }, onChanges: undefined });
 
-  const reloader = await followSources({ sources, watching, read, initialInputs, reloadContext, metrics: parts.metrics });
-  const stopping = { parts, reloader, sources };
+  const reloader = await followSources({ sources, watching, read, initialInputs, reloadContext, metrics: runtime.metrics });
+  const stopping = { runtime, reloader, sources };
   let listening;
   try {
-    listening = await listen(parts, options, enrich);
+    listening = await listen(runtime, options, enrich);
   } catch (error) {
     await stopAll(stopping);
     throw error;
@@ -199,7 +199,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const { flagdPort } = options;
   if (flagdPort !== undefined) {
     try {
-      flagd = await listenFlagdPort(parts, { ...options, flagdPort }, listening.answerer);
+      flagd = await listenFlagdPort(runtime, { ...options, flagdPort }, listening.answerer);
     } catch (error) {
       await stopAll(stopping);
       await listening.close();
@@ -263,7 +263,7 @@ async function readInitial(
 }
 
 /** Where applied changes go: the store and the streams (applyLoad), then the notifier, the admin feed and the caller. */
-function changesContext(options: ServerOptions, stateDir: string, { store, hub, notifier, admin }: Parts): ReloadContext {
+function changesContext(options: ServerOptions, stateDir: string, { store, hub, notifier, admin }: Runtime): ReloadContext {
   const onChanges = (changes: EnvironmentChange[]) => {
     notifier.onChanges(changes);
     admin.onChanges(changes);
@@ -282,18 +282,18 @@ async function updateEnvironment(env: string, config: unknown, reloadContext: Re
 }
 
 interface Stopping {
-  parts: Parts;
+  runtime: Runtime;
   reloader: Reloader<EnvironmentChange>;
   sources: readonly ConfigSource[];
 }
 
 /** Everything but the listener, in order. */
-async function stopAll({ parts, reloader, sources }: Stopping): Promise<void> {
-  parts.hub.close(); // end the streams first, or closing the listener waits on them
-  await parts.admin.close(); // overrides being written are on disk before the process may exit
+async function stopAll({ runtime, reloader, sources }: Stopping): Promise<void> {
+  runtime.hub.close(); // end the streams first, or closing the listener waits on them
+  await runtime.admin.close(); // overrides being written are on disk before the process may exit
   await reloader.close();
   await closeAll(sources);
-  await parts.notifier.close(); // pending messages get a short deadline, then are dropped
+  await runtime.notifier.close(); // pending messages get a short deadline, then are dropped
 }
 
 const closeAll = async (sources: readonly ConfigSource[]): Promise<void> => {

@@ -22,7 +22,7 @@ import { FlagStore } from "../store/store.js";
 import type { ServerOptions } from "./options.js";
 
 /** What serves and what listens to changes, before any configuration is applied. */
-export interface Parts {
+export interface Runtime {
   store: FlagStore;
   metrics: Metrics;
   hub: EventHub;
@@ -34,7 +34,7 @@ export interface Parts {
   flagdStreams: FlagdStreams;
 }
 
-export async function createParts(options: ServerOptions, stateDir: string, initialFaults: FaultRule[]): Promise<Parts> {
+export async function createRuntime(options: ServerOptions, stateDir: string, initialFaults: FaultRule[]): Promise<Runtime> {
   const { logger } = options;
   const store = new FlagStore();
   const metrics = new Metrics();
@@ -75,9 +75,9 @@ export async function createParts(options: ServerOptions, stateDir: string, init
   return { store, metrics, hub, faults, sessions, notifier, admin, flagdStreams };
 }
 
-/** The HTTP app over the parts, listening as the options say. */
+/** The HTTP app over the runtime, listening as the options say. */
 export async function listen(
-  { store, hub, metrics, faults, sessions, admin }: Parts,
+  { store, hub, metrics, faults, sessions, admin }: Runtime,
   options: ServerOptions,
   enrich: Enricher | undefined,
 ) {
@@ -108,11 +108,11 @@ export async function listen(
 }
 
 /**
- * The flagd port (`--flagd-port`) over the same parts and evaluation answers as the HTTP app,
+ * The flagd port (`--flagd-port`) over the same runtime and evaluation answers as the HTTP app,
  * with its CORS origins and known hosts. Connect is loaded here, only when the port is asked for.
  */
 export async function listenFlagdPort(
-  { store, metrics, faults, flagdStreams }: Parts,
+  { store, metrics, faults, flagdStreams }: Runtime,
   options: ServerOptions & { flagdPort: number },
   answerer: OfrepAnswerer,
 ) {
