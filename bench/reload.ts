@@ -203,8 +203,11 @@ async function measureEdits(configs: Config[], dir: string): Promise<void> {
     if (opened.failed > 0) throw new Error(`${config.label}: the event stream could not be opened`);
     running.push({ config, server, clients, probe: prober(server.url, config.key, config.flag) });
   }
-  // Every file's last change is well in the past (as in a directory edited now and then).
+  // Every file's last change is well in the past (as in a directory edited now and then), and each
+  // probe has warmed up (its first requests are slow on the client's side).
+  for (const { probe } of running) probe.active = true;
   await pause(2500);
+  for (const { probe } of running) probe.active = false;
   for (let round = 0; round < EDITS; round++) {
     for (const { config, server, clients, probe } of round % 2 === 0 ? running : [...running].reverse()) {
       const pid = server.child.pid!;

@@ -101,9 +101,10 @@ export async function parseOffThread(file: string, content: Content): Promise<Pa
     const text = textOf(file, content);
     return "text" in text ? parseYaml(file, text.text) : { problems: [text.problem] };
   }
-  if (!("value" in read))
+  if ("problems" in read)
     return { problems: read.problems, ...(read.multiEnvironment !== undefined && { multiEnvironment: read.multiEnvironment }) };
-  return { source: lazySource(file, content), value: read.value, problems: [], entryTexts: read.entryTexts };
+  const value = "json" in read ? (JSON.parse(read.json) as unknown) : read.value;
+  return { source: lazySource(file, content), value, problems: [], entryTexts: read.entryTexts };
 }
 
 /** Starts the parse worker ahead of the first edit (a server whose files may change, once it serves). */
@@ -123,7 +124,7 @@ export interface WorkerRequest {
 
 /** What the worker answers: the request's id and what reading gave, with the value's entries' texts. */
 export type WorkerReply = { id: number } & (
-  { value: unknown; entryTexts: readonly string[] } | { problems: Problem[]; multiEnvironment?: boolean }
+  (({ value: unknown } | { json: string }) & { entryTexts: readonly string[] }) | { problems: Problem[]; multiEnvironment?: boolean }
 );
 
 const WORKER_SCRIPT = new URL("./parse-worker.js", import.meta.url);

@@ -60,6 +60,22 @@ describe("big files, on and off the thread", { timeout: 60_000 }, () => {
     expect(problemLines(worker, tmp.path)).toEqual(lines);
   });
 
+  it("a value JSON cannot carry (.inf, .nan) is reported as on this thread", async () => {
+    const { here, worker } = await bothWays(
+      bigFile(FLAGS, (i) => (i === 77 ? "\n    variants: { a: .inf, b: .nan }" : "")).replace(
+        "  flag-77:\n    variants: { on: true, off: false }\n",
+        "  flag-77:\n",
+      ),
+    );
+    const lines = problemLines(here, tmp.path);
+    expect(lines).toEqual([
+      expect.stringMatching(/defaultVariant 'off' is not one of the variants/),
+      expect.stringMatching(/flags\.flag-77\.variants\.a: must be a finite number/),
+      expect.stringMatching(/flags\.flag-77\.variants\.b: must be a finite number/),
+    ]);
+    expect(problemLines(worker, tmp.path)).toEqual(lines);
+  });
+
   it("a file with an alias loads the same", async () => {
     const text = bigFile(FLAGS)
       .replace("variants: { on: true, off: false }", "variants: &onoff { on: true, off: false }")
