@@ -196,12 +196,14 @@ export interface SettleState {
  *   cannot show it: every write sets both.
  * - Otherwise it must have been quiet for the settle window, counted from its own timestamps or
  *   from when we first saw it, whichever is longer (a clock ahead of ours cannot stall us);
- *   longer for an empty file or one seen changing.
+ *   longer for one seen changing. An empty file must have been seen empty for EMPTY_SETTLE_MS.
  */
 export function settleLeft(file: SettleState, checkedAt: number): number {
   if (file.size > 0 && file.metadataLast && !file.seenChanging) return 0;
   const settle = file.size === 0 ? EMPTY_SETTLE_MS : file.seenChanging ? WRITER_SETTLE_MS : SETTLE_MS;
-  const quiet = Math.max(checkedAt - file.changedAt, checkedAt - file.seenAt);
+  // An empty file's timestamps can be its last write's: a file truncated to be written again
+  // (writeFileSync, seen on ext4) shows them until the new bytes come. Only what we saw counts.
+  const quiet = file.size === 0 ? checkedAt - file.seenAt : Math.max(checkedAt - file.changedAt, checkedAt - file.seenAt);
   return Math.max(0, settle - quiet);
 }
 
