@@ -274,8 +274,12 @@ class FileInput implements Input {
     readonly settleAt?: number,
   ) {}
 
+  async moved(): Promise<boolean> {
+    return (await signatureOf(this.id)) !== this.signature;
+  }
+
   async changed(): Promise<boolean> {
-    if ((await signatureOf(this.id)) !== this.signature) return true;
+    if (await this.moved()) return true;
     if (this.hash === undefined || this.racyUntil === undefined) return false;
     const hashedAt = Date.now();
     if ((await contentHashOf(this.id)) !== this.hash) return true;

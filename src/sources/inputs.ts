@@ -10,6 +10,8 @@ export interface Input {
   readonly id: string;
   /** Read before it had settled (a file just written): when it will have. */
   readonly settleAt?: number;
+  /** Whether it is no longer as read by its stat alone (a signature that moved): what settling asks. */
+  moved?(): Promise<boolean>;
   /** Whether what `id` holds now may differ from what the load read. Cheap (a stat); never throws. */
   changed(): Promise<boolean>;
 }
@@ -43,7 +45,7 @@ export class InputSet {
     if (unsettled.length === 0) return true;
     const wait = Math.max(...unsettled.map((input) => input.settleAt!)) - Date.now();
     if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
-    const changed = await Promise.all(unsettled.map((input) => input.changed().catch(() => true)));
+    const changed = await Promise.all(unsettled.map((input) => (input.moved?.() ?? input.changed()).catch(() => true)));
     return !changed.includes(true);
   }
 

@@ -35,7 +35,7 @@ export interface WatchOptions {
   /** Called (debounced) after anything relevant changed, with the absolute paths involved. */
   onChange: (paths: string[]) => void;
   /**
-   * Debounce window in ms (default 5); it restarts with each event, for 10 windows at most. Short:
+   * Debounce window in ms (default 1); it restarts with each event, for 10 windows at most. Short:
    * it only folds one write's events into one call; waiting for a file to settle is the reader's.
    */
   debounceMs?: number;
@@ -118,7 +118,7 @@ interface Debouncer {
 
 function debouncer(options: WatchOptions): Debouncer {
   const { onChange, onError } = options;
-  const debounceMs = options.debounceMs ?? 5;
+  const debounceMs = options.debounceMs ?? 1;
   const pending = new Set<string>();
   let timer: NodeJS.Timeout | undefined;
   let firstAt = 0;
