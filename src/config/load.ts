@@ -10,7 +10,7 @@ import { readFiles } from "../sources/read-once.js";
 import type { InputSet } from "../sources/inputs.js";
 import type { ConfigSource, SourceDocument, SourceLoad } from "../sources/source.js";
 import { expandNotifications, variablesOf, type EnvVars } from "./expand.js";
-import { reuseEntries, type LoadMemo } from "./memo.js";
+import { fillEntries, reuseEntries, type LoadMemo } from "./memo.js";
 import { mergeDocuments, originText, type MergedEnvironment } from "./merge.js";
 import { parseData, parseOffThread, parseYaml, textOf, type Content, type ParsedFile } from "./parse.js";
 import { ENVIRONMENT_NAME_RULE, isEnvironmentName } from "./schema.js";
@@ -154,10 +154,13 @@ async function parseChanged(document: SourceDocument, { offThread, memo }: Readi
     parsed = "text" in read ? parseYaml(file, read.text) : { problems: [read.problem] };
   }
   // A parse with problems is not kept: the next load reads the document again and reports them.
-  if (memo && parsed.value !== undefined) {
-    const { entryTexts, ...kept } = parsed;
-    parsed = kept;
-    memo.parsed.set(file, { content: key, parsed, entries: reuseEntries(parsed.value, known?.entries, entryTexts) });
+  if (parsed.entryTexts !== undefined) {
+    const { entryTexts, ...whole } = parsed;
+    const entries = fillEntries(whole.value, entryTexts, known?.entries);
+    parsed = whole;
+    if (memo) memo.parsed.set(file, { content: key, parsed, entries });
+  } else if (memo && parsed.value !== undefined) {
+    memo.parsed.set(file, { content: key, parsed, entries: reuseEntries(parsed.value, known?.entries) });
   }
   return parsed;
 }

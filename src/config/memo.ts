@@ -72,33 +72,55 @@ const SECTIONS = ["flags", "segments", "$evaluators"] as const;
  * `value` (a fresh parse, not yet seen by anyone) with every flag and segment whose JSON text is
  * that of an entry of `last` (the entries of the document's last parse) replaced by that entry's
  * object, in place, in each environment document (the value itself, or each entry of its
- * `environments:`). Entries of the same text share one object. `texts` are the entries' texts in
- * the order `entryTexts` gives them (the parse worker sends them along). Returns the new entries,
- * for the next parse.
+ * `environments:`). Entries of the same text share one object. Returns the new entries, for the
+ * next parse.
  */
-export function reuseEntries(
+export const reuseEntries = (value: unknown, last?: ReadonlyMap<string, object>): Map<string, object> =>
+  placeEntries(value, entryTexts(value), last, (entry) => entry);
+
+/**
+ * The parse worker's reply made whole: `skeleton` is the value with each flag and segment
+ * replaced by `{}` (takeEntries), `texts` their JSON texts. An entry whose text `last` has is that
+ * object, as reuseEntries would make it; only the others are parsed here.
+ */
+export const fillEntries = (skeleton: unknown, texts: readonly string[], last?: ReadonlyMap<string, object>): Map<string, object> =>
+  placeEntries(skeleton, texts, last, (_placeholder, text) => JSON.parse(text) as object);
+
+function placeEntries(
   value: unknown,
+  texts: readonly string[],
   last: ReadonlyMap<string, object> = new Map(),
-  texts: readonly string[] = entryTexts(value),
+  make: (entry: object, text: string) => object,
 ): Map<string, object> {
   const entries = new Map<string, object>();
   let i = 0;
   forEachEntry(value, (section, key, entry) => {
     const text = texts[i++]!;
-    const known = entries.get(text) ?? last.get(text);
-    if (known === undefined) entries.set(text, entry);
-    else {
-      entries.set(text, known);
-      setOwn(section, key, known);
-    }
+    let placed = entries.get(text) ?? last.get(text);
+    if (placed === undefined) entries.set(text, (placed = make(entry, text)));
+    else entries.set(text, placed);
+    if (placed !== entry) setOwn(section, key, placed);
   });
   return entries;
 }
 
-/** The JSON text of each flag and segment of a parsed value, in the order reuseEntries reads them. */
-export function entryTexts(value: unknown): string[] {
+/** The JSON text of each flag and segment of a parsed value, in the order the entries are placed. */
+function entryTexts(value: unknown): string[] {
   const texts: string[] = [];
   forEachEntry(value, (_section, _key, entry) => texts.push(JSON.stringify(entry)));
+  return texts;
+}
+
+/**
+ * The JSON text of each flag and segment of `value`, each replaced by `{}` in it: what the parse
+ * worker sends, so that the server parses only the entries it has not got (fillEntries).
+ */
+export function takeEntries(value: unknown): string[] {
+  const texts: string[] = [];
+  forEachEntry(value, (section, key, entry) => {
+    texts.push(JSON.stringify(entry));
+    setOwn(section, key, {});
+  });
   return texts;
 }
 

@@ -23,7 +23,10 @@ export interface ParsedFile {
   problems: Problem[];
   /** A document that could not be read is an `environments:` mapping (its problems belong to no one environment). */
   multiEnvironment?: boolean;
-  /** The JSON text of each flag and segment of `value`, when the parse worker made them (memo.ts's entryTexts). */
+  /**
+   * From the parse worker: `value` is a skeleton, each flag and segment `{}`, and these are their
+   * JSON texts (memo.ts's fillEntries makes it whole).
+   */
   entryTexts?: readonly string[];
 }
 
@@ -103,8 +106,9 @@ export async function parseOffThread(file: string, content: Content): Promise<Pa
   }
   if ("problems" in read)
     return { problems: read.problems, ...(read.multiEnvironment !== undefined && { multiEnvironment: read.multiEnvironment }) };
-  const value = "json" in read ? (JSON.parse(read.json) as unknown) : read.value;
-  return { source: lazySource(file, content), value, problems: [], entryTexts: read.entryTexts };
+  const source = lazySource(file, content);
+  if ("value" in read) return { source, value: read.value, problems: [] };
+  return { source, value: JSON.parse(read.skeleton) as unknown, problems: [], entryTexts: read.entryTexts };
 }
 
 /** Starts the parse worker ahead of the first edit (a server whose files may change, once it serves). */
@@ -124,7 +128,7 @@ export interface WorkerRequest {
 
 /** What the worker answers: the request's id and what reading gave, with the value's entries' texts. */
 export type WorkerReply = { id: number } & (
-  (({ value: unknown } | { json: string }) & { entryTexts: readonly string[] }) | { problems: Problem[]; multiEnvironment?: boolean }
+  { value: unknown } | { skeleton: string; entryTexts: readonly string[] } | { problems: Problem[]; multiEnvironment?: boolean }
 );
 
 const WORKER_SCRIPT = new URL("./parse-worker.js", import.meta.url);
