@@ -47,6 +47,7 @@ import {
   startNode,
   stop,
   withTempDir,
+  type Started,
 } from "./lib.js";
 
 const { values } = parseArgs({
@@ -181,28 +182,43 @@ async function setUp(dir: string, label: string, short: string, files: number, f
 }
 
 async function measureEdits(configs: Config[], dir: string): Promise<void> {
-  const running = [];
-  for (const config of configs) {
-    const server = await startNode(config.bin ?? BIN, [
-      join(dir, config.short),
-      "--port",
-      "0",
-      "--quiet",
-      "--state-dir",
-      join(dir, `state-${config.short}`),
-    ]);
-    const clients = clientProcess();
-    const opened = await clients.ask<{ failed: number }>({
-      type: "open",
-      port: Number(new URL(server.url).port),
-      path: EVENTS_PATH,
-      key: config.key,
-      count: 1,
-      concurrency: 1,
-    });
-    if (opened.failed > 0) throw new Error(`${config.label}: the event stream could not be opened`);
-    running.push({ config, server, clients, probe: prober(server.url, config.key, config.flag) });
+  const running: { config: Config; server: Started; clients: ReturnType<typeof clientProcess>; probe: ReturnType<typeof prober> }[] = [];
+  try {
+    for (const config of configs) {
+      const server = await startNode(config.bin ?? BIN, [
+        join(dir, config.short),
+        "--port",
+        "0",
+        "--quiet",
+        "--state-dir",
+        join(dir, `state-${config.short}`),
+      ]);
+      const clients = clientProcess();
+      running.push({ config, server, clients, probe: prober(server.url, config.key, config.flag) });
+      const opened = await clients.ask<{ failed: number }>({
+        type: "open",
+        port: Number(new URL(server.url).port),
+        path: EVENTS_PATH,
+        key: config.key,
+        count: 1,
+        concurrency: 1,
+      });
+      if (opened.failed > 0) throw new Error(`${config.label}: the event stream could not be opened`);
+    }
+    await editInTurns(running);
+  } finally {
+    // Also when a server failed to start or an edit went unannounced: nothing is left running.
+    for (const { server, clients, probe } of running) {
+      await probe.stop();
+      clients.close();
+      await stop(server.child);
+    }
   }
+}
+
+async function editInTurns(
+  running: { config: Config; server: Started; clients: ReturnType<typeof clientProcess>; probe: ReturnType<typeof prober> }[],
+): Promise<void> {
   // Every file's last change is well in the past (as in a directory edited now and then), and each
   // probe has warmed up (its first requests are slow on the client's side).
   for (const { probe } of running) probe.active = true;
@@ -230,11 +246,6 @@ async function measureEdits(configs: Config[], dir: string): Promise<void> {
       config.maxEval = Math.max(config.maxEval, probe.max);
       config.latencies.push(latencies[0]!);
     }
-  }
-  for (const { server, clients, probe } of running) {
-    await probe.stop();
-    clients.close();
-    await stop(server.child);
   }
 }
 
