@@ -20,8 +20,12 @@
  * (all its threads, from /proc) in the edit's window less that of the window before it is what
  * the edit cost it.
  *
+ * Then start-up beyond the budget, at --startup-flags flags (one environment: a directory of
+ * files of 10 000 flags, as one file may hold at most 10 MiB): spawn -> first answer, RSS then,
+ * and the longest evaluation in the next two seconds.
+ *
  *   npm run bench:reload
- *   npm run bench:reload -- --edits 5                               # a quick check
+ *   npm run bench:reload -- --edits 5 --startup-flags 0              # a quick check
  *   npm run bench:reload -- --against ../other/bin/flagserve.js     # each configuration on another build too
  */
 import { fork, type ChildProcess } from "node:child_process";
@@ -31,8 +35,10 @@ import { Agent, request } from "node:http";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
+import { stringify } from "yaml";
 import {
   BIN,
+  benchEnvironment,
   benchFile,
   cpuMicrosOf,
   environmentYaml,
@@ -40,6 +46,7 @@ import {
   header,
   KEY,
   median,
+  memoryOf,
   pause,
   printRatios,
   printTable,
@@ -54,11 +61,13 @@ const { values } = parseArgs({
   options: {
     edits: { type: "string", default: "10" },
     pause: { type: "string", default: "300" },
+    "startup-flags": { type: "string", default: "100000" },
     against: { type: "string" },
   },
 });
 const EDITS = Number(values.edits);
 const PAUSE_MS = Number(values.pause);
+const STARTUP_FLAGS = Number(values["startup-flags"]);
 const EVENTS_PATH = "/api/v1/flags/events";
 
 // ---- clients ----------------------------------------------------------------------------------
@@ -88,6 +97,7 @@ function prober(url: string, key: string, flag: string) {
   let active = false;
   let wake: (() => void) | undefined;
   let max = 0;
+  let count = 0;
   const once = () =>
     new Promise<void>((resolve, reject) => {
       const t0 = performance.now();
@@ -104,6 +114,7 @@ function prober(url: string, key: string, flag: string) {
           res.resume();
           res.on("end", () => {
             max = Math.max(max, performance.now() - t0);
+            count++;
             resolve();
           });
         },
@@ -121,13 +132,16 @@ function prober(url: string, key: string, flag: string) {
     }
   })();
   return {
-    reset: () => void (max = 0),
+    reset: () => void ((max = 0), (count = 0)),
     set active(on: boolean) {
       active = on;
       if (on) wake?.();
     },
     get max() {
       return max;
+    },
+    get count() {
+      return count;
     },
     async stop() {
       running = false;
@@ -249,6 +263,41 @@ async function editInTurns(
   }
 }
 
+// ---- start-up ---------------------------------------------------------------------------------
+
+/** One environment of `count` flags as a directory of files of at most 10 000 flags each. */
+async function writeBigEnvironment(root: string, count: number): Promise<void> {
+  const env = join(root, "big");
+  await mkdir(env, { recursive: true });
+  const { $evaluators, flags } = benchEnvironment(count);
+  const keys = Object.keys(flags);
+  for (let start = 0, part = 0; start < keys.length; start += 10_000, part++) {
+    const doc: Record<string, unknown> = part === 0 ? { apiKey: KEY, $evaluators } : {};
+    doc.flags = Object.fromEntries(keys.slice(start, start + 10_000).map((key) => [key, flags[key]]));
+    await writeFile(join(env, `part-${String(part).padStart(2, "0")}.yaml`), stringify(doc));
+  }
+}
+
+async function measureStartup(dir: string) {
+  const root = join(dir, "startup");
+  await writeBigEnvironment(root, STARTUP_FLAGS);
+  const t0 = performance.now();
+  const server = await startNode(BIN, [root, "--port", "0", "--quiet", "--state-dir", join(dir, "state-startup")]);
+  const probe = prober(server.url, KEY, flagKey(1, STARTUP_FLAGS));
+  try {
+    probe.active = true;
+    while (probe.count === 0) await pause(1);
+    const ms = performance.now() - t0;
+    const memory = memoryOf(server.child.pid!);
+    probe.reset();
+    await pause(2000);
+    return { ms, ...memory, maxEval: probe.max, evals: probe.count };
+  } finally {
+    await probe.stop();
+    await stop(server.child);
+  }
+}
+
 // ---- the goals --------------------------------------------------------------------------------
 
 /** The folders and files docs/architecture.md counts as the reload path (generated validators left out). */
@@ -332,5 +381,16 @@ await withTempDir(async (dir) => {
   printRatios(
     "bench:reload (edit p50 / 100 flags)",
     configs.slice(1).map((c) => [c.short, ratio(median(c.latencies), base)]),
+  );
+  if (STARTUP_FLAGS === 0) return;
+  const start = await measureStartup(dir);
+  console.log();
+  printTable(
+    ["start-up beyond the budget", "value"],
+    [
+      [`spawn -> first answer, ${STARTUP_FLAGS} flags, ms`, start.ms.toFixed(0)],
+      ["RSS at the first answer, MB (peak until then)", `${(start.rss / 1e6).toFixed(0)} (${(start.peak / 1e6).toFixed(0)})`],
+      [`longest evaluation in the 2 s after (${start.evals} evaluations), ms`, start.maxEval.toFixed(1)],
+    ],
   );
 });
