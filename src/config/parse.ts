@@ -95,8 +95,8 @@ export function textOf(file: string, content: Content): { text: string } | { pro
 
 /**
  * parseYaml for a running server: in the parse worker, so that requests are answered meanwhile
- * (js-yaml reads a 1 000-flag file in one synchronous call of about 10 ms). Here when the worker
- * cannot run (from the TypeScript sources) or failed.
+ * (js-yaml reads a file in one synchronous call, longer than a request should wait for a file of
+ * the scale budget's size). Here when the worker cannot run (from the TypeScript sources) or failed.
  */
 export async function parseOffThread(file: string, content: Content): Promise<ParsedFile> {
   const read = parseWorker.available ? await parseWorker.parse(file, content).catch(() => undefined) : undefined;
