@@ -25,8 +25,11 @@ function hasNonFiniteNumber(value: unknown): boolean {
   const stack = [value];
   while (stack.length > 0) {
     const node = stack.pop();
-    if (typeof node === "number" && !Number.isFinite(node)) return true;
-    if (typeof node === "object" && node !== null) stack.push(...Object.values(node));
+    if (typeof node === "number") {
+      if (!Number.isFinite(node)) return true;
+    } else if (typeof node === "object" && node !== null) {
+      for (const child of Array.isArray(node) ? node : Object.values(node)) if (typeof child !== "string") stack.push(child);
+    }
   }
   return false;
 }
