@@ -16,6 +16,9 @@ export interface Input {
   changed(): Promise<boolean>;
 }
 
+/** How often `settled()` looks at the files it waits for. */
+const SETTLE_POLL_MS = 40;
+
 /** The inputs of one load. */
 export class InputSet {
   readonly #inputs: Input[] = [];
@@ -38,15 +41,20 @@ export class InputSet {
 
   /**
    * Once every input read before it had settled has, whether each is still as read. Waits for the
-   * last one's settle window; true at once when there is none.
+   * last one's settle window, looking every SETTLE_POLL_MS so that a file that moves meanwhile
+   * (an empty file being filled) answers false at once; true at once when there is none.
    */
   async settled(): Promise<boolean> {
     const unsettled = this.#inputs.filter((input) => input.settleAt !== undefined);
     if (unsettled.length === 0) return true;
-    const wait = Math.max(...unsettled.map((input) => input.settleAt!)) - Date.now();
-    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
-    const changed = await Promise.all(unsettled.map((input) => (input.moved?.() ?? input.changed()).catch(() => true)));
-    return !changed.includes(true);
+    const settleAt = Math.max(...unsettled.map((input) => input.settleAt!));
+    for (;;) {
+      const wait = settleAt - Date.now();
+      if (wait > 0) await new Promise((resolve) => setTimeout(resolve, Math.min(wait, SETTLE_POLL_MS)));
+      const moved = await Promise.all(unsettled.map((input) => (input.moved?.() ?? input.changed()).catch(() => true)));
+      if (moved.includes(true)) return false;
+      if (wait <= SETTLE_POLL_MS) return true;
+    }
   }
 
   get size(): number {

@@ -8,7 +8,7 @@ import { applyLoad, type ReloadContext } from "../../src/changes/reload.js";
 import { loadConfig, LoadMemo, loadInlineConfig } from "../../src/config/index.js";
 import { FileSource } from "../../src/sources/files-source.js";
 import { loadSourceReads, loadSources } from "../../src/config/index.js";
-import { readStableFile } from "../../src/sources/files.js";
+import { EMPTY_SETTLE_MS, readStableFile } from "../../src/sources/files.js";
 import { InputSet } from "../../src/sources/inputs.js";
 import { tempDir, type TempDir } from "../helpers/files.js";
 import { configEtagOf } from "../../src/store/snapshot.js";
@@ -177,6 +177,20 @@ describe("a load of files read before they settled (a running server's reload)",
     );
     expect(built.unsettled).toBeUndefined();
     expect(built.problems.get("a")?.map((p) => p.message)).toEqual(["defaultVariant 'o' is not one of the variants ('on', 'off')"]);
+  });
+
+  it("answers as soon as a file read empty is written, not once its empty-file window has passed", async () => {
+    const path = await dir.write("a.yaml", ""); // truncated by a writer that has not written yet
+    const inputs = new InputSet(true);
+    const read = await readStableFile(path, { inputs });
+    if (!("bytes" in read)) throw new Error(read.error);
+    expect(read.bytes.length).toBe(0);
+    const started = Date.now();
+    const settled = inputs.settled();
+    await dir.write("a.yaml", envFile("a", 4));
+    expect(await settled).toBe(false);
+    // Well within the window (EMPTY_SETTLE_MS): the reload reads the written file at once.
+    expect(Date.now() - started).toBeLessThan(EMPTY_SETTLE_MS);
   });
 });
 
