@@ -89,21 +89,12 @@ export async function loadSourceReads(reads: readonly SourceLoad[], options: Loa
   // Files read before they settled were parsed meanwhile; they are built (checked, problems
   // located) only once still as read: a half-written file is never even looked at.
   const settled = (await options.inputs?.settled()) ?? true;
-  if (reading.offThread) await turn();
   const load: ConfigLoad = settled
     ? finish(withoutDuplicates(found, problems), problems, options)
     : { environments: new Map(), problems: new Map(), unsettled: true };
   options.memo?.end();
   return load;
 }
-
-/**
- * A turn of the event loop, for a running server between the stages of a reload (the worker's
- * value arriving and its entries reused; the build): each takes a few milliseconds at the scale
- * budget, more on the first edit after start (before V8 optimizes them), and a request that
- * arrives meanwhile waits for one, not for all.
- */
-const turn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 interface Reading {
   offThread: boolean;
@@ -148,7 +139,6 @@ async function parseChanged(document: SourceDocument, { offThread, memo }: Readi
   if ("value" in document) parsed = parseData(file, key);
   else if (offThread) {
     parsed = await parseOffThread(file, content);
-    await turn();
   } else {
     const read = textOf(file, content);
     parsed = "text" in read ? parseYaml(file, read.text) : { problems: [read.problem] };
