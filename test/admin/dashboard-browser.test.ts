@@ -5,19 +5,15 @@
  * Checked through text, roles and labels, not DOM internals.
  */
 import { execFileSync } from "node:child_process";
-import { existsSync, writeFileSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import { readFile, writeFile } from "node:fs/promises";
 import { OFREPProvider } from "@openfeature/ofrep-provider";
 import { OpenFeature } from "@openfeature/server-sdk";
-import { chromium, type Browser, type Page } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { ADMIN_TOKEN, DEV_KEY, startAdminFixture, type AdminFixture } from "./helpers.js";
+import { chromiumAvailable as available, launchChromium } from "../helpers/browser.js";
 import { tempDir, type TempDir } from "../helpers/files.js";
-
-/** Debian's chromium (.ci/run installs it); CHROMIUM_PATH points elsewhere. */
-const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
-const available = existsSync(CHROMIUM);
-if (!available && process.env.CI) throw new Error(`no Chromium at ${CHROMIUM}: .ci/run installs Debian's chromium package`);
 
 vi.setConfig({ testTimeout: 30_000 });
 
@@ -69,7 +65,7 @@ beforeAll(async () => {
   await dir.write("flags/wide.yaml", MANY_FLAGS);
   fixture = await startAdminFixture({}, dir);
   await OpenFeature.setProviderAndWait(new OFREPProvider({ baseUrl: fixture.server.url, headers: [["X-API-Key", DEV_KEY]] }));
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: process.getuid?.() === 0 ? ["--no-sandbox"] : [] });
+  browser = await launchChromium();
   page = await browser.newPage({ viewport: { width: 1100, height: 900 } });
   page.on("framenavigated", () => navigations++);
   await page.goto(`${fixture.server.url.replace("127.0.0.1", "localhost")}/#token=${ADMIN_TOKEN}`);

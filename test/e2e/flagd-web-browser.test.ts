@@ -5,20 +5,12 @@
  * `flagd-selector` header an interceptor adds), ResolveAll and the EventStream. What is checked is
  * what the user sees: the flag values on the page, and the new one after the file is edited.
  */
-import { existsSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
-import { createServer, type Server } from "node:http";
-import { fileURLToPath } from "node:url";
-import { build } from "esbuild";
-import { chromium, type Browser } from "playwright-core";
+import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { chromiumAvailable as available, launchChromium, servePage, type ServedPage } from "../helpers/browser.js";
 import { startCli, type CliProcess } from "../helpers/cli.js";
 import { tempDir, type TempDir } from "../helpers/files.js";
-
-/** Debian's chromium (.ci/run installs it); CHROMIUM_PATH points elsewhere. */
-const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
-const available = existsSync(CHROMIUM);
-if (!available && process.env.CI) throw new Error(`no Chromium at ${CHROMIUM}: .ci/run installs Debian's chromium package`);
 
 const KEY = "flagd-browser-key-0123456789";
 const file = (banner: string) => `apiKey: ${KEY}
@@ -70,7 +62,7 @@ const PAGE = `<!doctype html><meta charset="utf-8"><title>flag demo</title>
 let dir: TempDir;
 let cli: CliProcess;
 let flagdUrl: string;
-let pages: Server;
+let pages: ServedPage;
 let pageUrl: string;
 let browser: Browser;
 
@@ -81,30 +73,14 @@ beforeAll(async () => {
   ({ cli } = await startCli([dir.file("flags"), "--flagd-port", "0", "--state-dir", dir.file("state")]));
   flagdUrl = `http://127.0.0.1:${/flagd port (\d+)/.exec(cli.stdout())![1]}`;
 
-  const bundle = await build({
-    stdin: { contents: APP, resolveDir: fileURLToPath(new URL("../../", import.meta.url)), sourcefile: "app.js" },
-    bundle: true,
-    format: "esm",
-    platform: "browser",
-    target: "es2022",
-    write: false,
-    logLevel: "silent",
-  });
-  const script = bundle.outputFiles[0]!.text;
-  pages = createServer((req, res) => {
-    const [type, body] = req.url === "/app.js" ? ["text/javascript", script] : ["text/html; charset=utf-8", PAGE];
-    res.writeHead(200, { "content-type": type }).end(body);
-  });
-  await new Promise<void>((resolve) => pages.listen(0, "127.0.0.1", resolve));
-  pageUrl = `http://127.0.0.1:${(pages.address() as { port: number }).port}`;
-
-  // Chromium's sandbox needs user namespaces that root in a container does not get.
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: process.getuid?.() === 0 ? ["--no-sandbox"] : [] });
+  pages = await servePage(PAGE, APP, new URL("../../", import.meta.url));
+  pageUrl = pages.url;
+  browser = await launchChromium();
 }, 60_000);
 
 afterAll(async () => {
   await browser?.close();
-  await new Promise((resolve) => (pages ? pages.close(resolve) : resolve(undefined)));
+  await pages?.close();
   await cli?.stop();
 });
 
