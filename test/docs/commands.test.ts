@@ -4,21 +4,13 @@
  * bare `flagserve` is "command not found" until `npm link`). The same for the examples of every
  * command's --help, which docs/cli.md shows.
  */
-import { readFileSync, readdirSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { helpOf } from "../../scripts/docs.js";
 import { createProgram } from "../../src/cli/main.js";
 import type { Command } from "commander";
-
-const ROOT = fileURLToPath(new URL("../../", import.meta.url));
-const PAGES = [
-  "README.md",
-  ...readdirSync(join(ROOT, "docs"))
-    .filter((f) => f.endsWith(".md"))
-    .map((f) => `docs/${f}`),
-];
+import { PAGES, ROOT } from "./pages.js";
 
 /** A bare `flagserve` where a command starts: at the line's start, after a prompt, `&&`, `;`, `|`, `&` or `$(`. */
 const BARE = /(?:^|\$ |&& |; |\| |& |\$\()flagserve(?= |$)/m;

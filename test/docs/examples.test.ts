@@ -18,11 +18,10 @@
  *   clone into npm's cache, which rebuilds dist/ under the tests that use it.
  */
 import { execFile } from "node:child_process";
-import { readFileSync, readdirSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { OverrideLayer } from "../../src/admin/overrides.js";
@@ -31,14 +30,7 @@ import { runHere } from "../cli/run.js";
 import { loadSourceReads } from "../../src/config/load.js";
 import { readOnce } from "../../src/sources/read-once.js";
 import { BIN, runCli, type CliProcess } from "../helpers/cli.js";
-
-const ROOT = fileURLToPath(new URL("../../", import.meta.url));
-const PAGES = [
-  "README.md",
-  ...readdirSync(join(ROOT, "docs"))
-    .filter((f) => f.endsWith(".md"))
-    .map((f) => `docs/${f}`),
-];
+import { PAGES, ROOT } from "./pages.js";
 
 interface Block {
   page: string;
