@@ -56,7 +56,11 @@ const sameServer = (a: string, b: string): boolean => {
  */
 function oneConnection(https: boolean): HttpAgent {
   let opened = false;
-  const agent: HttpAgent = https ? new HttpsAgent({ keepAlive: true, maxSockets: 1 }) : new HttpAgent({ keepAlive: true, maxSockets: 1 });
+  // The server proves itself with the challenge on this connection; its self-signed certificate
+  // (--https) proves nothing more. A token given for a URL is sent only where TLS trusts the server.
+  const agent: HttpAgent = https
+    ? new HttpsAgent({ keepAlive: true, maxSockets: 1, rejectUnauthorized: false })
+    : new HttpAgent({ keepAlive: true, maxSockets: 1 });
   const open = agent.createConnection.bind(agent);
   agent.createConnection = (options, callback) => {
     if (opened) {
@@ -77,24 +81,32 @@ interface Answer {
   peer: string;
 }
 
-/** One HTTP request through `agent`; the body read whole. */
+/** A call whose server sends nothing this long fails (a stopped process still accepts connections). */
+const CALL_TIMEOUT_MS = 5_000;
+/** The most of an answer to the challenge read: a proof is a few dozen bytes; what else listens on a recorded port may not stop. */
+const PROOF_ANSWER_BYTES = 64 * 1024;
+
+/** One HTTP request through `agent`; the body read whole, up to `limit` bytes. */
 async function call(
   url: string,
   agent: HttpAgent,
-  init: { method: string; headers?: Record<string, string>; body?: string },
+  init: { method: string; headers?: Record<string, string>; body?: string; limit?: number },
 ): Promise<Answer> {
   const { connectionEnd } = await import("../admin/proof.js");
   const target = new URL(url);
   const send = target.protocol === "https:" ? httpsRequest : httpRequest;
-  const options: ClientRequestArgs & { rejectUnauthorized?: boolean } = { method: init.method, headers: init.headers, agent };
-  // A state token's server proves itself with the challenge; its self-signed certificate (--https) proves nothing more.
-  if (target.protocol === "https:") options.rejectUnauthorized = false;
+  const options: ClientRequestArgs = { method: init.method, headers: init.headers, agent };
   return new Promise((resolve, reject) => {
     const req = send(target, options, (res: IncomingMessage) => {
       // Read now: a kept-alive connection goes back to its agent (res.socket null) once the answer is read.
       const peer = connectionEnd(res.socket?.remoteAddress, res.socket?.remotePort);
       const chunks: Buffer[] = [];
-      res.on("data", (chunk: Buffer) => chunks.push(chunk));
+      let size = 0;
+      res.on("data", (chunk: Buffer) => {
+        size += chunk.length;
+        if (init.limit !== undefined && size > init.limit) req.destroy(new Error(`an answer larger than ${init.limit} bytes`));
+        else chunks.push(chunk);
+      });
       res.on("error", reject);
       res.on("end", () =>
         resolve({
@@ -105,6 +117,7 @@ async function call(
         }),
       );
     });
+    req.setTimeout(CALL_TIMEOUT_MS, () => req.destroy(new Error(`no answer in ${CALL_TIMEOUT_MS / 1000} s`)));
     req.on("error", reject);
     req.end(init.body);
   });
@@ -131,7 +144,7 @@ async function challenge(record: ServerRecord, token: string, stateDir: string):
   const agent = oneConnection(record.url.startsWith("https:"));
   const nonce = newNonce();
   try {
-    const answer = await call(`${record.url}${PROOF_PATH}?nonce=${nonce}`, agent, { method: "GET" });
+    const answer = await call(`${record.url}${PROOF_PATH}?nonce=${nonce}`, agent, { method: "GET", limit: PROOF_ANSWER_BYTES });
     const proof = answer.status === 200 ? (JSON.parse(answer.text) as { proof?: unknown }).proof : undefined;
     if (proofMatches(proof, token, nonce, answer.peer)) return { agent };
   } catch (error) {

@@ -9,10 +9,11 @@ import { execFile } from "node:child_process";
 import { chmod, chown, mkdir, readFile, rename, stat, writeFile } from "node:fs/promises";
 import { promisify } from "node:util";
 import { createServer, request, type IncomingHttpHeaders, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
+import { createServer as createNetServer, type AddressInfo, type Socket } from "node:net";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { readServerRecords } from "../../src/admin/records.js";
+import { readAdminToken } from "../../src/admin/token.js";
 import { createFlagServer } from "../../src/index.js";
 import { defaultStateDir } from "../../src/store/state-dir.js";
 import { DEV_KEY, DEV_YAML } from "../admin/helpers.js";
@@ -119,6 +120,55 @@ describe("a server that is gone (SIGKILL)", () => {
     expect(relayedAnswers).toEqual([["/api/v1/admin/proof", 200]]);
     // The real one proves itself and gets the call.
     expect(await runHere(["override", "list", "--url", real.url, "--state-dir", state], { env: ENV })).toMatchObject({ code: 0 });
+  });
+});
+
+describe("a recorded port where something else listens", () => {
+  it("one that accepts connections and never answers, or answers without end: the record is ignored, saying why, and nothing hangs", async () => {
+    const dir = await t.dir({ "flags/dev.yaml": DEV_YAML });
+    const state = dir.file("state");
+    await serve([dir.file("flags"), "--state-dir", state, "--port", "0"]);
+    // As a stopped (^Z) server's socket does: connections are accepted, nothing is ever answered.
+    const held: Socket[] = [];
+    const silent = createNetServer((socket) => held.push(socket));
+    await new Promise<void>((resolve) => silent.listen(0, "127.0.0.1", resolve));
+    t.later(() => new Promise((resolve) => (held.forEach((socket) => socket.destroy()), silent.close(resolve))));
+    const endless = createServer((_req, res) => {
+      res.writeHead(200, { "content-type": "application/json" });
+      const more = () => res.write("x".repeat(16 * 1024), () => !res.destroyed && more());
+      more();
+    });
+    await new Promise<void>((resolve) => endless.listen(0, "127.0.0.1", resolve));
+    t.later(() => new Promise((resolve) => (endless.closeAllConnections(), endless.close(resolve))));
+
+    for (const [server, why] of [
+      [silent, "no answer in 5 s"],
+      [endless, "an answer larger than 65536 bytes"],
+    ] as const) {
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      await writeFile(
+        join(state, `server-${process.pid}-${new URL(url).port}.json`),
+        JSON.stringify({ url, pid: process.pid, started: new Date().toISOString() }),
+        {
+          mode: 0o600,
+        },
+      );
+      const result = await runHere(["override", "list", "--url", url, "--state-dir", state], { env: ENV });
+      expect(result.code).toBe(1);
+      expect(result.stderr).toContain(`ignoring the record of ${url} (pid ${process.pid}) in ${state}: ${why}`);
+    }
+  }, 20_000);
+});
+
+describe("a server started with --https (a self-signed certificate)", () => {
+  it("gets the kept token once it proves itself; a token given for its URL is not sent, as TLS cannot trust it", async () => {
+    const dir = await t.dir({ "flags/dev.yaml": DEV_YAML });
+    const state = dir.file("state");
+    const { url } = await serve([dir.file("flags"), "--state-dir", state, "--port", "0", "--https"]);
+    expect(await runHere(["override", "list", "--state-dir", state], { env: ENV })).toMatchObject({ code: 0 });
+    const given = await runHere(["override", "list", "--url", url, "--admin-token", (await readAdminToken(state))!], { env: ENV });
+    expect(given.code).toBe(1);
+    expect(given.stderr).toMatch(new RegExp(`^flagserve override: cannot reach ${url}: \\S*CERT`));
   });
 });
 
