@@ -19,10 +19,7 @@ export interface EnvironmentChange {
   after?: EnvironmentSnapshot;
 }
 
-/**
- * The streams a reload announces changes on (src/events/hub.ts), seen from here: the hub sits
- * above this layer and subscribes to it.
- */
+/** The event hub (src/events/hub.ts) as a reload sees it: the hub sits above this layer. */
 export interface ChangeStreams {
   publish(snapshot: EnvironmentSnapshot, changes: readonly Change[], at?: Date, keyValidUntil?: Date): void;
   /** Closes the streams opened with a key (its digest); returns how many. */
@@ -64,13 +61,8 @@ export function applyLoad(
 ): Promise<EnvironmentChange[]> {
   const run = (applying.get(ctx.store) ?? Promise.resolve()).then(() => applyNow(typeof load === "function" ? load() : load, ctx, options));
   // Settled to nothing: the chain must not keep the last changes (and the snapshots they name) alive.
-  applying.set(
-    ctx.store,
-    run.then(
-      () => undefined,
-      () => undefined,
-    ),
-  );
+  const forget = () => undefined;
+  applying.set(ctx.store, run.then(forget, forget));
   return run;
 }
 
@@ -90,7 +82,8 @@ async function applyNow(load: ConfigLoad, ctx: ReloadContext, options: ApplyOpti
   const graces = new Map<string, number>();
   for (const { env, before, after } of applied) {
     if (!before || !after || before.apiKey === after.apiKey) continue;
-    const graceSeconds = await keyGraceFor(ctx, env, before.apiKey);
+    // The grace `keys rotate` recorded for this rotation (`--revoke-now`: 0), else `--key-grace`.
+    const graceSeconds = (await recordedGrace(ctx.stateDir, env, before.apiKey)) ?? ctx.keyGraceSeconds;
     store.retireKey(env, before.apiKey, graceSeconds * 1000);
     graces.set(env, graceSeconds);
   }
@@ -210,11 +203,6 @@ function logProblems(
       logger.warn(`${env}: flag ${key} ${kept ? "keeps its last good definition" : "answers PARSE_ERROR until its problems are fixed"}`);
     }
   }
-}
-
-/** The grace `keys rotate` recorded for this rotation (`--revoke-now`: 0), else `--key-grace`. */
-async function keyGraceFor(ctx: ReloadContext, env: string, oldKey: string): Promise<number> {
-  return (await recordedGrace(ctx.stateDir, env, oldKey)) ?? ctx.keyGraceSeconds;
 }
 
 /** `api-key-rotated` has been sent; the old key (retired) and the streams opened with it end after the grace period. */
