@@ -77,7 +77,7 @@ async function applyNow(load: ConfigLoad, ctx: ReloadContext, options: ApplyOpti
   if (persistError)
     logger.warn(`generated keys could not be saved in ${ctx.stateDir} (${persistError.message}); they will change on restart`);
   const next = nextSnapshots(load, valid, keys, previous, options);
-  const applied = changesBetween(previous, next, options);
+  const applied = changesBetween(previous, next);
   // A replaced key is retired before the swap: it must keep working from the moment the new one does.
   const graces = new Map<string, number>();
   for (const { env, before, after } of applied) {
@@ -87,9 +87,9 @@ async function applyNow(load: ConfigLoad, ctx: ReloadContext, options: ApplyOpti
     store.retireKey(env, before.apiKey, graceSeconds * 1000);
     graces.set(env, graceSeconds);
   }
-  store.replace(next.values(), options.keepProblems ? store.problems : problemsAfter(load, valid, store, options));
+  store.replace(next.values(), options.keepProblems ? store.problems : problemsAfter(load, options.partial ? store.problems : new Map()));
   // Reported once the store says so too (`/readyz`), so a reader of the log never races it.
-  logProblems(load, previous, next, logger, options);
+  logProblems(load, next, logger, options);
 
   for (const change of applied) {
     const { env, before, after } = change;
@@ -112,16 +112,11 @@ async function applyNow(load: ConfigLoad, ctx: ReloadContext, options: ApplyOpti
   return applied;
 }
 
-/** The store's problems after this load: the load's, over the others' when partial; none for the environments it loaded. */
-function problemsAfter(
-  load: ConfigLoad,
-  valid: readonly LoadedEnvironment[],
-  store: FlagStore,
-  options: ApplyOptions,
-): Map<string, Problem[]> {
-  const problems = new Map<string, Problem[]>(options.partial ? store.problems : []);
+/** The store's problems after this load: the load's, over `kept`; none for the environments it loaded. */
+function problemsAfter(load: ConfigLoad, kept: ReadonlyMap<string, Problem[]>): Map<string, Problem[]> {
+  const problems = new Map(kept);
   for (const [env, list] of load.problems) problems.set(env, list);
-  for (const env of valid) if (!load.problems.has(env.config.name)) problems.delete(env.config.name);
+  for (const env of load.environments.keys()) if (!load.problems.has(env)) problems.delete(env);
   return problems;
 }
 
@@ -133,8 +128,7 @@ function nextSnapshots(
   previous: ReadonlyMap<string, EnvironmentSnapshot>,
   options: ApplyOptions,
 ): Map<string, EnvironmentSnapshot> {
-  const next = new Map<string, EnvironmentSnapshot>();
-  if (options.partial) for (const [env, snapshot] of previous) next.set(env, snapshot);
+  const next = new Map<string, EnvironmentSnapshot>(options.partial ? previous : []);
   // Invalid environments keep their last good snapshot. When the configuration could not be
   // read at all (a problem under ""), nothing is removed: a vanished directory is not an edit.
   const unreadable = load.problems.has("");
@@ -155,14 +149,11 @@ function nextSnapshots(
 }
 
 /**
- * What changed per environment, removals included. Unchanged environments keep their snapshot
- * (put back into `next`), so their ETags and timestamps stay put.
+ * What changed per environment, removals included (none when partial: `next` has every previous
+ * environment). Unchanged environments keep their snapshot (put back into `next`), so their ETags
+ * and timestamps stay put.
  */
-function changesBetween(
-  previous: ReadonlyMap<string, EnvironmentSnapshot>,
-  next: Map<string, EnvironmentSnapshot>,
-  options: ApplyOptions,
-): EnvironmentChange[] {
+function changesBetween(previous: ReadonlyMap<string, EnvironmentSnapshot>, next: Map<string, EnvironmentSnapshot>): EnvironmentChange[] {
   const applied: EnvironmentChange[] = [];
   for (const [env, snapshot] of next) {
     const before = previous.get(env);
@@ -177,22 +168,15 @@ function changesBetween(
     // last good definition, or answers PARSE_ERROR if it never had one), takes effect silently.
     if (!before || changes.length > 0) applied.push({ env, changes, before, after: snapshot });
   }
-  const removed = options.partial ? [] : [...previous.keys()].filter((env) => !next.has(env));
-  for (const env of removed) applied.push({ env, changes: diffEnvironments(previous.get(env), undefined), before: previous.get(env) });
+  for (const [env, before] of previous) if (!next.has(env)) applied.push({ env, changes: diffEnvironments(before, undefined), before });
   return applied;
 }
 
 /** The load's problems, which environments keep their last good configuration, and what each broken flag answers. */
-function logProblems(
-  load: ConfigLoad,
-  previous: ReadonlyMap<string, EnvironmentSnapshot>,
-  next: ReadonlyMap<string, EnvironmentSnapshot>,
-  logger: Logger,
-  options: ApplyOptions,
-): void {
+function logProblems(load: ConfigLoad, next: ReadonlyMap<string, EnvironmentSnapshot>, logger: Logger, options: ApplyOptions): void {
   for (const [env, list] of load.problems) {
     for (const problem of list) logger.error(formatProblem(problem), { ...problem });
-    if (env !== "" && previous.has(env) && !load.environments.has(env)) logger.warn(`${env}: keeping the last good configuration`);
+    if (env !== "" && next.has(env) && !load.environments.has(env)) logger.warn(`${env}: keeping the last good configuration`);
   }
   // (Not again when only the layer is re-applied: nothing about the files changed.)
   for (const [env, { config }] of options.keepProblems ? [] : load.environments) {
