@@ -25,8 +25,6 @@ export interface ReloaderOptions<T> {
 export interface Reloader<T> {
   /** Reloads now, or once more after the reload in progress; resolves with everything applied. */
   reload(): Promise<T[]>;
-  /** The inputs of the last reload (undefined before the first). */
-  readonly inputs: InputSet | undefined;
   /** Stops the periodic check; resolves once a reload in progress has finished, or after a second. */
   close(): Promise<void>;
 }
@@ -78,9 +76,6 @@ export function createReloader<T>(options: ReloaderOptions<T>): Reloader<T> {
 
   return {
     reload,
-    get inputs() {
-      return last;
-    },
     async close() {
       closed = true;
       clearTimeout(timer);
