@@ -54,17 +54,10 @@ export function createReloader<T>(options: ReloaderOptions<T>): Reloader<T> {
     return applied;
   };
 
-  const reload = async (): Promise<T[]> => {
-    if (running) {
-      again = true;
-      return running;
-    }
-    running = loop();
-    try {
-      return await running;
-    } finally {
-      running = undefined;
-    }
+  const reload = (): Promise<T[]> => {
+    if (running) again = true;
+    else running = loop().finally(() => (running = undefined));
+    return running;
   };
 
   let timer: NodeJS.Timeout | undefined;
@@ -81,11 +74,7 @@ export function createReloader<T>(options: ReloaderOptions<T>): Reloader<T> {
       clearTimeout(timer);
       // A reload still writing (the key state file, say) gets up to CLOSE_GRACE_MS to finish
       // before close() returns; it is not waited on longer.
-      if (running)
-        await withTimeout(
-          running.catch(() => undefined),
-          CLOSE_GRACE_MS,
-        );
+      if (running) await withTimeout(running, CLOSE_GRACE_MS).catch(() => undefined);
     },
   };
 }
