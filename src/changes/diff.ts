@@ -33,6 +33,8 @@ function diffKeys<T>(
   return out.sort((a, b) => compare(a.key, b.key));
 }
 
+const sameContent = (was: unknown, now: unknown): boolean => was === now || contentHash(was) === contentHash(now);
+
 /** A flag as it answers: with the flag-set metadata merged under its own (what clients see). */
 export const answeredFlag = (flag: FlagDefinition, setMetadata: Metadata | undefined): FlagDefinition => ({
   ...flag,
@@ -50,13 +52,10 @@ export function diffEnvironments(before: Version | undefined, after: Version | u
   const b = after?.config ?? empty;
   const sameMetadata = a.metadata === b.metadata || canonicalJson(a.metadata) === canonicalJson(b.metadata);
   const sameFlag = (was: FlagDefinition, now: FlagDefinition) =>
-    sameMetadata
-      ? was === now || contentHash(was) === contentHash(now)
-      : canonicalJson(answeredFlag(was, a.metadata)) === canonicalJson(answeredFlag(now, b.metadata));
-  const sameValue = (was: JsonValue, now: JsonValue) => was === now || contentHash(was) === contentHash(now);
+    sameMetadata ? sameContent(was, now) : canonicalJson(answeredFlag(was, a.metadata)) === canonicalJson(answeredFlag(now, b.metadata));
   return [
     ...diffKeys(a.flags, b.flags, sameFlag).map((c): Change => ({ kind: "flag", ...c })),
-    ...diffKeys(a.segments, b.segments, sameValue).map((c): Change => ({ kind: "segment", ...c })),
+    ...diffKeys<JsonValue>(a.segments, b.segments, sameContent).map((c): Change => ({ kind: "segment", ...c })),
     ...(before && after && before.apiKey !== after.apiKey ? [{ kind: "api-key", change: "updated" } as const] : []),
   ];
 }
