@@ -2,7 +2,7 @@
 import { createHash } from "node:crypto";
 import type { EnvironmentConfig } from "../model/types.js";
 import type { CompiledFlag } from "../engine/types.js";
-import { canonicalJson, compare } from "../model/json.js";
+import { canonicalJson, compare, setOwn } from "../model/json.js";
 import { contentHash } from "./content-hash.js";
 import { streamToken } from "./keys.js";
 
@@ -52,31 +52,26 @@ const entryHashes = (record: Readonly<Record<string, unknown>>): string =>
  * A fresh load of an environment with its broken flags given their last good definition (the
  * definition and compiled flag of `previous`), so an edit that breaks one flag takes nothing
  * from the clients while the other flags' edits apply. A flag with no good version keeps
- * answering PARSE_ERROR. `kept` names the flags that were carried over.
+ * answering PARSE_ERROR.
  */
 export function keepLastGoodFlags(
   config: EnvironmentConfig,
   flags: ReadonlyMap<string, CompiledFlag>,
   previous: EnvironmentSnapshot | undefined,
-): { config: EnvironmentConfig; flags: ReadonlyMap<string, CompiledFlag>; kept: string[] } {
-  const invalid = Object.keys(config.invalidFlags ?? {});
-  const kept = previous ? invalid.filter((key) => Object.hasOwn(previous.config.flags, key) && previous.flags.has(key)) : [];
-  if (!previous || kept.length === 0) return { config, flags, kept };
+): { config: EnvironmentConfig; flags: ReadonlyMap<string, CompiledFlag> } {
+  if (!previous) return { config, flags };
+  const kept = Object.keys(config.invalidFlags ?? {}).filter((key) => Object.hasOwn(previous.config.flags, key) && previous.flags.has(key));
+  if (kept.length === 0) return { config, flags };
   const keptFlags = new Map(flags);
   const definitions = { ...config.flags };
   for (const key of kept) {
-    Object.defineProperty(definitions, key, { value: previous.config.flags[key], enumerable: true, writable: true, configurable: true });
+    setOwn(definitions, key, previous.config.flags[key]!);
     keptFlags.set(key, previous.flags.get(key)!);
   }
-  return { config: { ...config, flags: definitions }, flags: keptFlags, kept };
+  return { config: { ...config, flags: definitions }, flags: keptFlags };
 }
 
-export function createSnapshot(
-  config: EnvironmentConfig,
-  flags: ReadonlyMap<string, CompiledFlag>,
-  apiKey: string,
-  loadedAt = Math.floor(Date.now() / 1000),
-): EnvironmentSnapshot {
+export function createSnapshot(config: EnvironmentConfig, flags: ReadonlyMap<string, CompiledFlag>, apiKey: string): EnvironmentSnapshot {
   let configEtag: string | undefined;
   return Object.freeze({
     name: config.name,
@@ -89,6 +84,6 @@ export function createSnapshot(
     get configEtag() {
       return (configEtag ??= configEtagOf(config));
     },
-    loadedAt,
+    loadedAt: Math.floor(Date.now() / 1000),
   });
 }
