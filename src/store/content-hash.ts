@@ -16,4 +16,4 @@ export function contentHash(value: unknown): string {
   return hash;
 }
 
-const sha256 = (text: string): string => createHash("sha256").update(text).digest("base64url");
+export const sha256 = (text: string): string => createHash("sha256").update(text).digest("base64url");

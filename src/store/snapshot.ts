@@ -1,9 +1,8 @@
 /** An environment ready to serve: immutable, built once per load, swapped whole. */
-import { createHash } from "node:crypto";
 import type { EnvironmentConfig } from "../model/types.js";
 import type { CompiledFlag } from "../engine/types.js";
 import { canonicalJson, compare, setOwn } from "../model/json.js";
-import { contentHash } from "./content-hash.js";
+import { contentHash, sha256 } from "./content-hash.js";
 import { streamToken } from "./keys.js";
 
 export interface EnvironmentSnapshot {
@@ -34,7 +33,7 @@ export function configEtagOf(config: EnvironmentConfig): string {
   let etag = etags.get(config);
   if (etag === undefined) {
     const text = `{"flags":${entryHashes(config.flags)},${config.invalidFlags ? `"invalidFlags":${canonicalJson(config.invalidFlags)},` : ""}"metadata":${canonicalJson(config.metadata)},"segments":${entryHashes(config.segments)}}`;
-    etags.set(config, (etag = `"${createHash("sha256").update(text).digest("base64url").slice(0, 27)}"`));
+    etags.set(config, (etag = `"${sha256(text).slice(0, 27)}"`));
   }
   return etag;
 }
