@@ -9,9 +9,9 @@ import type { EnvironmentSnapshot } from "./snapshot.js";
 
 export class FlagStore {
   #environments = new Map<string, EnvironmentSnapshot>();
-  /** Key digest -> environment name (see keyDigest). */
-  #byKey = new Map<string, string>();
-  #byStreamToken = new Map<string, string>();
+  /** Key digest -> the snapshot it opens (see keyDigest). */
+  #byKey = new Map<string, EnvironmentSnapshot>();
+  #byStreamToken = new Map<string, EnvironmentSnapshot>();
   #problems = new Map<string, Problem[]>();
   /** Replaced keys still accepted until their grace period ends (`--key-grace`), by digest. */
   #retired = new Map<string, { env: string; until: number }>();
@@ -38,12 +38,12 @@ export class FlagStore {
   /** Installs a new set of snapshots and the problems found while loading them. */
   replace(environments: Iterable<EnvironmentSnapshot>, problems: ReadonlyMap<string, Problem[]> = new Map()): void {
     const next = new Map<string, EnvironmentSnapshot>();
-    const byKey = new Map<string, string>();
-    const byStreamToken = new Map<string, string>();
+    const byKey = new Map<string, EnvironmentSnapshot>();
+    const byStreamToken = new Map<string, EnvironmentSnapshot>();
     for (const snapshot of environments) {
       next.set(snapshot.name, snapshot);
-      byKey.set(keyDigest(snapshot.apiKey), snapshot.name);
-      byStreamToken.set(keyDigest(snapshot.streamToken), snapshot.name);
+      byKey.set(keyDigest(snapshot.apiKey), snapshot);
+      byStreamToken.set(keyDigest(snapshot.streamToken), snapshot);
     }
     this.#environments = next;
     this.#byKey = byKey;
@@ -69,10 +69,9 @@ export class FlagStore {
     if (accepted) return accepted;
     const digest = keyDigest(key);
     const current = this.#byKey.get(digest);
-    if (current !== undefined) {
-      const snapshot = this.#environments.get(current)!;
-      this.#accepted.set(key, snapshot);
-      return snapshot;
+    if (current) {
+      this.#accepted.set(key, current);
+      return current;
     }
     const retired = this.#retired.get(digest);
     if (!retired) return undefined;
@@ -102,7 +101,6 @@ export class FlagStore {
 
   /** The environment whose OFREP event stream this token opens. */
   authenticateStreamToken(token: string): EnvironmentSnapshot | undefined {
-    const env = this.#byStreamToken.get(keyDigest(token));
-    return env === undefined ? undefined : this.#environments.get(env);
+    return this.#byStreamToken.get(keyDigest(token));
   }
 }
