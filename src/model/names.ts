@@ -1,7 +1,7 @@
 /** "Did you mean": the known name nearest to a mistyped one. */
 
 /** Levenshtein distance (names are short: commands, operators, properties). */
-export function editDistance(a: string, b: string): number {
+function editDistance(a: string, b: string): number {
   let row = Array.from({ length: b.length + 1 }, (_, j) => j);
   for (let i = 1; i <= a.length; i++) {
     const next = [i];

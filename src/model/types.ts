@@ -45,7 +45,7 @@ export interface NotificationTarget {
 /** One environment, merged from its files. */
 export interface EnvironmentConfig {
   name: string;
-  /** The key written in the file, if any (section 6 of the design). */
+  /** The key written in the file, if any. */
   apiKey?: string;
   metadata: Metadata;
   /** Named JsonLogic rules (`segments`, or flagd's `$evaluators`). */
