@@ -27,14 +27,13 @@ await writeFile(target, file(0));
 
 let loaded = -1;
 let onLoaded: (() => void) | undefined;
-const reloader = createReloader<never>({
+const reloader = createReloader({
   checkMs: CHECK_INTERVAL_MS,
   onError: (error) => console.error(error),
   async run(inputs) {
     const load = await loadConfig(join(dir, "flags"), { inputs });
     loaded = (load.environments.get("dev")?.config.flags.f?.variants.v as number | undefined) ?? -1;
     onLoaded?.();
-    return [];
   },
 });
 await reloader.reload();

@@ -8,12 +8,12 @@
 import { withTimeout } from "../sources/files.js";
 import { InputSet } from "../sources/inputs.js";
 
-export interface ReloaderOptions<T> {
+export interface ReloaderOptions {
   /**
    * One reload: read the configuration, recording every input in `inputs` (whose files may be
    * read before they settle: see InputSet), and apply it.
    */
-  run(inputs: InputSet): Promise<T[]>;
+  run(inputs: InputSet): Promise<void>;
   /** How often the last reload's inputs are checked (ms); 0: only right after each reload. */
   checkMs: number;
   /** A reload started by the periodic check failed. */
@@ -22,39 +22,37 @@ export interface ReloaderOptions<T> {
   initial?: InputSet;
 }
 
-export interface Reloader<T> {
-  /** Reloads now, or once more after the reload in progress; resolves with everything applied. */
-  reload(): Promise<T[]>;
+export interface Reloader {
+  /** Reloads now, or once more after the reload in progress; resolves once the files' last state is applied. */
+  reload(): Promise<void>;
   /** Stops the periodic check; resolves once a reload in progress has finished, or after a second. */
   close(): Promise<void>;
 }
 
 const CLOSE_GRACE_MS = 1_000;
 
-export function createReloader<T>(options: ReloaderOptions<T>): Reloader<T> {
-  let running: Promise<T[]> | undefined;
+export function createReloader(options: ReloaderOptions): Reloader {
+  let running: Promise<void> | undefined;
   let again = false;
   let closed = false;
   let last: InputSet | undefined = options.initial;
 
-  const loop = async (): Promise<T[]> => {
-    const applied: T[] = [];
+  const loop = async (): Promise<void> => {
     do {
       again = false;
       // Its files may be read before they settle: the loader confirms they have before it builds.
       const inputs = new InputSet(true);
       try {
-        applied.push(...(await options.run(inputs)));
+        await options.run(inputs);
       } finally {
         last = inputs; // also after a failure: retried when an input changes, not in a loop
       }
       // An edit made while this reload was reading is caught here, notified or not.
       if (!again && !closed && (await inputs.changed()) !== undefined) again = true;
     } while (again && !closed);
-    return applied;
   };
 
-  const reload = (): Promise<T[]> => {
+  const reload = (): Promise<void> => {
     if (running) again = true;
     else running = loop().finally(() => (running = undefined));
     return running;

@@ -111,16 +111,9 @@ interface Following {
  * meanwhile are folded into one more; and every input is re-checked after each reload and
  * periodically, so no edit is left unloaded.
  */
-async function followSources({
-  sources,
-  watching,
-  read,
-  initialInputs,
-  reloadContext,
-  metrics,
-}: Following): Promise<Reloader<EnvironmentChange>> {
+async function followSources({ sources, watching, read, initialInputs, reloadContext, metrics }: Following): Promise<Reloader> {
   const { store, logger } = reloadContext;
-  const reloader = createReloader<EnvironmentChange>({
+  const reloader = createReloader({
     initial: watching ? initialInputs : undefined,
     checkMs: watching ? CHECK_INTERVAL_MS : 0,
     onError: (error) => logger.error(`reload failed: ${error.message}`),
@@ -141,7 +134,6 @@ async function followSources({
       const changes = await applyLoad(load, reloadContext);
       const result = load.problems.size > 0 ? "invalid" : changes.length > 0 ? "changed" : "unchanged";
       metrics.count("flagserve_reloads_total", "Reloads by result (invalid: some environment kept its last good version)", { result });
-      return changes;
     },
   });
   if (watching) {
@@ -283,7 +275,7 @@ async function updateEnvironment(env: string, config: unknown, reloadContext: Re
 
 interface Stopping {
   runtime: Runtime;
-  reloader: Reloader<EnvironmentChange>;
+  reloader: Reloader;
   sources: readonly ConfigSource[];
 }
 
