@@ -11,7 +11,7 @@ import { basename, extname } from "node:path";
 import type { Logger } from "../log/logger.js";
 import { decodeUtf8 } from "./decode.js";
 import { MAX_FILE_BYTES, sizeText } from "./files.js";
-import type { Input, InputSet } from "./inputs.js";
+import type { InputSet } from "./inputs.js";
 import { networkReason } from "./network-reason.js";
 import type { ConfigSource, SourceDocument, SourceListener, SourceLoad } from "./source.js";
 
@@ -39,17 +39,14 @@ export function urlStem(url: string): string {
   }
 }
 
-/** What one request gave: a document, no change (304), or a problem. */
-type Fetched =
-  | { text: string; etag?: string; lastModified?: string; finalUrl?: string }
-  | { notModified: true }
-  | { error: string; line?: number; col?: number };
+/** What one request gave: a document (on a 304, the one we had), or a problem. */
+type Fetched = { text: string; etag?: string; lastModified?: string; finalUrl?: string } | { error: string; line?: number; col?: number };
 
 export class UrlSource implements ConfigSource {
   readonly kind = "url";
   readonly #options: Required<Omit<UrlSourceOptions, "logger">> & UrlSourceOptions;
   #current: SourceDocument | undefined;
-  #lastGood: { text: string; etag?: string; lastModified?: string; finalUrl?: string } | undefined;
+  #lastGood: Extract<Fetched, { text: string }> | undefined;
   /** Bumped whenever `#current` changes: what the inputs of a read compare. */
   #version = 0;
   #timer: NodeJS.Timeout | undefined;
@@ -63,14 +60,12 @@ export class UrlSource implements ConfigSource {
     this.#options = { pollIntervalMs: DEFAULT_POLL_INTERVAL_MS, timeoutMs: DEFAULT_FETCH_TIMEOUT_MS, maxBytes: MAX_FILE_BYTES, ...options };
   }
 
-  get version(): number {
-    return this.#version;
-  }
-
   /** The latest poll's outcome; the first read fetches. */
   async read(inputs?: InputSet): Promise<SourceLoad> {
     if (this.#current === undefined) await this.poll();
-    inputs?.add(new UrlInput(this, this.#version));
+    // Changed once a later poll changes what a read hands over.
+    const version = this.#version;
+    inputs?.add({ id: this.id, changed: async () => this.#version !== version });
     const document = this.#current ?? { file: this.id, error: "not fetched" };
     return { id: this.id, documents: [{ stem: urlStem(this.id), document }], environments: [], problems: [] };
   }
@@ -82,12 +77,10 @@ export class UrlSource implements ConfigSource {
     const before = this.#current;
     if ("error" in fetched) {
       if (before && "error" in before && before.error === fetched.error) return false;
-      const { error, line, col } = fetched;
-      this.#current = { file: this.id, error, ...(line !== undefined && { line, col }) };
+      this.#current = { file: this.id, ...fetched };
     } else {
-      if ("text" in fetched) this.#lastGood = fetched;
-      const text = this.#lastGood?.text ?? "";
-      const finalUrl = this.#lastGood?.finalUrl;
+      this.#lastGood = fetched;
+      const { text, finalUrl } = fetched;
       if (before && "error" in before) this.#options.logger?.info(`${this.id}: fetched again (was: ${before.error})`, { url: this.id });
       const beforeFinal = before && "text" in before ? before.finalUrl : undefined;
       if (finalUrl !== beforeFinal && finalUrl !== undefined) {
@@ -136,7 +129,7 @@ export class UrlSource implements ConfigSource {
     const timer = setTimeout(() => abort.abort(new Error("timeout")), this.#options.timeoutMs);
     try {
       const response = await fetch(this.id, { headers, signal: abort.signal, redirect: "follow" });
-      if (response.status === 304 && this.#lastGood) return { notModified: true };
+      if (response.status === 304 && this.#lastGood) return this.#lastGood;
       if (!response.ok) {
         void response.body?.cancel().catch(() => {});
         return { error: `HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ""}` };
@@ -176,20 +169,4 @@ async function readCapped(response: Response, maxBytes: number): Promise<string 
   }
   const decoded = decodeUtf8(Buffer.concat(chunks));
   return "text" in decoded ? decoded.text : decoded;
-}
-
-/** A URL as read: changed when the source's latest poll changed what a read hands over. */
-class UrlInput implements Input {
-  constructor(
-    private readonly source: UrlSource,
-    private readonly version: number,
-  ) {}
-
-  get id(): string {
-    return this.source.id;
-  }
-
-  async changed(): Promise<boolean> {
-    return this.source.version !== this.version;
-  }
 }
