@@ -14,29 +14,22 @@ import { UrlSource, type UrlSourceOptions } from "./url-source.js";
  */
 export async function readFiles(path: string, inputs?: InputSet, texts?: FileTexts): Promise<SourceLoad> {
   try {
-    return await readAll(path, inputs, texts);
+    const found = await discover(path, inputs);
+    const read = async (file: string): Promise<SourceDocument> => ({ file, ...(await readStableFile(file, { inputs, texts })) });
+    if (found.file)
+      return {
+        id: found.root,
+        documents: [{ stem: stemOf(found.file), document: await read(found.file) }],
+        environments: [],
+        problems: found.problems,
+      };
+    const environments = await Promise.all(
+      found.environments.map(async (env) => ({ ...env, documents: await Promise.all(env.files.map(read)) })),
+    );
+    return { id: found.root, documents: [], environments, problems: found.problems };
   } finally {
     texts?.end();
   }
-}
-
-async function readAll(path: string, inputs?: InputSet, texts?: FileTexts): Promise<SourceLoad> {
-  const found = await discover(path, inputs);
-  const read = async (file: string): Promise<SourceDocument> => {
-    const result = await readStableFile(file, { inputs, texts });
-    return { file, ...result };
-  };
-  if (found.file)
-    return {
-      id: found.root,
-      documents: [{ stem: stemOf(found.file), document: await read(found.file) }],
-      environments: [],
-      problems: found.problems,
-    };
-  const environments = await Promise.all(
-    found.environments.map(async (env) => ({ ...env, documents: await Promise.all(env.files.map(read)) })),
-  );
-  return { id: found.root, documents: [], environments, problems: found.problems };
 }
 
 /** A command-line SOURCE (a path, or a URL: one GET) read once. */
