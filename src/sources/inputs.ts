@@ -57,10 +57,6 @@ export class InputSet {
     }
   }
 
-  get size(): number {
-    return this.#inputs.length;
-  }
-
   /**
    * The id of the first input that changed since it was read, if any. All are asked at once: a
    * directory of a hundred files is checked after every reload and every 250 ms.
