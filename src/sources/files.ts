@@ -295,17 +295,10 @@ export async function contentHashOf(path: string): Promise<string | undefined> {
 }
 
 /** A path looked at (its signature) or listed (its entry names): changed when what `now` gives differs from what it gave. */
-class LookedAt implements Input {
-  constructor(
-    readonly id: string,
-    private readonly seen: string,
-    private readonly now: (id: string) => Promise<string>,
-  ) {}
-
-  async changed(): Promise<boolean> {
-    return (await this.now(this.id)) !== this.seen;
-  }
-}
+const lookedAt = (id: string, seen: string, now: (id: string) => Promise<string>): Input => ({
+  id,
+  changed: async () => (await now(id)) !== seen,
+});
 
 async function listOnce(dir: string): Promise<string[] | string> {
   try {
@@ -315,22 +308,20 @@ async function listOnce(dir: string): Promise<string[] | string> {
   }
 }
 
-const listingOf = async (dir: string): Promise<string> => {
-  const names = await listOnce(dir);
-  return typeof names === "string" ? `error:${names}` : names.join("\0");
-};
+const listingText = (names: string[] | string): string => (typeof names === "string" ? `error:${names}` : names.join("\0"));
+const listingOf = async (dir: string): Promise<string> => listingText(await listOnce(dir));
 
 /** A directory's entry names (sorted by code unit), or the error code; recorded. */
 export async function listDirectory(dir: string, inputs?: InputSet): Promise<string[] | string> {
   const names = await listOnce(dir);
-  inputs?.add(new LookedAt(dir, typeof names === "string" ? `error:${names}` : names.join("\0"), listingOf));
+  inputs?.add(lookedAt(dir, listingText(names), listingOf));
   return names;
 }
 
 /** The stats of what `path` is now (symlinks followed), or the error; recorded. */
 export async function statPath(path: string, inputs?: InputSet): Promise<Stats | NodeJS.ErrnoException> {
   const s = await stat(path).catch((error: NodeJS.ErrnoException) => error);
-  inputs?.add(new LookedAt(path, s instanceof Error ? `error:${errorCode(s)}` : statSignature(s), signatureOf));
+  inputs?.add(lookedAt(path, s instanceof Error ? `error:${errorCode(s)}` : statSignature(s), signatureOf));
   return s;
 }
 
