@@ -156,8 +156,7 @@ interface LinkTracker {
   /** Notes whether `path` is a symlink, and where it points. */
   track(path: string): void;
   forget(path: string): void;
-  readonly size: number;
-  /** Re-resolves every tracked link; one pointing elsewhere is reported (and may restart the watcher). */
+  /** Re-resolves every tracked link (if any); one pointing elsewhere is reported (and may restart the watcher). */
   recheck(): Promise<void>;
 }
 
@@ -193,10 +192,8 @@ function linkTracker(report: (path: string) => void, restart: () => void, isClos
       }
     },
     forget: (p) => void links.delete(p),
-    get size() {
-      return links.size;
-    },
     async recheck() {
+      if (links.size === 0) return;
       if (checking) {
         again = true;
         return;
@@ -250,7 +247,7 @@ async function startChokidar(target: Target, { report, links, live, onError, isC
   });
   watcher.on("raw", (event, _name, details) => {
     if (isClosed()) return;
-    if (links.size > 0) void links.recheck();
+    void links.recheck();
     // chokidar passes on one change of a file per 50 ms and drops the others; a config file's
     // own raw change event reports it anyway (the debounce folds it with chokidar's).
     const watched = (details as { watchedPath?: string } | undefined)?.watchedPath;
