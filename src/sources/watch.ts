@@ -110,13 +110,8 @@ function targetOf(pathArg: string): Target {
   return { path, kind, root: existingAncestor(dirname(path)) };
 }
 
-interface Debouncer {
-  /** Notes a changed path; the call comes once no event came for the window (10 windows at most). */
-  report(path: string): void;
-  close(): void;
-}
-
-function debouncer(options: WatchOptions): Debouncer {
+/** Reported paths, passed on in one call once no event came for the window (10 windows at most). */
+function debouncer(options: WatchOptions) {
   const { onChange, onError } = options;
   const debounceMs = options.debounceMs ?? 1;
   const pending = new Set<string>();
@@ -136,7 +131,7 @@ function debouncer(options: WatchOptions): Debouncer {
     }
   };
   return {
-    report(p) {
+    report(p: string) {
       if (closed) return;
       const now = Date.now();
       if (timer === undefined) firstAt = now;
