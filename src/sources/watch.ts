@@ -1,21 +1,18 @@
 /**
- * Watches the config PATH and calls back, debounced, with the paths that changed. The callee
- * reloads everything, so a spurious call costs a reload and nothing else. A missed one costs
- * latency only: the server re-checks what each reload read (src/changes/reloader.ts), and that
- * check, not this watcher, is what guarantees convergence. Still, to be fast:
- * - PATH is watched through the directory that holds it (its parent, or the nearest ancestor that
- *   exists), never through a handle on a file alone: flagd lost its watch when a file was renamed
- *   over or deleted (flagd #42, #1876). Deleting and re-creating a file, or PATH itself, is seen.
- * - No `awaitWriteFinish`: the reader waits for a file to settle (./files.ts), and
- *   chokidar's version can go deaf to a file for good (a path whose stability poll meets
- *   ENOENT, deleted mid-write, stays in its pending writes, and every later change to it is
- *   swallowed there). `atomic` (chokidar's default) turns delete + re-create
- *   within 100 ms into one change.
- * - Kubernetes ConfigMap volumes swap the `..data` symlink, and the config files are symlinks
- *   through it. chokidar follows the links and reports the swap only when the old target is then
- *   deleted (the kubelet does, at once); a swap that keeps the old directory, or `ln -sfn` on a
- *   symlinked PATH, would go unseen. So every watched path that is a symlink has its realpath
- *   re-checked after each raw fs event (`recheck`).
+ * Watches the config PATH and calls back, debounced, with the paths that changed. A spurious call
+ * costs a reload; a missed one, latency only: the server re-checks what each reload read
+ * (src/changes/reloader.ts), and that check, not this watcher, guarantees convergence. To be fast:
+ * - PATH is watched through the directory that holds it (or its nearest existing ancestor), never
+ *   through a handle on a file alone: flagd lost its watch when a file was renamed over or deleted
+ *   (flagd #42, #1876). Deleting and re-creating a file, or PATH itself, is seen.
+ * - No `awaitWriteFinish`: the reader waits for a file to settle (./files.ts), and chokidar's can go
+ *   deaf to a file for good (a path whose stability poll meets ENOENT, deleted mid-write, stays in
+ *   its pending writes, swallowing every later change). `atomic` (the default) folds delete +
+ *   re-create within 100 ms into one change.
+ * - Kubernetes ConfigMap volumes swap the `..data` symlink the config files point through. chokidar
+ *   reports the swap only when the old target is then deleted (the kubelet does, at once); a swap
+ *   that keeps it, or `ln -sfn` on a symlinked PATH, would go unseen. So every watched symlink has
+ *   its realpath re-checked after each raw fs event (`recheck`).
  */
 import { watch, type FSWatcher } from "chokidar";
 import { lstatSync, realpathSync, statSync, type Stats } from "node:fs";
@@ -156,11 +153,10 @@ interface LinkTracker {
 }
 
 /**
- * Watched paths that are symlinks, and where they point. Resolved synchronously when chokidar
- * reports them (rare), so that no swap slips in between. `recheck` runs after each raw fs event
- * while there are links (the rename of `..data_tmp` over `..data` is one, in the directory
- * holding the links); events during a pass trigger one more pass. A link to a directory (PATH,
- * an environment) that points elsewhere leaves chokidar watching the old directory: restart.
+ * Watched paths that are symlinks, and where they point: resolved synchronously when chokidar
+ * reports them, so that no swap slips in between. `recheck` runs after each raw fs event (the rename
+ * of `..data_tmp` over `..data` is one); events during a pass trigger one more. A link to a
+ * directory (PATH, an environment) that points elsewhere leaves chokidar watching the old one: restart.
  */
 function linkTracker(report: (path: string) => void, restart: () => void, isClosed: () => boolean): LinkTracker {
   const links = new Map<string, string>();
@@ -265,11 +261,8 @@ export async function watchConfig(options: WatchOptions): Promise<ConfigWatcher>
   let current: FSWatcher | undefined;
   const start = () => startChokidar(target, { report: debounce.report, links, live, onError: options.onError, isClosed });
 
-  /**
-   * A fresh chokidar watcher. The old one goes first: chokidar shares one fs.watch handle per
-   * path between its instances, so a new one would attach to the old, stale handle. Whatever
-   * changed meanwhile is covered by reporting PATH once the new watcher is ready.
-   */
+  // The old watcher goes first: chokidar instances share one fs.watch handle per path, so a new one
+  // would attach to the old, stale one. Reporting PATH once ready covers what changed meanwhile.
   let restarting = Promise.resolve();
   const restart = () => {
     restarting = restarting.then(async () => {
