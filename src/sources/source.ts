@@ -1,10 +1,7 @@
 /**
- * The config source seam: where configuration text comes from, and when it may have changed.
- * A source knows nothing of flags: it hands over documents (text, or why there is none) and the
- * environments its layout names, like flagd's sync providers hand raw data to its store. The
- * configuration loader (src/config/) parses and validates them; the server (src/server/server.ts) reloads
- * when a source says something changed. Implementations: files and directories (`./files-source.ts`),
- * HTTP(S) URLs (`./url-source.ts`), and environments given as data (`./inline-source.ts`).
+ * The config source seam: where configuration text comes from, and when it may have changed. A
+ * source knows nothing of flags: it hands over documents and the environments its layout names, as
+ * flagd's sync providers hand raw data to its store; src/config/ parses and validates them.
  */
 import type { InputSet } from "./inputs.js";
 
@@ -73,7 +70,6 @@ export interface ConfigSource {
   read(inputs?: InputSet): Promise<SourceLoad>;
   /** Starts telling `listener` when the content may have changed. Called at most once. */
   watch(listener: SourceListener): Promise<void>;
-  /** Stops watching. */
   close(): Promise<void>;
 }
 
