@@ -5,6 +5,8 @@
  * changed, and one that did causes another reload. A file answers from its signature
  * (`./files.ts`); a URL from whether its latest poll changed what it hands over (`./url-source.ts`).
  */
+import { setTimeout as sleep } from "node:timers/promises";
+
 export interface Input {
   /** A path or URL, for logs. */
   readonly id: string;
@@ -24,9 +26,8 @@ export class InputSet {
   readonly #inputs: Input[] = [];
 
   /**
-   * @param settleLater the readers may take a file that has not settled yet (see files.ts), as
-   * its owner checks `settled()` before using what was read: a running server's reloads, which
-   * parse a big file while it settles.
+   * `settleLater`: readers may take a file before it has settled (see files.ts), as the owner checks
+   * `settled()` before using the read: a running server's reloads, which parse a big file meanwhile.
    */
   constructor(public settleLater = false) {}
 
@@ -50,7 +51,7 @@ export class InputSet {
     const settleAt = Math.max(...unsettled.map((input) => input.settleAt!));
     for (;;) {
       const wait = settleAt - Date.now();
-      if (wait > 0) await new Promise((resolve) => setTimeout(resolve, Math.min(wait, SETTLE_POLL_MS)));
+      if (wait > 0) await sleep(Math.min(wait, SETTLE_POLL_MS));
       const moved = await Promise.all(unsettled.map((input) => (input.moved?.() ?? input.changed()).catch(() => true)));
       if (moved.includes(true)) return false;
       if (wait <= SETTLE_POLL_MS) return true;
