@@ -46,32 +46,25 @@ export const stemOf = (file: string): string => basename(file, extname(file));
 /** With `inputs`, every directory listed and path looked at is recorded there (see ./inputs.ts). */
 export async function discover(path: string, inputs?: InputSet): Promise<Discovery> {
   const root = resolve(path);
+  const failed = (message: string): Discovery => ({ root, environments: [], problems: [{ env: "", file: root, message }] });
+  const kind = await typeOf(root, inputs);
+  if (kind === "file") return { root, file: root, environments: [], problems: [] };
+  if (kind === "missing") return failed("no such file or directory");
+  if (kind === "other") return failed("not a file or directory");
+  if (kind !== "directory") return failed(`cannot read: ${kind}`);
+  const names = await listNames(root, inputs);
+  if (typeof names === "string") return failed(`cannot read directory: ${names}`);
+
   const problems: SourceProblem[] = [];
   const report = (env: string, file: string, message: string) => problems.push({ env, file, message });
-
-  const kind = await typeOf(root, inputs);
-  if (kind === "file") return { root, file: root, environments: [], problems };
-  if (kind !== "directory") {
-    const why = kind === "missing" ? "no such file or directory" : kind === "other" ? "not a file or directory" : `cannot read: ${kind}`;
-    report("", root, why);
-    return { root, environments: [], problems };
-  }
-
-  const names = await listNames(root, inputs);
-  if (typeof names === "string") {
-    report("", root, `cannot read directory: ${names}`);
-    return { root, environments: [], problems };
-  }
-
   const byName = new Map<string, DiscoveredEnvironment[]>();
   // stat, not lstat: a symlinked file or directory counts as what it points to. All at once: a
   // directory of a hundred environment files is looked at on every reload.
   const types = await Promise.all(names.map((entry) => typeOf(join(root, entry), inputs)));
   for (const [i, entry] of names.entries()) {
     const full = join(root, entry);
-    const type = types[i];
     let env: DiscoveredEnvironment | undefined;
-    if (type === "directory") env = { name: entry, files: [], dir: full };
+    if (types[i] === "directory") env = { name: entry, files: [], dir: full };
     else if (isConfigFileName(entry)) env = { name: stemOf(entry), files: [full] }; // dangling links too: reading reports them
     if (env) byName.set(env.name, [...(byName.get(env.name) ?? []), env]);
   }
