@@ -207,21 +207,15 @@ export function settleLeft(file: SettleState, checkedAt: number): number {
   return Math.max(0, settle - quiet);
 }
 
-export interface ReadOptions {
-  /** Where the read is recorded for later checks. */
-  inputs?: InputSet;
-  /** The files of the last read: one whose signature proves it unchanged is not read again. */
-  texts?: FileTexts;
-}
-
 /**
  * The bytes of a regular file once it has settled, or why they cannot be had. Either way the path
- * is recorded, so a later check sees it change (or appear). A file read before its settle window
- * has passed is not read again after it, only looked at: its bytes hold if its signature has not
- * moved. With `inputs.settleLater`, that look is left to the loader (InputSet.settled), which
- * parses the bytes meanwhile.
+ * is recorded in `inputs`, so a later check sees it change (or appear); with `texts` (the files of
+ * the last read), a file whose signature proves it unchanged is not read again. A file read before
+ * its settle window has passed is not read again after it, only looked at: its bytes hold if its
+ * signature has not moved. With `inputs.settleLater`, that look is left to the loader
+ * (InputSet.settled), which parses the bytes meanwhile.
  */
-export async function readStableFile(path: string, { inputs, texts }: ReadOptions = {}): Promise<FileRead> {
+export async function readStableFile(path: string, { inputs, texts }: { inputs?: InputSet; texts?: FileTexts } = {}): Promise<FileRead> {
   const unchanged = await texts?.unchanged(path, inputs);
   if (unchanged !== undefined) return { bytes: unchanged.bytes, hash: unchanged.hash };
   if (texts) texts.reads++;
