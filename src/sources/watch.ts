@@ -117,7 +117,6 @@ function debouncer(options: WatchOptions) {
   let closed = false;
   const flush = () => {
     timer = undefined;
-    if (closed || pending.size === 0) return;
     const paths = [...pending];
     pending.clear();
     try {
@@ -139,7 +138,6 @@ function debouncer(options: WatchOptions) {
     close() {
       closed = true;
       clearTimeout(timer);
-      pending.clear();
     },
   };
 }
