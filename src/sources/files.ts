@@ -142,10 +142,7 @@ interface KnownFile extends FileContent {
   racyUntil?: number;
 }
 
-/**
- * The files one reader (a file source) read last time: a file whose signature proves it unchanged
- * is not read again. Holds the files of the last read only.
- */
+/** The files one reader (a file source) read last time: one whose signature proves it unchanged is not read again. */
 export class FileTexts {
   readonly #files = new Generation<string, KnownFile>();
   /** Files read from disk since this was made. */
