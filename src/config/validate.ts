@@ -119,7 +119,8 @@ function schemaProblems(doc: EnvDocument, value: unknown, errors: readonly Error
     // checkVariants says it in one sentence instead.
     if (err.keyword === "if" || err.keyword === "propertyNames" || isVariantTypeError(err, path)) continue;
     const located = describeSchemaError(err, path);
-    const where = formatPath(located.path.slice(0, located.subjectDepth ?? located.path.length));
+    // Named by the error's own path: a problem with a key names the mapping that holds it.
+    const where = formatPath(path);
     const message = where ? `${where}: ${located.message}` : located.message;
     problems.push({ path: located.path, problem: docProblem(doc, located.path, message, located.anchor) });
   }
@@ -133,8 +134,6 @@ interface Described {
   path: JsonPath;
   message: string;
   anchor?: Anchor;
-  /** How much of `path` names the subject of the message (less when the path ends at a key). */
-  subjectDepth?: number;
 }
 
 function describeSchemaError(err: ErrorObject, path: JsonPath): Described {
@@ -150,7 +149,7 @@ function describeSchemaError(err: ErrorObject, path: JsonPath): Described {
           : allowed.length > 0
             ? ` (expected ${allowed.join(", ")})`
             : "";
-      return { path: [...path, name], message: `unknown property '${name}'${hint}`, anchor: "key", subjectDepth: path.length };
+      return { path: [...path, name], message: `unknown property '${name}'${hint}`, anchor: "key" };
     }
     case "required":
       return { path, message: `missing required property '${String(params.missingProperty)}'`, anchor: "key" };
@@ -165,7 +164,7 @@ function describeSchemaError(err: ErrorObject, path: JsonPath): Described {
       const n = Number(params.limit);
       if (err.propertyName !== undefined) {
         // A key, not a value, is wrong (only empty names are refused).
-        return { path: [...path, err.propertyName], message: "names must not be empty", anchor: "key", subjectDepth: path.length };
+        return { path: [...path, err.propertyName], message: "names must not be empty", anchor: "key" };
       }
       if (err.keyword === "minLength" && n === 1) return { path, message: "must not be empty" };
       return { path, message: `must be at ${err.keyword === "minLength" ? "least" : "most"} ${n} characters long` };
@@ -173,11 +172,7 @@ function describeSchemaError(err: ErrorObject, path: JsonPath): Described {
     case "minProperties":
       return { path, message: path.at(-1) === "variants" ? "must have at least one variant" : "must not be empty" };
     case "uniqueItems": // point at the second of the two equal items
-      return {
-        path: [...path, Math.max(Number(params.i), Number(params.j))],
-        message: "lists the same value twice",
-        subjectDepth: path.length,
-      };
+      return { path: [...path, Math.max(Number(params.i), Number(params.j))], message: "lists the same value twice" };
     default:
       return { path, message: err.message ?? err.keyword };
   }
