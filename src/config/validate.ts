@@ -6,7 +6,6 @@
 import type { ErrorObject } from "ajv";
 import { compileEnvironment, type CompiledEnvironment } from "../engine/index.js";
 import type { CompileMemo } from "../engine/compile.js";
-import type { CompiledFlag } from "../engine/types.js";
 import type { MergedEnvironment, Origin } from "./merge.js";
 import { validateEnvironmentSchema } from "./schema.js";
 import { docProblem, formatPath, type Anchor, type EnvDocument, type JsonPath } from "./positions.js";
@@ -342,17 +341,10 @@ function nonFiniteNumbers(doc: EnvDocument, value: unknown): Located[] {
 // The engine's checks
 
 /** The engine's CompiledEnvironment with its errors located in the files, as problems. */
-export interface LocatedCompilation {
-  flags: Map<string, CompiledFlag>;
+export interface LocatedCompilation extends Omit<CompiledEnvironment, "errors"> {
   problems: Problem[];
-  /** Flags whose targeting cannot be used, with the reason their evaluation gives. */
-  broken: Map<string, string>;
   /** The engine itself failed: nothing could be compiled. */
   failed?: boolean;
-  /** Flags compiled (the others were reused from `previous`). */
-  compiledFlags: number;
-  /** For the next compile of this environment. */
-  memo?: CompileMemo;
 }
 
 /** Compiles targeting; each engine error is located in the file that wrote the flag or segment. */
@@ -361,17 +353,19 @@ export function compileAndLocate(
   brokenSegments: Iterable<string> = [],
   previous?: CompileMemo,
 ): LocatedCompilation {
+  const first = merged.docs[0];
+  const inFirstDoc = (path: JsonPath, message: string): Problem =>
+    first ? docProblem(first, path, message) : { file: "", line: 0, col: 0, message };
   let result: CompiledEnvironment;
   try {
     result = compileEnvironment(merged.config, { brokenSegments, previous });
   } catch (error) {
     // An engine bug must not take the other environments down with it.
-    const first = merged.docs[0];
-    const message = `cannot compile this environment: ${(error as Error).message}`;
-    const problem = first ? docProblem(first, [], message) : { file: "", line: 0, col: 0, message };
+    const problem = inFirstDoc([], `cannot compile this environment: ${(error as Error).message}`);
     return { flags: new Map(), problems: [problem], broken: new Map(), failed: true, compiledFlags: 0 };
   }
-  const problems = result.errors.map((e) => {
+  const { errors, ...compiled } = result;
+  const problems = errors.map((e) => {
     const [section, name, ...rest] = e.path;
     const origin: Origin | undefined =
       section === "flags"
@@ -380,14 +374,7 @@ export function compileAndLocate(
           ? merged.origins.segments.get(String(name))
           : undefined;
     if (origin) return docProblem(origin.doc, [...origin.path, ...rest], e.message, rest.length === 0 ? "key" : "value");
-    const first = merged.docs[0];
-    return first ? docProblem(first, e.path, e.message) : { file: "", line: 0, col: 0, message: e.message };
+    return inFirstDoc(e.path, e.message);
   });
-  return {
-    flags: result.flags,
-    problems,
-    broken: result.broken,
-    compiledFlags: result.compiledFlags,
-    ...(result.memo && { memo: result.memo }),
-  };
+  return { ...compiled, problems };
 }
