@@ -49,7 +49,7 @@ export function validateDocument(doc: EnvDocument, knownValid?: WeakSet<object>)
   if (!validateEnvironmentSchema(value)) {
     check.schemaValid = false;
     // Said better by a semantic problem about the same place.
-    const covered = semantic.flatMap(({ covers }) => (covers ? [covers] : []));
+    const covered = semantic.filter(({ covers }) => covers).map(({ path }) => path);
     for (const { path, problem } of schemaProblems(doc, value, validateEnvironmentSchema.errors ?? [])) {
       if (!covered.some((at) => at.every((seg, i) => path[i] === seg))) add(path, problem);
     }
@@ -102,8 +102,8 @@ export function scopeOf(value: unknown, path: JsonPath): Scope {
 interface Located {
   path: JsonPath;
   problem: Problem;
-  /** The schema's errors at or under this path say the same less well: they are left out. */
-  covers?: JsonPath;
+  /** The schema's errors at or under `path` say the same less well: they are left out. */
+  covers?: boolean;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -224,7 +224,7 @@ function semanticProblems(doc: EnvDocument, value: Record<string, unknown>): Loc
       const quoted = typeof dv === "boolean" || typeof dv === "number" ? ` (quote it, "${String(dv)}", if a variant is named so)` : "";
       const path = ["flags", id, "defaultVariant"];
       const message = `${formatPath(path)}: must name one of the variants (${names}), or be null; this is ${what}${quoted}`;
-      problems.push({ path, problem: docProblem(doc, path, message), covers: path });
+      problems.push({ path, problem: docProblem(doc, path, message), covers: true });
     }
   };
   if (Array.isArray(value.flags)) value.flags.forEach((flag, i) => checkFlag(i, flag));
@@ -261,32 +261,21 @@ function flagsNamedLikeFields(doc: EnvDocument, flags: Record<string, unknown>):
     const consequence = above ? `, and flag '${above}' above it has no ${key}` : "";
     const message = `flags.${key}: '${key}' is a flag's field, not a flag name: is it indented too little? As written it is a flag of its own${consequence}`;
     const problem = docProblem(doc, ["flags", key], message, "key");
-    found.push({ path: ["flags", key], problem, covers: ["flags", key] });
+    found.push({ path: ["flags", key], problem, covers: true });
     if (above) found.push({ path: ["flags", above], problem });
   });
   return found;
 }
 
-const isHttpUrl = (text: string): boolean => {
-  try {
-    const { protocol } = new URL(text);
-    return protocol === "http:" || protocol === "https:";
-  } catch {
-    return false;
-  }
-};
+const isHttpUrl = (text: string): boolean => URL.canParse(text) && /^https?:$/.test(new URL(text).protocol);
 
-type VariantType = "boolean" | "string" | "number" | "object";
-
-const variantType = (v: unknown): VariantType | undefined => {
-  if (typeof v === "boolean" || typeof v === "string" || typeof v === "number") return typeof v as VariantType;
-  return isRecord(v) ? "object" : undefined;
-};
+const variantType = (v: unknown): string | undefined =>
+  typeof v === "boolean" || typeof v === "string" || typeof v === "number" ? typeof v : isRecord(v) ? "object" : undefined;
 
 /** flagd's typed flags: all variants boolean, all string, all number, or all object. Paths are inside `variants`. */
 function checkVariants(variants: Record<string, unknown>): [JsonPath, string][] {
   const problems: [JsonPath, string][] = [];
-  let first: [string, VariantType] | undefined;
+  let first: [string, string] | undefined;
   for (const name of Object.keys(variants)) {
     const value = variants[name];
     const type = variantType(value);
