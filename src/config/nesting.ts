@@ -7,6 +7,7 @@
  */
 import type { LineCounter } from "yaml";
 import { yaml } from "./yaml-package.js";
+import type { TextProblem } from "./yaml-errors.js";
 
 /** Deeper than any real flag configuration (JsonLogic rules included), shallow enough for every recursive walk. */
 export const MAX_DEPTH = 128;
@@ -20,12 +21,6 @@ export const MAX_ALIAS_NODES = 100_000;
 
 const TOO_DEEP = `nested deeper than ${MAX_DEPTH} levels of mappings and lists; no flag configuration needs that`;
 
-export interface NestingProblem {
-  line: number;
-  col: number;
-  message: string;
-}
-
 /**
  * Where `text` nests deeper than MAX_DEPTH, if it does. First a bound from character counts
  * alone, which every real file passes: a node is nested no deeper than the `[` and `{` opened
@@ -35,7 +30,7 @@ export interface NestingProblem {
  * package's parser, which builds its syntax tree without recursing, says how deep the text
  * nests, and where.
  */
-export function textNestingProblem(text: string): NestingProblem | undefined {
+export function textNestingProblem(text: string): TextProblem | undefined {
   return nestingBound(text) <= MAX_DEPTH ? undefined : deepestPlace(text);
 }
 
@@ -71,7 +66,7 @@ function nestingBound(text: string): number {
 const COLLECTIONS = new Set(["block-map", "block-seq", "flow-collection"]);
 
 /** The first collection of the text nested past MAX_DEPTH, by the yaml package's syntax tree, walked without recursion. */
-function deepestPlace(text: string): NestingProblem | undefined {
+function deepestPlace(text: string): TextProblem | undefined {
   const { LineCounter, Parser } = yaml();
   const lines: LineCounter = new LineCounter();
   for (const document of new Parser(lines.addNewLine).parse(text)) {

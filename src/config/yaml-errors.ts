@@ -5,14 +5,10 @@
  * lines around it tell which line is out of place.
  */
 import type { YAMLError } from "yaml";
+import type { Problem } from "../model/types.js";
 
-export interface YamlProblem {
-  line: number;
-  col: number;
-  message: string;
-}
-
-type LinePos = (offset: number) => { line: number; col: number };
+/** A problem of the text being read: its file is the caller's. */
+export type TextProblem = Omit<Problem, "file">;
 
 interface Line {
   number: number;
@@ -25,18 +21,16 @@ export function explainYamlErrors(
   text: string,
   errors: readonly YAMLError[],
   warnings: readonly YAMLError[],
-  linePos: LinePos,
-): YamlProblem[] {
+  linePos: (offset: number) => { line: number; col: number },
+): TextProblem[] {
   if (errors.length === 0) return warnings.map((w) => ({ ...linePos(w.pos[0]), message: `YAML warning: ${plainMessage(w)}` }));
   const first = [...errors].sort((a, b) => a.pos[0] - b.pos[0])[0]!;
   const lines = text.split(/\r?\n/).map((line, i): Line => ({ number: i + 1, text: line, indent: indentOf(line) }));
-  const { line } = linePos(first.pos[0]);
-  return [
-    explain(first, lines, line) ?? {
-      ...atText(lines, line, linePos(first.pos[0]).col),
-      message: `YAML syntax error: ${plainMessage(first)}`,
-    },
-  ];
+  const { line, col } = linePos(first.pos[0]);
+  const reported = lines[line - 1];
+  const message = `YAML syntax error: ${plainMessage(first)}`;
+  // Unexplained: on the line's first character when yaml points at its indentation.
+  return [(reported && explain(first, lines, reported)) ?? { line, col: reported ? Math.max(col, reported.indent + 1) : col, message }];
 }
 
 const indentOf = (line: string): number => line.length - line.trimStart().length;
@@ -48,15 +42,7 @@ const spaces = (n: number): string => `${n} space${n === 1 ? "" : "s"}`;
 /** yaml's message without its own "at line L, column C" and source excerpt. */
 const plainMessage = (error: YAMLError): string => error.message.replace(/ at line \d+, column \d+[\s\S]*$/, "").trim();
 
-/** A position on the line's first character when the error points at its indentation. */
-function atText(lines: readonly Line[], line: number, col: number): { line: number; col: number } {
-  const found = lines[line - 1];
-  return { line, col: found && col <= found.indent ? found.indent + 1 : col };
-}
-
-function explain(error: YAMLError, lines: readonly Line[], lineNumber: number): YamlProblem | undefined {
-  const line = lines[lineNumber - 1];
-  if (!line) return undefined;
+function explain(error: YAMLError, lines: readonly Line[], line: Line): TextProblem | undefined {
   if (/^\t| \t/.test(line.text.slice(0, line.indent + 1)) || error.code === "TAB_AS_INDENT") {
     return { line: line.number, col: 1, message: "this line is indented with a tab; YAML indents with spaces only" };
   }
@@ -76,7 +62,7 @@ function* before(lines: readonly Line[], line: Line): Generator<Line> {
  * A line indented less than its neighbours but more than their parent: name the indentations it
  * could have, each with a line that has it.
  */
-function underIndented(lines: readonly Line[], line: Line): YamlProblem | undefined {
+function underIndented(lines: readonly Line[], line: Line): TextProblem | undefined {
   let deeper: Line | undefined;
   let shallower: Line | undefined;
   // The open levels above the line: each earlier line less indented than all that follow it.
@@ -106,7 +92,7 @@ function underIndented(lines: readonly Line[], line: Line): YamlProblem | undefi
  * A line indented more than the line before it, which already has a value (`key: value`): yaml
  * reports the line before. Point at the indented line.
  */
-function overIndented(lines: readonly Line[], reported: Line): YamlProblem | undefined {
+function overIndented(lines: readonly Line[], reported: Line): TextProblem | undefined {
   const next = lines.slice(reported.number).find(isContent);
   if (!next || next.indent <= reported.indent || !/^[^#]*?:\s+[^\s#]/.test(reported.text.trim())) return undefined;
   return {
@@ -117,7 +103,7 @@ function overIndented(lines: readonly Line[], reported: Line): YamlProblem | und
 }
 
 /** A `{` or `[` never closed: yaml notices at the next line; point at the line that opened it. */
-function unclosedFlow(lines: readonly Line[], reported: Line, [open, close]: readonly [string, string]): YamlProblem | undefined {
+function unclosedFlow(lines: readonly Line[], reported: Line, [open, close]: readonly [string, string]): TextProblem | undefined {
   const opened = [reported, ...before(lines, reported)].find((l) => l.text.split(open).length > l.text.split(close).length);
   if (!opened) return undefined;
   const col = opened.text.lastIndexOf(open) + 1;
