@@ -58,9 +58,6 @@ export const inlineSource = (file: string): Source => ({
   locate: () => ({ line: 0, col: 0 }),
 });
 
-const keyText = (key: unknown): string | undefined =>
-  yaml().isScalar(key) ? String(key.value) : key === null || key === undefined ? undefined : String(key);
-
 /**
  * Key text -> first pair, built once per mapping: locating every problem of a 100 000-flag file
  * must not scan the flags mapping once per problem.
@@ -70,10 +67,9 @@ function pairsOf(map: YAMLMap): Map<string, Pair> {
   let index = pairIndex.get(map);
   if (!index) {
     index = new Map();
-    const { isPair } = yaml();
-    for (const p of map.items) {
-      const text = isPair(p) ? keyText(p.key) : undefined;
-      if (text !== undefined && !index.has(text)) index.set(text, p);
+    for (const pair of map.items) {
+      const text = yaml().isScalar(pair.key) ? String(pair.key.value) : String(pair.key);
+      if (!index.has(text)) index.set(text, pair);
     }
     pairIndex.set(map, index);
   }
@@ -96,24 +92,16 @@ export function yamlSource(file: string, doc: Document, lineCounter: LineCounter
       for (const seg of path) {
         // Follow aliases so paths through `*anchor` still resolve (to the anchored text).
         if (isAlias(node)) node = node.resolve(doc);
-        let next: unknown;
-        let nextKey: Node | undefined;
-        if (isMap(node)) {
-          const pair = pairsOf(node).get(String(seg));
-          if (pair) {
-            next = pair.value;
-            nextKey = pair.key as Node;
-            // `a:` with nothing after it has no value node: the key is the best place.
-            if (next === null) next = nextKey;
-          }
-        } else if (isSeq(node) && typeof seg === "number") {
-          next = node.items[seg];
-        } else if (isSeq(node) && /^\d+$/.test(String(seg))) {
-          next = node.items[Number(seg)];
-        }
-        if (next === undefined) break;
-        node = next;
-        key = nextKey;
+        const pair = isMap(node) ? pairsOf(node).get(String(seg)) : undefined;
+        const item: unknown = isSeq(node) && /^\d+$/.test(String(seg)) ? node.items[Number(seg)] : undefined;
+        if (pair) {
+          key = pair.key as Node;
+          // `a:` with nothing after it has no value node: the key is the best place.
+          node = pair.value ?? key;
+        } else if (item !== undefined) {
+          key = undefined;
+          node = item;
+        } else break;
       }
       const target = anchor === "key" || isMap(node) || isSeq(node) ? (key ?? (node as Node)) : (node as Node);
       return pos(target) ?? pos(node as Node) ?? { line: 1, col: 1 };
