@@ -6,7 +6,7 @@
 import type { ErrorObject } from "ajv";
 import { compileEnvironment, type CompiledEnvironment } from "../engine/index.js";
 import type { CompileMemo } from "../engine/compile.js";
-import type { MergedEnvironment, Origin } from "./merge.js";
+import type { MergedEnvironment } from "./merge.js";
 import { validateEnvironmentSchema } from "./schema.js";
 import { docProblem, formatPath, type Anchor, type EnvDocument, type JsonPath } from "./positions.js";
 import type { Problem } from "../model/types.js";
@@ -16,7 +16,7 @@ import { isRecord, setOwn } from "../model/json.js";
  * What a problem takes out (design §3: a problem costs only what it breaks): one flag, one
  * segment (and with it the flags that use it), or the whole environment.
  */
-export type Scope = { flag: string } | { segment: string } | "environment";
+type Scope = { flag: string } | { segment: string } | "environment";
 
 export interface DocumentCheck {
   /** Problems that take the whole environment out. */
@@ -87,7 +87,7 @@ export const addTo = <K, V>(map: Map<K, V[]>, key: K, ...values: V[]): void => {
 };
 
 /** Which flag or segment a path inside an environment document belongs to, if any. */
-export function scopeOf(value: unknown, path: JsonPath): Scope {
+function scopeOf(value: unknown, path: JsonPath): Scope {
   if (!isRecord(value) || path.length < 2) return "environment";
   const [section, name] = path;
   if (section === "segments" || section === "$evaluators") return { segment: String(name) };
@@ -356,12 +356,8 @@ export function compileAndLocate(
   const { errors, ...compiled } = result;
   const problems = errors.map((e) => {
     const [section, name, ...rest] = e.path;
-    const origin: Origin | undefined =
-      section === "flags"
-        ? merged.origins.flags.get(String(name))
-        : section === "segments"
-          ? merged.origins.segments.get(String(name))
-          : undefined;
+    const origins = section === "flags" ? merged.origins.flags : section === "segments" ? merged.origins.segments : undefined;
+    const origin = origins?.get(String(name));
     if (origin) return docProblem(origin.doc, [...origin.path, ...rest], e.message, rest.length === 0 ? "key" : "value");
     return inFirstDoc(e.path, e.message);
   });
