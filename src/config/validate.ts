@@ -214,15 +214,15 @@ function semanticProblems(doc: EnvDocument, value: Record<string, unknown>): Loc
     if (!isRecord(flag) || !isRecord(flag.variants)) return;
     for (const [at, message] of checkVariants(flag.variants)) report(["flags", id, "variants", ...at], message);
     const dv = flag.defaultVariant;
+    if (dv === undefined || dv === null || (typeof dv === "string" && Object.hasOwn(flag.variants, dv))) return;
+    const path = ["flags", id, "defaultVariant"];
     const names = Object.keys(flag.variants)
       .map((n) => `'${n}'`)
       .join(", ");
-    if (typeof dv === "string" && !Object.hasOwn(flag.variants, dv)) {
-      report(["flags", id, "defaultVariant"], `defaultVariant '${dv}' is not one of the variants (${names})`);
-    } else if (dv !== undefined && dv !== null && typeof dv !== "string") {
+    if (typeof dv === "string") report(path, `defaultVariant '${dv}' is not one of the variants (${names})`);
+    else {
       const what = Array.isArray(dv) ? "a list" : typeof dv === "object" ? "a mapping" : `${typeof dv} ${JSON.stringify(dv)}`;
       const quoted = typeof dv === "boolean" || typeof dv === "number" ? ` (quote it, "${String(dv)}", if a variant is named so)` : "";
-      const path = ["flags", id, "defaultVariant"];
       const message = `${formatPath(path)}: must name one of the variants (${names}), or be null; this is ${what}${quoted}`;
       problems.push({ path, problem: docProblem(doc, path, message), covers: true });
     }
