@@ -44,22 +44,19 @@ function nestingBound(text: string): number {
     const c = text.charCodeAt(i);
     if (lineStart) {
       // Space, tab, `-`, `?`, `:`: what can open block collections at the start of a line.
-      if (c === 0x20 || c === 0x09 || c === 0x2d || c === 0x3f || c === 0x3a) start++;
-      else {
-        lineStart = false;
-        if (start > widestStart) widestStart = start;
-      }
+      if (c === 0x20 || c === 0x09 || c === 0x2d || c === 0x3f || c === 0x3a) {
+        if (++start > widestStart) widestStart = start;
+      } else lineStart = false;
     }
     if (c === 0x5b || c === 0x7b) {
       if (++brackets > deepestBrackets) deepestBrackets = brackets;
     } else if ((c === 0x5d || c === 0x7d) && brackets > 0) brackets--;
     else if (c === 0x0a) {
-      if (start > widestStart) widestStart = start;
       lineStart = true;
       start = 0;
     }
   }
-  return deepestBrackets + 2 * (Math.max(widestStart, start) + 1);
+  return deepestBrackets + 2 * (widestStart + 1);
 }
 
 /** Collections in the yaml package's syntax tree (flow ones are `[...]` and `{...}`). */
