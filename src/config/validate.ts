@@ -61,7 +61,7 @@ export function validateDocument(doc: EnvDocument, knownValid?: WeakSet<object>)
   if (knownValid && isRecord(flags) && check.problems.length === 0) {
     for (const key of Object.keys(flags)) {
       const flag = flags[key];
-      if (typeof flag === "object" && flag !== null && !check.flagProblems.has(key)) knownValid.add(flag);
+      if (isRecord(flag) && !check.flagProblems.has(key)) knownValid.add(flag);
     }
   }
   return check;
@@ -71,14 +71,12 @@ export function validateDocument(doc: EnvDocument, knownValid?: WeakSet<object>)
 function withoutKnownFlags(value: unknown, knownValid: WeakSet<object> | undefined): unknown {
   if (!knownValid || !isRecord(value) || !isRecord(value.flags)) return value;
   const all = value.flags;
-  const unknown = Object.keys(all).filter((key) => !isKnown(all[key], knownValid));
+  const unknown = Object.keys(all).filter((key) => !isRecord(all[key]) || !knownValid.has(all[key]));
   if (unknown.length === Object.keys(all).length) return value;
   const flags: Record<string, unknown> = {};
   for (const key of unknown) setOwn(flags, key, all[key]);
   return { ...value, flags };
 }
-
-const isKnown = (flag: unknown, knownValid: WeakSet<object>): boolean => typeof flag === "object" && flag !== null && knownValid.has(flag);
 
 export const addTo = <K, V>(map: Map<K, V[]>, key: K, ...values: V[]): void => {
   const list = map.get(key);
