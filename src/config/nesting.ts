@@ -5,7 +5,6 @@
  * document thousands of levels deep would overflow the stack in one of them, and near the stack's
  * limit V8 may abort the process instead of throwing.
  */
-import type { LineCounter } from "yaml";
 import { yaml } from "./yaml-package.js";
 import type { TextProblem } from "./yaml-errors.js";
 
@@ -65,7 +64,7 @@ const COLLECTIONS = new Set(["block-map", "block-seq", "flow-collection"]);
 /** The first collection of the text nested past MAX_DEPTH, by the yaml package's syntax tree, walked without recursion. */
 function deepestPlace(text: string): TextProblem | undefined {
   const { LineCounter, Parser } = yaml();
-  const lines: LineCounter = new LineCounter();
+  const lines = new LineCounter();
   for (const document of new Parser(lines.addNewLine).parse(text)) {
     const stack: [unknown, number][] = [[document, 0]];
     while (stack.length > 0) {
