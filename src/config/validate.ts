@@ -302,10 +302,8 @@ function nonFiniteNumbers(doc: EnvDocument, value: unknown): Located[] {
     if (typeof node === "number") {
       if (Number.isFinite(node)) return;
       const at = [...path];
-      found.push({
-        path: at,
-        problem: docProblem(doc, at, `${formatPath(at)}: must be a finite number (.inf and .nan have no JSON form)`),
-      });
+      const message = `${formatPath(at)}: must be a finite number (.inf and .nan have no JSON form)`;
+      found.push({ path: at, problem: docProblem(doc, at, message) });
     } else if (Array.isArray(node)) {
       for (let i = 0; i < node.length; i++) {
         path.push(i);
