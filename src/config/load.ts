@@ -12,7 +12,7 @@ import type { ConfigSource, SourceDocument, SourceLoad } from "../sources/source
 import { expandNotifications, variablesOf, type EnvVars } from "./expand.js";
 import { fillEntries, reuseEntries, type LoadMemo } from "./memo.js";
 import { mergeDocuments, originText, type MergedEnvironment } from "./merge.js";
-import { parseData, parseOffThread, parseYaml, textOf, type Content, type ParsedFile } from "./parse.js";
+import { parseContent, parseData, parseOffThread, type Content, type ParsedFile } from "./parse.js";
 import { ENVIRONMENT_NAME_RULE, isEnvironmentName } from "./schema.js";
 import { docProblem, problemAt, type EnvDocument } from "./positions.js";
 import type { EnvironmentConfig, Problem } from "../model/types.js";
@@ -137,12 +137,7 @@ async function parseChanged(document: SourceDocument, { offThread, memo }: Readi
   memo?.count("charsParsed", "text" in content ? content.text.length : content.bytes.length);
   let parsed: ParsedFile;
   if ("value" in document) parsed = parseData(file, key);
-  else if (offThread) {
-    parsed = await parseOffThread(file, content);
-  } else {
-    const read = textOf(file, content);
-    parsed = "text" in read ? parseYaml(file, read.text) : { problems: [read.problem] };
-  }
+  else parsed = offThread ? await parseOffThread(file, content) : parseContent(file, content);
   // A parse with problems is not kept: the next load reads the document again and reports them.
   if (parsed.entryTexts !== undefined) {
     const { entryTexts, ...whole } = parsed;

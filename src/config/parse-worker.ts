@@ -6,11 +6,10 @@
  */
 import { parentPort } from "node:worker_threads";
 import { takeEntries } from "./memo.js";
-import { readYaml, textOf, type WorkerReply, type WorkerRequest } from "./parse.js";
+import { readContent, type WorkerReply, type WorkerRequest } from "./parse.js";
 
 parentPort?.on("message", ({ id, file, content }: WorkerRequest) => {
-  const text = textOf(file, content);
-  const read = "text" in text ? readYaml(file, text.text) : { problems: [text.problem] };
+  const read = readContent(file, content);
   if (!("value" in read)) return parentPort!.postMessage({ id, ...read } satisfies WorkerReply);
   // Values JSON cannot carry (`.inf`, `.nan`: the checks say so, at their place) travel as they are.
   if (hasNonFiniteNumber(read.value)) return parentPort!.postMessage({ id, value: read.value } satisfies WorkerReply);

@@ -37,9 +37,18 @@ export interface ParsedFile {
 const SCHEMA = CORE_SCHEMA.extend({ implicit: [(jsYaml as unknown as { types: { merge: Type } }).types.merge] }); // `types` is missing from @types/js-yaml
 
 /** A file's text -> its value, or its problems, each at file:line:col. */
-export function parseYaml(file: string, text: string): ParsedFile {
-  const read = readYaml(file, text);
-  return "value" in read ? { source: lazySource(file, { text }), value: read.value, problems: [] } : read;
+export const parseYaml = (file: string, text: string): ParsedFile => parseContent(file, { text });
+
+/** parseYaml of a document's content, decoded if it is bytes. */
+export function parseContent(file: string, content: Content): ParsedFile {
+  const read = readContent(file, content);
+  return "value" in read ? { source: lazySource(file, content), value: read.value, problems: [] } : read;
+}
+
+/** readYaml of a document's content; a problem at the first byte that is not UTF-8. */
+export function readContent(file: string, content: Content): YamlRead {
+  const decoded = textOf(file, content);
+  return "text" in decoded ? readYaml(file, decoded.text) : { problems: [decoded.problem] };
 }
 
 /** What reading a text gives, without a Source: what the parse worker sends back. */
@@ -87,7 +96,7 @@ const withoutBom = (text: string): string => (text.startsWith("\uFEFF") ? text.s
 export type Content = { text: string } | { bytes: Uint8Array };
 
 /** The text of `content`, decoded if it is bytes; a problem at the first byte that is not UTF-8. */
-export function textOf(file: string, content: Content): { text: string } | { problem: Problem } {
+function textOf(file: string, content: Content): { text: string } | { problem: Problem } {
   if ("text" in content) return content;
   const decoded = decodeUtf8(content.bytes);
   return "text" in decoded ? decoded : { problem: { file, line: decoded.line, col: decoded.col, message: decoded.error } };
@@ -100,12 +109,8 @@ export function textOf(file: string, content: Content): { text: string } | { pro
  */
 export async function parseOffThread(file: string, content: Content): Promise<ParsedFile> {
   const read = parseWorker.available ? await parseWorker.parse(file, content).catch(() => undefined) : undefined;
-  if (read === undefined) {
-    const text = textOf(file, content);
-    return "text" in text ? parseYaml(file, text.text) : { problems: [text.problem] };
-  }
-  if ("problems" in read)
-    return { problems: read.problems, ...(read.multiEnvironment !== undefined && { multiEnvironment: read.multiEnvironment }) };
+  if (read === undefined) return parseContent(file, content);
+  if ("problems" in read) return { problems: read.problems, multiEnvironment: read.multiEnvironment };
   const source = lazySource(file, content);
   if ("value" in read) return { source, value: read.value, problems: [] };
   return { source, value: JSON.parse(read.skeleton) as unknown, problems: [], entryTexts: read.entryTexts };
