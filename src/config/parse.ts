@@ -108,7 +108,7 @@ function textOf(file: string, content: Content): { text: string } | { problem: P
  * the scale budget's size). Here when the worker cannot run (from the TypeScript sources) or failed.
  */
 export async function parseOffThread(file: string, content: Content): Promise<ParsedFile> {
-  const read = parseWorker.available ? await parseWorker.parse(file, content).catch(() => undefined) : undefined;
+  const read = WORKER_AVAILABLE ? await askWorker(file, content).catch(() => undefined) : undefined;
   if (read === undefined) return parseContent(file, content);
   if ("problems" in read) return { problems: read.problems, multiEnvironment: read.multiEnvironment };
   const source = lazySource(file, content);
@@ -118,11 +118,11 @@ export async function parseOffThread(file: string, content: Content): Promise<Pa
 
 /** Starts the parse worker ahead of the first edit (a server whose files may change, once it serves). */
 export function startParseWorker(): void {
-  if (parseWorker.available) parseWorker.start();
+  if (WORKER_AVAILABLE) runningWorker();
 }
 
 /** Whether the parse worker runs (for the tests). */
-export const parseWorkerRunning = (): boolean => parseWorker.running;
+export const parseWorkerRunning = (): boolean => worker !== undefined;
 
 /** A parse asked of the worker. */
 export interface WorkerRequest {
@@ -138,50 +138,43 @@ export type WorkerReply = { id: number } & (
 
 const WORKER_SCRIPT = new URL("./parse-worker.js", import.meta.url);
 
-/** One worker thread for every parse while serving, kept while the process runs (it does not keep the process alive when idle); if it fails, the next parse starts another. */
-class ParseWorker {
-  #worker: Worker | undefined;
-  #nextId = 1;
-  readonly #pending = new Map<number, { resolve(reply: WorkerReply): void; reject(error: Error): void }>();
+/** The worker's script is there to run: not when running from the TypeScript sources (tests). */
+const WORKER_AVAILABLE = existsSync(fileURLToPath(WORKER_SCRIPT));
 
-  /** The worker's script is there to run: not when running from the TypeScript sources (tests). */
-  readonly available = existsSync(fileURLToPath(WORKER_SCRIPT));
+// One worker thread for every parse while serving, kept while the process runs (it does not keep
+// the process alive when idle); if it fails, the next parse starts another.
+let worker: Worker | undefined;
+let nextId = 1;
+const pending = new Map<number, { resolve(reply: WorkerReply): void; reject(error: Error): void }>();
 
-  get running(): boolean {
-    return this.#worker !== undefined;
-  }
-
-  parse(file: string, content: Content): Promise<WorkerReply> {
-    const worker = this.start();
-    const id = this.#nextId++;
-    return new Promise((resolve, reject) => {
-      this.#pending.set(id, { resolve, reject });
-      worker.ref();
-      worker.postMessage({ id, file, content } satisfies WorkerRequest);
-    });
-  }
-
-  start(): Worker {
-    if (this.#worker) return this.#worker;
-    const worker = new Worker(WORKER_SCRIPT);
-    const failed = (error: Error) => {
-      if (this.#worker === worker) this.#worker = undefined;
-      for (const { reject } of this.#pending.values()) reject(error);
-      this.#pending.clear();
-    };
-    worker.on("message", (reply: WorkerReply) => {
-      this.#pending.get(reply.id)?.resolve(reply);
-      this.#pending.delete(reply.id);
-      if (this.#pending.size === 0) worker.unref();
-    });
-    worker.once("error", failed);
-    worker.once("exit", (code) => failed(new Error(`parse worker exited with ${code}`)));
-    worker.unref();
-    return (this.#worker = worker);
-  }
+function askWorker(file: string, content: Content): Promise<WorkerReply> {
+  const running = runningWorker();
+  const id = nextId++;
+  return new Promise((resolve, reject) => {
+    pending.set(id, { resolve, reject });
+    running.ref();
+    running.postMessage({ id, file, content } satisfies WorkerRequest);
+  });
 }
 
-const parseWorker = new ParseWorker();
+function runningWorker(): Worker {
+  if (worker) return worker;
+  const started = new Worker(WORKER_SCRIPT);
+  const failed = (error: Error) => {
+    if (worker === started) worker = undefined;
+    for (const { reject } of pending.values()) reject(error);
+    pending.clear();
+  };
+  started.on("message", (reply: WorkerReply) => {
+    pending.get(reply.id)?.resolve(reply);
+    pending.delete(reply.id);
+    if (pending.size === 0) started.unref();
+  });
+  started.once("error", failed);
+  started.once("exit", (code) => failed(new Error(`parse worker exited with ${code}`)));
+  started.unref();
+  return (worker = started);
+}
 
 /** A source that parses the text with positions the first time one is asked for: most files never have a problem to locate. */
 export function lazySource(file: string, content: Content): Source {
