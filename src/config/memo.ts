@@ -76,7 +76,7 @@ const SECTIONS = ["flags", "segments", "$evaluators"] as const;
  * next parse.
  */
 export const reuseEntries = (value: unknown, last?: ReadonlyMap<string, object>): Map<string, object> =>
-  placeEntries(value, entryTexts(value), last, (entry) => entry);
+  placeEntries(value, undefined, last, (entry) => entry);
 
 /**
  * The parse worker's reply made whole: `skeleton` is the value with each flag and segment
@@ -86,29 +86,22 @@ export const reuseEntries = (value: unknown, last?: ReadonlyMap<string, object>)
 export const fillEntries = (skeleton: unknown, texts: readonly string[], last?: ReadonlyMap<string, object>): Map<string, object> =>
   placeEntries(skeleton, texts, last, (_placeholder, text) => JSON.parse(text) as object);
 
+/** Each entry's text is its JSON, or the worker's `texts` (in the order forEachEntry visits the entries). */
 function placeEntries(
   value: unknown,
-  texts: readonly string[],
+  texts: readonly string[] | undefined,
   last: ReadonlyMap<string, object> = new Map(),
   make: (entry: object, text: string) => object,
 ): Map<string, object> {
   const entries = new Map<string, object>();
   let i = 0;
   forEachEntry(value, (section, key, entry) => {
-    const text = texts[i++]!;
-    let placed = entries.get(text) ?? last.get(text);
-    if (placed === undefined) entries.set(text, (placed = make(entry, text)));
-    else entries.set(text, placed);
+    const text = texts ? texts[i++]! : JSON.stringify(entry);
+    const placed = entries.get(text) ?? last.get(text) ?? make(entry, text);
+    entries.set(text, placed);
     if (placed !== entry) setOwn(section, key, placed);
   });
   return entries;
-}
-
-/** The JSON text of each flag and segment of a parsed value, in the order the entries are placed. */
-function entryTexts(value: unknown): string[] {
-  const texts: string[] = [];
-  forEachEntry(value, (_section, _key, entry) => texts.push(JSON.stringify(entry)));
-  return texts;
 }
 
 /**
