@@ -208,10 +208,8 @@ function yamlProblems(file: string, text: string, found: Problem): YamlRead {
   const { isMap } = yaml();
   const multiEnvironment = isMap(doc.contents) && doc.contents.has("environments");
   const at = (offset: number, message: string): Problem => ({ file, ...lines.linePos(offset), message });
-  const problems: Problem[] = explainYamlErrors(text, doc.errors, doc.warnings, (offset) => lines.linePos(offset)).map((p) => ({
-    file,
-    ...p,
-  }));
+  const explained = explainYamlErrors(text, doc.errors, doc.warnings, (offset) => lines.linePos(offset));
+  const problems: Problem[] = explained.map((p) => ({ file, ...p }));
   if (problems.length === 0)
     problems.push(...duplicateKeys(doc).map((key) => at(key.range?.[0] ?? 0, `duplicate key '${String(key.value)}'`)));
   const cycle = problems.length === 0 ? recursiveAlias(doc) : undefined;
