@@ -41,25 +41,6 @@ export const originText = (o: Origin): string => {
   return `${o.doc.source.file}:${line}:${col}`;
 };
 
-/**
- * Merges documents into one environment. Flags in `brokenFlags` (their own problems were
- * reported) are left out of the configuration, but still count as defined for duplicate checks.
- * Parts whose shape is wrong are skipped: the schema has reported them. The parts of documents in
- * `schemaValid` (which passed the schema as a whole) are not checked again, one by one.
- */
-export function mergeDocuments(
-  name: string,
-  docs: readonly EnvDocument[],
-  files: readonly string[],
-  brokenFlags: ReadonlySet<string> = new Set(),
-  schemaValid: ReadonlySet<EnvDocument> = new Set(),
-): MergedEnvironment {
-  const merging = new Merging(name, files, brokenFlags);
-  for (const doc of docs) if (isRecord(doc.value)) merging.addDocument(doc, doc.value, schemaValid.has(doc));
-  const { config, origins, problems, flagProblems } = merging;
-  return { config, docs, origins, problems, flagProblems };
-}
-
 /** A flag as a file writes it: the schema's `flag` (`flagWithKey` in flagd's list form, which adds `key`). */
 interface FlagInput {
   state?: FlagState;
@@ -75,75 +56,29 @@ const isFlagWithKey = schemaPart<FlagInput & { key: string }>("flagWithKey");
 const isMetadataValue = schemaPart<Metadata[string]>("metadataValue");
 const isNotification = schemaPart<NotificationTarget>("notification");
 
-/** One environment being merged from its documents, in order. */
-class Merging {
-  readonly config: EnvironmentConfig;
-  readonly origins: MergedEnvironment["origins"] = { flags: new Map(), segments: new Map() };
-  readonly problems: Problem[] = [];
-  readonly flagProblems = new Map<string, Problem[]>();
-  readonly #metadataOrigins = new Map<string, Origin>();
-
-  constructor(
-    name: string,
-    files: readonly string[],
-    private readonly brokenFlags: ReadonlySet<string>,
-  ) {
-    this.config = { name, metadata: {}, segments: {}, flags: {}, notifications: [], files: [...files] };
-  }
-
-  addDocument(doc: EnvDocument, d: Record<string, unknown>, schemaValid: boolean): void {
-    // A part of a document that passed the schema as a whole has the shape its guard checks.
-    const is = <T>(guard: (v: unknown) => v is T, v: unknown): v is T => schemaValid || guard(v);
-    if (typeof d.apiKey === "string") this.#addApiKey(doc, d.apiKey);
-    for (const [key, value] of entries(d.metadata)) {
-      const checked = () => (is(isMetadataValue, value) ? value : undefined);
-      this.#add("metadata", this.config.metadata, this.#metadataOrigins, key, checked, { doc, path: ["metadata", key] });
-    }
-    // flagd's `$evaluators` and our `segments` are one namespace: `$ref` cannot tell them apart.
-    for (const section of ["segments", "$evaluators"] as const) {
-      for (const [key, value] of entries(d[section])) {
-        this.#add("segment", this.config.segments, this.origins.segments, key, () => value, { doc, path: [section, key] });
-      }
-    }
-    this.#addFlags(doc, d.flags, is);
-    if (Array.isArray(d.notifications)) this.config.notifications.push(...d.notifications.filter((n: unknown) => is(isNotification, n)));
-  }
-
-  #addApiKey(doc: EnvDocument, apiKey: string): void {
-    if (this.origins.apiKey) {
-      this.problems.push(docProblem(doc, ["apiKey"], `apiKey is also set in ${originText(this.origins.apiKey)}`, "key"));
-      return;
-    }
-    this.origins.apiKey = { doc, path: ["apiKey"] };
-    this.config.apiKey = apiKey;
-  }
-
-  #addFlags(doc: EnvDocument, flags: unknown, is: <T>(guard: (v: unknown) => v is T, v: unknown) => v is T): void {
-    const { config } = this;
-    if (Array.isArray(flags)) {
-      // flagd's daemon form: a list of flags, each naming itself with `key`.
-      for (const [i, raw] of (flags as unknown[]).entries()) {
-        if (!isRecord(raw) || typeof raw.key !== "string") continue; // the schema has said so
-        const value = () => (is(isFlagWithKey, raw) ? toFlag(raw) : undefined);
-        this.#add("flag", config.flags, this.origins.flags, raw.key, value, { doc, path: ["flags", i] }, ["flags", i, "key"]);
-      }
-      return;
-    }
-    if (!isRecord(flags)) return;
-    for (const key of Object.keys(flags)) {
-      const raw = flags[key] as JsonValue;
-      this.#add("flag", config.flags, this.origins.flags, key, () => (is(isFlag, raw) ? toFlag(raw) : undefined), {
-        doc,
-        path: ["flags", key],
-      });
-    }
-  }
+/**
+ * Merges documents into one environment, in order. Flags in `brokenFlags` (their own problems were
+ * reported) are left out of the configuration, but still count as defined for duplicate checks.
+ * Parts whose shape is wrong are skipped: the schema has reported them. The parts of documents in
+ * `schemaValid` (which passed the schema as a whole) are not checked again, one by one.
+ */
+export function mergeDocuments(
+  name: string,
+  docs: readonly EnvDocument[],
+  files: readonly string[],
+  brokenFlags: ReadonlySet<string>,
+  schemaValid: ReadonlySet<EnvDocument>,
+): MergedEnvironment {
+  const config: EnvironmentConfig = { name, metadata: {}, segments: {}, flags: {}, notifications: [], files: [...files] };
+  const origins: MergedEnvironment["origins"] = { flags: new Map(), segments: new Map() };
+  const metadataOrigins = new Map<string, Origin>();
+  const merged: MergedEnvironment = { config, docs, origins, problems: [], flagProblems: new Map() };
 
   /**
    * Adds one named entry, or reports where it was defined first. The value is asked for only
    * when it is to be served, and is left out when its shape is wrong (the schema said so).
    */
-  #add<T>(
+  const add = <T>(
     what: string,
     record: Record<string, T>,
     seen: Map<string, Origin>,
@@ -151,27 +86,65 @@ class Merging {
     value: () => T | undefined,
     origin: Origin,
     keyPath: JsonPath = origin.path,
-  ): void {
+  ): void => {
     const first = seen.get(key);
     if (first) {
       const problem = docProblem(origin.doc, keyPath, `${what} '${key}' is also defined in ${originText(first)}`, "key");
       if (what === "flag") {
         // Which definition is meant is not ours to guess: the flag is not served.
-        this.flagProblems.set(key, [...(this.flagProblems.get(key) ?? []), problem]);
+        merged.flagProblems.set(key, [...(merged.flagProblems.get(key) ?? []), problem]);
         Reflect.deleteProperty(record, key);
-      } else this.problems.push(problem);
+      } else merged.problems.push(problem);
       return;
     }
     seen.set(key, origin);
-    if (what === "flag" && this.brokenFlags.has(key)) return;
+    if (what === "flag" && brokenFlags.has(key)) return;
     const v = value();
     if (v !== undefined) setOwn(record, key, v);
+  };
+
+  for (const doc of docs) {
+    const d = doc.value;
+    if (!isRecord(d)) continue;
+    // A part of a document that passed the schema as a whole has the shape its guard checks.
+    const is = <T>(guard: (v: unknown) => v is T, v: unknown): v is T => schemaValid.has(doc) || guard(v);
+    if (typeof d.apiKey === "string") {
+      if (origins.apiKey) merged.problems.push(docProblem(doc, ["apiKey"], `apiKey is also set in ${originText(origins.apiKey)}`, "key"));
+      else {
+        origins.apiKey = { doc, path: ["apiKey"] };
+        config.apiKey = d.apiKey;
+      }
+    }
+    for (const [key, value] of entries(d.metadata)) {
+      const checked = () => (is(isMetadataValue, value) ? value : undefined);
+      add("metadata", config.metadata, metadataOrigins, key, checked, { doc, path: ["metadata", key] });
+    }
+    // flagd's `$evaluators` and our `segments` are one namespace: `$ref` cannot tell them apart.
+    for (const section of ["segments", "$evaluators"] as const) {
+      for (const [key, value] of entries(d[section])) {
+        add("segment", config.segments, origins.segments, key, () => value, { doc, path: [section, key] });
+      }
+    }
+    if (Array.isArray(d.flags)) {
+      // flagd's daemon form: a list of flags, each naming itself with `key`.
+      for (const [i, raw] of (d.flags as unknown[]).entries()) {
+        if (!isRecord(raw) || typeof raw.key !== "string") continue; // the schema has said so
+        const value = () => (is(isFlagWithKey, raw) ? toFlag(raw) : undefined);
+        add("flag", config.flags, origins.flags, raw.key, value, { doc, path: ["flags", i] }, ["flags", i, "key"]);
+      }
+    }
+    for (const [key, raw] of entries(d.flags)) {
+      const value = () => (is(isFlag, raw) ? toFlag(raw) : undefined);
+      add("flag", config.flags, origins.flags, key, value, { doc, path: ["flags", key] });
+    }
+    if (Array.isArray(d.notifications)) config.notifications.push(...d.notifications.filter((n: unknown) => is(isNotification, n)));
   }
+  return merged;
 }
 
 /**
  * A mapping's entries (none for anything else). Documents are parsed YAML or JSON, so every value
- * in them is a JsonValue (non-finite numbers are reported by validateDocumentSteps).
+ * in them is a JsonValue (non-finite numbers are reported by validateDocument).
  */
 const entries = (v: unknown): [string, JsonValue][] => (isRecord(v) ? (Object.entries(v) as [string, JsonValue][]) : []);
 
@@ -182,20 +155,17 @@ const entries = (v: unknown): [string, JsonValue][] => (isRecord(v) ? (Object.en
  */
 const definitions = new WeakMap<FlagInput, FlagDefinition>();
 
+/** The file's flag with flagd's defaults made explicit (and flagd's list-form `key` dropped). */
 function toFlag(raw: FlagInput): FlagDefinition {
-  let def = definitions.get(raw);
-  if (!def) definitions.set(raw, (def = definitionOf(raw)));
-  return def;
-}
-
-/** The file's flag with flagd's defaults made explicit (and flagd's array-form `key` dropped). */
-function definitionOf(raw: FlagInput): FlagDefinition {
-  const flag: FlagDefinition = {
+  let flag = definitions.get(raw);
+  if (flag) return flag;
+  flag = {
     state: raw.state ?? "ENABLED",
     variants: raw.variants,
     defaultVariant: raw.defaultVariant ?? null,
     metadata: raw.metadata ?? NO_METADATA,
   };
   if (raw.targeting !== undefined) flag.targeting = raw.targeting;
+  definitions.set(raw, flag);
   return flag;
 }
