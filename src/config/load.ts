@@ -80,12 +80,16 @@ export async function loadSources(sources: readonly ConfigSource[], options: Loa
   return loadSourceReads(await Promise.all(sources.map((source) => source.read(options.inputs))), options);
 }
 
+/** For the programmatic API: environment name -> environment document, validated like a file (the inline source, read once). */
+export async function loadInlineConfig(environments: Record<string, unknown>, options: LoadOptions = {}): Promise<ConfigLoad> {
+  return loadSources([new InlineSource(environments)], options);
+}
+
 /** What the sources read -> environments, validated and compiled together. */
 export async function loadSourceReads(reads: readonly SourceLoad[], options: LoadOptions = {}): Promise<ConfigLoad> {
   const problems = new ProblemMap();
   const found: FoundEnvironment[] = [];
-  const reading: Reading = { offThread: options.offThread ?? false, memo: options.memo };
-  for (const read of reads) found.push(...(await fromSource(read, problems, reading)));
+  for (const read of reads) found.push(...(await fromSource(read, problems, options)));
   // Files read before they settled were parsed meanwhile; they are built (checked, problems
   // located) only once still as read: a half-written file is never even looked at.
   const settled = (await options.inputs?.settled()) ?? true;
@@ -96,25 +100,20 @@ export async function loadSourceReads(reads: readonly SourceLoad[], options: Loa
   return load;
 }
 
-interface Reading {
-  offThread: boolean;
-  memo?: LoadMemo;
-}
-
 /**
  * A document's value: parsed again only when its content changed, with its unchanged flags and
  * segments the last parse's objects (memo.ts). Whatever the parser throws (a hostile document)
  * is a problem of that document, never an escaped exception.
  */
-async function parseDocument(document: SourceDocument, reading: Reading): Promise<ParsedFile> {
+async function parseDocument(document: SourceDocument, options: LoadOptions): Promise<ParsedFile> {
   try {
-    return await parseChanged(document, reading);
+    return await parseChanged(document, options);
   } catch (error) {
     return { problems: [{ file: document.file, line: 0, col: 0, message: `cannot be read: ${(error as Error).message}` }] };
   }
 }
 
-async function parseChanged(document: SourceDocument, { offThread, memo }: Reading): Promise<ParsedFile> {
+async function parseChanged(document: SourceDocument, { offThread, memo }: LoadOptions): Promise<ParsedFile> {
   const { file } = document;
   if ("error" in document) return { problems: [{ file, line: document.line ?? 0, col: document.col ?? 0, message: document.error }] };
   let content: Content;
@@ -151,10 +150,10 @@ async function parseChanged(document: SourceDocument, { offThread, memo }: Readi
 }
 
 /** One source's documents, parsed, as environments (named by the layout, or by each document's content). */
-async function fromSource(read: SourceLoad, problems: ProblemMap, reading: Reading): Promise<FoundEnvironment[]> {
+async function fromSource(read: SourceLoad, problems: ProblemMap, options: LoadOptions): Promise<FoundEnvironment[]> {
   for (const p of read.problems) problems.add(p.env, { file: p.file, line: 0, col: 0, message: p.message });
   const found: FoundEnvironment[] = [];
-  const singles = await Promise.all(read.documents.map(({ document }) => parseDocument(document, reading)));
+  const singles = await Promise.all(read.documents.map(({ document }) => parseDocument(document, options)));
   read.documents.forEach(({ stem, document }, i) => {
     const redirects = "finalUrl" in document && document.finalUrl !== undefined ? { [document.file]: document.finalUrl } : undefined;
     found.push(...fromSingleFile(document.file, stem, singles[i]!, problems).map((input) => (redirects ? { ...input, redirects } : input)));
@@ -165,7 +164,7 @@ async function fromSource(read: SourceLoad, problems: ProblemMap, reading: Readi
     problems.add("", { file, line: 0, col: 0, message: `'${env.name}' is not a valid environment name: ${ENVIRONMENT_NAME_RULE}` });
     return false;
   });
-  const parsed = await Promise.all(named.map((env) => Promise.all(env.documents.map((d) => parseDocument(d, reading)))));
+  const parsed = await Promise.all(named.map((env) => Promise.all(env.documents.map((d) => parseDocument(d, options)))));
   named.forEach((env, i) => {
     const docs: EnvDocument[] = [];
     for (const file of parsed[i] ?? []) {
@@ -203,11 +202,6 @@ function withoutDuplicates(found: FoundEnvironment[], problems: ProblemMap): Fou
     }
   }
   return kept;
-}
-
-/** For the programmatic API: environment name -> environment document, validated like a file (the inline source, read once). */
-export async function loadInlineConfig(environments: Record<string, unknown>, options: LoadOptions = {}): Promise<ConfigLoad> {
-  return loadSources([new InlineSource(environments)], options);
 }
 
 /** PATH is one file: an `environments:` map of environments, or one environment named by its stem. */
