@@ -109,7 +109,7 @@ async function parseDocument(document: SourceDocument, options: LoadOptions): Pr
   try {
     return await parseChanged(document, options);
   } catch (error) {
-    return { problems: [{ file: document.file, line: 0, col: 0, message: `cannot be read: ${(error as Error).message}` }] };
+    return { problems: [fileProblem(document.file, `cannot be read: ${(error as Error).message}`)] };
   }
 }
 
@@ -122,7 +122,7 @@ async function parseChanged(document: SourceDocument, { offThread, memo }: LoadO
     try {
       content = { text: JSON.stringify(document.value) ?? "null" };
     } catch (error) {
-      return { problems: [{ file, line: 0, col: 0, message: `not JSON data: ${(error as Error).message}` }] };
+      return { problems: [fileProblem(file, `not JSON data: ${(error as Error).message}`)] };
     }
     key = content.text;
   } else if ("bytes" in document) [content, key] = [{ bytes: document.bytes }, document.hash];
@@ -151,7 +151,7 @@ async function parseChanged(document: SourceDocument, { offThread, memo }: LoadO
 
 /** One source's documents, parsed, as environments (named by the layout, or by each document's content). */
 async function fromSource(read: SourceLoad, problems: ProblemMap, options: LoadOptions): Promise<FoundEnvironment[]> {
-  for (const p of read.problems) problems.add(p.env, { file: p.file, line: 0, col: 0, message: p.message });
+  for (const p of read.problems) problems.add(p.env, fileProblem(p.file, p.message));
   const found: FoundEnvironment[] = [];
   const singles = await Promise.all(read.documents.map(({ document }) => parseDocument(document, options)));
   read.documents.forEach(({ stem, document }, i) => {
@@ -161,7 +161,7 @@ async function fromSource(read: SourceLoad, problems: ProblemMap, options: LoadO
   const named = read.environments.filter((env) => {
     if (isEnvironmentName(env.name)) return true;
     const file = env.dir ?? env.documents[0]?.file ?? read.id;
-    problems.add("", { file, line: 0, col: 0, message: `'${env.name}' is not a valid environment name: ${ENVIRONMENT_NAME_RULE}` });
+    problems.add("", fileProblem(file, notAnEnvironmentName(env.name)));
     return false;
   });
   const parsed = await Promise.all(named.map((env) => Promise.all(env.documents.map((d) => parseDocument(d, options)))));
@@ -185,19 +185,14 @@ async function fromSource(read: SourceLoad, problems: ProblemMap, options: LoadO
  */
 function withoutDuplicates(found: FoundEnvironment[], problems: ProblemMap): FoundEnvironment[] {
   const byName = new Map<string, FoundEnvironment[]>();
-  for (const input of found) byName.set(input.name, [...(byName.get(input.name) ?? []), input]);
+  for (const input of found) addTo(byName, input.name, input);
   const kept: FoundEnvironment[] = [];
   for (const [name, group] of byName) {
     if (group.length === 1) kept.push(...group);
     else {
       for (const input of group) {
         const others = group.filter((o) => o !== input).map((o) => o.origin);
-        problems.add(name, {
-          file: input.origin,
-          line: 0,
-          col: 0,
-          message: `environment '${name}' is also defined by ${others.join(", ")}`,
-        });
+        problems.add(name, fileProblem(input.origin, `environment '${name}' is also defined by ${others.join(", ")}`));
       }
     }
   }
@@ -209,9 +204,7 @@ function fromSingleFile(file: string, stem: string, parsed: ParsedFile, problems
   const value = parsed.value;
   const multi = isRecord(value) ? "environments" in value : parsed.multiEnvironment === true;
   const single = !multi && isEnvironmentName(stem);
-  if (!multi && !single) {
-    problems.add("", { file, line: 0, col: 0, message: `'${stem}' is not a valid environment name: ${ENVIRONMENT_NAME_RULE}` });
-  }
+  if (!multi && !single) problems.add("", fileProblem(file, notAnEnvironmentName(stem)));
   if (parsed.problems.length > 0) {
     // A broken multi-environment file cannot say which environments it holds.
     problems.add(single ? stem : "", ...parsed.problems);
@@ -235,14 +228,8 @@ function fromSingleFile(file: string, stem: string, parsed: ParsedFile, problems
   }
   const inputs: FoundEnvironment[] = [];
   for (const [name, doc] of Object.entries(envs)) {
-    if (!isEnvironmentName(name)) {
-      problems.add(
-        "",
-        problemAt(source, ["environments", name], `'${name}' is not a valid environment name: ${ENVIRONMENT_NAME_RULE}`, "key"),
-      );
-    } else {
-      inputs.push({ name, docs: [{ source, prefix: ["environments", name], value: doc }], files: [file], origin: file });
-    }
+    if (!isEnvironmentName(name)) problems.add("", problemAt(source, ["environments", name], notAnEnvironmentName(name), "key"));
+    else inputs.push({ name, docs: [{ source, prefix: ["environments", name], value: doc }], files: [file], origin: file });
   }
   return inputs;
 }
@@ -330,7 +317,7 @@ function build(input: FoundEnvironment, env: EnvVars, problems: ProblemMap, memo
   } catch (error) {
     // The stage boundary: a check that throws (a stack overflow on a value the shape check let
     // through, a bug) costs this environment, never the load of the others.
-    problems.add(input.name, { file: input.origin, line: 0, col: 0, message: `cannot be loaded: ${(error as Error).message}` });
+    problems.add(input.name, fileProblem(input.origin, `cannot be loaded: ${(error as Error).message}`));
     return { name: input.name, fatal: true };
   }
 }
@@ -362,7 +349,7 @@ function buildUnguarded(input: FoundEnvironment, env: EnvVars, problems: Problem
     problems.add(
       name,
       input.dir || !only
-        ? { file: input.dir ?? "", line: 0, col: 0, message: `no file of this environment defines 'flags' ${hint}` }
+        ? fileProblem(input.dir ?? "", `no file of this environment defines 'flags' ${hint}`)
         : docProblem(only, [], `missing 'flags' ${hint}`, "key"),
     );
   }
@@ -440,5 +427,10 @@ function checkApiKeysAreUnique(built: Built[], problems: ProblemMap): Set<string
   }
   return clashing;
 }
+
+/** A problem with no place in a file: of the whole file, directory or source. */
+const fileProblem = (file: string, message: string): Problem => ({ file, line: 0, col: 0, message });
+
+const notAnEnvironmentName = (name: string): string => `'${name}' is not a valid environment name: ${ENVIRONMENT_NAME_RULE}`;
 
 const byPosition = (a: Problem, b: Problem): number => compare(a.file, b.file) || a.line - b.line || a.col - b.col;
