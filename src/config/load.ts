@@ -8,7 +8,7 @@ import type { CompiledFlag } from "../engine/types.js";
 import { InlineSource } from "../sources/inline-source.js";
 import { readFiles } from "../sources/read-once.js";
 import type { InputSet } from "../sources/inputs.js";
-import type { ConfigSource, SourceDocument, SourceLoad } from "../sources/source.js";
+import type { ConfigSource, SourceDocument, SourceEnvironment, SourceLoad } from "../sources/source.js";
 import { expandNotifications, variablesOf, type EnvVars } from "./expand.js";
 import { fillEntries, reuseEntries, type LoadMemo } from "./memo.js";
 import { mergeDocuments, originText, type MergedEnvironment } from "./merge.js";
@@ -154,14 +154,11 @@ async function fromSource(read: SourceLoad, problems: ProblemMap, options: LoadO
   for (const p of read.problems) problems.add(p.env, fileProblem(p.file, p.message));
   const found: FoundEnvironment[] = [];
   const singles = await Promise.all(read.documents.map(({ document }) => parseDocument(document, options)));
-  read.documents.forEach(({ stem, document }, i) => {
-    const redirects = "finalUrl" in document && document.finalUrl !== undefined ? { [document.file]: document.finalUrl } : undefined;
-    found.push(...fromSingleFile(document.file, stem, singles[i]!, problems).map((input) => (redirects ? { ...input, redirects } : input)));
-  });
+  read.documents.forEach(({ stem, document }, i) => found.push(...fromSingleFile(document, stem, singles[i]!, problems)));
+  const originOf = (env: SourceEnvironment) => env.dir ?? env.documents[0]?.file ?? read.id;
   const named = read.environments.filter((env) => {
     if (isEnvironmentName(env.name)) return true;
-    const file = env.dir ?? env.documents[0]?.file ?? read.id;
-    problems.add("", fileProblem(file, notAnEnvironmentName(env.name)));
+    problems.add("", fileProblem(originOf(env), notAnEnvironmentName(env.name)));
     return false;
   });
   const parsed = await Promise.all(named.map((env) => Promise.all(env.documents.map((d) => parseDocument(d, options)))));
@@ -173,8 +170,7 @@ async function fromSource(read: SourceLoad, problems: ProblemMap, options: LoadO
     }
     // Data given as values was read from no file.
     const files = env.documents.filter((d) => !("value" in d)).map((d) => d.file);
-    const origin = env.dir ?? env.documents[0]?.file ?? read.id;
-    found.push({ name: env.name, docs, files, origin, ...(env.dir ? { dir: env.dir } : {}) });
+    found.push({ name: env.name, docs, files, origin: originOf(env), dir: env.dir });
   });
   return found;
 }
@@ -200,7 +196,9 @@ function withoutDuplicates(found: FoundEnvironment[], problems: ProblemMap): Fou
 }
 
 /** PATH is one file: an `environments:` map of environments, or one environment named by its stem. */
-function fromSingleFile(file: string, stem: string, parsed: ParsedFile, problems: ProblemMap): FoundEnvironment[] {
+function fromSingleFile(document: SourceDocument, stem: string, parsed: ParsedFile, problems: ProblemMap): FoundEnvironment[] {
+  const { file } = document;
+  const redirects = "finalUrl" in document && document.finalUrl !== undefined ? { [file]: document.finalUrl } : undefined;
   const value = parsed.value;
   const multi = isRecord(value) ? "environments" in value : parsed.multiEnvironment === true;
   const single = !multi && isEnvironmentName(stem);
@@ -212,7 +210,7 @@ function fromSingleFile(file: string, stem: string, parsed: ParsedFile, problems
   }
   const { source } = parsed;
   if (!source) return [];
-  if (single) return [{ name: stem, docs: [{ source, prefix: [], value }], files: [file], origin: file }];
+  if (single) return [{ name: stem, docs: [{ source, prefix: [], value }], files: [file], origin: file, redirects }];
   if (!multi || !isRecord(value)) return [];
 
   // The wrapper: `environments:` (and `$schema`), nothing else.
@@ -229,7 +227,7 @@ function fromSingleFile(file: string, stem: string, parsed: ParsedFile, problems
   const inputs: FoundEnvironment[] = [];
   for (const [name, doc] of Object.entries(envs)) {
     if (!isEnvironmentName(name)) problems.add("", problemAt(source, ["environments", name], notAnEnvironmentName(name), "key"));
-    else inputs.push({ name, docs: [{ source, prefix: ["environments", name], value: doc }], files: [file], origin: file });
+    else inputs.push({ name, docs: [{ source, prefix: ["environments", name], value: doc }], files: [file], origin: file, redirects });
   }
   return inputs;
 }
