@@ -257,9 +257,7 @@ function finish(inputs: FoundEnvironment[], problems: ProblemMap, options: LoadO
 
 /** An environment as built by the last load, with what it was built from. */
 interface BuiltBefore {
-  docs: readonly EnvDocument[];
-  files: string;
-  dir?: string;
+  input: FoundEnvironment;
   variables: string;
   built: Built;
   problems: Problem[];
@@ -267,28 +265,15 @@ interface BuiltBefore {
 
 /**
  * The last load's build of this environment when it was built from the very same documents (the
- * same parsed values and sources: memo.ts shares them while their text is unchanged), files and
- * variables; else a build.
+ * same parsed values and sources: memo.ts shares them while their text is unchanged), files,
+ * directory and variables; else a build.
  */
 function buildOrReuse(input: FoundEnvironment, env: EnvVars, problems: ProblemMap, memo: LoadMemo | undefined): Built {
   // Problems found before (reading, parsing) are this load's own: built afresh.
   if (!memo || problems.has(input.name)) return build(input, env, problems, memo);
   const variables = input.docs.map((doc) => variablesOf(doc, env)).join("\n");
-  const files = input.files.join("\n");
   const before = memo.environments.get(input.name) as BuiltBefore | undefined;
-  const same =
-    before !== undefined &&
-    before.files === files &&
-    before.dir === input.dir &&
-    before.variables === variables &&
-    before.docs.length === input.docs.length &&
-    before.docs.every(
-      (doc, i) =>
-        doc.value === input.docs[i]!.value &&
-        doc.source === input.docs[i]!.source &&
-        doc.prefix.join("/") === input.docs[i]!.prefix.join("/"),
-    );
-  if (same) {
+  if (before && before.variables === variables && sameSources(before.input, input)) {
     memo.environments.set(input.name, before);
     const compiled = memo.compiled.get(input.name);
     if (compiled) memo.compiled.set(input.name, compiled);
@@ -297,11 +282,18 @@ function buildOrReuse(input: FoundEnvironment, env: EnvVars, problems: ProblemMa
   }
   memo.count("environmentsBuilt");
   const built = build(input, env, problems, memo);
-  const entry: BuiltBefore = { docs: input.docs, files, variables, built: { ...built }, problems: [...(problems.get(input.name) ?? [])] };
-  if (input.dir !== undefined) entry.dir = input.dir;
+  const entry: BuiltBefore = { input, variables, built: { ...built }, problems: [...(problems.get(input.name) ?? [])] };
   memo.environments.set(input.name, entry);
   return built;
 }
+
+const sameSources = (a: FoundEnvironment, b: FoundEnvironment): boolean =>
+  a.dir === b.dir &&
+  a.files.join("\n") === b.files.join("\n") &&
+  a.docs.length === b.docs.length &&
+  a.docs.every(
+    (doc, i) => doc.value === b.docs[i]!.value && doc.source === b.docs[i]!.source && doc.prefix.join("/") === b.docs[i]!.prefix.join("/"),
+  );
 
 /**
  * One environment: expand, validate each document, merge and compile. A problem inside one flag
