@@ -11,7 +11,7 @@ import type { InputSet } from "../sources/inputs.js";
 import type { ConfigSource, SourceDocument, SourceEnvironment, SourceLoad } from "../sources/source.js";
 import { expandNotifications, variablesOf, type EnvVars } from "./expand.js";
 import { fillEntries, reuseEntries, type LoadMemo } from "./memo.js";
-import { mergeDocuments, originText, type MergedEnvironment } from "./merge.js";
+import { mergeDocuments, originText, type MergedEnvironment, type Origin } from "./merge.js";
 import { parseContent, parseData, parseOffThread, type Content, type ParsedFile } from "./parse.js";
 import { ENVIRONMENT_NAME_RULE, isEnvironmentName } from "./schema.js";
 import { docProblem, problemAt, type EnvDocument } from "./positions.js";
@@ -242,16 +242,14 @@ interface Built {
 
 function finish(inputs: FoundEnvironment[], problems: ProblemMap, options: LoadOptions): ConfigLoad {
   const env = options.env ?? process.env;
-  const built: Built[] = [];
-  for (const input of inputs) built.push(buildOrReuse(input, env, problems, options.memo));
-  for (const name of checkApiKeysAreUnique(built, problems)) for (const b of built) if (b.name === name) b.fatal = true;
-
+  const built = inputs.map((input) => buildOrReuse(input, env, problems, options.memo));
+  leaveOutSharedApiKeys(built, problems);
   const environments = new Map<string, LoadedEnvironment>();
-  for (const b of [...built].sort((x, y) => compare(x.name, y.name))) {
+  for (const b of built.sort((x, y) => compare(x.name, y.name))) {
     if (b.merged && b.flags && !b.fatal) environments.set(b.name, { config: b.merged.config, flags: b.flags });
   }
   const sorted = new Map<string, Problem[]>();
-  for (const key of [...problems.keys()].sort(compare)) sorted.set(key, [...(problems.get(key) ?? [])].sort(byPosition));
+  for (const key of [...problems.keys()].sort(compare)) sorted.set(key, [...problems.get(key)!].sort(byPosition));
   return { environments, problems: sorted };
 }
 
@@ -395,27 +393,21 @@ function withoutKeys<T>(record: Record<string, T>, left: ReadonlyMap<string, unk
   return kept;
 }
 
-/** A key must name one environment: requests are routed by key alone. Returns the environments that share one. */
-function checkApiKeysAreUnique(built: Built[], problems: ProblemMap): Set<string> {
-  const clashing = new Set<string>();
+/** A key must name one environment: requests are routed by key alone. The environments that share one are left out. */
+function leaveOutSharedApiKeys(built: Built[], problems: ProblemMap): void {
   const byKey = new Map<string, Built[]>();
-  for (const b of built) {
-    const key = b.merged?.config.apiKey;
-    if (key !== undefined) byKey.set(key, [...(byKey.get(key) ?? []), b]);
-  }
+  for (const b of built) if (b.merged?.config.apiKey !== undefined) addTo(byKey, b.merged.config.apiKey, b);
+  // merge.ts sets an API key and its origin together.
+  const originOf = (b: Built): Origin => b.merged!.origins.apiKey!;
   for (const group of byKey.values()) {
     if (group.length < 2) continue;
     for (const b of group) {
-      const others = group
-        .filter((o) => o !== b)
-        .map((o) => `'${o.name}' (${o.merged?.origins.apiKey ? originText(o.merged.origins.apiKey) : "?"})`);
-      const origin = b.merged?.origins.apiKey;
-      if (origin)
-        problems.add(b.name, docProblem(origin.doc, origin.path, `apiKey is also used by environment ${others.join(", ")}`, "key"));
-      clashing.add(b.name);
+      const { doc, path } = originOf(b);
+      const others = group.filter((o) => o !== b).map((o) => `'${o.name}' (${originText(originOf(o))})`);
+      problems.add(b.name, docProblem(doc, path, `apiKey is also used by environment ${others.join(", ")}`, "key"));
+      b.fatal = true;
     }
   }
-  return clashing;
 }
 
 /** A problem with no place in a file: of the whole file, directory or source. */
