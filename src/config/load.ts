@@ -373,7 +373,9 @@ function withUnusableFlags(
   const { config } = merged;
   const invalid: Record<string, string> = {};
   for (const [key, reason] of compiled.broken) setOwn(invalid, key, reason);
-  if (compiled.broken.size > 0) config.flags = withoutKeys(config.flags, compiled.broken);
+  if (compiled.broken.size > 0) {
+    config.flags = Object.fromEntries(Object.entries(config.flags).filter(([key]) => !compiled.broken.has(key)));
+  }
   // A copy to add them to: the compiled map is also the compile memo's. In key order, which does
   // not depend on which flags this load had to check.
   const flags = flagProblems.size > 0 ? new Map(compiled.flags) : compiled.flags;
@@ -385,12 +387,6 @@ function withUnusableFlags(
   }
   if (Object.keys(invalid).length > 0) config.invalidFlags = invalid;
   return flags;
-}
-
-function withoutKeys<T>(record: Record<string, T>, left: ReadonlyMap<string, unknown>): Record<string, T> {
-  const kept: Record<string, T> = {};
-  for (const key of Object.keys(record)) if (!left.has(key)) setOwn(kept, key, record[key]!);
-  return kept;
 }
 
 /** A key must name one environment: requests are routed by key alone. The environments that share one are left out. */
