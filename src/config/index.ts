@@ -8,18 +8,7 @@ export {
   type LoadedEnvironment,
   type LoadOptions,
 } from "./load.js";
-export { parseYaml, startParseWorker, type ParsedFile } from "./parse.js";
+export { startParseWorker } from "./parse.js";
 export { LoadMemo, type WorkCounts } from "./memo.js";
-export { SCHEMA_PATH, flagserveSchema, isEnvironmentName } from "./schema.js";
-export type { EnvVars } from "./expand.js";
-export {
-  formatProblem,
-  type EnvironmentConfig,
-  type FlagDefinition,
-  type FlagState,
-  type JsonObject,
-  type JsonValue,
-  type Metadata,
-  type NotificationTarget,
-  type Problem,
-} from "../model/types.js";
+export { flagserveSchema } from "./schema.js";
+export { formatProblem } from "../model/types.js";

@@ -8,7 +8,7 @@ import type { ValidateFunction } from "ajv";
 import * as compiled from "./generated/schema-validators.js";
 
 /** Absolute path of the schema file (it ships in the package beside src/ and dist/). */
-export const SCHEMA_PATH = fileURLToPath(new URL("../../schema/flagserve.schema.json", import.meta.url));
+const SCHEMA_PATH = fileURLToPath(new URL("../../schema/flagserve.schema.json", import.meta.url));
 
 export const flagserveSchema = JSON.parse(readFileSync(SCHEMA_PATH, "utf8")) as Record<string, unknown>;
 
