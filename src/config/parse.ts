@@ -56,8 +56,8 @@ export type YamlRead = { value: unknown } | { problems: Problem[]; multiEnvironm
 
 /**
  * Reads `text` with js-yaml, once it is known to nest no deeper than the parsers can recurse. A
- * syntax error is located and explained by the `yaml` package; an empty text (a file truncated
- * before it is written again) is a problem, never "no flags".
+ * syntax error is located and explained by the `yaml` package; an empty text, or nothing but
+ * comments (a file truncated before it is written again), is a problem, never "no flags".
  */
 export function readYaml(file: string, text: string): YamlRead {
   const src = withoutBom(text);
@@ -69,10 +69,7 @@ export function readYaml(file: string, text: string): YamlRead {
   } catch (error) {
     return yamlProblems(file, src, jsYamlProblem(file, error));
   }
-  // Nothing but comments (a file truncated before it is written again) never loads as "no flags".
-  if (value === undefined || value === null) {
-    return { problems: [{ file, line: 1, col: 1, message: "file is empty" }] };
-  }
+  if (value === undefined || value === null) return { problems: [{ file, line: 1, col: 1, message: "file is empty" }] };
   // Aliases share nodes: a value can nest deeper (an alias inside the node it names: without
   // end), or be far larger, than its text.
   const shape = src.includes("*") ? valueShapeProblem(value, src.length) : undefined;
