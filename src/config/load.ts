@@ -333,13 +333,10 @@ function buildUnguarded(input: FoundEnvironment, env: EnvVars, problems: Problem
   // (Not for a document that is not even a mapping: the schema has said so.)
   if (!docs.some((d) => !isRecord(d.value) || "flags" in d.value)) {
     const hint = "(write `flags: {}` for an environment without flags)";
-    const [only] = docs;
-    problems.add(
-      name,
-      input.dir || !only
-        ? fileProblem(input.dir ?? "", `no file of this environment defines 'flags' ${hint}`)
-        : docProblem(only, [], `missing 'flags' ${hint}`, "key"),
-    );
+    const missing = input.dir
+      ? fileProblem(input.dir, `no file of this environment defines 'flags' ${hint}`)
+      : docProblem(docs[0]!, [], `missing 'flags' ${hint}`, "key");
+    problems.add(name, missing);
   }
 
   const merged = mergeDocuments(name, docs, input.files, new Set(flagProblems.keys()), schemaValid);
