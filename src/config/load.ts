@@ -66,7 +66,7 @@ interface FoundEnvironment {
 /** Problems by environment name ("" for none). */
 class ProblemMap extends Map<string, Problem[]> {
   add(key: string, ...problems: Problem[]): void {
-    if (problems.length > 0) this.set(key, [...(this.get(key) ?? []), ...problems]);
+    if (problems.length > 0) addTo(this, key, ...problems);
   }
 }
 
