@@ -34,7 +34,7 @@ export interface WorkCounts {
 const zero = (): WorkCounts => ({ filesParsed: 0, charsParsed: 0, flagsValidated: 0, environmentsBuilt: 0, flagsCompiled: 0 });
 
 /** A document's last parse: what it was parsed from, and its flags and segments by their JSON text. */
-export interface KnownParse {
+interface KnownParse {
   /** A file's bytes' hash, or the text a document gave. */
   content: string;
   parsed: ParsedFile;

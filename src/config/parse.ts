@@ -174,7 +174,7 @@ function runningWorker(): Worker {
 }
 
 /** A source that parses the text with positions the first time one is asked for: most files never have a problem to locate. */
-export function lazySource(file: string, content: Content): Source {
+function lazySource(file: string, content: Content): Source {
   let parsed: Source | undefined;
   const withPositions = (): Source => {
     const read = textOf(file, content);
