@@ -160,12 +160,18 @@ function changesBetween(previous: ReadonlyMap<string, EnvironmentSnapshot>, next
     if (before === snapshot) continue;
     const changes = diffEnvironments(before, snapshot);
     const same = (pick: (s: EnvironmentSnapshot) => unknown) => canonicalJson(pick(before!)) === canonicalJson(pick(snapshot));
-    if (before && changes.length === 0 && same((s) => s.config.notifications) && same((s) => s.config.invalidFlags ?? {})) {
+    const unchanged: ((s: EnvironmentSnapshot) => unknown)[] = [
+      (s) => s.config.notifications,
+      (s) => s.config.invalidFlags ?? {},
+      (s) => s.config.redirects,
+    ];
+    if (before && changes.length === 0 && unchanged.every(same)) {
       next.set(env, before);
       continue;
     }
-    // With no definition changed, a new `notifications:` list, or a flag newly broken (it keeps its
-    // last good definition, or answers PARSE_ERROR if it never had one), takes effect silently.
+    // With no definition changed, a new `notifications:` list, a flag newly broken (it keeps its
+    // last good definition, or answers PARSE_ERROR if it never had one), or a URL read from
+    // another address takes effect silently.
     if (!before || changes.length > 0) applied.push({ env, changes, before, after: snapshot });
   }
   for (const [env, before] of previous) if (!next.has(env)) applied.push({ env, changes: diffEnvironments(before, undefined), before });

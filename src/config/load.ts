@@ -16,7 +16,7 @@ import { parseContent, parseData, parseOffThread, type Content, type ParsedFile 
 import { ENVIRONMENT_NAME_RULE, isEnvironmentName } from "./schema.js";
 import { docProblem, problemAt, type EnvDocument } from "./positions.js";
 import type { EnvironmentConfig, Problem } from "../model/types.js";
-import { compare, isRecord, setOwn } from "../model/json.js";
+import { canonicalJson, compare, isRecord, setOwn } from "../model/json.js";
 import { addTo, compileAndLocate, validateDocument, type LocatedCompilation } from "./validate.js";
 
 export interface LoadedEnvironment {
@@ -288,6 +288,7 @@ function buildOrReuse(input: FoundEnvironment, env: EnvVars, problems: ProblemMa
 const sameSources = (a: FoundEnvironment, b: FoundEnvironment): boolean =>
   a.dir === b.dir &&
   a.files.join("\n") === b.files.join("\n") &&
+  canonicalJson(a.redirects) === canonicalJson(b.redirects) &&
   a.docs.length === b.docs.length &&
   a.docs.every(
     (doc, i) => doc.value === b.docs[i]!.value && doc.source === b.docs[i]!.source && doc.prefix.join("/") === b.docs[i]!.prefix.join("/"),

@@ -129,14 +129,15 @@ export class UrlSource implements ConfigSource {
     const timer = setTimeout(() => abort.abort(new Error("timeout")), this.#options.timeoutMs);
     try {
       const response = await fetch(this.id, { headers, signal: abort.signal, redirect: "follow" });
-      if (response.status === 304 && this.#lastGood) return this.#lastGood;
+      const finalUrl = response.redirected && response.url !== this.id ? response.url : undefined;
+      // The document we have, still; perhaps now answered from another address.
+      if (response.status === 304 && this.#lastGood) return { ...this.#lastGood, finalUrl };
       if (!response.ok) {
         void response.body?.cancel().catch(() => {});
         return { error: `HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ""}` };
       }
       const text = await readCapped(response, this.#options.maxBytes);
       if (typeof text !== "string") return text;
-      const finalUrl = response.redirected && response.url !== this.id ? response.url : undefined;
       return {
         text,
         etag: response.headers.get("etag") ?? undefined,

@@ -267,6 +267,12 @@ describe("URL source", () => {
     // Polled again through the same redirect: nothing new to log.
     await http.waitRequests("/moved/dev.yaml", 2);
     expect(logger.matching(/redirected/)).toHaveLength(1);
+    // Redirected elsewhere, to the same document: /readyz says where it is read from now.
+    const elsewhere = http.url("/elsewhere/dev.yaml");
+    http.set("/elsewhere/dev.yaml", flagFile(keyOf("dev"), { a: 3 }));
+    http.redirect("/dev.yaml", elsewhere);
+    const redirectsNow = async () => ((await (await fetch(`${server.url}/readyz`)).json()) as { redirects?: unknown }).redirects;
+    await expect.poll(redirectsNow, { timeout: 5_000 }).toEqual({ [url]: elsewhere });
   });
 
   it("an environment defined by two sources is an error naming both", async () => {
