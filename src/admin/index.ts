@@ -1,7 +1,8 @@
 /**
  * Admin: the overrides layer, the admin token, and (unless turned off) the admin API and the
  * dashboard page. The server wires it in: `layer` goes into every load, `onChanges` feeds the
- * page's stream, `register` adds the routes, `bind` gives the layer a way to re-apply.
+ * page's stream, `register` adds the routes, `bind` gives it the reload path (re-applying the
+ * layer, `keys revoke`).
  */
 import type { OfrepAnswerer } from "../answers/ofrep-answers.js";
 import type { H3 } from "h3";
@@ -42,8 +43,17 @@ export interface AdminOptions {
   /** The fault rules and recorded sessions the admin API shows and changes. */
   faults: FaultInjector;
   sessions: SessionStore;
+}
+
+/** The reload path, as the admin uses it once the server has built it. */
+export interface AdminReload {
+  /**
+   * How an override change re-applies an environment: the same path a reload takes, given a
+   * load of the environment's last file definition (built once earlier applies are done).
+   */
+  apply(load: () => ConfigLoad): Promise<unknown>;
   /** Ends the grace of an environment's replaced keys now; returns how many (`keys revoke`). */
-  revokeOldKeys: (env: string) => number;
+  revokeOldKeys(env: string): number;
 }
 
 export interface Admin {
@@ -54,11 +64,7 @@ export interface Admin {
   /** The token is the one kept in the state directory (not given): the server records its URL beside it. */
   tokenInState: boolean;
   onChanges(changes: readonly EnvironmentChange[]): void;
-  /**
-   * How an override change re-applies an environment: the same path a reload takes, given a
-   * load of the environment's last file definition (built once earlier applies are done).
-   */
-  bind(apply: (load: () => ConfigLoad) => Promise<unknown>): void;
+  bind(reload: AdminReload): void;
   /** `answerer`: the OFREP evaluate-all rules, which the playground calls as a client would be answered. */
   register(app: H3, answerer: OfrepAnswerer): void;
   /** Stops the feed; resolves once the overrides file writes in flight are on disk. */
@@ -70,6 +76,7 @@ export async function createAdmin(options: AdminOptions): Promise<Admin> {
   const layer = new OverrideLayer({ logger, file: options.overridesFile });
   await layer.load();
   let reapply: (env: string) => Promise<unknown> = async () => undefined;
+  let revokeOldKeys: (env: string) => number = () => 0;
   const service = createOverrideService({ store, layer, reapply: (env) => reapply(env) });
   const { metrics } = options;
   metrics.gauge("flagserve_overrides", "Overrides in effect", () =>
@@ -101,9 +108,10 @@ export async function createAdmin(options: AdminOptions): Promise<Admin> {
     token,
     tokenInState,
     onChanges: (changes) => feed?.onChanges(changes),
-    bind(apply) {
+    bind(reload) {
+      revokeOldKeys = reload.revokeOldKeys;
       reapply = (env) =>
-        apply(() => {
+        reload.apply(() => {
           const base = layer.base(env);
           return { environments: new Map(base && store.get(env) ? [[env, base]] : []), problems: new Map() };
         });
@@ -125,7 +133,7 @@ export async function createAdmin(options: AdminOptions): Promise<Admin> {
         maxBodyBytes: options.maxBodyBytes,
         logger,
         answerer,
-        revokeOldKeys: options.revokeOldKeys,
+        revokeOldKeys: (env) => revokeOldKeys(env),
       });
     },
     async close() {

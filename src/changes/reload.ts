@@ -34,6 +34,11 @@ export interface ReloadContext {
   stateDir: string;
   /** Seconds a replaced key keeps working (and its streams stay open). */
   keyGraceSeconds: number;
+  /**
+   * Told when replaced keys stop working (their grace ended, or `keys revoke` ended it), after
+   * the hub closed its streams opened with them: the flagd port's streams are checked again.
+   */
+  keysRevoked(): void;
   /** Told about every applied change, after the events (notifications, the admin feed). */
   onChanges?: (changes: EnvironmentChange[]) => void;
   /** A layer over each loaded environment before it becomes a snapshot (the admin overrides). */
@@ -199,8 +204,12 @@ function logProblems(load: ConfigLoad, next: ReadonlyMap<string, EnvironmentSnap
 function revokeLater(ctx: ReloadContext, env: string, oldKey: string, graceSeconds: number): void {
   const graceMs = graceSeconds * 1000;
   const revoke = () => {
+    const digest = keyDigest(oldKey);
+    // Ended here, not left to the store's deadline: a timer may fire a moment before it.
+    ctx.store.revokeRetiredKey(digest);
     // Only the old key's streams: a later rotation's clients may already be on a newer key.
-    const closed = ctx.hub.closeStreamsOf(env, keyDigest(oldKey));
+    const closed = ctx.hub.closeStreamsOf(env, digest);
+    ctx.keysRevoked();
     ctx.logger.info(`${env}: old key revoked${closed ? `, ${closed} stream(s) closed` : ""}`);
   };
   if (graceMs <= 0) revoke();
@@ -214,9 +223,10 @@ function revokeLater(ctx: ReloadContext, env: string, oldKey: string, graceSecon
  * Ends the grace of `env`'s replaced keys now (`keys revoke`, the admin API): they stop working
  * and the streams opened with them close. Returns how many keys were revoked.
  */
-export function revokeOldKeys(ctx: Pick<ReloadContext, "store" | "hub" | "logger">, env: string): number {
+export function revokeOldKeys(ctx: Pick<ReloadContext, "store" | "hub" | "logger" | "keysRevoked">, env: string): number {
   const digests = ctx.store.revokeRetired(env);
   const closed = digests.reduce((n, digest) => n + ctx.hub.closeStreamsOf(env, digest), 0);
+  if (digests.length > 0) ctx.keysRevoked();
   if (digests.length > 0)
     ctx.logger.info(`${env}: ${digests.length} old key(s) revoked on request${closed ? `, ${closed} stream(s) closed` : ""}`);
   return digests.length;

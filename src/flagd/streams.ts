@@ -51,7 +51,8 @@ export class FlagdStreams {
 
   /**
    * Tells every stream bound to an environment what the store now serves for it: after every
-   * replace of the store, and after `keys revoke` (a stream opened with a revoked key ends).
+   * replace of the store, and when replaced keys stop working (their grace ended, or `keys revoke`
+   * ended it): a stream opened with a revoked key ends.
    */
   replaced(environments: ReadonlyMap<string, EnvironmentSnapshot>): void {
     for (const stream of [...this.#open]) if (stream.env !== undefined) stream.replaced(environments.get(stream.env));

@@ -4,7 +4,6 @@
  * server.ts loads it (h3, listhen, the admin API...) while the configuration is being read.
  */
 import { createAdmin, type Admin } from "../admin/index.js";
-import { revokeOldKeys } from "../changes/reload.js";
 import { EventHub } from "../events/hub.js";
 import { FlagdStreams } from "../flagd/streams.js";
 import type { Enricher } from "../fixture/enrich.js";
@@ -66,11 +65,6 @@ export async function createRuntime(options: ServerOptions, stateDir: string, in
     metrics,
     faults,
     sessions,
-    revokeOldKeys: (env) => {
-      const revoked = revokeOldKeys({ store, hub, logger }, env);
-      flagdStreams.replaced(store.environments); // the flagd streams opened with those keys end now too
-      return revoked;
-    },
   });
   return { store, metrics, hub, faults, sessions, notifier, admin, flagdStreams };
 }

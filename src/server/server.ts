@@ -7,7 +7,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { loadSources, LoadMemo, startParseWorker, type ConfigLoad } from "../config/index.js";
 import { formatProblem, type Problem } from "../model/types.js";
 import type { OverrideService } from "../admin/index.js";
-import { applyLoad, type EnvironmentChange, type ReloadContext } from "../changes/reload.js";
+import { applyLoad, revokeOldKeys, type EnvironmentChange, type ReloadContext } from "../changes/reload.js";
 import { createReloader, type Reloader } from "../changes/reloader.js";
 import { createEnricher } from "../fixture/enrich.js";
 import { validateFaultRules } from "../fixture/fault-rules.js";
@@ -175,7 +175,10 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const runtime = await createRuntime(options, stateDir, initialFaults);
   const { store, faults, sessions, admin } = runtime;
   const reloadContext = changesContext(options, stateDir, runtime);
-  admin.bind((load) => applyLoad(load, reloadContext, { partial: true, keepProblems: true }));
+  admin.bind({
+    apply: (load) => applyLoad(load, reloadContext, { partial: true, keepProblems: true }),
+    revokeOldKeys: (env) => revokeOldKeys(reloadContext, env),
+  });
   await applyLoad(initial, { ...reloadContext, logger: { ...logger, info() {} }, onChanges: undefined });
 
   const reloader = await followSources({ sources, watching, read, initialInputs, reloadContext, metrics: runtime.metrics });
@@ -255,14 +258,16 @@ async function readInitial(
 }
 
 /** Where applied changes go: the store and the streams (applyLoad), then the notifier, the admin feed and the caller. */
-function changesContext(options: ServerOptions, stateDir: string, { store, hub, notifier, admin }: Runtime): ReloadContext {
+function changesContext(options: ServerOptions, stateDir: string, { store, hub, notifier, admin, flagdStreams }: Runtime): ReloadContext {
   const onChanges = (changes: EnvironmentChange[]) => {
     notifier.onChanges(changes);
     admin.onChanges(changes);
     options.onChanges?.(changes);
   };
   const keyGraceSeconds = options.keyGraceSeconds ?? DEFAULT_KEY_GRACE_SECONDS;
-  return { store, hub, logger: options.logger, stateDir, keyGraceSeconds, onChanges, layer: admin.layer };
+  // A flagd stream opened with a revoked key ends: its selector no longer selects its environment.
+  const keysRevoked = () => flagdStreams.replaced(store.environments);
+  return { store, hub, logger: options.logger, stateDir, keyGraceSeconds, keysRevoked, onChanges, layer: admin.layer };
 }
 
 /** One environment replaced, through the same validation, diff and events as a file edit. */

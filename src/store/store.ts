@@ -94,6 +94,11 @@ export class FlagStore {
     return revoked;
   }
 
+  /** Ends one replaced key's grace (by its digest), whenever it was due to end. */
+  revokeRetiredKey(digest: string): void {
+    this.#retired.delete(digest);
+  }
+
   /** Keeps accepting a replaced key for `graceMs` (0: revoked at once). */
   retireKey(env: string, key: string, graceMs: number): void {
     if (graceMs > 0) this.#retired.set(keyDigest(key), { env, until: Date.now() + graceMs });

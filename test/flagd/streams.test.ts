@@ -1,11 +1,13 @@
 /**
  * The flagd port's streams (EventStream, SyncFlags) through every door: change events, fault
- * drops, key rotation and `keys revoke`, which environment a selector-less EventStream hears
- * about (only what a Resolve call on its own HTTP/2 connection selected, never what its address
- * did), and a client that stops reading (cut off once it leaves 4 MiB unread).
+ * drops, key rotation (its grace running out) and `keys revoke`, which environment a
+ * selector-less EventStream hears about (only what a Resolve call on its own HTTP/2 connection
+ * selected, never what its address did), and a client that stops reading (cut off once it leaves
+ * 4 MiB unread).
  */
 import { connect as connectHttp2, constants as http2Constants } from "node:http2";
 import { connect as connectTcp, type Socket } from "node:net";
+import { setTimeout as sleep } from "node:timers/promises";
 import { create, toBinary } from "@bufbuild/protobuf";
 import { Code, ConnectError, createClient } from "@connectrpc/connect";
 import { createGrpcTransport } from "@connectrpc/connect-node";
@@ -146,6 +148,37 @@ describe.each(DOORS)("streams through %s", (door) => {
     for (const ended of [await events.end(), await sync.end()]) {
       expect(ended?.code).toBe(Code.Unauthenticated);
       expect(ended?.rawMessage).toMatch(/the selector no longer selects this environment/);
+    }
+  });
+});
+
+describe("a rotated key's grace", () => {
+  it("ends the streams opened with the old key when it runs out, with no change to wait for", async () => {
+    const graceDir = await tempDir();
+    const old = "flagd-grace-key-00000000000";
+    await graceDir.write("flags/test.yaml", environment(old));
+    const graced = await createFlagServer({
+      config: graceDir.file("flags"),
+      flagdPort: 0,
+      stateDir: graceDir.file("state"),
+      keyGraceSeconds: 1,
+    });
+    try {
+      const streams = DOORS.flatMap((door) => {
+        const clients = flagdClients(door, graced.flagdPort!);
+        return [follow(clients.v2.eventStream({}, withSelector(old))), follow(clients.sync.syncFlags({}, withSelector(old)))];
+      });
+      await Promise.all(streams.map((stream) => stream.next(() => true)));
+      const rotated = "flagd-grace-key-11111111111";
+      await graceDir.write("flags/test.yaml", environment(rotated));
+      await until("the new key", () => graced.keys.test === rotated);
+      const ended = await Promise.race([
+        Promise.all(streams.map((stream) => stream.end())),
+        sleep(5_000).then(() => "still open 5 s after a grace of 1 s"),
+      ]);
+      expect(ended).toEqual(streams.map(() => expect.objectContaining({ code: Code.Unauthenticated })));
+    } finally {
+      await graced.close();
     }
   });
 });

@@ -20,12 +20,13 @@ export const serveFlagsDir = (dir: TempDir, options: Partial<ServerOptions> = {}
     ...options,
   });
 
-/** What applyLoad needs, without a server: a fresh store and hub, keys kept in `stateDir` with no grace, every change list given to `onChanges`. */
+/** What applyLoad needs, without a server: a fresh store and hub (no flagd streams), keys kept in `stateDir` with no grace, every change list given to `onChanges`. */
 export const reloadContext = (stateDir: string, onChanges: (changes: EnvironmentChange[]) => void): ReloadContext => ({
   store: new FlagStore(),
   hub: new EventHub({ heartbeatSeconds: 3600 }),
   logger: silentLogger,
   stateDir,
   keyGraceSeconds: 0,
+  keysRevoked: () => undefined,
   onChanges,
 });
