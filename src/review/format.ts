@@ -1,7 +1,7 @@
 /** A configuration diff as text for a terminal, Markdown for a pull-request comment, or JSON for a script. */
-import { escapeControls, escapeLines } from "../log/escape.js";
+import { escapeLines } from "../log/escape.js";
 import { formatProblem, type JsonValue } from "../model/types.js";
-import { printable, shown } from "../testing/reporters.js";
+import { shown } from "../testing/reporters.js";
 import type { TestReport } from "../testing/run.js";
 import type { ConfigurationDiff, EnvironmentDiff, FlagChange, ServerEvent } from "./compare.js";
 import { ruleDiff } from "./rule-diff.js";
@@ -18,7 +18,10 @@ export interface DiffReport extends ConfigurationDiff {
 
 const quoted = (s: string | null): string => (s === null ? "null" : JSON.stringify(s));
 
-/** How one format writes what the report quotes from the files. */
+/**
+ * How one format writes what the report quotes from the files. It only formats: text and
+ * Markdown are built as lines and escaped once, each line whole (escapeLines), at the end.
+ */
 interface Style {
   /** A flag key, segment or environment name. */
   code(s: string): string;
@@ -131,23 +134,19 @@ function testLines(tests: TestReport, code: (s: string) => string): string[] {
   return lines;
 }
 
-/** One line of text from the files: every control character escaped, line breaks too. */
-const oneLine = (s: string): string => escapeControls(s);
-
 /** The terminal's: names as they are, a diff's lines indented under their label. */
 const TEXT: Style = {
-  code: oneLine,
-  value: oneLine,
+  code: (s) => s,
+  value: (s) => s,
   detail: (text) => `    ${text}`,
-  diff: (lines) => lines.map((l) => `      ${oneLine(l)}`),
+  diff: (lines) => lines.map((l) => `      ${l}`),
 };
 
 export function textDiff(report: DiffReport): string {
   const lines: string[] = [`flagserve diff ${report.before} -> ${report.after}`];
   const touched = report.environments.filter((e) => e.status !== "unchanged");
   if (touched.length === 0) lines.push("no changes");
-  for (const env of touched)
-    lines.push(`${oneLine(env.environment)} (${env.status}):`, ...environmentLines(env, TEXT).map((l) => `  ${l}`));
+  for (const env of touched) lines.push(`${env.environment} (${env.status}):`, ...environmentLines(env, TEXT).map((l) => `  ${l}`));
   for (const p of report.problems) lines.push(`problem: ${formatProblem(p)}`);
   if (report.tests) lines.push("tests:", ...testLines(report.tests, (s) => s).map((l) => `  ${l}`));
   return escapeLines(lines);
@@ -155,17 +154,15 @@ export function textDiff(report: DiffReport): string {
 
 /** Inline code that no backtick inside can close early. */
 const mdCode = (s: string): string => {
-  const clean = printable(s).replace(/\r?\n/g, " ");
-  const fence = "`".repeat((clean.match(/`+/g) ?? [""]).reduce((n, run) => Math.max(n, run.length), 0) + 1);
-  return `${fence}${fence.length > 1 || clean.startsWith("`") ? " " : ""}${clean}${fence.length > 1 ? " " : ""}${fence}`;
+  const fence = "`".repeat((s.match(/`+/g) ?? [""]).reduce((n, run) => Math.max(n, run.length), 0) + 1);
+  return `${fence}${fence.length > 1 || s.startsWith("`") ? " " : ""}${s}${fence.length > 1 ? " " : ""}${fence}`;
 };
 
 /** A fenced block no line inside can close: longer than any run of backticks in it. */
 function mdFence(info: string, lines: string[]): string[] {
-  const clean = lines.map(oneLine);
-  const longest = clean.reduce((n, l) => Math.max(n, ...(l.match(/`+/g) ?? [""]).map((run) => run.length)), 0);
+  const longest = lines.reduce((n, l) => Math.max(n, ...(l.match(/`+/g) ?? [""]).map((run) => run.length)), 0);
   const fence = "`".repeat(Math.max(3, longest + 1));
-  return [`${fence}${info}`, ...clean, fence];
+  return [`${fence}${info}`, ...lines, fence];
 }
 
 /** A pull request's: names and values as inline code, a diff as a ```diff block (GitHub colours it). */

@@ -14,9 +14,6 @@ export const shown = (file: string, cwd: string = process.cwd()): string => {
   return rel !== "" && !rel.startsWith("..") && !isAbsolute(rel) ? rel : file;
 };
 
-/** A value from outside (a name, a flag key): no control character, a line feed included, reaches the terminal as such (log/escape.ts). */
-export const printable = (text: string): string => escapeControls(text);
-
 const answerText = (a: Answer | Expectation): string => {
   const parts: string[] = [];
   if ("errorCode" in a && a.errorCode !== undefined) parts.push(a.errorCode === null ? "no error" : `errorCode ${a.errorCode}`);
@@ -112,8 +109,8 @@ const humanWriter = (write: ReportSink, cwd: string): ReportWriter => ({
 /** The human report: failures in full, then problems, the counts and coverage. */
 export const humanReport = (report: TestReport, cwd: string = process.cwd()): string => written((write) => humanWriter(write, cwd), report);
 
-/** Text from outside in XML: every control character escaped first (printable), then XML's own. */
-const xml = (text: string): string => xmlEscape(printable(text));
+/** Text from outside in XML: every control character escaped first (log/escape.ts), then XML's own. */
+const xml = (text: string): string => xmlEscape(escapeControls(text));
 
 const xmlEscape = (text: string): string => text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
 
