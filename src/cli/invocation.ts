@@ -56,7 +56,8 @@ function npxFinds(cwd: string, packageRoot: string): boolean {
   }
 }
 
-const shellWord = (word: string): string => (/^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`);
+/** One word for a POSIX shell: as it is when no character in it is special, else single-quoted. */
+export const shellWord = (word: string): string => (/^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`);
 
 /**
  * `npx flagserve`, as the reader ran it: with the `--package` they named (a tarball, a directory,

@@ -10,6 +10,7 @@ import type { LoadedEnvironment } from "../config/index.js";
 import type { Manifest, ManifestProblem } from "../evaluation/manifest.js";
 import { canonicalJson, compare, isRecord } from "../model/json.js";
 import { sourceKindOf } from "../sources/source.js";
+import { shellWord } from "./invocation.js";
 import { parsePositiveNumber } from "./options.js";
 import { displayPath, err, out, plural } from "./paths.js";
 import { NO_ENVIRONMENTS, SOURCES_ARGUMENT_HELP, listText, loadOnce, missingPaths, resolveSources } from "./sources.js";
@@ -228,9 +229,8 @@ function differencesFrom(text: string, manifest: Manifest, file: string): string
 
 /** The command that writes the manifest checked: this one without --check. */
 function commandLine(args: readonly string[], flags: ManifestFlags): string {
-  const quote = (word: string) => (/^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`);
   const words = ["flagserve", "manifest", ...args];
   if (flags.env !== undefined) words.push("--env", flags.env);
   if (flags.output !== DEFAULT_OUTPUT) words.push("-o", flags.output);
-  return words.map(quote).join(" ");
+  return words.map(shellWord).join(" ");
 }

@@ -7,6 +7,7 @@ import { closestName } from "../model/names.js";
 import { escapeControls } from "../log/escape.js";
 import { createLogger, flushLog, formatRecord, type LogFormat, type Logger } from "../log/logger.js";
 import { DEFAULT_KEY_GRACE_SECONDS } from "../store/key-grace.js";
+import { shellWord } from "./invocation.js";
 import { npmLaunchers, watchProcesses } from "./launcher.js";
 import { isLoopbackAddress, localUrl } from "../http/hosts.js";
 import { networkUrls, qrCode } from "./network.js";
@@ -212,9 +213,6 @@ function rejectCommandTypo(args: string[], command: Command): void {
 
 /** The body of the start banner's example request. */
 const TRY_BODY = '{"context":{"targetingKey":"user-1"}}';
-
-/** One shell word, single-quoted. */
-const shellQuote = (text: string): string => `'${text.replaceAll("'", "'\\''")}'`;
 
 /** A line on stdout: text escaped whole (it holds keys from the files), or a JSON record. */
 function printer(format: LogFormat) {
@@ -448,7 +446,7 @@ async function printBanner(
   const first = Object.entries(keys)[0];
   if (first && format === "text") {
     // With a targetingKey, so that flags split by `fractional` answer too.
-    const request = `-X POST -H ${shellQuote(`X-API-Key: ${first[1]}`)} -d '${TRY_BODY}' ${url}/ofrep/v1/evaluate/flags`;
+    const request = `-X POST -H ${shellWord(`X-API-Key: ${first[1]}`)} -d '${TRY_BODY}' ${url}/ofrep/v1/evaluate/flags`;
     print(`  try: curl${flags.https ? " -k" : ""} ${request}`, "try");
   }
 }
