@@ -80,5 +80,5 @@ export function invocation(cwd: string = process.cwd(), env: NodeJS.ProcessEnv =
   if (npxFinds(cwd, packageRoot)) return "npx flagserve";
   const rel = relative(cwd, bin);
   const shown = rel.length < bin.length ? rel : bin;
-  return `node ${/\s/.test(shown) ? JSON.stringify(shown) : shown}`;
+  return `node ${shellWord(shown)}`;
 }

@@ -168,6 +168,17 @@ describe("flagserve init", () => {
       expect(ran).toEqual({ code: 0, stdout: expect.stringContaining("2 valid environments") });
     });
 
+    it("nowhere, from a path a shell would change: the path is one quoted word", async () => {
+      const dir = await t.dir();
+      // Unquoted, a lone quote is a syntax error; in double quotes, $HOME is expanded.
+      for (const name of ["it's", "costs $HOME"]) {
+        const root = dir.file(name);
+        await dir.link(`${name}/bin/flagserve.js`, BIN);
+        const command = invocation(dir.path, { PATH }, root);
+        expect(await runStep(`${command} --version`, dir.path, PATH)).toEqual({ code: 0, stdout: `${version}\n` });
+      }
+    });
+
     it("through npx --package: names the package again, which plain npx would look up on the registry", () => {
       // npx sets these for `npx --package=./flagserve-0.1.0.tgz flagserve init` (npm 11); running
       // it for real installs the package into npx's cache, which takes too long for this suite.
