@@ -10,7 +10,7 @@ import type { LoadedEnvironment } from "../config/index.js";
 import type { Manifest, ManifestProblem } from "../evaluation/manifest.js";
 import { canonicalJson, compare, isRecord } from "../model/json.js";
 import { sourceKindOf } from "../sources/source.js";
-import { shellWord } from "./invocation.js";
+import { invocation, shellWord } from "./invocation.js";
 import { parsePositiveNumber } from "./options.js";
 import { displayPath, err, out, plural } from "./paths.js";
 import { NO_ENVIRONMENTS, SOURCES_ARGUMENT_HELP, listText, loadOnce, missingPaths, resolveSources } from "./sources.js";
@@ -227,10 +227,10 @@ function differencesFrom(text: string, manifest: Manifest, file: string): string
   return lines;
 }
 
-/** The command that writes the manifest checked: this one without --check. */
+/** The command that writes the manifest checked: this one without --check, started as the reader can from here (`npx flagserve`...). */
 function commandLine(args: readonly string[], flags: ManifestFlags): string {
-  const words = ["flagserve", "manifest", ...args];
+  const words = ["manifest", ...args];
   if (flags.env !== undefined) words.push("--env", flags.env);
   if (flags.output !== DEFAULT_OUTPUT) words.push("-o", flags.output);
-  return words.map(shellWord).join(" ");
+  return `${invocation()} ${words.map(shellWord).join(" ")}`;
 }

@@ -20,13 +20,19 @@ const DEVELOPMENT = `flags:
 `;
 const PRODUCTION = DEVELOPMENT;
 
+/**
+ * What npm sets for `npx flagserve ...` (and `npm exec`): the hint must name the command the
+ * reader typed, since a bare `flagserve` is not on their PATH (src/cli/invocation.ts).
+ */
+const NPX = { npm_command: "exec", npm_lifecycle_event: "npx", npm_config_package: "" };
+
 describe("flagserve manifest --check (the program)", () => {
-  it("exits 0 while flags.json is up to date and 1 once a flag's default changes, saying what differs", async () => {
+  it("exits 0 while flags.json is up to date and 1 once a flag's default changes, saying what differs and the npx command that updates it", async () => {
     const project = await dir({ "flags/development.yaml": DEVELOPMENT, "flags/production.yaml": PRODUCTION });
     const written = await run(["manifest", "--env", "production"], { cwd: project.path });
     expect(written).toMatchObject({ code: 0, stdout: "wrote flags.json: 2 flags of production\n", stderr: "" });
 
-    const check = () => run(["manifest", "--env", "production", "--check"], { cwd: project.path });
+    const check = () => run(["manifest", "--env", "production", "--check"], { cwd: project.path, env: NPX });
     expect(await check()).toMatchObject({ code: 0, stdout: "flags.json is up to date: 2 flags of production\n", stderr: "" });
 
     await project.write("flags/production.yaml", PRODUCTION.replace("defaultVariant: off", "defaultVariant: on"));
@@ -36,7 +42,7 @@ describe("flagserve manifest --check (the program)", () => {
       stderr: [
         "flags.json is not up to date with the flag files (1 difference):",
         "  new-checkout: defaultValue false in flags.json, true in the flag files",
-        'flagserve manifest: "flagserve manifest --env production" updates it',
+        'flagserve manifest: "npx flagserve manifest --env production" updates it',
         "",
       ].join("\n"),
     });
@@ -89,9 +95,9 @@ describe("flagserve manifest (in-process)", () => {
     const project = await dir({ "flags/development.yaml": DEVELOPMENT });
     const output = project.file("flags.json");
     const flags = project.file("flags");
-    let ran = await runHere(["manifest", flags, "-o", output, "--check"]);
+    let ran = await runHere(["manifest", flags, "-o", output, "--check"], { env: NPX });
     expect(ran.code).toBe(1);
-    expect(ran.stderr).toBe(`flagserve manifest: ${output} does not exist; "flagserve manifest ${flags} -o ${output}" writes it\n`);
+    expect(ran.stderr).toBe(`flagserve manifest: ${output} does not exist; "npx flagserve manifest ${flags} -o ${output}" writes it\n`);
     await writeFile(output, JSON.stringify({ flags: { "old-flag": { flagType: "string", defaultValue: "x" }, "new-checkout": {} } }));
     ran = await runHere(["manifest", flags, "-o", output, "--check"]);
     expect(ran.code).toBe(1);
