@@ -5,8 +5,8 @@
  * flag or variant an edit removed is dropped there (and logged). With a file they are kept as
  * YAML across restarts.
  */
-import { access, constants, open, readFile, realpath, unlink } from "node:fs/promises";
-import { basename, dirname, isAbsolute, join, relative, resolve } from "node:path";
+import { access, constants, open, readFile, unlink } from "node:fs/promises";
+import { basename, dirname, join } from "node:path";
 import type { LoadedEnvironment } from "../config/index.js";
 import { yaml } from "../config/yaml-package.js";
 import type { FlagDefinition, FlagState } from "../model/types.js";
@@ -14,6 +14,7 @@ import { isRecord } from "../model/json.js";
 import type { CompiledFlag } from "../engine/types.js";
 import type { Logger } from "../log/logger.js";
 import { writeFileDurable } from "../store/durable-write.js";
+import { realPathOf, sourceHolding } from "../store/source-holding.js";
 import { AdminError } from "./errors.js";
 
 export type Override = { variant: string } | { state: FlagState };
@@ -27,27 +28,14 @@ export class OverridesFileError extends Error {}
  * cannot write (every change would be lost on restart).
  */
 export async function checkOverridesFile(file: string, servedPaths: readonly string[]): Promise<void> {
-  const real = async (path: string): Promise<string> => {
-    // The file may not exist yet: its directory's real path, then its name.
-    const full = resolve(path);
-    try {
-      return await realpath(full);
-    } catch {
-      return resolve(await realpath(dirname(full)).catch(() => dirname(full)), relative(dirname(full), full));
-    }
-  };
-  const target = await real(file);
-  for (const served of servedPaths) {
-    const source = await real(served);
-    const rel = relative(source, target);
-    if (rel === "" || (!rel.startsWith("..") && !isAbsolute(rel))) {
-      throw new OverridesFileError(
-        `--overrides ${file}: ${rel === "" ? "is" : "lies inside"} the served source ${served}; the server rewrites this file whole, so keep it outside what is served (e.g. beside the flags directory)`,
-      );
-    }
+  const holding = await sourceHolding(file, servedPaths);
+  if (holding) {
+    throw new OverridesFileError(
+      `--overrides ${file}: ${holding.itself ? "is" : "lies inside"} the served source ${holding.source}; the server rewrites this file whole, so keep it outside what is served (e.g. beside the flags directory)`,
+    );
   }
   try {
-    await probeWritable(target);
+    await probeWritable(await realPathOf(file));
   } catch (error) {
     const cause = (error as NodeJS.ErrnoException).code ?? "error";
     throw new OverridesFileError(

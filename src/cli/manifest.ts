@@ -4,12 +4,13 @@
  * flags as loaded for serving (src/evaluation/manifest.ts), so it says what the server serves.
  */
 import { readFile } from "node:fs/promises";
-import { isAbsolute, relative, resolve } from "node:path";
+import { resolve } from "node:path";
 import { Command, Option } from "commander";
 import type { LoadedEnvironment } from "../config/index.js";
 import type { Manifest, ManifestProblem } from "../evaluation/manifest.js";
 import { canonicalJson, compare, isRecord } from "../model/json.js";
 import { sourceKindOf } from "../sources/source.js";
+import { sourceHolding } from "../store/source-holding.js";
 import { invocation, shellWord } from "./invocation.js";
 import { parsePositiveNumber } from "./options.js";
 import { displayPath, err, out, plural } from "./paths.js";
@@ -42,10 +43,11 @@ export function manifestCommand(): Command {
       if (flags.check && flags.output === "-") command.error("error: --check compares with a file: give it with -o FILE, not -o -");
       const { specs } = resolveSources(args);
       const writing = !flags.check && flags.output !== "-";
-      const inside = writing ? sourceHolding(specs, flags.output) : undefined;
+      const paths = specs.filter((spec) => sourceKindOf(spec) === "files");
+      const inside = writing ? await sourceHolding(flags.output, paths) : undefined;
       if (inside !== undefined)
         command.error(
-          `error: option '-o, --output <file>' ${flags.output} is inside the source ${inside}, which would read it as flags: write it elsewhere (default ${DEFAULT_OUTPUT})`,
+          `error: option '-o, --output <file>' ${flags.output} is inside the source ${inside.source}, which would read it as flags: write it elsewhere (default ${DEFAULT_OUTPUT})`,
         );
       const missing = missingPaths(specs);
       if (missing.length > 0) {
@@ -77,16 +79,6 @@ Examples:
   $ openfeature generate nodejs                      then typed accessors from it
   $ npx flagserve manifest --env production --check  in CI: flags.json up to date?
   $ npx flagserve manifest ./flags -e development -o - | jq '.flags | keys'`;
-
-/** The source (a directory, or the file itself) that `file` lies in, if any: it would be read as flags. */
-function sourceHolding(specs: readonly string[], file: string): string | undefined {
-  const target = resolve(file);
-  return specs.find((spec) => {
-    if (sourceKindOf(spec) === "url") return false;
-    const rel = relative(resolve(spec), target);
-    return rel === "" || (!rel.startsWith("..") && !isAbsolute(rel));
-  });
-}
 
 async function runManifest(args: readonly string[], specs: string[], flags: ManifestFlags): Promise<void> {
   const [{ buildManifest, manifestText }, { formatProblem }] = await Promise.all([

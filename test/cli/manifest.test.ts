@@ -142,6 +142,15 @@ describe("flagserve manifest (in-process)", () => {
     expect(ran.stderr).toContain(`is inside the source ${project.file("flags")}, which would read it as flags`);
   });
 
+  it("refuses it there when reached through a symlink to the source, and writes nothing", async () => {
+    const project = await dir({ "flags/development.yaml": DEVELOPMENT });
+    await project.link("flags-link", project.file("flags"));
+    const ran = await runHere(["manifest", project.file("flags"), "-o", project.file("flags-link/flags.json")]);
+    expect(ran.code).toBe(2);
+    expect(ran.stderr).toContain(`is inside the source ${project.file("flags")}, which would read it as flags`);
+    await expect(stat(project.file("flags/flags.json"))).rejects.toMatchObject({ code: "ENOENT" });
+  });
+
   it("reports a flag without a defaultVariant at its file:line, and writes nothing", async () => {
     const project = await dir({ "flags/development.yaml": `${DEVELOPMENT}  beta:\n    variants: { on: true, off: false }\n` });
     const output = project.file("flags.json");
