@@ -86,6 +86,7 @@ async function runManifest(args: readonly string[], specs: string[], flags: Mani
     import("../config/index.js"),
   ]);
   const load = await loadOnce(specs, { timeoutMs: flags.fetchTimeout * 1000 });
+  const sourcesText = listText(specs.map((spec) => displayPath(spec)));
   const fail = (why: string) => {
     err(`flagserve manifest: ${why}`);
     process.exitCode = 1;
@@ -104,7 +105,7 @@ async function runManifest(args: readonly string[], specs: string[], flags: Mani
       return fail(
         load.problems.has(flags.env)
           ? `environment '${flags.env}' has problems (listed above); fix them first`
-          : `no environment '${flags.env}' in ${displayPath(listText(specs))} (known: ${known})`,
+          : `no environment '${flags.env}' in ${sourcesText} (known: ${known})`,
       );
     }
     const elsewhere = [...load.problems.keys()].map((env) => env || "(not tied to an environment)");
@@ -115,7 +116,7 @@ async function runManifest(args: readonly string[], specs: string[], flags: Mani
       printProblems([...load.problems.keys()]);
       return fail("fix the problems above first, or pass --env for an environment without any");
     }
-    if (load.environments.size === 0) return fail(`${displayPath(listText(specs))}: ${NO_ENVIRONMENTS}`);
+    if (load.environments.size === 0) return fail(`${sourcesText}: ${NO_ENVIRONMENTS}`);
     chosen = [...load.environments.values()];
   }
 

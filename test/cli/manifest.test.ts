@@ -206,4 +206,21 @@ describe("flagserve manifest (in-process)", () => {
     const unknown = await runHere(["manifest", flags, "--env", "staging", "-o", "-"]);
     expect(unknown).toMatchObject({ code: 1, stderr: `flagserve manifest: no environment 'staging' in ${flags} (known: development)\n` });
   });
+
+  it("names each source as the reader would type it: sources given as absolute paths are shown relative to where they are", async () => {
+    const project = await dir({ "team-a/development.yaml": DEVELOPMENT, "team-b/production.yaml": PRODUCTION });
+    const sources = [project.file("team-a"), project.file("team-b")];
+    const unknown = await runHere(["manifest", ...sources, "--env", "staging", "-o", "-"], { cwd: project.path });
+    expect(unknown).toMatchObject({
+      code: 1,
+      stderr: "flagserve manifest: no environment 'staging' in team-a and team-b (known: development, production)\n",
+    });
+    await project.mkdir("empty-a");
+    await project.mkdir("empty-b");
+    const empty = await runHere(["manifest", project.file("empty-a"), project.file("empty-b"), "-o", "-"], { cwd: project.path });
+    expect(empty).toMatchObject({
+      code: 1,
+      stderr: expect.stringMatching(/^flagserve manifest: empty-a and empty-b: no environments found/),
+    });
+  });
 });
