@@ -116,7 +116,7 @@ Examples:
           "POST",
           `/keys/${encodeURIComponent(env)}/revoke-old`,
         );
-        out(`${env}  ${String(result.revoked)} old key(s) revoked`);
+        out(escapeControls(`${env}  ${String(result.revoked)} old key(s) revoked`));
       }),
     );
 

@@ -1,5 +1,7 @@
 /** `flagserve keys [list]`, `keys rotate ENV`, `keys dir` and `keys revoke ENV`: output and exit codes. */
 import { serveFlagsDir } from "../helpers/server.js";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { chmod, lstat, mkdir, readdir, readFile, readlink, stat, symlink, writeFile } from "node:fs/promises";
 import { describe, expect, it } from "vitest";
 import { TEST_KEY, OFREP_FIXTURE } from "../helpers/fixtures.js";
@@ -181,5 +183,19 @@ describe("flagserve keys: the state directory and revoking replaced keys", () =>
     const [, key] = rotated.stdout.match(/^test {2}(fs_test_\S+) /m)!;
     await until(async () => (await evaluate(key!)) === 200);
     expect(await evaluate("edited-key-0123456789")).toBe(401);
+  });
+
+  it("revoke prints what the server answers escaped: no control character from it reaches the terminal", async () => {
+    const dir = await t.dir();
+    const server = createServer((_req, res) =>
+      res
+        .writeHead(200, { "content-type": "application/json" })
+        .end(JSON.stringify({ environment: "test", revoked: "1\u001b[2J\nforged" })),
+    );
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    t.later(() => new Promise((resolve) => server.close(resolve)));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const revoked = await runHere(["keys", "revoke", "test", "--url", url, "--admin-token", "a-token"], { cwd: dir.path });
+    expect(revoked).toEqual({ code: 0, stdout: "test  1\\u001b[2J\\u000aforged old key(s) revoked\n", stderr: "" });
   });
 });
