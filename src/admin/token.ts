@@ -9,7 +9,7 @@ import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
 import { join } from "node:path";
 import { STATE_FILE_MODE, writeFileDurable } from "../store/durable-write.js";
 import { readStateFile, StateDirError, withStateLock } from "../store/state-dir.js";
-import { adminTokenProblem } from "./token-rules.js";
+import { adminTokenProblem, givenAdminTokenProblem } from "./token-rules.js";
 
 export const ADMIN_TOKEN_FILE = "admin-token";
 export const ADMIN_TOKEN_ENV = "FLAGSERVE_ADMIN_TOKEN";
@@ -34,7 +34,7 @@ export async function readAdminToken(stateDir: string): Promise<string | undefin
   const problem = adminTokenProblem(token);
   if (problem)
     throw new StateDirError(
-      `refusing state file ${adminTokenPath(stateDir)}: it does not hold an admin token (${problem.replace(/; leave it out.*$/, "")}); remove it, and the next server generates one`,
+      `refusing state file ${adminTokenPath(stateDir)}: it does not hold an admin token (${problem}); remove it, and the next server generates one`,
     );
   return token;
 }
@@ -54,7 +54,7 @@ export async function resolveAdminToken(stateDir: string, given?: string, env: N
       ? { token: fromEnv, source: "environment" as const }
       : undefined;
   if (chosen) {
-    const problem = adminTokenProblem(chosen.token);
+    const problem = givenAdminTokenProblem(chosen.token);
     if (problem) throw new AdminTokenError(`${chosen.source === "option" ? "--admin-token" : ADMIN_TOKEN_ENV}: ${problem}`);
     return chosen;
   }

@@ -1,7 +1,7 @@
 /** `flagserve [serve] [SOURCE...]`: load, listen, print where and with which keys, stop cleanly. */
 import { existsSync } from "node:fs";
 import { Command, InvalidArgumentError, Option } from "commander";
-import { adminTokenProblem } from "../admin/token-rules.js";
+import { givenAdminTokenProblem } from "../admin/token-rules.js";
 import type { Problem } from "../model/types.js";
 import { closestName } from "../model/names.js";
 import { escapeControls } from "../log/escape.js";
@@ -145,7 +145,7 @@ function fixtureOptions(command: Command): Command {
 /** A given admin token long enough not to be guessed (checked again by the server, for the programmatic API). */
 function parseAdminToken(value: string): string | undefined {
   if (value === "") return undefined; // FLAGSERVE_ADMIN_TOKEN= (set, empty): not given
-  const problem = adminTokenProblem(value);
+  const problem = givenAdminTokenProblem(value);
   if (problem) throw new InvalidArgumentError(problem);
   return value;
 }
