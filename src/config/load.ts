@@ -93,12 +93,20 @@ export async function loadSourceReads(reads: readonly SourceLoad[], options: Loa
   // Files read before they settled were parsed meanwhile; they are built (checked, problems
   // located) only once still as read: a half-written file is never even looked at.
   const settled = (await options.inputs?.settled()) ?? true;
+  if (options.offThread) await turn();
   const load: ConfigLoad = settled
     ? finish(withoutDuplicates(found, problems), problems, options)
     : { environments: new Map(), problems: new Map(), unsettled: true };
   options.memo?.end();
   return load;
 }
+
+/**
+ * A turn of the event loop between a running server's reload stages (the worker's value made
+ * whole; the build): requests that arrive meanwhile wait for one stage, not for all. Each is a few
+ * milliseconds at the scale budget; beyond it (10 000 flags) each is tens.
+ */
+const turn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 /**
  * A document's value: parsed again only when its content changed, with its unchanged flags and
@@ -136,7 +144,10 @@ async function parseChanged(document: SourceDocument, { offThread, memo }: LoadO
   memo?.count("charsParsed", "text" in content ? content.text.length : content.bytes.length);
   let parsed: ParsedFile;
   if ("value" in document) parsed = parseData(file, key);
-  else parsed = offThread ? await parseOffThread(file, content) : parseContent(file, content);
+  else if (offThread) {
+    parsed = await parseOffThread(file, content);
+    await turn();
+  } else parsed = parseContent(file, content);
   // A parse with problems is not kept: the next load reads the document again and reports them.
   if (parsed.entryTexts !== undefined) {
     const { entryTexts, ...whole } = parsed;
