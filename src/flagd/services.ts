@@ -257,10 +257,12 @@ export function createFlagdServices(options: FlagdServiceOptions) {
       let selection: Selection | undefined;
       try {
         selection = selectionOf(request, ctx, connection);
+        await applyFaults(route, selection?.snapshot.name ?? "");
+        // Counted here, with nothing awaited before streams.add: streams opened together (waiting
+        // out a latency, or read at once from one connection) are each counted before the next checks.
         const max = options.maxStreamsPerIp;
         if (max !== undefined && streams.from(ip) >= max)
           throw new ConnectError(`too many open streams from ${ip} (at most ${max})`, Code.ResourceExhausted);
-        await applyFaults(route, selection?.snapshot.name ?? "");
       } catch (error) {
         const failure = callErrorOf(error);
         countCall(method, failure.code);

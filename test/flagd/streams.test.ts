@@ -2,8 +2,8 @@
  * The flagd port's streams (EventStream, SyncFlags) through every door: change events, fault
  * drops, key rotation (its grace running out) and `keys revoke`, which environment a
  * selector-less EventStream hears about (only what a Resolve call on its own HTTP/2 connection
- * selected, never what its address did), and a client that stops reading (cut off once it leaves
- * 4 MiB unread).
+ * selected, never what its address did), a client that stops reading (cut off once it leaves
+ * 4 MiB unread), and the per-address cap (`--max-streams-per-ip`) on streams opened together.
  */
 import { connect as connectHttp2, constants as http2Constants } from "node:http2";
 import { connect as connectTcp, type Socket } from "node:net";
@@ -17,6 +17,7 @@ import { SyncFlagsRequestSchema } from "../../src/flagd/generated/flagd/sync/v1/
 import { tempDir, type TempDir } from "../helpers/files.js";
 import { DOORS, EvaluationV2, flagdClients, withSelector } from "../helpers/flagd.js";
 import { freePort } from "../helpers/ports.js";
+import { serveFlagsDir } from "../helpers/server.js";
 import { until } from "../helpers/wait.js";
 
 let dir: TempDir;
@@ -276,5 +277,39 @@ describe("a client that stops reading", () => {
     await server.overrides.set("big", "flag-0", { variant: "b" });
     await reading.next((m) => JSON.parse(m.flagConfiguration).flags["flag-0"].defaultVariant === "b", 9);
     await server.overrides.clear("big", "flag-0");
+  });
+});
+
+describe("--max-streams-per-ip", () => {
+  it("counts streams opened together: with a latency fault, N+k opened at once leave N open, the rest refused", async () => {
+    const limited = await serveFlagsDir(dir, { flagdPort: 0, maxStreamsPerIp: 2, stateDir: dir.file("state-limited") });
+    try {
+      // Every stream waits out the latency before it is registered: all of them are waiting at once.
+      limited.faults.set([{ route: "flagd-sync", ratio: 1, latencyMs: 300 }]);
+      const { sync } = flagdClients("gRPC", limited.flagdPort!);
+      const abort = new AbortController();
+      const outcomes = await Promise.all(
+        Array.from({ length: 5 }, () =>
+          sync
+            .syncFlags({}, { ...withSelector(key), signal: abort.signal })
+            [Symbol.asyncIterator]()
+            .next()
+            .then(
+              () => "open",
+              (error: unknown) => ConnectError.from(error),
+            ),
+        ),
+      );
+      abort.abort();
+      expect(outcomes.filter((outcome) => outcome === "open")).toHaveLength(2);
+      const refused = outcomes.filter((outcome): outcome is ConnectError => outcome instanceof ConnectError);
+      expect(refused).toHaveLength(3);
+      for (const error of refused) {
+        expect(error.code).toBe(Code.ResourceExhausted);
+        expect(error.rawMessage).toMatch(/too many open streams from 127\.0\.0\.1 \(at most 2\)/);
+      }
+    } finally {
+      await limited.close();
+    }
   });
 });
