@@ -256,23 +256,26 @@ function stopWhenAsked(stop: () => void, logger: Logger): void {
 
 /**
  * Listening beyond loopback: say so, with every address other machines reach it at, the flagd
- * port's too (it binds to the same host).
+ * port's too (it binds to the same host), and the environments that port serves with no key.
  */
-function warnIfReachable(logger: Logger, serverUrl: string, { isPublic = false, host = "", flagdPort }: Reachable): void {
+function warnIfReachable(
+  logger: Logger,
+  serverUrl: string,
+  { isPublic = false, host = "", flagdPort, flagdSelectorByName = [] }: Reachable,
+): void {
   const listening = new URL(serverUrl).hostname;
   if (listening === "localhost" || isLoopbackAddress(listening)) return;
   const addresses = networkUrls(serverUrl);
   const where = addresses.length > 0 ? addresses.join(", ") : "(no network address found)";
   const flagd = flagdPort === undefined ? [] : addresses.map((address) => `${new URL(address).hostname}:${flagdPort}`);
   const alsoFlagd =
-    flagdPort === undefined
-      ? ""
-      : flagd.length > 0
-        ? `, and flagd's gRPC port at ${flagd.join(", ")}`
-        : `, and flagd's gRPC port ${flagdPort}`;
+    flagdPort === undefined ? "" : flagd.length > 0 ? `, and the flagd port at ${flagd.join(", ")}` : `, and the flagd port ${flagdPort}`;
+  const byName = flagdPort === undefined ? [] : flagdSelectorByName;
+  const keyless =
+    byName.length > 0 ? ` (but anyone reaching the flagd port reads ${byName.join(", ")} by name: --flagd-selector-by-name)` : "";
   logger.warn(
-    `${isPublic ? "--public" : `--host ${host || listening}`}: other machines can reach this server at ${where}${alsoFlagd}; evaluations need an environment's key, the dashboard and admin API the admin token`,
-    { addresses, ...(flagd.length > 0 && { flagd }) },
+    `${isPublic ? "--public" : `--host ${host || listening}`}: other machines can reach this server at ${where}${alsoFlagd}; evaluations need an environment's key${keyless}, the dashboard and admin API the admin token`,
+    { addresses, ...(flagd.length > 0 && { flagd }), ...(byName.length > 0 && { flagdSelectorByName: byName }) },
   );
 }
 
@@ -281,6 +284,8 @@ interface Reachable {
   /** --host as given. */
   host?: string;
   flagdPort?: number;
+  /** Environments a flagd selector may name: read there with no key. */
+  flagdSelectorByName?: readonly string[];
 }
 
 /** The page's URL with the token in the fragment: never sent to a server, a proxy or a Referer. */
@@ -317,7 +322,12 @@ async function runServe(args: string[], flags: ServeFlags): Promise<void> {
     const where = listText(specs);
     logger.warn(`${where}: ${NO_ENVIRONMENTS}; serving nothing until one appears`, { path: where });
   }
-  warnIfReachable(logger, server.url, { isPublic: flags.public, host: flags.host, flagdPort: server.flagdPort });
+  warnIfReachable(logger, server.url, {
+    isPublic: flags.public,
+    host: flags.host,
+    flagdPort: server.flagdPort,
+    flagdSelectorByName: flags.flagdSelectorByName,
+  });
   const url = localUrl(server.url);
   if (!flags.quiet)
     await printBanner(

@@ -280,7 +280,7 @@ describe("flagserve serve (start-up output)", () => {
     const warning = cli
       .stderr()
       .match(
-        /^warn: --host 0\.0\.0\.0: other machines can reach this server at (.+), and flagd's gRPC port (?:at )?(.+); evaluations need an environment's key, the dashboard and admin API the admin token$/m,
+        /^warn: --host 0\.0\.0\.0: other machines can reach this server at (.+), and the flagd port (?:at )?(.+); evaluations need an environment's key, the dashboard and admin API the admin token$/m,
       );
     expect(warning).not.toBeNull();
     const port = new URL(url).port;
@@ -294,6 +294,16 @@ describe("flagserve serve (start-up output)", () => {
     expect(flagdPort).not.toBe(port);
     for (const a of interfaces) expect(warning![2]).toContain(`${a!.address}:${flagdPort}`);
     for (const base of [url, ...addresses]) expect((await fetch(`${base}/api/v1/admin/environments`)).status).toBe(401);
+  });
+
+  it("--host beyond loopback with --flagd-selector-by-name: the warning names the environments the flagd port serves without a key", async () => {
+    const dir = await t.dir({ "flags/test.yaml": OFREP_FIXTURE });
+    const args = [dir.file("flags"), "--host", "0.0.0.0", "--flagd-port", "0", "--flagd-selector-by-name", "test,staging", "-q"];
+    const { cli } = await startCli([...args, "--state-dir", dir.file("state")]);
+    t.track(cli);
+    expect(cli.stderr()).toMatch(
+      /^warn: --host 0\.0\.0\.0: other machines can reach this server at .+, and the flagd port (?:at )?.+; evaluations need an environment's key \(but anyone reaching the flagd port reads test, staging by name: --flagd-selector-by-name\), the dashboard and admin API the admin token$/m,
+    );
   });
 
   it("--host ::ffff:127.0.0.1 (loopback, IPv4-mapped) is loopback: no warning", async () => {
