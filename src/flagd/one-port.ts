@@ -29,7 +29,7 @@ export interface OnePort {
  * Reads the first bytes of a connection until they tell its protocol: the whole preface (HTTP/2),
  * or a byte that differs from it (HTTP/1.1). Then puts them back and calls `route` once.
  */
-export function sniffProtocol(socket: Socket, route: (http2: boolean) => void): void {
+function sniffProtocol(socket: Socket, route: (http2: boolean) => void): void {
   let received: Buffer = Buffer.alloc(0);
   const done = (http2: boolean) => {
     socket.off("data", onData);

@@ -40,10 +40,7 @@ export interface FlagdServerOptions {
   staticContext?: Readonly<Record<string, string>>;
   /** The largest message accepted (a request's context): larger ones get RESOURCE_EXHAUSTED. */
   maxMessageBytes: number;
-  keepAliveSeconds?: number;
   maxStreamsPerIp?: number;
-  /** A stream whose client leaves more than this many bytes untaken is cut off. */
-  maxBufferedBytes?: number;
   /** Allowed CORS origin(s), as on the HTTP port; "*" (the default) allows any. */
   corsOrigin?: string | string[];
   /** Host names an HTTP/1.1 request may name (hosts.ts's allowedHosts); default: any. */
@@ -176,9 +173,7 @@ export async function listenFlagd(options: FlagdServerOptions): Promise<FlagdLis
     faults: options.faults,
     metrics: options.metrics,
     staticContext: options.staticContext,
-    keepAliveSeconds: options.keepAliveSeconds,
     maxStreamsPerIp: options.maxStreamsPerIp,
-    maxBufferedBytes: options.maxBufferedBytes,
   });
   // Every snapshot's flag set is built as it comes, sync client or not: a flag that keeps its last
   // good version later is then sent as it was resolved (see flag-set.ts).

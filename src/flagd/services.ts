@@ -59,21 +59,19 @@ export interface FlagdServiceOptions {
   metrics?: Metrics;
   /** Static context values (`--context-value`): sent to in-process providers, which add them to every evaluation. */
   staticContext?: Readonly<Record<string, string>>;
-  /** Seconds between two keep_alive events on an EventStream (flagd: 20). */
-  keepAliveSeconds?: number;
-  /** A stream whose client has more than this many bytes not taken is cut off (a client that stopped reading). */
-  maxBufferedBytes?: number;
   /** Most flagd streams one client address may hold open (`--max-streams-per-ip`). */
   maxStreamsPerIp?: number;
 }
 
-export const DEFAULT_KEEP_ALIVE_SECONDS = 20;
+/** Seconds between two keep_alive events on an EventStream, as flagd's. */
+const KEEP_ALIVE_SECONDS = 20;
 /**
- * The most a stream's client may leave untaken: 4 MiB, the largest message a gRPC client takes by
- * default (grpc-js and grpc-go alike), so one whole flag set always fits. An SSE stream's bound
- * is smaller (its events are small); the rule is the same.
+ * The most a stream's client may leave untaken before it is cut off (a client that stopped
+ * reading): 4 MiB, the largest message a gRPC client takes by default (grpc-js and grpc-go
+ * alike), so one whole flag set always fits. An SSE stream's bound is smaller (its events are
+ * small); the rule is the same.
  */
-export const DEFAULT_MAX_BUFFERED_BYTES = 4 * 1024 * 1024;
+const MAX_BUFFERED_BYTES = 4 * 1024 * 1024;
 
 /** An HTTP status of a fault rule as the gRPC status a flagd provider reads (Google's API mapping). */
 const STATUS_OF: Record<number, Code> = {
@@ -168,7 +166,6 @@ const UNKNOWN_CONNECTION: Connection = { ip: "unknown", peer: "unknown", session
 /** The routes of flagd's services, and what ends their streams and timers. */
 export function createFlagdServices(options: FlagdServiceOptions) {
   const { answerer, selector, streams, faults, metrics, logger } = options;
-  const maxBuffered = options.maxBufferedBytes ?? DEFAULT_MAX_BUFFERED_BYTES;
   const syncContext = options.staticContext && Object.keys(options.staticContext).length > 0 ? { ...options.staticContext } : undefined;
   const keepAlives = new Set<() => void>();
 
@@ -238,7 +235,7 @@ export function createFlagdServices(options: FlagdServiceOptions) {
    * HTTP/2 connection, to be bound later), its route's faults applied, then `start` sends its
    * first messages and returns what to do on each change of its environment. Registered for
    * changes, drops, revocations and shutdown; cut off when its client leaves more than
-   * `maxBuffered` bytes untaken.
+   * MAX_BUFFERED_BYTES untaken.
    */
   function stream<Req, Res>(
     method: string,
@@ -289,7 +286,7 @@ export function createFlagdServices(options: FlagdServiceOptions) {
       };
       const send = (message: Res, bytes: number) => {
         if (ended) return;
-        if (outbox.backlog <= maxBuffered) return outbox.push(message, bytes);
+        if (outbox.backlog <= MAX_BUFFERED_BYTES) return outbox.push(message, bytes);
         logger.warn(`flagd stream dropped: ${method} ${env ?? "(unbound)"} from ${peer} left ${outbox.backlog} bytes unread; stream reset`);
         end(Code.ResourceExhausted, "the client is not reading its stream");
         connection.cutOff();
@@ -436,10 +433,9 @@ export function createFlagdServices(options: FlagdServiceOptions) {
     getMetadata: () => unary("GetMetadata", () => ({ metadata: { ...options.staticContext } })),
   };
 
-  const keepAliveMs = (options.keepAliveSeconds ?? DEFAULT_KEEP_ALIVE_SECONDS) * 1000;
   const timer = setInterval(() => {
     for (const keepAlive of keepAlives) keepAlive();
-  }, keepAliveMs);
+  }, KEEP_ALIVE_SECONDS * 1000);
   timer.unref();
 
   return {
