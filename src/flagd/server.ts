@@ -154,8 +154,8 @@ function frontDoor(handle: OnePortHandler, options: Pick<FlagdServerOptions, "co
     }
     if (!preflight) {
       if (/^application\/grpc(?!-web)/.test(req.headers["content-type"] ?? "")) withGrpcMessages(res);
-      // A request answered before all of it was read (too large): the rest is read and dropped, so
-      // that an HTTP/1.1 client still sending it gets to read the answer.
+      // A request answered before all of it was read (too large): its HTTP/1.1 connection closes
+      // after the answer, not left waiting for the rest (see closeIfUnread).
       if (req.httpVersionMajor === 1) closeIfUnread(req, res as ServerResponse);
       return handle(req, res);
     }
