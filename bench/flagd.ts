@@ -216,6 +216,17 @@ function connectRow(): Row {
   };
 }
 
+/** How long the streams may take to open, or an edit to reach them all, before the row fails: a benchmark stops by itself. */
+const FAN_OUT_DEADLINE_MS = 10_000;
+
+function withinDeadline<T>(promise: Promise<T>, what: () => string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what()} after ${FAN_OUT_DEADLINE_MS / 1000} s`)), FAN_OUT_DEADLINE_MS);
+  });
+  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
+}
+
 /** `streamCount` SyncFlags streams; each round, an edit of the file and the time until every stream has the new flag set. */
 function fanOutRow(file: string): Row {
   let version = 0;
@@ -233,7 +244,11 @@ function fanOutRow(file: string): Row {
         call.on("error", () => undefined);
         return call;
       });
-      await Promise.all(calls.map((call) => new Promise((resolve) => call.once("data", resolve))));
+      let opened = 0;
+      await withinDeadline(
+        Promise.all(calls.map((call) => new Promise((resolve) => call.once("data", resolve)).then(() => opened++))),
+        () => `${opened} of ${streamCount} SyncFlags streams had their first flag set`,
+      );
       for (const call of calls)
         call.on("data", (message: { flagConfiguration: string }) => waiting.forEach((w) => w(message.flagConfiguration)));
       const times: number[] = [];
@@ -253,7 +268,7 @@ function fanOutRow(file: string): Row {
         });
         const t = performance.now();
         await writeFile(file, environmentYaml(100, variant));
-        await all;
+        await withinDeadline(all, () => `an edit reached ${heard} of ${streamCount} SyncFlags streams`);
         times.push(performance.now() - t);
       }
       const cpu = (cpuMicrosOf(server.pid) - cpuBefore) / times.length;
