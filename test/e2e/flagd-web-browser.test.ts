@@ -8,7 +8,7 @@
 import { writeFile } from "node:fs/promises";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { chromiumAvailable as available, launchChromium, servePage, type ServedPage } from "../helpers/browser.js";
+import { chromiumAvailable as available, launchChromium, pageWithErrors, servePage, type ServedPage } from "../helpers/browser.js";
 import { startCli, type CliProcess } from "../helpers/cli.js";
 import { tempDir, type TempDir } from "../helpers/files.js";
 
@@ -87,11 +87,7 @@ afterAll(async () => {
 describe.skipIf(!available)("flagd's web provider in Chromium, from another origin", () => {
   it("shows the flags' values (targeting by the page's context), and the new value after the file is edited", async () => {
     expect(new URL(pageUrl).origin).not.toBe(new URL(flagdUrl).origin);
-    const page = await browser.newPage();
-    const problems: string[] = [];
-    page.on("console", (message) => {
-      if (message.type() === "error") problems.push(message.text());
-    });
+    const { page, errors: problems } = await pageWithErrors(browser);
     await page.goto(`${pageUrl}/?flagd=${encodeURIComponent(flagdUrl)}&key=${KEY}`);
 
     const status = page.locator("#status");

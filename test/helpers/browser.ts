@@ -6,7 +6,7 @@ import { existsSync } from "node:fs";
 import { createServer } from "node:http";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
-import { chromium, type Browser } from "playwright-core";
+import { chromium, type Browser, type Page } from "playwright-core";
 
 /** Debian's chromium (.ci/run installs it); CHROMIUM_PATH points elsewhere. */
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
@@ -16,6 +16,16 @@ if (!chromiumAvailable && process.env.CI) throw new Error(`no Chromium at ${CHRO
 // Chromium's sandbox needs user namespaces that root in a container does not get.
 export const launchChromium = (): Promise<Browser> =>
   chromium.launch({ executablePath: CHROMIUM, args: process.getuid?.() === 0 ? ["--no-sandbox"] : [] });
+
+/** A new page, and the errors its console shows from now on (a CORS refusal is one). */
+export async function pageWithErrors(browser: Browser): Promise<{ page: Page; errors: string[] }> {
+  const page = await browser.newPage();
+  const errors: string[] = [];
+  page.on("console", (message) => {
+    if (message.type() === "error") errors.push(message.text());
+  });
+  return { page, errors };
+}
 
 export interface ServedPage {
   url: string;
