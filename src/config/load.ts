@@ -38,15 +38,9 @@ export interface LoadOptions {
   env?: EnvVars;
   /** Where every file and directory read is recorded, to tell later whether the load is stale. */
   inputs?: InputSet;
-  /**
-   * Parse changed files in the parse worker (parse.ts), so that a running server keeps answering
-   * meanwhile (reloads). Off by default: at start-up and for `validate` nothing is being served.
-   */
+  /** Parse changed files in the parse worker, so that a running server keeps answering meanwhile. */
   offThread?: boolean;
-  /**
-   * What the last load with the same memo did, reused where its input did not change (memo.ts):
-   * a server keeps one across its reloads. The load's work is counted in it.
-   */
+  /** What the last load with the same memo did, reused where its input did not change (memo.ts); the load's work is counted in it. */
   memo?: LoadMemo;
 }
 
@@ -101,17 +95,12 @@ export async function loadSourceReads(reads: readonly SourceLoad[], options: Loa
   return load;
 }
 
-/**
- * A turn of the event loop between a running server's reload stages (the worker's value made
- * whole; the build): requests that arrive meanwhile wait for one stage, not for all. Each is a few
- * milliseconds at the scale budget; beyond it (10 000 flags) each is tens.
- */
+/** A turn of the event loop between a running server's reload stages: a request waits for one stage, not for all. */
 const turn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 /**
- * A document's value: parsed again only when its content changed, with its unchanged flags and
- * segments the last parse's objects (memo.ts). Whatever the parser throws (a hostile document)
- * is a problem of that document, never an escaped exception.
+ * A document's value, parsed again only when its content changed (memo.ts). Whatever the parser
+ * throws (a hostile document) is a problem of that document, never an escaped exception.
  */
 async function parseDocument(document: SourceDocument, options: LoadOptions): Promise<ParsedFile> {
   try {
@@ -272,11 +261,7 @@ interface BuiltBefore {
   problems: Problem[];
 }
 
-/**
- * The last load's build of this environment when it was built from the very same documents (the
- * same parsed values and sources: memo.ts shares them while their text is unchanged), files,
- * directory and variables; else a build.
- */
+/** The last load's build of this environment if made from the same documents (memo.ts), files, directory and variables; else a build. */
 function buildOrReuse(input: FoundEnvironment, env: EnvVars, problems: ProblemMap, memo: LoadMemo | undefined): Built {
   // Problems found before (reading, parsing) are this load's own: built afresh.
   if (!memo || problems.has(input.name)) return build(input, env, problems, memo);
@@ -371,8 +356,7 @@ function buildUnguarded(input: FoundEnvironment, env: EnvVars, problems: Problem
 
 /**
  * The served flags: the compiled ones, and for every flag with a problem one that answers
- * PARSE_ERROR. The configuration keeps only the flags that can be served as written, and names
- * the others in `invalidFlags` (a reload gives them their last good definition).
+ * PARSE_ERROR, named in the configuration's `invalidFlags` (a reload gives them their last good definition).
  */
 function withUnusableFlags(
   merged: MergedEnvironment,

@@ -1,16 +1,8 @@
 /**
- * What one load keeps for the next, so that an edit costs what it changes (see
- * docs/architecture.md, "Reloads"). Everything is keyed by content:
- * - a document's content (a file's by the hash of its bytes) -> its parse: an unchanged file is
- *   not parsed again;
- * - a changed document's flags and segments whose text is unchanged -> the last parse's very
- *   objects (`reuseEntries`), so that the later stages tell "unchanged" by identity;
- * - a flag value found valid -> not validated again (a WeakSet: it lives as long as the value);
- * - an environment's documents (by identity) and the variables its notifications name -> the
- *   environment as built last time (problems included), reused whole;
- * - an environment's last compile (engine/compile.ts's CompileMemo): flags whose definition is
- *   the same object and whose segments did not change are not compiled again.
- * Entries not used by a load are dropped at its end: the memo holds one configuration.
+ * What one load keeps for the next, keyed by content, so that an edit costs what it changes
+ * (docs/architecture.md, "Reloads"): parses by a document's content, flags and segments by their
+ * JSON text (so later stages tell "unchanged" by identity), valid flag values, environments as
+ * built, compiles. What a load did not use is dropped at its end: the memo holds one configuration.
  */
 import type { CompileMemo } from "../engine/compile.js";
 import { Generation } from "../model/generation.js";

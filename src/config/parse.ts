@@ -23,10 +23,7 @@ export interface ParsedFile {
   problems: Problem[];
   /** A document that could not be read is an `environments:` mapping (its problems belong to no one environment). */
   multiEnvironment?: boolean;
-  /**
-   * From the parse worker: `value` is a skeleton, each flag and segment `{}`, and these are their
-   * JSON texts (memo.ts's fillEntries makes it whole).
-   */
+  /** From the parse worker: `value` has each flag and segment as `{}`, and these are their JSON texts (memo.ts). */
   entryTexts?: readonly string[];
 }
 
@@ -86,10 +83,7 @@ export function parseData(file: string, json: string): ParsedFile {
 // Editors show columns without the BOM; so must we.
 const withoutBom = (text: string): string => (text.startsWith("\uFEFF") ? text.slice(1) : text);
 
-/**
- * What a document gives to parse: its text, or a file's bytes as read (decoded where they are
- * parsed: in the parse worker while serving).
- */
+/** What a document gives to parse: its text, or a file's bytes (decoded where they are parsed: in the worker while serving). */
 export type Content = { text: string } | { bytes: Uint8Array };
 
 /** The text of `content`, decoded if it is bytes; a problem at the first byte that is not UTF-8. */
@@ -100,9 +94,8 @@ function textOf(file: string, content: Content): { text: string } | { problem: P
 }
 
 /**
- * parseYaml for a running server: in the parse worker, so that requests are answered meanwhile
- * (js-yaml reads a file in one synchronous call, longer than a request should wait for a file of
- * the scale budget's size). Here when the worker cannot run (from the TypeScript sources) or failed.
+ * parseYaml in the parse worker: js-yaml reads a file of the budget's size in one synchronous call,
+ * longer than a request should wait. Here when the worker cannot run (from the TypeScript sources) or failed.
  */
 export async function parseOffThread(file: string, content: Content): Promise<ParsedFile> {
   const read = WORKER_AVAILABLE ? await askWorker(file, content).catch(() => undefined) : undefined;
@@ -118,10 +111,8 @@ export function startParseWorker(): void {
   if (WORKER_AVAILABLE) runningWorker();
 }
 
-/** Whether the parse worker runs (for the tests). */
 export const parseWorkerRunning = (): boolean => worker !== undefined;
 
-/** A parse asked of the worker. */
 export interface WorkerRequest {
   id: number;
   file: string;
@@ -135,7 +126,7 @@ export type WorkerReply = { id: number } & (
 
 const WORKER_SCRIPT = new URL("./parse-worker.js", import.meta.url);
 
-/** The worker's script is there to run: not when running from the TypeScript sources (tests). */
+// Not there when running from the TypeScript sources (tests).
 const WORKER_AVAILABLE = existsSync(fileURLToPath(WORKER_SCRIPT));
 
 // One worker thread for every parse while serving, kept while the process runs (it does not keep
