@@ -3,8 +3,8 @@
  * secrets stay out of the files. Nowhere else: a flag value that happens to contain `${X}`
  * must be served exactly as written.
  */
-import { docProblem, type EnvDocument, type JsonPath } from "./positions.js";
-import type { Problem } from "../model/types.js";
+import { docProblem, type EnvDocument } from "./positions.js";
+import type { JsonPath, Problem } from "../model/types.js";
 import { isRecord, setOwn } from "../model/json.js";
 
 export type EnvVars = Record<string, string | undefined>;

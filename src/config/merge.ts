@@ -3,7 +3,7 @@
  * entry; defining the same thing twice is an error that names both places, because silently
  * picking one would make the result depend on file order.
  */
-import { docProblem, type EnvDocument, type JsonPath } from "./positions.js";
+import { docProblem, type EnvDocument } from "./positions.js";
 import { schemaPart } from "./schema.js";
 import {
   NO_METADATA,
@@ -11,6 +11,7 @@ import {
   type FlagDefinition,
   type FlagState,
   type JsonObject,
+  type JsonPath,
   type JsonValue,
   type Metadata,
   type NotificationTarget,

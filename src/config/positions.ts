@@ -6,8 +6,6 @@ import type { Document, LineCounter, Node, Pair, YAMLMap } from "yaml";
 import { yaml } from "./yaml-package.js";
 import type { JsonPath, Problem } from "../model/types.js";
 
-export type { JsonPath } from "../model/types.js";
-
 /** "key": the key naming the node; "value": the value itself, or its key when it is a mapping or list. */
 export type Anchor = "key" | "value";
 

@@ -8,8 +8,8 @@ import { compileEnvironment, type CompiledEnvironment } from "../engine/index.js
 import type { CompileMemo } from "../engine/compile.js";
 import type { MergedEnvironment } from "./merge.js";
 import { validateEnvironmentSchema } from "./schema.js";
-import { docProblem, formatPath, type Anchor, type EnvDocument, type JsonPath } from "./positions.js";
-import type { Problem } from "../model/types.js";
+import { docProblem, formatPath, type Anchor, type EnvDocument } from "./positions.js";
+import type { JsonPath, Problem } from "../model/types.js";
 import { isRecord, setOwn } from "../model/json.js";
 
 /**
