@@ -1,14 +1,6 @@
-/** Configuration: what the sources read (src/sources/) -> parse YAML with positions -> validate -> environments. */
-export {
-  loadConfig,
-  loadInlineConfig,
-  loadSourceReads,
-  loadSources,
-  type ConfigLoad,
-  type LoadedEnvironment,
-  type LoadOptions,
-} from "./load.js";
+/** Configuration: what the sources read (src/sources/) -> parsed -> checked -> merged into environments. */
+export { loadConfig, loadInlineConfig, loadSourceReads, loadSources, type ConfigLoad, type LoadedEnvironment } from "./load.js";
 export { startParseWorker } from "./parse.js";
-export { LoadMemo, type WorkCounts } from "./memo.js";
+export { LoadMemo } from "./memo.js";
 export { flagserveSchema } from "./schema.js";
 export { formatProblem } from "../model/types.js";
