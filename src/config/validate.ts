@@ -12,10 +12,7 @@ import { docProblem, formatPath, type Anchor, type EnvDocument } from "./positio
 import type { JsonPath, Problem } from "../model/types.js";
 import { isRecord, setOwn } from "../model/json.js";
 
-/**
- * What a problem takes out (design §3: a problem costs only what it breaks): one flag, one
- * segment (and with it the flags that use it), or the whole environment.
- */
+/** What a problem takes out (it costs only what it breaks): one flag, one segment and the flags that use it, or the environment. */
 type Scope = { flag: string } | { segment: string } | "environment";
 
 export interface DocumentCheck {
@@ -333,20 +330,14 @@ export interface LocatedCompilation extends Omit<CompiledEnvironment, "errors"> 
 }
 
 /** Compiles targeting; each engine error is located in the file that wrote the flag or segment. */
-export function compileAndLocate(
-  merged: MergedEnvironment,
-  brokenSegments: Iterable<string> = [],
-  previous?: CompileMemo,
-): LocatedCompilation {
-  const first = merged.docs[0];
-  const inFirstDoc = (path: JsonPath, message: string): Problem =>
-    first ? docProblem(first, path, message) : { file: "", line: 0, col: 0, message };
+export function compileAndLocate(merged: MergedEnvironment, brokenSegments: Iterable<string>, previous?: CompileMemo): LocatedCompilation {
+  const first = merged.docs[0]!; // load.ts builds no environment without a document
   let result: CompiledEnvironment;
   try {
     result = compileEnvironment(merged.config, { brokenSegments, previous });
   } catch (error) {
     // An engine bug must not take the other environments down with it.
-    const problem = inFirstDoc([], `cannot compile this environment: ${(error as Error).message}`);
+    const problem = docProblem(first, [], `cannot compile this environment: ${(error as Error).message}`);
     return { flags: new Map(), problems: [problem], broken: new Map(), failed: true, compiledFlags: 0 };
   }
   const { errors, ...compiled } = result;
@@ -355,7 +346,7 @@ export function compileAndLocate(
     const origins = section === "flags" ? merged.origins.flags : section === "segments" ? merged.origins.segments : undefined;
     const origin = origins?.get(String(name));
     if (origin) return docProblem(origin.doc, [...origin.path, ...rest], e.message, rest.length === 0 ? "key" : "value");
-    return inFirstDoc(e.path, e.message);
+    return docProblem(first, e.path, e.message);
   });
   return { ...compiled, problems };
 }
