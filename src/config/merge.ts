@@ -58,10 +58,10 @@ const isMetadataValue = schemaPart<Metadata[string]>("metadataValue");
 const isNotification = schemaPart<NotificationTarget>("notification");
 
 /**
- * Merges documents into one environment, in order. Flags in `brokenFlags` (their own problems were
- * reported) are left out of the configuration, but still count as defined for duplicate checks.
- * Parts whose shape is wrong are skipped: the schema has reported them. The parts of documents in
- * `schemaValid` (which passed the schema as a whole) are not checked again, one by one.
+ * Merges documents into one environment, in order. Flags in `brokenFlags` (their problems were
+ * reported) are left out, but still count as defined for duplicate checks. Parts whose shape is
+ * wrong are skipped (the schema has reported them), checked one by one only in documents that are
+ * not in `schemaValid` (those that passed the schema as a whole).
  */
 export function mergeDocuments(
   name: string,
@@ -75,10 +75,7 @@ export function mergeDocuments(
   const metadataOrigins = new Map<string, Origin>();
   const merged: MergedEnvironment = { config, docs, origins, problems: [], flagProblems: new Map() };
 
-  /**
-   * Adds one named entry, or reports where it was defined first. The value is asked for only
-   * when it is to be served, and is left out when its shape is wrong (the schema said so).
-   */
+  /** Adds one named entry (its value made only if it is served: undefined when its shape is wrong), or reports where it was defined first. */
   const add = <T>(
     what: string,
     record: Record<string, T>,
@@ -107,7 +104,6 @@ export function mergeDocuments(
   for (const doc of docs) {
     const d = doc.value;
     if (!isRecord(d)) continue;
-    // A part of a document that passed the schema as a whole has the shape its guard checks.
     const is = <T>(guard: (v: unknown) => v is T, v: unknown): v is T => schemaValid.has(doc) || guard(v);
     if (typeof d.apiKey === "string") {
       if (origins.apiKey) merged.problems.push(docProblem(doc, ["apiKey"], `apiKey is also set in ${originText(origins.apiKey)}`, "key"));
@@ -150,9 +146,8 @@ export function mergeDocuments(
 const entries = (v: unknown): [string, JsonValue][] => (isRecord(v) ? (Object.entries(v) as [string, JsonValue][]) : []);
 
 /**
- * Each flag value's definition, made once: the loader reuses unchanged values between loads
- * (memo.ts), so an unchanged flag keeps its definition object, which is how the compiler and
- * the diff tell it is unchanged.
+ * Each flag value's definition, made once: the loader reuses unchanged values (memo.ts), so an
+ * unchanged flag keeps its definition object, which is how the compiler and the diff tell.
  */
 const definitions = new WeakMap<FlagInput, FlagDefinition>();
 

@@ -29,9 +29,8 @@ export interface DocumentCheck {
 }
 
 /**
- * Checks a document. Flags in `knownValid` (flag values that passed every check before: the
- * loader reuses unchanged values between loads) are left out of the checks, and the flags found
- * valid are added to it. A flag's checks depend on the flag alone, so the result is the same.
+ * Checks a document. Flag values in `knownValid` (they passed every check before; the loader reuses
+ * unchanged ones) are left out, and those found valid are added: a flag's checks depend on it alone.
  */
 export function validateDocument(doc: EnvDocument, knownValid?: WeakSet<object>): DocumentCheck {
   const value = withoutKnownFlags(doc.value, knownValid);
