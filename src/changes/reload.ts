@@ -164,13 +164,7 @@ function changesBetween(previous: ReadonlyMap<string, EnvironmentSnapshot>, next
     const before = previous.get(env);
     if (before === snapshot) continue;
     const changes = diffEnvironments(before, snapshot);
-    const same = (pick: (s: EnvironmentSnapshot) => unknown) => canonicalJson(pick(before!)) === canonicalJson(pick(snapshot));
-    const unchanged: ((s: EnvironmentSnapshot) => unknown)[] = [
-      (s) => s.config.notifications,
-      (s) => s.config.invalidFlags ?? {},
-      (s) => s.config.redirects,
-    ];
-    if (before && changes.length === 0 && unchanged.every(same)) {
+    if (before && changes.length === 0 && undiffedParts(before) === undiffedParts(snapshot)) {
       next.set(env, before);
       continue;
     }
@@ -182,6 +176,10 @@ function changesBetween(previous: ReadonlyMap<string, EnvironmentSnapshot>, next
   for (const [env, before] of previous) if (!next.has(env)) applied.push({ env, changes: diffEnvironments(before, undefined), before });
   return applied;
 }
+
+/** The parts of a snapshot the diff does not compare, as one text. */
+const undiffedParts = ({ config }: EnvironmentSnapshot): string =>
+  canonicalJson([config.notifications, config.invalidFlags ?? {}, config.redirects]);
 
 /** The load's problems, which environments keep their last good configuration, and what each broken flag answers. */
 function logProblems(load: ConfigLoad, next: ReadonlyMap<string, EnvironmentSnapshot>, logger: Logger, options: ApplyOptions): void {
