@@ -223,10 +223,10 @@ function revokeLater(ctx: ReloadContext, env: string, oldKey: string, graceSecon
  */
 export function revokeOldKeys(ctx: Pick<ReloadContext, "store" | "hub" | "logger" | "keysRevoked">, env: string): number {
   const digests = ctx.store.revokeRetired(env);
+  if (digests.length === 0) return 0;
   const closed = digests.reduce((n, digest) => n + ctx.hub.closeStreamsOf(env, digest), 0);
-  if (digests.length > 0) ctx.keysRevoked();
-  if (digests.length > 0)
-    ctx.logger.info(`${env}: ${digests.length} old key(s) revoked on request${closed ? `, ${closed} stream(s) closed` : ""}`);
+  ctx.keysRevoked();
+  ctx.logger.info(`${env}: ${digests.length} old key(s) revoked on request${closed ? `, ${closed} stream(s) closed` : ""}`);
   return digests.length;
 }
 
