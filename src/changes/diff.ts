@@ -9,7 +9,7 @@ import { canonicalJson, compare } from "../model/json.js";
 import { contentHash } from "../store/content-hash.js";
 import type { Change, ChangeKind } from "../model/change.js";
 
-export type { Change, ChangeKind } from "../model/change.js";
+export type { Change } from "../model/change.js";
 
 /** The parts of an environment a diff looks at. */
 export interface Version {
@@ -18,11 +18,7 @@ export interface Version {
 }
 
 /** Entries created, deleted or (by `same`) updated between two maps, in key order. */
-function diffKeys<T>(
-  before: Readonly<Record<string, T>>,
-  after: Readonly<Record<string, T>>,
-  same: (was: T, now: T) => boolean,
-): { key: string; change: ChangeKind; before?: T; after?: T }[] {
+function diffKeys<T>(before: Readonly<Record<string, T>>, after: Readonly<Record<string, T>>, same: (was: T, now: T) => boolean) {
   const out: { key: string; change: ChangeKind; before?: T; after?: T }[] = [];
   for (const key of Object.keys(before)) {
     const was = before[key]!;
