@@ -25,9 +25,7 @@ export interface EnvironmentSnapshot {
 
 /**
  * The ETag of a configuration: the hash of its metadata, its invalid flags (only when there are
- * some) and every flag and segment entry's key and content hash, in key order. Content hashes are
- * kept per definition (content-hash.ts), and a reload shares the unchanged definitions with the
- * last one: an edit hashes what it changed.
+ * some) and every flag and segment entry's key and content hash (kept per definition), in key order.
  */
 export function configEtagOf(config: EnvironmentConfig): string {
   let etag = etags.get(config);
@@ -71,7 +69,6 @@ export function keepLastGoodFlags(
 }
 
 export function createSnapshot(config: EnvironmentConfig, flags: ReadonlyMap<string, CompiledFlag>, apiKey: string): EnvironmentSnapshot {
-  let configEtag: string | undefined;
   return Object.freeze({
     name: config.name,
     apiKey,
@@ -81,7 +78,7 @@ export function createSnapshot(config: EnvironmentConfig, flags: ReadonlyMap<str
     flagKeys: [...flags.keys()].sort(),
     // Hashed on first use (a bulk answer, a change event): a server answers single flags without it.
     get configEtag() {
-      return (configEtag ??= configEtagOf(config));
+      return configEtagOf(config);
     },
     loadedAt: Math.floor(Date.now() / 1000),
   });
