@@ -34,10 +34,7 @@ export interface ReloadContext {
   stateDir: string;
   /** Seconds a replaced key keeps working (and its streams stay open). */
   keyGraceSeconds: number;
-  /**
-   * Told when replaced keys stop working (their grace ended, or `keys revoke` ended it), after
-   * the hub closed its streams opened with them: the flagd port's streams are checked again.
-   */
+  /** Told when replaced keys stop working, after the hub closed their streams: the flagd port's are checked again. */
   keysRevoked(): void;
   /** Told about every applied change, after the events (notifications, the admin feed). */
   onChanges?: (changes: EnvironmentChange[]) => void;

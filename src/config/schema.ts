@@ -17,9 +17,8 @@ export type SchemaPart = keyof typeof compiled;
 
 /**
  * The validator of one part of the schema: a type guard for T, the type that part describes.
- * Compiled by ajv ahead of time into generated/schema-validators.ts (generated from the schema file, and
- * checked against it by test/config/schema-validators.test.ts), so no start pays for ajv's
- * compiler: same options, same errors.
+ * Compiled by ajv ahead of time (checked against the schema by test/config/schema-validators.test.ts),
+ * so no start pays for ajv's compiler: same options, same errors.
  */
 export const schemaPart = <T = unknown>(part: SchemaPart): ValidateFunction<T> => compiled[part] as unknown as ValidateFunction<T>;
 
