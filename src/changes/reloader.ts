@@ -9,10 +9,7 @@ import { withTimeout } from "../sources/files.js";
 import { InputSet } from "../sources/inputs.js";
 
 export interface ReloaderOptions {
-  /**
-   * One reload: read the configuration, recording every input in `inputs` (whose files may be
-   * read before they settle: see InputSet), and apply it.
-   */
+  /** One reload: read the configuration, recording every input in `inputs`, and apply it. */
   run(inputs: InputSet): Promise<void>;
   /** How often the last reload's inputs are checked (ms); 0: only right after each reload. */
   checkMs: number;
@@ -70,8 +67,7 @@ export function createReloader(options: ReloaderOptions): Reloader {
     async close() {
       closed = true;
       clearTimeout(timer);
-      // A reload still writing (the key state file, say) gets up to CLOSE_GRACE_MS to finish
-      // before close() returns; it is not waited on longer.
+      // A reload still writing (the key state file, say) may finish, but is not waited on longer.
       if (running) await withTimeout(running, CLOSE_GRACE_MS).catch(() => undefined);
     },
   };
