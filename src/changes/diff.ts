@@ -46,7 +46,7 @@ export function diffEnvironments(before: Version | undefined, after: Version | u
   const empty: Version["config"] = { flags: {}, segments: {}, metadata: {} };
   const a = before?.config ?? empty;
   const b = after?.config ?? empty;
-  const sameMetadata = a.metadata === b.metadata || canonicalJson(a.metadata) === canonicalJson(b.metadata);
+  const sameMetadata = sameContent(a.metadata, b.metadata);
   const sameFlag = (was: FlagDefinition, now: FlagDefinition) =>
     sameMetadata ? sameContent(was, now) : canonicalJson(answeredFlag(was, a.metadata)) === canonicalJson(answeredFlag(now, b.metadata));
   return [
