@@ -349,7 +349,6 @@ function buildUnguarded(input: FoundEnvironment, env: EnvVars, problems: Problem
   memo?.count("flagsCompiled", compiled.compiledFlags);
   if (compiled.memo) memo?.compiled.set(name, compiled.memo);
   problems.add(name, ...compiled.problems);
-  if (compiled.failed) return { name, fatal: true };
   const flags = withUnusableFlags(merged, compiled, flagProblems);
   return { name, fatal, merged, flags };
 }

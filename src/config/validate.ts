@@ -324,22 +324,13 @@ function nonFiniteNumbers(doc: EnvDocument, value: unknown): Located[] {
 /** The engine's CompiledEnvironment with its errors located in the files, as problems. */
 export interface LocatedCompilation extends Omit<CompiledEnvironment, "errors"> {
   problems: Problem[];
-  /** The engine itself failed: nothing could be compiled. */
-  failed?: boolean;
 }
 
 /** Compiles targeting; each engine error is located in the file that wrote the flag or segment. */
 export function compileAndLocate(merged: MergedEnvironment, brokenSegments: Iterable<string>, previous?: CompileMemo): LocatedCompilation {
   const first = merged.docs[0]!; // load.ts builds no environment without a document
-  let result: CompiledEnvironment;
-  try {
-    result = compileEnvironment(merged.config, { brokenSegments, previous });
-  } catch (error) {
-    // An engine bug must not take the other environments down with it.
-    const problem = docProblem(first, [], `cannot compile this environment: ${(error as Error).message}`);
-    return { flags: new Map(), problems: [problem], broken: new Map(), failed: true, compiledFlags: 0 };
-  }
-  const { errors, ...compiled } = result;
+  // (An engine that throws costs this environment alone: load.ts's build is the stage boundary.)
+  const { errors, ...compiled } = compileEnvironment(merged.config, { brokenSegments, previous });
   const problems = errors.map((e) => {
     const [section, name, ...rest] = e.path;
     const origins = section === "flags" ? merged.origins.flags : section === "segments" ? merged.origins.segments : undefined;
