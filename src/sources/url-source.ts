@@ -1,11 +1,10 @@
 /**
  * The URL source: one YAML or JSON document over HTTP(S), polled (flagd's HTTP sync). Each poll
  * is a conditional GET (`If-None-Match` / `If-Modified-Since`), so an unchanged document costs a
- * 304 and no reload. What a read hands over is the latest poll's outcome: the document, or the
- * problem (network error, status, size, timeout) with the URL as its file. The loader then keeps
- * the environment's last good configuration, exactly as for a broken file, and the problem shows
- * in `/readyz`. The outcome changes (and a reload follows) only when the content or the problem
- * does, so a failing URL is logged once per distinct problem, not once per poll.
+ * 304 and no reload. A read hands over the latest poll's outcome: the document, or the problem
+ * (network error, status, size, timeout) as a broken file's, named by the URL. The outcome changes
+ * (and a reload follows) only when the content or the problem does: a failing URL is logged once
+ * per distinct problem, not once per poll.
  */
 import { basename, extname } from "node:path";
 import type { Logger } from "../log/logger.js";
@@ -16,8 +15,8 @@ import { networkReason } from "./network-reason.js";
 import type { ConfigSource, SourceDocument, SourceListener, SourceLoad } from "./source.js";
 
 /** flagd's HTTP sync default. */
-export const DEFAULT_POLL_INTERVAL_MS = 5_000;
-export const DEFAULT_FETCH_TIMEOUT_MS = 10_000;
+const DEFAULT_POLL_INTERVAL_MS = 5_000;
+const DEFAULT_FETCH_TIMEOUT_MS = 10_000;
 
 export interface UrlSourceOptions {
   /** Between the end of one poll and the start of the next. */
@@ -96,17 +95,10 @@ export class UrlSource implements ConfigSource {
   async watch(listener: SourceListener): Promise<void> {
     const next = () => {
       if (this.#closed) return;
-      this.#timer = setTimeout(() => {
-        this.poll().then(
-          (changed) => {
-            if (changed && !this.#closed) listener.changed();
-            next();
-          },
-          (error: Error) => {
-            listener.error(error);
-            next();
-          },
-        );
+      this.#timer = setTimeout(async () => {
+        const changed = await this.poll().catch((error: Error) => listener.error(error));
+        if (changed && !this.#closed) listener.changed();
+        next();
       }, this.#options.pollIntervalMs).unref();
     };
     next();
