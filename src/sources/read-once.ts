@@ -16,17 +16,11 @@ export async function readFiles(path: string, inputs?: InputSet, texts?: FileTex
   try {
     const found = await discover(path, inputs);
     const read = async (file: string): Promise<SourceDocument> => ({ file, ...(await readStableFile(file, { inputs, texts })) });
-    if (found.file)
-      return {
-        id: found.root,
-        documents: [{ stem: stemOf(found.file), document: await read(found.file) }],
-        environments: [],
-        problems: found.problems,
-      };
+    const documents = found.file ? [{ stem: stemOf(found.file), document: await read(found.file) }] : [];
     const environments = await Promise.all(
       found.environments.map(async (env) => ({ ...env, documents: await Promise.all(env.files.map(read)) })),
     );
-    return { id: found.root, documents: [], environments, problems: found.problems };
+    return { id: found.root, documents, environments, problems: found.problems };
   } finally {
     texts?.end();
   }
