@@ -33,13 +33,6 @@ export const isTestFileName = (name: string): boolean => /\.test\.ya?ml$/i.test(
 
 export const isConfigFileName = (name: string): boolean => CONFIG_EXTENSIONS.has(extname(name).toLowerCase()) && !isTestFileName(name);
 
-/**
- * Dot-entries are never configuration: `.flagserve/` (where older versions kept state), `.git/`, editor swap files, and
- * Kubernetes' ConfigMap internals (`..data`, `..2026_01_01_...`), whose files are reached
- * through the symlinks beside them.
- */
-const isHidden = (name: string): boolean => name.startsWith(".");
-
 /** `prod.yaml` -> `prod`. */
 export const stemOf = (file: string): string => basename(file, extname(file));
 
@@ -99,10 +92,14 @@ export async function discover(path: string, inputs?: InputSet): Promise<Discove
   return { root, environments, problems };
 }
 
-/** Visible entry names, sorted so every replica merges files in the same order; or the error code. */
+/**
+ * Entry names in listDirectory's order (by code unit: every replica merges files alike), or the error code. Dot-entries are
+ * never configuration: `.git/`, `.flagserve/` (older versions' state), editor swap files, and Kubernetes' ConfigMap internals
+ * (`..data`, `..2026_01_01_...`), whose files are reached through the symlinks beside them.
+ */
 async function listNames(dir: string, inputs?: InputSet): Promise<string[] | string> {
   const names = await listDirectory(dir, inputs);
-  return typeof names === "string" ? names : names.filter((n) => !isHidden(n)).sort(compare);
+  return typeof names === "string" ? names : names.filter((name) => !name.startsWith("."));
 }
 
 /** "file", "directory", "missing", "other" (socket, device...), or the error code. */
