@@ -142,33 +142,25 @@ interface KnownFile extends FileContent {
   racyUntil?: number;
 }
 
-/** The files one reader (a file source) read last time: one whose signature proves it unchanged is not read again. */
-export class FileTexts {
-  readonly #files = new Generation<string, KnownFile>();
+/** The files one reader (a file source) read last time, by path: one whose signature proves it unchanged is not read again. */
+export class FileTexts extends Generation<string, KnownFile> {
   /** Files read from disk since this was made. */
   reads = 0;
   /** Bytes read from disk since this was made (a file read twice counts twice). */
   bytesRead = 0;
 
   /** `racyMs`: instead of RACY_MS, how long after a change a read is racy (0: never; for tests). */
-  constructor(readonly racyMs = RACY_MS) {}
+  constructor(readonly racyMs = RACY_MS) {
+    super();
+  }
 
   /** The content of `path` when its signature now is the one of a read that was not racy. */
   async unchanged(path: string, inputs: InputSet | undefined): Promise<FileContent | undefined> {
-    const known = this.#files.get(path);
+    const known = this.get(path);
     if (known === undefined || known.racyUntil !== undefined || (await signatureOf(path)) !== known.signature) return undefined;
-    this.#files.set(path, known);
+    this.set(path, known);
     inputs?.add(new FileInput(path, known.signature));
     return known;
-  }
-
-  set(path: string, known: KnownFile): void {
-    this.#files.set(path, known);
-  }
-
-  /** A read of the source is done: files it did not read are forgotten. */
-  end(): void {
-    this.#files.end();
   }
 }
 
