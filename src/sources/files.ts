@@ -43,12 +43,15 @@ export interface FileContent {
 
 export const errorCode = (error: unknown): string => (error as NodeJS.ErrnoException).code ?? (error as Error).message ?? String(error);
 
-/** Type, inode, size and timestamps: what changes when a file is written, replaced or removed. */
-export const statSignature = (s: Stats): string =>
-  `${s.isFile() ? "file" : s.isDirectory() ? "dir" : "other"}:${s.dev}:${s.ino}:${s.size}:${s.mtimeMs}:${s.ctimeMs}`;
+/** Type, inode, size and timestamps: what changes when a file is written, replaced or removed; or the error stat gave. */
+const statSignature = (s: Stats | Error): string =>
+  s instanceof Error
+    ? `error:${errorCode(s)}`
+    : `${s.isFile() ? "file" : s.isDirectory() ? "dir" : "other"}:${s.dev}:${s.ino}:${s.size}:${s.mtimeMs}:${s.ctimeMs}`;
 
-/** The signature of what is at `path` now (symlinks followed), or the error code stat gave. */
-const signatureOf = (path: string): Promise<string> => stat(path).then(statSignature, (error) => `error:${errorCode(error)}`);
+/** What is at `path` now (symlinks followed), or the error stat gave. */
+const statOf = (path: string): Promise<Stats | NodeJS.ErrnoException> => stat(path).catch((error: NodeJS.ErrnoException) => error);
+const signatureOf = async (path: string): Promise<string> => statSignature(await statOf(path));
 
 export const hashOf = (bytes: Uint8Array): string => createHash("sha256").update(bytes).digest("base64url");
 
@@ -277,11 +280,13 @@ export async function contentHashOf(path: string): Promise<string | undefined> {
   return "bytes" in read ? hashOf(read.bytes) : undefined;
 }
 
-/** A path looked at (its signature) or listed (its entry names): changed when what `now` gives differs from what it gave. */
-const lookedAt = (id: string, seen: string, now: (id: string) => Promise<string>): Input => ({
-  id,
-  changed: async () => (await now(id)) !== seen,
-});
+/** What `look` finds at `id` now, recorded: changed once what it finds gives another `text`. */
+async function recorded<T>(id: string, inputs: InputSet | undefined, look: (id: string) => Promise<T>, text: (found: T) => string) {
+  const found = await look(id);
+  const seen = text(found);
+  inputs?.add({ id, changed: async () => text(await look(id)) !== seen });
+  return found;
+}
 
 async function listOnce(dir: string): Promise<string[] | string> {
   try {
@@ -291,22 +296,13 @@ async function listOnce(dir: string): Promise<string[] | string> {
   }
 }
 
-const listingText = (names: string[] | string): string => (typeof names === "string" ? `error:${names}` : names.join("\0"));
-const listingOf = async (dir: string): Promise<string> => listingText(await listOnce(dir));
-
 /** A directory's entry names (sorted by code unit), or the error code; recorded. */
-export async function listDirectory(dir: string, inputs?: InputSet): Promise<string[] | string> {
-  const names = await listOnce(dir);
-  inputs?.add(lookedAt(dir, listingText(names), listingOf));
-  return names;
-}
+export const listDirectory = (dir: string, inputs?: InputSet): Promise<string[] | string> =>
+  recorded(dir, inputs, listOnce, (names) => (typeof names === "string" ? `error:${names}` : names.join("\0")));
 
 /** The stats of what `path` is now (symlinks followed), or the error; recorded. */
-export async function statPath(path: string, inputs?: InputSet): Promise<Stats | NodeJS.ErrnoException> {
-  const s = await stat(path).catch((error: NodeJS.ErrnoException) => error);
-  inputs?.add(lookedAt(path, s instanceof Error ? `error:${errorCode(s)}` : statSignature(s), signatureOf));
-  return s;
-}
+export const statPath = (path: string, inputs?: InputSet): Promise<Stats | NodeJS.ErrnoException> =>
+  recorded(path, inputs, statOf, statSignature);
 
 /**
  * Records a file that someone else reads (the key state file): its signature and content hash
