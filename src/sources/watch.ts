@@ -142,21 +142,13 @@ function debouncer(options: WatchOptions) {
   };
 }
 
-interface LinkTracker {
-  /** Notes whether `path` is a symlink, and where it points. */
-  track(path: string): void;
-  forget(path: string): void;
-  /** Re-resolves every tracked link (if any); one pointing elsewhere is reported (and may restart the watcher). */
-  recheck(): Promise<void>;
-}
-
 /**
  * Watched paths that are symlinks, and where they point: resolved synchronously when chokidar
  * reports them, so that no swap slips in between. `recheck` runs after each raw fs event (the rename
  * of `..data_tmp` over `..data` is one); events during a pass trigger one more. A link to a
  * directory (PATH, an environment) that points elsewhere leaves chokidar watching the old one: restart.
  */
-function linkTracker(report: (path: string) => void, restart: () => void, isClosed: () => boolean): LinkTracker {
+function linkTracker(report: (path: string) => void, restart: () => void, isClosed: () => boolean) {
   const links = new Map<string, string>();
   let checking = false;
   let again = false;
@@ -172,7 +164,8 @@ function linkTracker(report: (path: string) => void, restart: () => void, isClos
     }
   };
   return {
-    track(p) {
+    /** Notes whether `p` is a symlink, and where it points. */
+    track(p: string) {
       try {
         if (lstatSync(p).isSymbolicLink()) links.set(p, realpathSync(p));
         else links.delete(p);
@@ -180,7 +173,7 @@ function linkTracker(report: (path: string) => void, restart: () => void, isClos
         links.delete(p);
       }
     },
-    forget: (p) => void links.delete(p),
+    forget: (p: string) => void links.delete(p),
     async recheck() {
       if (links.size === 0) return;
       if (checking) {
@@ -202,7 +195,7 @@ function linkTracker(report: (path: string) => void, restart: () => void, isClos
 
 interface WatchHandlers {
   report(path: string): void;
-  links: LinkTracker;
+  links: ReturnType<typeof linkTracker>;
   /** Every watcher not yet closed: the new one joins at once, so a close while it starts reaches it. */
   live: Set<FSWatcher>;
   onError?: (error: Error) => void;
