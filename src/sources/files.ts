@@ -58,20 +58,15 @@ export const hashOf = (bytes: Uint8Array): string => createHash("sha256").update
 const MIB = 1024 * 1024;
 export const sizeText = (bytes: number): string => (bytes % MIB === 0 ? `${bytes / MIB} MiB` : `${bytes} bytes`);
 
-function notRegular(s: Stats): string {
-  const kind = s.isFIFO()
-    ? "a FIFO"
-    : s.isCharacterDevice()
-      ? "a character device"
-      : s.isBlockDevice()
-        ? "a block device"
-        : s.isSocket()
-          ? "a socket"
-          : s.isDirectory()
-            ? "a directory"
-            : "not a file";
-  return `not a regular file (${kind}): only regular files are read`;
+function kindOf(s: Stats): string {
+  if (s.isFIFO()) return "a FIFO";
+  if (s.isCharacterDevice()) return "a character device";
+  if (s.isBlockDevice()) return "a block device";
+  if (s.isSocket()) return "a socket";
+  return s.isDirectory() ? "a directory" : "not a file";
 }
+
+const notRegular = (s: Stats): string => `not a regular file (${kindOf(s)}): only regular files are read`;
 
 /**
  * One read of a file, with the fstat it was read after (`before` its signature, or the path's when
