@@ -1,11 +1,10 @@
 /**
  * Reading configuration files so that what is read can be trusted and checked again:
- * - only regular files (after following symlinks) are read, up to a size cap and within a time
- *   limit, so a FIFO, a device (`/dev/zero`) or a stuck mount costs a problem, not the server;
- * - a file is taken once it has stayed unchanged for a settle window (`settleLeft`) and was read
- *   whole with the same signature before and after, so a half-written file is never loaded;
- * - every path read, listed or looked at is recorded in an `InputSet` with its signature (type,
- *   inode, size, mtime, ctime, and for a file its content hash), which the reloader checks again.
+ * - only regular files (after following symlinks), capped in size and time, so a FIFO, a device
+ *   (`/dev/zero`) or a stuck mount costs a problem, not the server;
+ * - a file is taken once it has settled (`settleLeft`) and was read whole with the same signature
+ *   before and after, so a half-written file is never loaded;
+ * - every path read, listed or looked at is recorded in an `InputSet`, for the reloader to check.
  */
 import { createHash } from "node:crypto";
 import { constants, type Stats } from "node:fs";
@@ -17,7 +16,7 @@ import type { Input, InputSet } from "./inputs.js";
 /** Larger files are a problem, not a read (a config file is kilobytes; a runaway one would eat memory). */
 export const MAX_FILE_BYTES = 10 * 1024 * 1024;
 /** A read that takes longer (a stuck network or FUSE mount) is a problem; the rest keeps working. */
-export const READ_TIMEOUT_MS = 5_000;
+const READ_TIMEOUT_MS = 5_000;
 /** A written file is taken once unchanged this long: the margin for a writer that pauses between writes. */
 export const SETTLE_MS = 20;
 /** A file seen changing (a writer at work, writing it piece by piece) must then stay unchanged this long. */
@@ -27,11 +26,10 @@ export const EMPTY_SETTLE_MS = 500;
 /** A file still changing after this long is reported as such; the next check reads it again. */
 const SETTLE_DEADLINE_MS = 2_000;
 /**
- * How long after a file's last change another write may leave its timestamps as they were (a file
- * system that keeps whole seconds could hide a rewrite of the same size for that long). A read
- * made within it is racy, as git says: only its content hash proves it.
+ * A read this soon after a file's last change is racy, as git says (a file system keeping whole
+ * seconds could hide a rewrite of the same size): only its content hash proves it.
  */
-export const RACY_MS = 2_000;
+const RACY_MS = 2_000;
 
 /** A file's bytes as read (the loader decodes them where it parses them), with their hash; or why it cannot be read. */
 export type FileRead = FileContent | { error: string };
@@ -53,7 +51,7 @@ const statSignature = (s: Stats | Error): string =>
 const statOf = (path: string): Promise<Stats | NodeJS.ErrnoException> => stat(path).catch((error: NodeJS.ErrnoException) => error);
 const signatureOf = async (path: string): Promise<string> => statSignature(await statOf(path));
 
-export const hashOf = (bytes: Uint8Array): string => createHash("sha256").update(bytes).digest("base64url");
+const hashOf = (bytes: Uint8Array): string => createHash("sha256").update(bytes).digest("base64url");
 
 const MIB = 1024 * 1024;
 export const sizeText = (bytes: number): string => (bytes % MIB === 0 ? `${bytes / MIB} MiB` : `${bytes} bytes`);
@@ -195,12 +193,10 @@ export function settleLeft(file: SettleState, checkedAt: number): number {
 }
 
 /**
- * The bytes of a regular file once it has settled, or why they cannot be had. Either way the path
- * is recorded in `inputs`, so a later check sees it change (or appear); with `texts` (the files of
- * the last read), a file whose signature proves it unchanged is not read again. A file read before
- * its settle window has passed is not read again after it, only looked at: its bytes hold if its
- * signature has not moved. With `inputs.settleLater`, that look is left to the loader
- * (InputSet.settled), which parses the bytes meanwhile.
+ * A regular file's bytes once it has settled, or why they cannot be had; either way the path is
+ * recorded in `inputs`. A file read before it settled is only looked at again once it has: its
+ * bytes hold if its signature has not moved. With `inputs.settleLater`, that look is left to the
+ * loader (InputSet.settled), which parses the bytes meanwhile.
  */
 export async function readStableFile(path: string, { inputs, texts }: { inputs?: InputSet; texts?: FileTexts } = {}): Promise<FileRead> {
   const unchanged = await texts?.unchanged(path, inputs);
