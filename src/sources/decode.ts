@@ -1,7 +1,4 @@
-/**
- * Bytes -> text, strictly: a document that is not valid UTF-8 is a problem at the first bad
- * byte (line:col), as every other malformed input is, never text with U+FFFD in it.
- */
+/** Bytes -> text, strictly: invalid UTF-8 is a problem at its first bad byte (line:col), never text with U+FFFD in it. */
 
 /** `fatal`: throws on the first invalid sequence; `ignoreBOM`: a BOM stays (the parser skips it, columns count without it). */
 const STRICT = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });

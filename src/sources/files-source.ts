@@ -1,9 +1,4 @@
-/**
- * The file source: a directory of environment files and subdirectories, or one file (see docs/format.md).
- * Reading trusts nothing it has not seen settle (./files.ts); watching is chokidar through the
- * directory that holds PATH (./watch.ts), with every read recorded so the server's periodic check
- * catches what a watcher missed.
- */
+/** The file source: a directory of environment files and subdirectories, or one file (see docs/format.md). */
 import { FileTexts } from "./files.js";
 import type { InputSet } from "./inputs.js";
 import { readFiles } from "./read-once.js";
