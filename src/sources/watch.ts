@@ -31,10 +31,7 @@ export interface WatchOptions {
   path: string;
   /** Called (debounced) after anything relevant changed, with the absolute paths involved. */
   onChange: (paths: string[]) => void;
-  /**
-   * Debounce window in ms (default 1); it restarts with each event, for 10 windows at most. Short:
-   * it only folds one write's events into one call; waiting for a file to settle is the reader's.
-   */
+  /** Debounce window in ms (default 1). Short: it only folds one write's events into one call; settling is the reader's. */
   debounceMs?: number;
   /** chokidar errors, and errors thrown by `onChange` (rethrown when there is no `onError`). */
   onError?: (error: Error) => void;
@@ -109,8 +106,7 @@ function targetOf(pathArg: string): Target {
 
 /** Reported paths, passed on in one call once no event came for the window (10 windows at most). */
 function debouncer(options: WatchOptions) {
-  const { onChange, onError } = options;
-  const debounceMs = options.debounceMs ?? 1;
+  const { onChange, onError, debounceMs = 1 } = options;
   const pending = new Set<string>();
   let timer: NodeJS.Timeout | undefined;
   let firstAt = 0;
