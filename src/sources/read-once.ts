@@ -8,10 +8,7 @@ import type { InputSet } from "./inputs.js";
 import { sourceKindOf, type SourceDocument, type SourceLoad } from "./source.js";
 import { UrlSource, type UrlSourceOptions } from "./url-source.js";
 
-/**
- * A file or directory PATH as it is now (what the file source reads each time). With the texts
- * of the last read, files proved unchanged are not read again.
- */
+/** A file or directory PATH as it is now: what the file source reads each time, not reading again what `texts` proves unchanged. */
 export async function readFiles(path: string, inputs?: InputSet, texts?: FileTexts): Promise<SourceLoad> {
   try {
     const found = await discover(path, inputs);

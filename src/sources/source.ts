@@ -77,8 +77,7 @@ export interface ConfigSource {
 export const INLINE_ID = "<inline>";
 
 /**
- * The kind of source a spec names (a command-line argument, a source's id, a document's file):
- * `http://...` or `https://...` a URL, INLINE_ID the inline source, anything else files. The one
- * place a kind is read from text; createSource (./index.ts) builds sources by it.
+ * The kind of source a spec names (a command-line argument, a source's id, a document's file): the
+ * one place a kind is read from text; createSource (./index.ts) builds sources by it.
  */
 export const sourceKindOf = (spec: string): SourceKind => (/^https?:\/\//i.test(spec) ? "url" : spec === INLINE_ID ? "inline" : "files");
