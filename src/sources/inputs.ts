@@ -60,7 +60,7 @@ export class InputSet {
 
   /**
    * The id of the first input that changed since it was read, if any. All are asked at once: a
-   * directory of a hundred files is checked after every reload and every 250 ms.
+   * directory of a hundred files is checked after every reload and on every periodic check.
    */
   async changed(): Promise<string | undefined> {
     const inputs = [...this.#inputs];
