@@ -6,7 +6,14 @@
  * The bytes read are put back, and both servers answer through the one request handler.
  */
 import { createServer as createHttpServer, type IncomingMessage, type ServerResponse } from "node:http";
-import { createServer as createHttp2Server, type Http2ServerRequest, type Http2ServerResponse, type Http2Session } from "node:http2";
+import {
+  constants as http2Constants,
+  createServer as createHttp2Server,
+  type Http2ServerRequest,
+  type Http2ServerResponse,
+  type Http2Session,
+  type ServerHttp2Stream,
+} from "node:http2";
 import type { AddressInfo, Socket } from "node:net";
 
 /** What every HTTP/2 connection starts with, and no HTTP/1 request can (PRI is no method). */
@@ -14,6 +21,9 @@ export const HTTP2_PREFACE = Buffer.from("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n", "la
 
 /** A connection that has sent nothing for this long is closed before it is handed to either server. */
 const FIRST_BYTES_TIMEOUT_MS = 10_000;
+
+/** How long an HTTP/2 connection has to answer the PING sent after a reset (see closeIfEndedForResets). */
+const PING_ANSWER_TIMEOUT_MS = 10_000;
 
 export type OnePortRequest = IncomingMessage | Http2ServerRequest;
 export type OnePortResponse = ServerResponse | Http2ServerResponse;
@@ -50,6 +60,39 @@ function sniffProtocol(socket: Socket, route: (http2: boolean) => void): void {
 }
 
 /**
+ * Closes an HTTP/2 connection that Node's HTTP/2 layer ended on its own. A client that resets
+ * streams faster than nghttp2's guard against rapid-reset floods allows (1000 at once, then 33 a
+ * second; Node 20 cannot change that) is sent GOAWAY (INTERNAL_ERROR), and Node stops reading its
+ * connection but neither closes it nor tells anyone: it would stay open, unread, for ever, and so
+ * would the streams still open on it. Only a reset sets that off, so after one the connection is
+ * sent a PING, which an ended connection never answers: it is closed when its time is up. (Resets
+ * of streams already ended here count too, unseen; gRPC clients reset only streams still open.)
+ */
+function closeIfEndedForResets(session: Http2Session): void {
+  let pinging = false;
+  let resetWhilePinging = false;
+  const check = () => {
+    if (session.destroyed) return;
+    pinging = true;
+    resetWhilePinging = false;
+    const unanswered = setTimeout(() => session.destroy(), PING_ANSWER_TIMEOUT_MS).unref();
+    session.ping((error) => {
+      clearTimeout(unanswered);
+      pinging = false;
+      // A reset read before the answer may have ended the connection after the PING went out.
+      if (!error && resetWhilePinging) check();
+    });
+  };
+  session.on("stream", (stream: ServerHttp2Stream) => {
+    stream.once("close", () => {
+      if (stream.rstCode === http2Constants.NGHTTP2_NO_ERROR) return;
+      if (pinging) resetWhilePinging = true;
+      else check();
+    });
+  });
+}
+
+/**
  * Listens on `host:port` (0: any free port) with both servers behind one handler. The HTTP/1.1
  * server is the one listening (its timeouts and connection tracking work as usual); its own
  * connection listener gets the connections that are not HTTP/2.
@@ -61,6 +104,7 @@ export async function listenOnePort(handler: OnePortHandler, options: { host: st
   http2.on("session", (session: Http2Session) => {
     sessions.add(session);
     session.once("close", () => sessions.delete(session));
+    closeIfEndedForResets(session);
   });
   const sockets = new Set<Socket>();
   const asHttp1 = http1.listeners("connection") as ((socket: Socket) => void)[];

@@ -3,7 +3,8 @@
  * drops, key rotation (its grace running out) and `keys revoke`, which environment a
  * selector-less EventStream hears about (only what a Resolve call on its own HTTP/2 connection
  * selected, never what its address did), a client that stops reading (cut off once it leaves
- * 4 MiB unread), and the per-address cap (`--max-streams-per-ip`) on streams opened together.
+ * 4 MiB unread), the per-address cap (`--max-streams-per-ip`) on streams opened together, and a
+ * client whose resets got its connection ended by Node's HTTP/2 layer (its streams let go).
  */
 import { connect as connectHttp2, constants as http2Constants } from "node:http2";
 import { connect as connectTcp, type Socket } from "node:net";
@@ -11,11 +12,12 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { create, toBinary } from "@bufbuild/protobuf";
 import { Code, ConnectError, createClient } from "@connectrpc/connect";
 import { createGrpcTransport } from "@connectrpc/connect-node";
+import { status as grpcStatus, type ClientReadableStream, type ServiceError } from "@grpc/grpc-js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createFlagServer, type FlagServer } from "../../src/index.js";
 import { SyncFlagsRequestSchema } from "../../src/flagd/generated/flagd/sync/v1/sync_pb.js";
 import { tempDir, type TempDir } from "../helpers/files.js";
-import { DOORS, EvaluationV2, flagdClients, withSelector } from "../helpers/flagd.js";
+import { DOORS, EvaluationV2, flagdClients, grpcJsSync, withSelector } from "../helpers/flagd.js";
 import { freePort } from "../helpers/ports.js";
 import { serveFlagsDir } from "../helpers/server.js";
 import { until } from "../helpers/wait.js";
@@ -312,4 +314,44 @@ describe("--max-streams-per-ip", () => {
       await limited.close();
     }
   });
+});
+
+describe("a client that resets streams by the thousand on one connection", () => {
+  it("has that connection closed once Node's HTTP/2 layer ends it (past 1000 resets), and its open streams let go", async () => {
+    const resetting = await serveFlagsDir(dir, { flagdPort: 0, stateDir: dir.file("state-resets") });
+    const client = grpcJsSync(resetting.flagdPort!);
+    const openStreams = async () =>
+      Number(/^flagserve_flagd_streams (\d+)$/m.exec(await (await fetch(`${resetting.url}/metrics`)).text())?.[1]);
+    /** A call's first flag set, or the error it ended with. */
+    const first = (call: ClientReadableStream<unknown>) =>
+      new Promise((resolve) => {
+        call.once("data", resolve);
+        call.on("error", resolve);
+      });
+    try {
+      const kept = client.syncFlags(key);
+      let keptError: ServiceError | undefined;
+      kept.on("error", (error: ServiceError) => (keptError = error));
+      await first(kept);
+      // Beside it, on the same connection, streams opened and cancelled 200 at a time: in-process
+      // providers started and closed by the hundred over one pooled connection.
+      for (let round = 0; keptError === undefined && round < 20; round++) {
+        const calls = Array.from({ length: 200 }, () => client.syncFlags(key));
+        await Promise.all(calls.map(first));
+        for (const call of calls) call.cancel();
+        await sleep(100);
+      }
+      // nghttp2's guard against rapid-reset floods ended the connection: GOAWAY (INTERNAL_ERROR).
+      expect(keptError?.code).toBe(grpcStatus.INTERNAL);
+      // The server lets go of the connection, and of the stream still open on it.
+      await until("no flagd stream left open on the server", async () => (await openStreams()) === 0, 15_000);
+      // The client goes on, on a new connection.
+      const again = client.syncFlags(key);
+      expect(await first(again)).toHaveProperty("flagConfiguration");
+      again.cancel();
+    } finally {
+      client.close();
+      await resetting.close();
+    }
+  }, 40_000);
 });

@@ -2,14 +2,21 @@
  * Clients of the flagd port through each of its doors: gRPC (HTTP/2), gRPC-Web and Connect over
  * HTTP/1.1 (JSON and binary, as browsers' clients send them) and Connect over HTTP/2. All are
  * @connectrpc/connect-node's transports over the services generated from proto/, so a test can
- * run the same calls through every door.
+ * run the same calls through every door. And SyncFlags through @grpc/grpc-js, the flagd
+ * providers' own client, for what depends on how it uses its connection.
  */
-import type { DescService } from "@bufbuild/protobuf";
+import { create, fromBinary, toBinary, type DescService } from "@bufbuild/protobuf";
 import { createClient, type Client, type Transport } from "@connectrpc/connect";
 import { createConnectTransport, createGrpcTransport, createGrpcWebTransport } from "@connectrpc/connect-node";
+import { credentials, makeGenericClientConstructor, Metadata, type ClientReadableStream } from "@grpc/grpc-js";
 import { Service as EvaluationV1 } from "../../src/flagd/generated/flagd/evaluation/v1/evaluation_pb.js";
 import { Service as EvaluationV2 } from "../../src/flagd/generated/flagd/evaluation/v2/evaluation_pb.js";
-import { FlagSyncService } from "../../src/flagd/generated/flagd/sync/v1/sync_pb.js";
+import {
+  FlagSyncService,
+  SyncFlagsRequestSchema,
+  SyncFlagsResponseSchema,
+  type SyncFlagsResponse,
+} from "../../src/flagd/generated/flagd/sync/v1/sync_pb.js";
 
 export { EvaluationV1, EvaluationV2, FlagSyncService };
 
@@ -47,3 +54,37 @@ export function flagdClients(door: Door, port: number): FlagdClients {
 export const withSelector = (selector: string, headers: Record<string, string> = {}) => ({
   headers: { "flagd-selector": selector, ...headers },
 });
+
+const GrpcJsSync = makeGenericClientConstructor(
+  {
+    SyncFlags: {
+      path: "/flagd.sync.v1.FlagSyncService/SyncFlags",
+      requestStream: false,
+      responseStream: true,
+      requestSerialize: (message: { selector: string }) =>
+        Buffer.from(toBinary(SyncFlagsRequestSchema, create(SyncFlagsRequestSchema, message))),
+      requestDeserialize: (bytes: Buffer) => bytes,
+      responseSerialize: () => Buffer.alloc(0),
+      responseDeserialize: (bytes: Buffer) => fromBinary(SyncFlagsResponseSchema, bytes),
+    },
+  },
+  "FlagSyncService",
+);
+
+/**
+ * A @grpc/grpc-js channel to the flagd port, as the flagd providers open one: all its calls share
+ * one HTTP/2 connection (so do other channels to the same address: grpc-js pools connections).
+ */
+export function grpcJsSync(port: number) {
+  const client = new GrpcJsSync(`127.0.0.1:${port}`, credentials.createInsecure());
+  const call = client as unknown as { SyncFlags(request: object, metadata: Metadata): ClientReadableStream<SyncFlagsResponse> };
+  return {
+    /** A SyncFlags call sending `selector` in the flagd-selector header, as the in-process provider does. */
+    syncFlags(selector: string): ClientReadableStream<SyncFlagsResponse> {
+      const metadata = new Metadata();
+      metadata.set("flagd-selector", selector);
+      return call.SyncFlags({}, metadata);
+    },
+    close: () => client.close(),
+  };
+}
