@@ -234,19 +234,26 @@ function fanOutRow(file: string): Row {
     name: `SyncFlags: an edit reaching ${streamCount} streams (ms, not calls/s)`,
     label: "sync-fan-out",
     async run(server, forMs) {
-      const client = new Sync(`127.0.0.1:${server.flagdPort}`, credentials.createInsecure());
+      // A connection of its own, closed with the client. grpc-js pools connections by address: it
+      // would be the gRPC rows' one, which their clients keep open, and every round's cancels would
+      // add up on it until nghttp2's guard against rapid-reset floods ends it (past 1000 resets).
+      const client = new Sync(`127.0.0.1:${server.flagdPort}`, credentials.createInsecure(), { "grpc.use_local_subchannel_pool": 1 });
       const waiting = new Set<(set: string) => void>();
-      const calls = Array.from({ length: streamCount }, () => {
-        const call = (client as unknown as { SyncFlags(r: object, m: Metadata): NodeJS.EventEmitter & { cancel(): void } }).SyncFlags(
+      const calls = Array.from({ length: streamCount }, () =>
+        (client as unknown as { SyncFlags(r: object, m: Metadata): NodeJS.EventEmitter & { cancel(): void } }).SyncFlags(
           { selector: KEY },
           selector(),
-        );
-        call.on("error", () => undefined);
-        return call;
+        ),
+      );
+      // A stream that fails fails the row at once, saying why (the cancels at its end are its own).
+      let cancelling = false;
+      const failed = new Promise<never>((_, reject) => {
+        for (const call of calls)
+          call.on("error", (error: Error) => cancelling || reject(new Error(`a SyncFlags stream failed: ${error.message}`)));
       });
       let opened = 0;
       await withinDeadline(
-        Promise.all(calls.map((call) => new Promise((resolve) => call.once("data", resolve)).then(() => opened++))),
+        Promise.race([Promise.all(calls.map((call) => new Promise((resolve) => call.once("data", resolve)).then(() => opened++))), failed]),
         () => `${opened} of ${streamCount} SyncFlags streams had their first flag set`,
       );
       for (const call of calls)
@@ -268,10 +275,11 @@ function fanOutRow(file: string): Row {
         });
         const t = performance.now();
         await writeFile(file, environmentYaml(100, variant));
-        await withinDeadline(all, () => `an edit reached ${heard} of ${streamCount} SyncFlags streams`);
+        await withinDeadline(Promise.race([all, failed]), () => `an edit reached ${heard} of ${streamCount} SyncFlags streams`);
         times.push(performance.now() - t);
       }
       const cpu = (cpuMicrosOf(server.pid) - cpuBefore) / times.length;
+      cancelling = true;
       for (const call of calls) call.cancel();
       client.close();
       return { rate: median(times), p99: Math.max(...times), cpu };
