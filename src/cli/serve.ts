@@ -3,7 +3,7 @@ import { existsSync } from "node:fs";
 import { Command, InvalidArgumentError, Option } from "commander";
 import { givenAdminTokenProblem } from "../admin/token-rules.js";
 import type { Problem } from "../model/types.js";
-import { closestName } from "../model/names.js";
+import { closestName } from "../log/names.js";
 import { escapeControls } from "../log/escape.js";
 import { createLogger, flushLog, formatRecord, type LogFormat, type Logger } from "../log/logger.js";
 import { DEFAULT_KEY_GRACE_SECONDS } from "../store/key-grace.js";

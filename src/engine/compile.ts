@@ -6,7 +6,7 @@ import { readsClock } from "./clock.js";
 import { describeThrown, TargetingParseError } from "./errors.js";
 import type { LogicEngine } from "json-logic-engine";
 import { createLogicEngine, isOperator, logicEngine, operatorNames } from "./logic.js";
-import { closestName } from "../model/names.js";
+import { closestName } from "../log/names.js";
 import { hasEvaluationState, STATE } from "./evaluation-state.js";
 import { BROKEN, isEmptyObject, resolveRule, resolveSegment, type CompileError, type Resolver, type WalkState } from "./resolve.js";
 import { ruleKey } from "./rule-key.js";
