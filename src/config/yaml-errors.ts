@@ -1,111 +1,110 @@
 /**
- * A YAML syntax error in words a person understands, at the line that is wrong. The `yaml`
- * package reports what its parser met (often at the line before the mistake, or at column 1),
- * and one misplaced line makes it report several errors: the first is the one to fix, and the
- * lines around it tell which line is out of place.
+ * A YAML syntax error in words a person understands, at the line that is wrong. The `yaml` package
+ * reports what its parser met (often at the line before the mistake, or at column 1), and one misplaced
+ * line makes it report several errors: the first is the one to fix, and its CST tells which line and why.
  */
-import type { YAMLError } from "yaml";
+import type { CST, YAMLError } from "yaml";
 import type { Problem } from "../model/types.js";
+import { yaml } from "./yaml-package.js";
 
 /** A problem of the text being read: its file is the caller's. */
 export type TextProblem = Omit<Problem, "file">;
 
-interface Line {
-  number: number;
-  text: string;
-  indent: number;
-}
+type Errors = readonly YAMLError[];
+type LinePos = (offset: number) => { line: number; col: number };
+/** An offset's line and column, with that line's text and leading blanks (read only to quote them). */
+type Place = { line: number; col: number; text: string; indent: number };
 
 /** One problem for a document's errors (the first, explained), or each warning when there is no error. */
-export function explainYamlErrors(
-  text: string,
-  errors: readonly YAMLError[],
-  warnings: readonly YAMLError[],
-  linePos: (offset: number) => { line: number; col: number },
-): TextProblem[] {
+export function explainYamlErrors(text: string, errors: Errors, warnings: Errors, linePos: LinePos): TextProblem[] {
   if (errors.length === 0) return warnings.map((w) => ({ ...linePos(w.pos[0]), message: `YAML warning: ${plainMessage(w)}` }));
   const first = [...errors].sort((a, b) => a.pos[0] - b.pos[0])[0]!;
-  const lines = text.split(/\r?\n/).map((line, i): Line => ({ number: i + 1, text: line, indent: indentOf(line) }));
-  const { line, col } = linePos(first.pos[0]);
-  const reported = lines[line - 1];
-  const message = `YAML syntax error: ${plainMessage(first)}`;
+  const lines = text.split(/\r?\n/);
+  const placeOf = (offset: number): Place => {
+    const { line, col } = linePos(offset);
+    const text = lines[line - 1] ?? "";
+    return { line, col, text, indent: text.length - text.trimStart().length };
+  };
+  const at = placeOf(first.pos[0]);
+  // A tab yaml names, or one in the indentation of the line it points at (yaml reads some as text).
+  if (first.code === "TAB_AS_INDENT" || at.text.slice(0, at.indent).includes("\t"))
+    return [problem(at, "this line is indented with a tab; YAML indents with spaces only", 1)];
   // Unexplained: on the line's first character when yaml points at its indentation.
-  return [(reported && explain(first, lines, reported)) ?? { line, col: reported ? Math.max(col, reported.indent + 1) : col, message }];
+  return [explain(first, text, placeOf) ?? problem(at, `YAML syntax error: ${plainMessage(first)}`, Math.max(at.col, at.indent + 1))];
 }
-
-const indentOf = (line: string): number => line.length - line.trimStart().length;
-const isContent = (line: Line | undefined): line is Line =>
-  line !== undefined && line.text.trim() !== "" && !line.text.trimStart().startsWith("#");
-const quote = (line: Line): string => `\`${line.text.trim()}\``;
-const spaces = (n: number): string => `${n} space${n === 1 ? "" : "s"}`;
 
 /** yaml's message without its own "at line L, column C" and source excerpt. */
 const plainMessage = (error: YAMLError): string => error.message.replace(/ at line \d+, column \d+[\s\S]*$/, "").trim();
+const problem = (at: Place, message: string, col = at.indent + 1): TextProblem => ({ line: at.line, col, message });
+const quote = (at: Place): string => `line ${at.line} (\`${at.text.trim()}\`)`;
+const spaces = (n: number): string => `${n} space${n === 1 ? "" : "s"}`;
+const CLOSING: Readonly<Record<string, string>> = { "{": "}", "[": "]" };
+const neverClosed = (at: Place, open: string) => problem(at, `this \`${open}\` is never closed with \`${CLOSING[open]}\``, at.col);
 
-function explain(error: YAMLError, lines: readonly Line[], line: Line): TextProblem | undefined {
-  if (/^\t| \t/.test(line.text.slice(0, line.indent + 1)) || error.code === "TAB_AS_INDENT") {
-    return { line: line.number, col: 1, message: "this line is indented with a tab; YAML indents with spaces only" };
-  }
-  const flow = /^Flow (map|sequence) in block collection/.exec(error.message);
-  if (flow) return unclosedFlow(lines, line, flow[1] === "map" ? ["{", "}"] : ["[", "]"]);
-  if (error.code === "BAD_INDENT" && isContent(line)) return underIndented(lines, line);
-  if (error.code === "BLOCK_AS_IMPLICIT_KEY" || error.code === "MULTILINE_IMPLICIT_KEY") return overIndented(lines, line);
-  return undefined;
+function explain(error: YAMLError, text: string, placeOf: (offset: number) => Place): TextProblem | undefined {
+  const [at] = error.pos;
+  const document = [...new (yaml().Parser)().parse(text)].find((token) => token.type === "document"); // parseDocument reads only the first
+  const collections = [...collectionsIn(document?.value)];
+  const items = collections.flatMap((c): CST.CollectionItem[] => (c.type === "flow-collection" ? [] : c.items));
+  if (error.code === "BLOCK_AS_IMPLICIT_KEY") return overIndented(items, at, placeOf);
+  if (error.code !== "BAD_INDENT") return undefined;
+  // yaml notices a `{` or `[` never closed at the next line; point at the bracket.
+  const open = collections.findLast((c) => c.type === "flow-collection" && c.offset < at && c.end[0]?.source !== CLOSING[c.start.source]);
+  if (open?.type === "flow-collection") return neverClosed(placeOf(open.offset), open.start.source);
+  // The item out of line with its collection: the first after where yaml points (the end of the item before it).
+  const next = Math.min(...items.map(startOf).filter((start) => start >= at));
+  if (next === Infinity) return undefined;
+  const line = placeOf(next);
+  return underIndented(line, levelsAbove(document?.value, next - line.col + 1, placeOf));
 }
 
-/** The content lines before `line`, nearest first. */
-function* before(lines: readonly Line[], line: Line): Generator<Line> {
-  for (let i = line.number - 2; i >= 0; i--) if (isContent(lines[i])) yield lines[i]!;
+/** Every collection under a token, outer before inner. */
+function* collectionsIn(token: CST.Token | null | undefined): Generator<CST.BlockMap | CST.BlockSequence | CST.FlowCollection> {
+  if (token?.type !== "block-map" && token?.type !== "block-seq" && token?.type !== "flow-collection") return;
+  yield token;
+  for (const item of token.items) for (const inner of [item.key, item.value]) yield* collectionsIn(inner);
+}
+
+/** Where an item's own text starts (its `-`, `?`, anchor, tag or key), after the blanks and comments before it. */
+const startOf = ({ start, key, sep, value }: CST.CollectionItem): number =>
+  [...start, key, ...(sep ?? []), value].find((t) => t && !["space", "newline", "comment"].includes(t.type))?.offset ?? Infinity;
+
+/**
+ * The indents a line starting at `lineStart` could line up with, outermost first: each block collection
+ * open there, at its last item when that starts its line (not `a` in `- a: 1`), and a block scalar's text.
+ */
+function levelsAbove(token: CST.Token | undefined, lineStart: number, placeOf: (offset: number) => Place): Place[] {
+  if (token?.type === "block-scalar") {
+    const eol = token.props.at(-1);
+    const first = eol?.type === "newline" ? placeOf(eol.offset + eol.source.length) : undefined;
+    return first && first.line < placeOf(lineStart).line && first.text.trim() ? [first] : [];
+  }
+  if (token?.type !== "block-map" && token?.type !== "block-seq") return [];
+  const item = token.items.findLast((i) => startOf(i) < lineStart);
+  if (!item) return [];
+  const at = placeOf(startOf(item));
+  const inner = levelsAbove(item.value, lineStart, placeOf);
+  return at.col === token.indent + 1 && at.indent === token.indent ? [at, ...inner] : inner;
+}
+
+/** A line indented between two levels above it: name the nearest on either side, each with a line that has it. */
+function underIndented(line: Place, levels: readonly Place[]): TextProblem | undefined {
+  if (levels.length === 0 || levels.some((l) => l.indent === line.indent)) return undefined; // lined up: not an indentation mistake
+  const deeper = levels.filter((l) => l.indent > line.indent);
+  const nearest = [deeper.findLast((l) => l.indent === deeper[0]?.indent), levels.findLast((l) => l.indent < line.indent)];
+  const fix = nearest.flatMap((l) => (l ? [`${spaces(l.indent)} like ${quote(l)}`] : [])).join(", or by ");
+  return problem(line, `this line is indented by ${spaces(line.indent)}, which matches no line above it: indent it by ${fix}`);
 }
 
 /**
- * A line indented less than its neighbours but more than their parent: name the indentations it
- * could have, each with a line that has it.
+ * A line indented more than the line before it, which has a value (`key: value`): yaml reads both as a
+ * mapping nested in the value and reports the line before. Point at the indented line (the mapping's `:`).
  */
-function underIndented(lines: readonly Line[], line: Line): TextProblem | undefined {
-  let deeper: Line | undefined;
-  let shallower: Line | undefined;
-  // The open levels above the line: each earlier line less indented than all that follow it.
-  let level = Infinity;
-  for (const earlier of before(lines, line)) {
-    if (earlier.indent >= level) continue;
-    if (earlier.indent === line.indent) return undefined; // lined up with an open level: not an indentation mistake
-    level = earlier.indent;
-    if (earlier.indent > line.indent) deeper = earlier;
-    else if (earlier.indent < line.indent) {
-      shallower = earlier;
-      break;
-    }
-  }
-  const options = [deeper, shallower]
-    .filter((l): l is Line => l !== undefined)
-    .map((l) => `${spaces(l.indent)} like line ${l.number} (${quote(l)})`);
-  const fix = options.length > 0 ? `: indent it by ${options.join(", or by ")}` : "";
-  return {
-    line: line.number,
-    col: line.indent + 1,
-    message: `this line is indented by ${spaces(line.indent)}, which matches no line above it${fix}`,
-  };
-}
-
-/**
- * A line indented more than the line before it, which already has a value (`key: value`): yaml
- * reports the line before. Point at the indented line.
- */
-function overIndented(lines: readonly Line[], reported: Line): TextProblem | undefined {
-  const next = lines.slice(reported.number).find(isContent);
-  if (!next || next.indent <= reported.indent || !/^[^#]*?:\s+[^\s#]/.test(reported.text.trim())) return undefined;
-  return {
-    line: next.number,
-    col: next.indent + 1,
-    message: `this line is indented more than line ${reported.number} (${quote(reported)}), which already has a value: indent it by ${spaces(reported.indent)} like line ${reported.number}, or remove the value of line ${reported.number}`,
-  };
-}
-
-/** A `{` or `[` never closed: yaml notices at the next line; point at the line that opened it. */
-function unclosedFlow(lines: readonly Line[], reported: Line, [open, close]: readonly [string, string]): TextProblem | undefined {
-  const opened = [reported, ...before(lines, reported)].find((l) => l.text.split(open).length > l.text.split(close).length);
-  if (!opened) return undefined;
-  const col = opened.text.lastIndexOf(open) + 1;
-  return { line: opened.number, col, message: `this \`${open}\` is never closed with \`${close}\`` };
+function overIndented(items: readonly CST.CollectionItem[], at: number, placeOf: (offset: number) => Place): TextProblem | undefined {
+  const parent = items.find((item) => item.value?.offset === at);
+  const colon = parent?.value?.type === "block-map" ? parent.value.items[0]?.sep?.find((t) => t.type === "map-value-ind") : undefined;
+  const [reported, indented] = [placeOf(at), colon && placeOf(colon.offset)];
+  if (!parent || !indented || indented.line === reported.line) return undefined;
+  const fix = `indent it by ${spaces(placeOf(startOf(parent)).col - 1)} like line ${reported.line}, or remove the value of line ${reported.line}`;
+  return problem(indented, `this line is indented more than ${quote(reported)}, which already has a value: ${fix}`);
 }

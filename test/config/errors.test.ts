@@ -65,6 +65,58 @@ describe("problems are located at file:line:col", () => {
     expect(await problemsOf("dev.yaml", text)).toEqual([problem]);
   });
 
+  const FLAG_WITH_DESCRIPTION = [
+    "flags:",
+    "  a:",
+    "    variants: { on: true }",
+    "    defaultVariant: on",
+    "    metadata:",
+    "      description: |",
+  ];
+  it.each([
+    {
+      what: "an unclosed `[` (yaml notices at the next line)",
+      text: lines("flags:", "  a:", "    variants: { on: true, off: false }", "    targeting: [1, 2", "    defaultVariant: on"),
+      problem: "<dir>/dev.yaml:4:16 this `[` is never closed with `]`",
+    },
+    {
+      what: "an unclosed `{` around brackets that are closed",
+      text: lines(
+        "flags:",
+        "  a:",
+        "    variants: { on: true, off: false }",
+        "    targeting: { if: [{ var: email }, on, off]",
+        "    defaultVariant: on",
+      ),
+      problem: "<dir>/dev.yaml:4:16 this `{` is never closed with `}`",
+    },
+    {
+      what: "a line after a comment (yaml reports the comment's line)",
+      text: lines(...FLAG.slice(0, 2), "      state: ENABLED", "    # both variants, on and off", ...FLAG.slice(3)),
+      problem:
+        "<dir>/dev.yaml:5:5 this line is indented by 4 spaces, which matches no line above it: indent it by 6 spaces like line 3 (`state: ENABLED`), or by 2 spaces like line 2 (`new-checkout:`)",
+    },
+    {
+      what: "a line of a block scalar's text indented less than its first",
+      text: lines(...FLAG_WITH_DESCRIPTION, "        Turns the new", "       checkout on"),
+      problem:
+        "<dir>/dev.yaml:8:8 this line is indented by 7 spaces, which matches no line above it: indent it by 8 spaces like line 7 (`Turns the new`), or by 6 spaces like line 6 (`description: |`)",
+    },
+    {
+      what: "a tab in a block scalar's text",
+      text: lines(...FLAG_WITH_DESCRIPTION, "        Turns the new", "\tcheckout on"),
+      problem: "<dir>/dev.yaml:8:1 this line is indented with a tab; YAML indents with spaces only",
+    },
+    {
+      what: "a line indented more than a list item's `key: value` (indent it like the key, not the `-`)",
+      text: lines("notifications:", "  - type: webhook", "      url: https://example.com/hook", "flags: {}"),
+      problem:
+        "<dir>/dev.yaml:3:7 this line is indented more than line 2 (`- type: webhook`), which already has a value: indent it by 4 spaces like line 2, or remove the value of line 2",
+    },
+  ])("YAML syntax: $what -> at the line or bracket that is wrong", async ({ text, problem }) => {
+    expect(await problemsOf("dev.yaml", text)).toEqual([problem]);
+  });
+
   it("an unknown operator, with the operator it was probably meant to be", async () => {
     const text = lines(
       "flags:",
