@@ -14,7 +14,7 @@ import { fillEntries, reuseEntries, type LoadMemo } from "./memo.js";
 import { mergeDocuments, originText, type MergedEnvironment, type Origin } from "./merge.js";
 import { parseContent, parseData, parseOffThread, type Content, type ParsedFile } from "./parse.js";
 import { ENVIRONMENT_NAME_RULE, isEnvironmentName } from "./schema.js";
-import { docProblem, problemAt, type EnvDocument } from "./positions.js";
+import { docProblem, problemAt, type EnvDocument, type Source } from "./positions.js";
 import type { EnvironmentConfig, Problem } from "../model/types.js";
 import { canonicalJson, compare, isRecord, setOwn } from "../model/json.js";
 import { addTo, compileAndLocate, validateDocument, type LocatedCompilation } from "./validate.js";
@@ -83,16 +83,20 @@ export async function loadInlineConfig(environments: Record<string, unknown>, op
 export async function loadSourceReads(reads: readonly SourceLoad[], options: LoadOptions = {}): Promise<ConfigLoad> {
   const problems = new ProblemMap();
   const found: FoundEnvironment[] = [];
-  for (const read of reads) found.push(...(await fromSource(read, problems, options)));
+  const sources = new Set<Source>();
+  for (const read of reads) found.push(...(await fromSource(read, problems, options, sources)));
   // Files read before they settled were parsed meanwhile; they are built (checked, problems
   // located) only once still as read: a half-written file is never even looked at.
   const settled = (await options.inputs?.settled()) ?? true;
   if (options.offThread) await turn();
-  const load: ConfigLoad = settled
-    ? finish(withoutDuplicates(found, problems), problems, options)
-    : { environments: new Map(), problems: new Map(), unsettled: true };
+  const environments = settled ? buildAll(withoutDuplicates(found, problems), problems, options) : undefined;
   options.memo?.end();
-  return load;
+  if (!environments) return { environments: new Map(), problems: new Map(), unsettled: true };
+  // Problems of the files the parse worker read are placed there (parse.ts), then sorted.
+  await Promise.all([...sources].map((source) => source.deferred?.located()));
+  const sorted = new Map<string, Problem[]>();
+  for (const key of [...problems.keys()].sort(compare)) sorted.set(key, [...problems.get(key)!].sort(byPosition));
+  return { environments, problems: sorted };
 }
 
 /** A turn of the event loop between a running server's reload stages: a request waits for one stage, not for all. */
@@ -150,7 +154,7 @@ async function parseChanged(document: SourceDocument, { offThread, memo }: LoadO
 }
 
 /** One source's documents, parsed, as environments (named by the layout, or by each document's content). */
-async function fromSource(read: SourceLoad, problems: ProblemMap, options: LoadOptions): Promise<FoundEnvironment[]> {
+async function fromSource(read: SourceLoad, problems: ProblemMap, options: LoadOptions, sources: Set<Source>): Promise<FoundEnvironment[]> {
   for (const p of read.problems) problems.add(p.env, fileProblem(p.file, p.message));
   const found: FoundEnvironment[] = [];
   const singles = await Promise.all(read.documents.map(({ document }) => parseDocument(document, options)));
@@ -162,6 +166,7 @@ async function fromSource(read: SourceLoad, problems: ProblemMap, options: LoadO
     return false;
   });
   const parsed = await Promise.all(named.map((env) => Promise.all(env.documents.map((d) => parseDocument(d, options)))));
+  for (const file of [...singles, ...parsed.flat()]) if (file.source) sources.add(file.source);
   named.forEach((env, i) => {
     const docs: EnvDocument[] = [];
     for (const file of parsed[i] ?? []) {
@@ -240,7 +245,8 @@ interface Built {
   flags?: Map<string, CompiledFlag>;
 }
 
-function finish(inputs: FoundEnvironment[], problems: ProblemMap, options: LoadOptions): ConfigLoad {
+/** The environments without a problem that takes them out, each built (or reused), by name. */
+function buildAll(inputs: FoundEnvironment[], problems: ProblemMap, options: LoadOptions): Map<string, LoadedEnvironment> {
   const env = options.env ?? process.env;
   const built = inputs.map((input) => buildOrReuse(input, env, problems, options.memo));
   leaveOutSharedApiKeys(built, problems);
@@ -248,9 +254,7 @@ function finish(inputs: FoundEnvironment[], problems: ProblemMap, options: LoadO
   for (const b of built.sort((x, y) => compare(x.name, y.name))) {
     if (b.merged && b.flags && !b.fatal) environments.set(b.name, { config: b.merged.config, flags: b.flags });
   }
-  const sorted = new Map<string, Problem[]>();
-  for (const key of [...problems.keys()].sort(compare)) sorted.set(key, [...problems.get(key)!].sort(byPosition));
-  return { environments, problems: sorted };
+  return environments;
 }
 
 /** An environment as built by the last load, with what it was built from. */

@@ -6,9 +6,13 @@
  */
 import { parentPort } from "node:worker_threads";
 import { takeEntries } from "./memo.js";
-import { readContent, type WorkerReply, type WorkerRequest } from "./parse.js";
+import { positionsOf, readContent, type WorkerReply, type WorkerRequest } from "./parse.js";
 
-parentPort?.on("message", ({ id, file, content }: WorkerRequest) => {
+parentPort?.on("message", ({ id, file, content, places }: WorkerRequest) => {
+  if (places) {
+    const source = positionsOf(file, content);
+    return parentPort!.postMessage({ id, positions: places.map(([path, anchor]) => source.locate(path, anchor)) } satisfies WorkerReply);
+  }
   const read = readContent(file, content);
   if (!("value" in read)) return parentPort!.postMessage({ id, ...read } satisfies WorkerReply);
   // Values JSON cannot carry (`.inf`, `.nan`: the checks say so, at their place) travel as they are.

@@ -9,9 +9,9 @@ import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
 import type { Document, LineCounter, Node, Scalar } from "yaml";
 import { decodeUtf8 } from "../sources/decode.js";
-import type { Problem } from "../model/types.js";
+import type { JsonPath, Problem } from "../model/types.js";
 import { textNestingProblem, valueShapeProblem } from "./nesting.js";
-import { inlineSource, yamlSource, type Source } from "./positions.js";
+import { inlineSource, yamlSource, type Anchor, type Source } from "./positions.js";
 import { explainYamlErrors } from "./yaml-errors.js";
 import { yaml } from "./yaml-package.js";
 
@@ -99,9 +99,9 @@ function textOf(file: string, content: Content): { text: string } | { problem: P
  */
 export async function parseOffThread(file: string, content: Content): Promise<ParsedFile> {
   const read = WORKER_AVAILABLE ? await askWorker(file, content).catch(() => undefined) : undefined;
-  if (read === undefined) return parseContent(file, content);
+  if (read === undefined || "positions" in read) return parseContent(file, content);
   if ("problems" in read) return { problems: read.problems, multiEnvironment: read.multiEnvironment };
-  const source = lazySource(file, content);
+  const source = lazySource(file, content, true);
   if ("value" in read) return { source, value: read.value, problems: [] };
   return { source, value: JSON.parse(read.skeleton) as unknown, problems: [], entryTexts: read.entryTexts };
 }
@@ -113,15 +113,21 @@ export function startParseWorker(): void {
 
 export const parseWorkerRunning = (): boolean => worker !== undefined;
 
+/** A document to read, or (`places`) to find these places in. */
 export interface WorkerRequest {
   id: number;
   file: string;
   content: Content;
+  places?: Place[];
 }
+type Place = [path: JsonPath, anchor: Anchor];
 
-/** What the worker answers: the request's id and what reading gave, with the value's entries' texts. */
+/** What the worker answers: the request's id and what reading gave, with the value's entries' texts; or the places' positions. */
 export type WorkerReply = { id: number } & (
-  { value: unknown } | { skeleton: string; entryTexts: readonly string[] } | { problems: Problem[]; multiEnvironment?: boolean }
+  | { value: unknown }
+  | { skeleton: string; entryTexts: readonly string[] }
+  | { problems: Problem[]; multiEnvironment?: boolean }
+  | { positions: { line: number; col: number }[] }
 );
 
 const WORKER_SCRIPT = new URL("./parse-worker.js", import.meta.url);
@@ -135,13 +141,13 @@ let worker: Worker | undefined;
 let nextId = 1;
 const pending = new Map<number, { resolve(reply: WorkerReply): void; reject(error: Error): void }>();
 
-function askWorker(file: string, content: Content): Promise<WorkerReply> {
+function askWorker(file: string, content: Content, places?: Place[]): Promise<WorkerReply> {
   const running = runningWorker();
   const id = nextId++;
   return new Promise((resolve, reject) => {
     pending.set(id, { resolve, reject });
     running.ref();
-    running.postMessage({ id, file, content } satisfies WorkerRequest);
+    running.postMessage({ id, file, content, places } satisfies WorkerRequest);
   });
 }
 
@@ -164,16 +170,32 @@ function runningWorker(): Worker {
   return (worker = started);
 }
 
-/** A source that parses the text with positions the first time one is asked for: most files never have a problem to locate. */
-function lazySource(file: string, content: Content): Source {
+/**
+ * A source that parses the text with positions the first time one is asked for: most files never
+ * have a problem to locate. For a running server (`offThread`), its problems are placed by the
+ * parse worker: that parse holds a thread up far longer than js-yaml's.
+ */
+function lazySource(file: string, content: Content, offThread = false): Source {
   let parsed: Source | undefined;
-  const withPositions = (): Source => {
-    const read = textOf(file, content);
-    if (!("text" in read)) return inlineSource(file);
-    const { doc, lines } = documentOf(withoutBom(read.text));
-    return yamlSource(file, doc, lines);
+  const locate: Source["locate"] = (path, anchor) => (parsed ??= positionsOf(file, content)).locate(path, anchor);
+  if (!offThread) return { file, positional: true, locate };
+  const waiting: { problem: Problem; place: Place }[] = [];
+  const located = async () => {
+    const batch = waiting.splice(0);
+    const places = batch.map(({ place }) => place);
+    const reply = places.length > 0 && !parsed ? await askWorker(file, content, places).catch(() => undefined) : undefined;
+    const positions = reply && "positions" in reply ? reply.positions : places.map(([path, anchor]) => locate(path, anchor));
+    batch.forEach(({ problem }, i) => Object.assign(problem, positions[i]));
   };
-  return { file, positional: true, locate: (path, anchor) => (parsed ??= withPositions()).locate(path, anchor) };
+  return { file, positional: true, locate, deferred: { place: (problem, ...place) => waiting.push({ problem, place }), located } };
+}
+
+/** A source with the positions of every node of the content (the parse worker's answer to `places`). */
+export function positionsOf(file: string, content: Content): Source {
+  const read = textOf(file, content);
+  if (!("text" in read)) return inlineSource(file);
+  const { doc, lines } = documentOf(withoutBom(read.text));
+  return yamlSource(file, doc, lines);
 }
 
 /** The `yaml` package's Document of a text, with every node's position (`lines` turns an offset into line:col). */

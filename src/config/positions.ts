@@ -16,6 +16,8 @@ export interface Source {
   locate(path: JsonPath, anchor?: Anchor): { line: number; col: number };
   /** False for inline configs, which have no positions: their messages name the path instead. */
   readonly positional: boolean;
+  /** Positions found elsewhere (the parse worker): a problem `place`d is at 0:0 until `located()` resolves. */
+  readonly deferred?: { place(problem: Problem, path: JsonPath, anchor: Anchor): void; located(): Promise<void> };
 }
 
 /** One environment document: a whole file, one entry of an `environments:` map, or an inline object. */
@@ -39,10 +41,12 @@ export function formatPath(path: JsonPath): string {
 
 /** A problem at `path` of a source. Without positions the path is appended, so it can still be found. */
 export function problemAt(source: Source, path: JsonPath, message: string, anchor: Anchor = "value"): Problem {
-  const { line, col } = source.locate(path, anchor);
   const where = formatPath(path);
   const text = source.positional || where === "" || message.startsWith(where) ? message : `${message} (at ${where})`;
-  return { file: source.file, line, col, message: text };
+  const problem: Problem = { file: source.file, line: 0, col: 0, message: text };
+  if (source.deferred) source.deferred.place(problem, path, anchor);
+  else Object.assign(problem, source.locate(path, anchor));
+  return problem;
 }
 
 /** A problem at `path` inside an environment document. */
