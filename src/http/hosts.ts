@@ -25,15 +25,16 @@ export function hostName(host: string): string {
 }
 
 /**
- * Loopback names, the listen address (for a wildcard such as 0.0.0.0 with --public: the
+ * Loopback names (localhost, *.localhost, a loopback address in any spelling: an address is no
+ * name a page can rebind), the listen address (for a wildcard such as 0.0.0.0 with --public: the
  * machine's interface addresses, as of start-up) and the configured public hosts.
  */
 export function allowedHosts(listenHost: string, extra: readonly string[] = []): (name: string) => boolean {
-  const names = new Set(["localhost", "127.0.0.1", "::1"]);
+  const names = new Set(["localhost"]);
   if (!WILDCARD_HOSTS.has(listenHost)) names.add(hostName(listenHost));
   else for (const list of Object.values(networkInterfaces())) for (const a of list ?? []) names.add(a.address.toLowerCase());
   for (const host of extra) names.add(hostName(host));
-  return (name) => names.has(name) || name.endsWith(".localhost") || /^127(\.\d{1,3}){3}$/.test(name);
+  return (name) => names.has(name) || name.endsWith(".localhost") || isLoopbackAddress(name);
 }
 
 const LOOPBACK = new BlockList();

@@ -85,6 +85,23 @@ describe("Host and origin (DNS rebinding, other web pages)", () => {
     }
   });
 
+  it("answers to a loopback address in any spelling, as hosts.ts's isLoopbackAddress tells it, and to no look-alike", async () => {
+    // A browser writes http://[::ffff:127.0.0.1]:PORT as [::ffff:7f00:1]; curl sends what it is given.
+    for (const host of [`[::ffff:7f00:1]:${port}`, `[::ffff:127.0.0.1]:${port}`, `[0:0:0:0:0:0:0:1]:${port}`, `127.0.0.2:${port}`]) {
+      const response = await rawRequest(`${fixture.server.url}${environments}`, {
+        headers: { host, authorization: `Bearer ${ADMIN_TOKEN}` },
+      });
+      expect(response.status, host).toBe(200);
+    }
+    // 10.0.0.1 mapped into IPv6; a name shaped like a 127 address that is no address.
+    for (const host of [`[::ffff:a00:1]:${port}`, `[::ffff:10.0.0.1]:${port}`, `127.999.0.1:${port}`]) {
+      const response = await rawRequest(`${fixture.server.url}${environments}`, {
+        headers: { host, authorization: `Bearer ${ADMIN_TOKEN}` },
+      });
+      expect(response.status, host).toBe(421);
+    }
+  });
+
   it("refuses cross-origin preflights with 403 and no CORS headers", async () => {
     const response = await rawRequest(`${fixture.server.url}/api/v1/admin/environments/dev/overrides/banner`, {
       method: "OPTIONS",
