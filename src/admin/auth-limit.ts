@@ -6,21 +6,9 @@
  * holds at most `maxClients` sources (the oldest window is forgotten first), so memory stays
  * bounded under any load.
  */
-import { isIPv4, isIPv6 } from "node:net";
+import { isIPv4 } from "node:net";
 import { isLoopbackAddress } from "../http/hosts.js";
-
-/** The eight groups of an IPv6 address, as numbers; undefined when it is not one. */
-function ipv6Groups(address: string): number[] | undefined {
-  const bare = address.replace(/%.*$/, ""); // a zone (fe80::1%eth0) says nothing of the source
-  if (!isIPv6(bare)) return undefined;
-  // The URL parser writes it canonically: lower case, an embedded IPv4 address as two groups.
-  const canonical = new URL(`http://[${bare}]`).hostname.slice(1, -1);
-  const [head = "", tail] = canonical.split("::");
-  const left = head === "" ? [] : head.split(":");
-  const right = tail === undefined || tail === "" ? [] : tail.split(":");
-  const groups = [...left, ...Array<string>(8 - left.length - right.length).fill("0"), ...right];
-  return groups.map((group) => parseInt(group, 16));
-}
+import { ipv6Groups, unmappedAddress } from "./addresses.js";
 
 /**
  * What failures from `address` are counted against: "loopback" for 127.0.0.0/8, ::1 and their
@@ -30,11 +18,10 @@ function ipv6Groups(address: string): number[] | undefined {
  */
 export function limitSource(address: string): string {
   if (isLoopbackAddress(address)) return "loopback";
-  if (isIPv4(address)) return address;
+  const unmapped = unmappedAddress(address);
+  if (isIPv4(unmapped)) return unmapped;
   const groups = ipv6Groups(address);
   if (groups === undefined) return address;
-  if (groups.slice(0, 5).every((g) => g === 0) && groups[5] === 0xffff)
-    return [groups[6]! >> 8, groups[6]! & 0xff, groups[7]! >> 8, groups[7]! & 0xff].join(".");
   return `${groups
     .slice(0, 4)
     .map((g) => g.toString(16))

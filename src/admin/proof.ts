@@ -8,6 +8,7 @@
  * answer for the real server's address, not its own. The answer tells nothing of the token.
  */
 import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
+import { unmappedAddress } from "./addresses.js";
 
 /** 256 bits, as URL-safe text. */
 export const newNonce = (): string => randomBytes(32).toString("base64url");
@@ -19,7 +20,7 @@ export const isNonce = (text: string): boolean => /^[A-Za-z0-9_-]{16,128}$/.test
  * (a dual-stack socket's view of an IPv4 peer) written as IPv4.
  */
 export const connectionEnd = (address: string | undefined, port: number | undefined): string =>
-  `${(address ?? "").toLowerCase().replace(/^::ffff:(?=\d+\.\d+\.\d+\.\d+$)/, "")}:${port ?? 0}`;
+  `${unmappedAddress(address ?? "")}:${port ?? 0}`;
 
 /** The answer to `nonce` for a request that arrived at `end` (connectionEnd) of a server holding `token`. */
 export const adminProof = (token: string, nonce: string, end: string): string =>
