@@ -439,8 +439,11 @@ async function printBanner(
     watch: flags.watch,
   });
   print(`  ${url}`, "listening", { url });
-  if (flagdPort !== undefined)
-    print(`  flagd port ${flagdPort} (gRPC, gRPC-Web, Connect; selector: an environment's key)`, "flagd", { port: flagdPort });
+  if (flagdPort !== undefined) {
+    const byName = flags.flagdSelectorByName ?? [];
+    const selector = `an environment's key${byName.length > 0 ? `; ${listText(byName)} also by name` : ""}`;
+    print(`  flagd port ${flagdPort} (gRPC, gRPC-Web, Connect; selector: ${selector})`, "flagd", { port: flagdPort });
+  }
   if (flags.public) {
     const network = networkUrls(serverUrl);
     for (const n of network) print(`  ${n}  (network)`, "network", { url: n });

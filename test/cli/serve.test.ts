@@ -306,6 +306,19 @@ describe("flagserve serve (start-up output)", () => {
     );
   });
 
+  it("--flagd-port: the banner's flagd line says what selects an environment, its name too for --flagd-selector-by-name", async () => {
+    const dir = await t.dir({ "flags/test.yaml": OFREP_FIXTURE });
+    const flagdLine = async (...byName: string[]) => {
+      const { cli } = await startCli([dir.file("flags"), "--flagd-port", "0", ...byName, "--state-dir", dir.file("state")]);
+      t.track(cli);
+      return cli.stdout().match(/^ {2}flagd port \d+ (.*)$/m)?.[1];
+    };
+    expect(await flagdLine()).toBe("(gRPC, gRPC-Web, Connect; selector: an environment's key)");
+    expect(await flagdLine("--flagd-selector-by-name", "test,staging")).toBe(
+      "(gRPC, gRPC-Web, Connect; selector: an environment's key; test and staging also by name)",
+    );
+  });
+
   it("--host ::ffff:127.0.0.1 (loopback, IPv4-mapped) is loopback: no warning", async () => {
     const dir = await t.dir({ "flags/test.yaml": OFREP_FIXTURE });
     const { cli, url } = await startCli([dir.file("flags"), "--host", "::ffff:127.0.0.1", "-q", "--state-dir", dir.file("state")]);
