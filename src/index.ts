@@ -114,7 +114,7 @@ export interface FlagServerOptions {
 export interface FlagServer {
   /** Base URL, e.g. `http://127.0.0.1:41234`: the `baseUrl` of the OFREP providers. */
   readonly url: string;
-  /** The flagd gRPC port, with `flagdPort` set (a flagd provider's `port`). */
+  /** The flagd port (gRPC, gRPC-Web and Connect), with `flagdPort` set: a flagd provider's `port`. */
   readonly flagdPort?: number;
   /** Environment name -> API key, as of now. */
   readonly keys: Readonly<Record<string, string>>;
