@@ -41,7 +41,7 @@ export function manifestCommand(): Command {
     .addHelpText("after", MANIFEST_HELP)
     .action(async (args: string[], flags: ManifestFlags, command: Command) => {
       if (flags.check && flags.output === "-") command.error("error: --check compares with a file: give it with -o FILE, not -o -");
-      const { specs } = resolveSources(args);
+      const { specs, bundled } = resolveSources(args);
       const writing = !flags.check && flags.output !== "-";
       const paths = specs.filter((spec) => sourceKindOf(spec) === "files");
       const inside = writing ? await sourceHolding(flags.output, paths) : undefined;
@@ -55,6 +55,11 @@ export function manifestCommand(): Command {
         process.exitCode = 1;
         return;
       }
+      // Else a manifest of flags the reader does not have passes for theirs (run in the wrong directory).
+      if (bundled)
+        err(
+          `note: no ./flags here, so this is the bundled example's manifest (${specs[0]}); pass a PATH or create ./flags to describe yours`,
+        );
       await runManifest(args, specs, flags);
     });
 }
@@ -68,8 +73,9 @@ Without --env: the flags that every environment defines alike (same type,
 default value and description); the others are left out, with a note, and a
 flag the environments disagree on is a problem.
 Output: the file and one line on stdout ("wrote FILE: ..." or "FILE is up to
-date: ..."), or with -o - the manifest on stdout. Problems, and what --check
-finds different, on stderr.
+date: ..."), or with -o - the manifest on stdout. Problems, what --check finds
+different, and a note when there is no ./flags (the bundled example is
+described), on stderr.
 Exit status: 0 written or up to date, 1 a problem (invalid files, a flag
 without a defaultVariant, environments that disagree) or a --check that finds
 differences, 2 usage error.

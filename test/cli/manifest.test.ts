@@ -4,6 +4,7 @@
  */
 import { readFile, stat, writeFile } from "node:fs/promises";
 import { describe, expect, it } from "vitest";
+import { BUNDLED_EXAMPLE } from "../../src/cli/paths.js";
 import { MANIFEST_SCHEMA_URL } from "../../src/evaluation/manifest.js";
 import { cleanupAfterEach, run, runHere } from "./run.js";
 
@@ -205,6 +206,18 @@ describe("flagserve manifest (in-process)", () => {
     expect(mixed.stderr).toContain("environment 'development' has problems (listed above); fix them first");
     const unknown = await runHere(["manifest", flags, "--env", "staging", "-o", "-"]);
     expect(unknown).toMatchObject({ code: 1, stderr: `flagserve manifest: no environment 'staging' in ${flags} (known: development)\n` });
+  });
+
+  it("without ./flags, describes the bundled example and says so on stderr: which file, and how to describe yours", async () => {
+    const project = await dir();
+    const ran = await runHere(["manifest", "--env", "production", "-o", "-"], { cwd: project.path });
+    expect(ran.code).toBe(0);
+    expect(Object.keys(JSON.parse(ran.stdout).flags)).toHaveLength(5);
+    expect(ran.stderr).toBe(
+      `note: no ./flags here, so this is the bundled example's manifest (${BUNDLED_EXAMPLE}); pass a PATH or create ./flags to describe yours\n`,
+    );
+    await project.write("flags/production.yaml", PRODUCTION);
+    expect(await runHere(["manifest", "--env", "production", "-o", "-"], { cwd: project.path })).toMatchObject({ code: 0, stderr: "" });
   });
 
   it("names each source as the reader would type it: sources given as absolute paths are shown relative to where they are", async () => {
