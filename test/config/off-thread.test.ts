@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import type * as Config from "../../src/config/index.js";
-import { problemLines, useTempDir } from "./helpers.js";
+import { lines, problemLines, useTempDir } from "./helpers.js";
 import { randomEdits } from "../helpers/random-edits.js";
 
 const { loadConfig, LoadMemo } = (await import(new URL("../../dist/config/index.js", import.meta.url).href)) as typeof Config;
@@ -139,6 +139,24 @@ describe("big files, on and off the thread", { timeout: 60_000 }, () => {
       const [loaded, expected] = [edited.environments.get("random")!, fresh.environments.get("random")!];
       expect(loaded.config, step).toEqual(expected.config);
       expect([...loaded.flags.keys()], step).toEqual([...expected.flags.keys()]);
+    }
+  });
+
+  it("problems found after the parse are placed by the worker as on this thread: a directory's files, and an environments: file", async () => {
+    await tmp.write(
+      "conf/a.yaml",
+      lines("apiKey: shared-key-0123456789", "flags:", "  f: { variants: { on: true }, defaultVariant: nope }"),
+    );
+    await tmp.write("conf/b.yaml", lines("apiKey: shared-key-0123456789", "flags:", "  g: { variants: { on: true }, state: MAYBE }"));
+    await tmp.write("conf/team/one.yaml", lines("flags:", "  h: { variants: { on: true } }"));
+    await tmp.write("conf/team/two.yaml", lines("segments: {}", "flags:", "  h: { variants: { off: false } }"));
+    const multi = await tmp.write("multi.yaml", lines("extra: 1", "environments:", "  x:", "    flags:", "      k: { variants: {} }"));
+    for (const path of [`${tmp.path}/conf`, multi]) {
+      const [worker, here] = [await loadConfig(path, { offThread: true, memo: new LoadMemo() }), await loadConfig(path)];
+      const placed = problemLines(here, tmp.path);
+      expect(placed.length).toBeGreaterThanOrEqual(path === multi ? 2 : 5);
+      expect(placed.filter((line) => /:0:0 /.test(line))).toEqual([]);
+      expect(problemLines(worker, tmp.path)).toEqual(placed);
     }
   });
 

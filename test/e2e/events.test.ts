@@ -366,6 +366,44 @@ describe("key rotation", () => {
   });
 });
 
+describe("a key retired twice", () => {
+  // Each edit changes the flag too, so `served` sees when the server has applied it.
+  const withKey = async (dir: TempDir, url: string, apiKey: string, variant: string) => {
+    await writeFile(dir.file("flags/dev.yaml"), flagsFile({ a: variant }, "", apiKey));
+    await served(url, "a", variant, apiKey);
+  };
+  const status = async (url: string, key: string) =>
+    (await fetch(`${url}/ofrep/v1/evaluate/flags/a`, { method: "POST", headers: { "x-api-key": key } })).status;
+
+  it("keeps its second grace whole: the first rotation's timer does not end it", async () => {
+    const { dir, url } = await serveHere({ "flags/dev.yaml": flagsFile({ a: "on" }) }, { keyGraceSeconds: 2 });
+    const first = Date.now();
+    await withKey(dir, url, OTHER, "off"); // KEY -> OTHER: KEY's first grace, until first + 2 s
+    await withKey(dir, url, KEY, "on"); // back to KEY
+    await new Promise((r) => setTimeout(r, 1000));
+    const onKey = await listen(url); // opened with the current key
+    await withKey(dir, url, OTHER, "off"); // KEY retired again, until ~first + 3 s
+    await new Promise((r) => setTimeout(r, first + 2500 - Date.now()));
+    expect(await status(url, KEY)).toBe(200);
+    expect(onKey.blocks.length).toBeGreaterThan(0);
+    await onKey.ended; // closed when its own (second) grace ends
+    expect(Date.now() - first).toBeGreaterThanOrEqual(2900);
+    expect(await status(url, KEY)).toBe(401);
+  });
+
+  it("keeps the streams of a key made current again", async () => {
+    const { dir, url } = await serveHere({ "flags/dev.yaml": flagsFile({ a: "on" }) }, { keyGraceSeconds: 1 });
+    await withKey(dir, url, OTHER, "off");
+    await withKey(dir, url, KEY, "on");
+    const onKey = await listen(url);
+    let ended = false;
+    void onKey.ended.then(() => (ended = true));
+    await new Promise((r) => setTimeout(r, 1500)); // past the first grace
+    expect(ended).toBe(false);
+    expect(await status(url, KEY)).toBe(200);
+  });
+});
+
 describe("key rotation by default", () => {
   it("keeps the old key and its streams for an hour, and says so in api-key-rotated", async () => {
     const { dir, url, cli } = await serve({ "flags/dev.yaml": flagsFile({ a: "on" }) });
