@@ -9,7 +9,7 @@ import type { Logger } from "../log/logger.js";
 import { canonicalJson } from "../model/json.js";
 import { keyDigest, recordedGrace, redactKey, resolveKeys } from "../store/keys.js";
 import { createSnapshot, keepLastGoodFlags, type EnvironmentSnapshot } from "../store/snapshot.js";
-import type { FlagStore } from "../store/store.js";
+import type { FlagStore, Retirement } from "../store/store.js";
 import { diffEnvironments, type Change } from "./diff.js";
 
 export interface EnvironmentChange {
@@ -81,13 +81,12 @@ async function applyNow(load: ConfigLoad, ctx: ReloadContext, options: ApplyOpti
   const next = nextSnapshots(load, valid, keys, previous, options);
   const applied = changesBetween(previous, next);
   // A replaced key is retired before the swap: it must keep working from the moment the new one does.
-  const graces = new Map<string, number>();
+  const graces = new Map<string, { graceSeconds: number; retirement?: Retirement }>();
   for (const { env, before, after } of applied) {
     if (!before || !after || before.apiKey === after.apiKey) continue;
     // The grace `keys rotate` recorded for this rotation (`--revoke-now`: 0), else `--key-grace`.
     const graceSeconds = (await recordedGrace(ctx.stateDir, env, before.apiKey)) ?? ctx.keyGraceSeconds;
-    store.retireKey(env, before.apiKey, graceSeconds * 1000);
-    graces.set(env, graceSeconds);
+    graces.set(env, { graceSeconds, retirement: store.retireKey(env, before.apiKey, graceSeconds * 1000) });
   }
   store.replace(next.values(), options.keepProblems ? store.problems : problemsAfter(load, options.partial ? store.problems : new Map()));
   // Reported once the store says so too (`/readyz`), so a reader of the log never races it.
@@ -104,11 +103,11 @@ async function applyNow(load: ConfigLoad, ctx: ReloadContext, options: ApplyOpti
       logger.info(`environment ${env} added, key ${generated.includes(env) ? after.apiKey : redactKey(after.apiKey)}`);
       continue;
     }
-    const graceSeconds = graces.get(env);
+    const grace = graces.get(env);
     const at = new Date();
-    hub.publish(after, change.changes, at, new Date(at.getTime() + (graceSeconds ?? 0) * 1000));
+    hub.publish(after, change.changes, at, new Date(at.getTime() + (grace?.graceSeconds ?? 0) * 1000));
     logger.info(`${env}: ${describeChanges(change.changes)}`);
-    if (graceSeconds !== undefined) revokeLater(ctx, env, before.apiKey, graceSeconds);
+    if (grace) revokeLater(ctx, env, before.apiKey, grace.graceSeconds, grace.retirement);
   }
   if (applied.length > 0) ctx.onChanges?.(applied);
   return applied;
@@ -196,14 +195,14 @@ function logProblems(load: ConfigLoad, next: ReadonlyMap<string, EnvironmentSnap
 }
 
 /** `api-key-rotated` has been sent; the old key (retired) and the streams opened with it end after the grace period. */
-function revokeLater(ctx: ReloadContext, env: string, oldKey: string, graceSeconds: number): void {
+function revokeLater(ctx: ReloadContext, env: string, oldKey: string, graceSeconds: number, retirement?: Retirement): void {
   const graceMs = graceSeconds * 1000;
   const revoke = () => {
-    const digest = keyDigest(oldKey);
-    // Ended here, not left to the store's deadline: a timer may fire a moment before it.
-    ctx.store.revokeRetiredKey(digest);
+    // Ended here, not left to the store's deadline: a timer may fire a moment before it. Only
+    // this rotation's grace: the key may be current again, or in a later rotation's grace.
+    if (retirement && !ctx.store.endRetirement(retirement)) return;
     // Only the old key's streams: a later rotation's clients may already be on a newer key.
-    const closed = ctx.hub.closeStreamsOf(env, digest);
+    const closed = ctx.hub.closeStreamsOf(env, keyDigest(oldKey));
     ctx.keysRevoked();
     ctx.logger.info(`${env}: old key revoked${closed ? `, ${closed} stream(s) closed` : ""}`);
   };

@@ -7,6 +7,13 @@ import type { Problem } from "../model/types.js";
 import { keyDigest } from "./keys.js";
 import type { EnvironmentSnapshot } from "./snapshot.js";
 
+/** One grace of a replaced key, as `retireKey` started it: what its timer ends (`endRetirement`). */
+export interface Retirement {
+  readonly digest: string;
+  readonly env: string;
+  readonly until: number;
+}
+
 export class FlagStore {
   #environments = new Map<string, EnvironmentSnapshot>();
   /** Key digest -> the snapshot it opens (see keyDigest). */
@@ -14,7 +21,7 @@ export class FlagStore {
   #byStreamToken = new Map<string, EnvironmentSnapshot>();
   #problems = new Map<string, Problem[]>();
   /** Replaced keys still accepted until their grace period ends (`--key-grace`), by digest. */
-  #retired = new Map<string, { env: string; until: number }>();
+  #retired = new Map<string, Retirement>();
   #listeners = new Set<() => void>();
   /**
    * Current keys as presented, once accepted: saves the digest on every request. At most one
@@ -45,6 +52,8 @@ export class FlagStore {
       byKey.set(keyDigest(snapshot.apiKey), snapshot);
       byStreamToken.set(keyDigest(snapshot.streamToken), snapshot);
     }
+    // A replaced key made current again is no longer in a grace: nothing may end it as a retired key.
+    for (const digest of byKey.keys()) this.#retired.delete(digest);
     this.#environments = next;
     this.#byKey = byKey;
     this.#byStreamToken = byStreamToken;
@@ -94,14 +103,22 @@ export class FlagStore {
     return revoked;
   }
 
-  /** Ends one replaced key's grace (by its digest), whenever it was due to end. */
-  revokeRetiredKey(digest: string): void {
-    this.#retired.delete(digest);
+  /**
+   * Ends this grace, whenever it was due to end; false when it is no longer the key's (the key is
+   * current again, was retired again by a later rotation, or was revoked already).
+   */
+  endRetirement(retirement: Retirement): boolean {
+    if (this.#retired.get(retirement.digest) !== retirement) return false;
+    this.#retired.delete(retirement.digest);
+    return true;
   }
 
-  /** Keeps accepting a replaced key for `graceMs` (0: revoked at once). */
-  retireKey(env: string, key: string, graceMs: number): void {
-    if (graceMs > 0) this.#retired.set(keyDigest(key), { env, until: Date.now() + graceMs });
+  /** Keeps accepting a replaced key for `graceMs`; undefined when there is no grace (revoked at once). */
+  retireKey(env: string, key: string, graceMs: number): Retirement | undefined {
+    if (graceMs <= 0) return undefined;
+    const retirement = { digest: keyDigest(key), env, until: Date.now() + graceMs };
+    this.#retired.set(retirement.digest, retirement);
+    return retirement;
   }
 
   /** The environment whose OFREP event stream this token opens. */
