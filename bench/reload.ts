@@ -175,13 +175,16 @@ interface Config {
   /** The longest evaluation in the edits' windows, and in as many windows as long without an edit. */
   maxEval: number;
   maxEvalIdle: number;
+  /** A flag of the file is broken in every version. */
+  broken?: boolean;
 }
 
 /** The last flag's defaultVariant names no variant: every load of the text has a problem to locate. */
 const withBrokenFlag = (text: string): string => text.replace(/(.*defaultVariant: )\S+/s, "$1not-a-variant");
 
 async function setUp(shape: Shape, dir: string, bin?: string): Promise<Config> {
-  const [label, short, files, flags, broken] = shape;
+  const [label, name, files, flags, broken] = shape;
+  const short = bin ? `${name}-against` : name;
   const root = join(dir, short);
   await mkdir(root);
   const text = (defaultVariant: string, key: string) => {
@@ -194,7 +197,7 @@ async function setUp(shape: Shape, dir: string, bin?: string): Promise<Config> {
   const key = keyOf(edited);
   return {
     label: bin ? `${label}, the --against build` : label,
-    short: bin ? `${short}-against` : short,
+    short,
     bin,
     file: join(root, `env-${String(edited).padStart(3, "0")}.yaml`),
     versions: [text("off", key), text("on", key)],
@@ -204,6 +207,7 @@ async function setUp(shape: Shape, dir: string, bin?: string): Promise<Config> {
     cpu: [],
     maxEval: 0,
     maxEvalIdle: 0,
+    broken,
   };
 }
 
@@ -218,6 +222,8 @@ async function measureEdits(configs: Config[], dir: string): Promise<void> {
         "--quiet",
         "--state-dir",
         join(dir, `state-${config.short}`),
+        // A file with a problem is served only when asked to (its broken flag answers PARSE_ERROR).
+        ...(config.broken ? ["--allow-invalid"] : []),
       ]);
       const clients = clientProcess();
       running.push({ config, server, clients, probe: prober(server.url, config.key, config.flag) });
