@@ -98,8 +98,8 @@ export interface FlagServerOptions {
   /** Fault rules active from the start (see `setFaults`). */
   faults?: FaultRule[];
   /**
-   * Serve flagd's gRPC evaluation and sync services on this port too, for flagd's providers in
-   * RPC and in-process mode (0: any free port; read `flagdPort`). Off when absent.
+   * Serve flagd's evaluation and sync services on this port too (gRPC, gRPC-Web and Connect), for
+   * flagd's providers in RPC, in-process and web mode (0: any free port; read `flagdPort`). Off when absent.
    */
   flagdPort?: number;
   /** Environments a flagd provider may select by name; keys always select (see docs/flagd.md). */

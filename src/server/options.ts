@@ -51,7 +51,7 @@ export interface ServerOptions {
   contextFromHeaders?: Record<string, string>;
   /** Fault rules active from the start (validated: FaultRulesError). */
   faults?: FaultRule[];
-  /** Serve flagd's gRPC evaluation and sync services on this port too (0: any free port). */
+  /** Serve flagd's evaluation and sync services on this port too: gRPC, gRPC-Web and Connect (0: any free port). */
   flagdPort?: number;
   /** Environments a flagd selector may name (besides their keys, which always select). */
   flagdSelectorByName?: string[];
