@@ -7,7 +7,7 @@ import jsYaml, { CORE_SCHEMA, load, YAMLException, type Type } from "js-yaml";
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
-import type { Document, LineCounter, Node, Scalar } from "yaml";
+import type { CST, Document, LineCounter, Node, Scalar } from "yaml";
 import { decodeUtf8 } from "../sources/decode.js";
 import type { JsonPath, Problem } from "../model/types.js";
 import { textNestingProblem, valueShapeProblem } from "./nesting.js";
@@ -198,14 +198,18 @@ export function positionsOf(file: string, content: Content): Source {
   return yamlSource(file, doc, lines);
 }
 
-/** The `yaml` package's Document of a text, with every node's position (`lines` turns an offset into line:col). */
-function documentOf(text: string): { doc: Document; lines: LineCounter } {
-  const { LineCounter, parseDocument } = yaml();
+/**
+ * The `yaml` package's first Document of a text, with every node's position (`lines` turns an
+ * offset into line:col), and the syntax tree it was composed from (yaml-errors.ts reads it).
+ */
+function documentOf(text: string): { doc: Document; lines: LineCounter; tree: CST.Token[] } {
+  const { Composer, LineCounter, Parser } = yaml();
   const lines = new LineCounter();
+  const tree = [...new Parser(lines.addNewLine).parse(text)];
   // Duplicate keys are found by duplicateKeys (yaml's own check compares each key with every
-  // earlier one); merge keys as js-yaml reads them.
-  const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: false, merge: true });
-  return { doc, lines };
+  // earlier one); merge keys as js-yaml reads them. (A second document: js-yaml says so.)
+  const [doc] = new Composer({ uniqueKeys: false, merge: true }).compose(tree, true, text.length);
+  return { doc: doc!, lines, tree };
 }
 
 /**
@@ -214,11 +218,11 @@ function documentOf(text: string): { doc: Document; lines: LineCounter } {
  * (what js-yaml, or the shape check, said).
  */
 function yamlProblems(file: string, text: string, found: Problem): YamlRead {
-  const { doc, lines } = documentOf(text);
+  const { doc, lines, tree } = documentOf(text);
   const { isMap } = yaml();
   const multiEnvironment = isMap(doc.contents) && doc.contents.has("environments");
   const at = (offset: number, message: string): Problem => ({ file, ...lines.linePos(offset), message });
-  const explained = explainYamlErrors(text, doc.errors, doc.warnings, (offset) => lines.linePos(offset));
+  const explained = explainYamlErrors(text, tree, doc, (offset) => lines.linePos(offset));
   const problems: Problem[] = explained.map((p) => ({ file, ...p }));
   if (problems.length === 0)
     problems.push(...duplicateKeys(doc).map((key) => at(key.range?.[0] ?? 0, `duplicate key '${String(key.value)}'`)));

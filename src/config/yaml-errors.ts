@@ -5,18 +5,22 @@
  */
 import type { CST, YAMLError } from "yaml";
 import type { Problem } from "../model/types.js";
-import { yaml } from "./yaml-package.js";
 
 /** A problem of the text being read: its file is the caller's. */
 export type TextProblem = Omit<Problem, "file">;
 
-type Errors = readonly YAMLError[];
+type Messages = { errors: readonly YAMLError[]; warnings: readonly YAMLError[] };
 type LinePos = (offset: number) => { line: number; col: number };
 /** An offset's line and column, with that line's text and leading blanks (read only to quote them). */
 type Place = { line: number; col: number; text: string; indent: number };
 
-/** One problem for a document's errors (the first, explained), or each warning when there is no error. */
-export function explainYamlErrors(text: string, errors: Errors, warnings: Errors, linePos: LinePos): TextProblem[] {
+/** One problem for a document's errors (the first, explained by the syntax `tree` it was composed from), or each warning if none. */
+export function explainYamlErrors(
+  text: string,
+  tree: readonly CST.Token[],
+  { errors, warnings }: Messages,
+  linePos: LinePos,
+): TextProblem[] {
   if (errors.length === 0) return warnings.map((w) => ({ ...linePos(w.pos[0]), message: `YAML warning: ${plainMessage(w)}` }));
   const first = [...errors].sort((a, b) => a.pos[0] - b.pos[0])[0]!;
   const lines = text.split(/\r?\n/);
@@ -30,7 +34,8 @@ export function explainYamlErrors(text: string, errors: Errors, warnings: Errors
   if (first.code === "TAB_AS_INDENT" || at.text.slice(0, at.indent).includes("\t"))
     return [problem(at, "this line is indented with a tab; YAML indents with spaces only", 1)];
   // Unexplained: on the line's first character when yaml points at its indentation.
-  return [explain(first, text, placeOf) ?? problem(at, `YAML syntax error: ${plainMessage(first)}`, Math.max(at.col, at.indent + 1))];
+  const document = tree.find((token): token is CST.Document => token.type === "document"); // the first, as composed
+  return [explain(first, document, placeOf) ?? problem(at, `YAML syntax error: ${plainMessage(first)}`, Math.max(at.col, at.indent + 1))];
 }
 
 /** yaml's message without its own "at line L, column C" and source excerpt. */
@@ -41,9 +46,8 @@ const spaces = (n: number): string => `${n} space${n === 1 ? "" : "s"}`;
 const CLOSING: Readonly<Record<string, string>> = { "{": "}", "[": "]" };
 const neverClosed = (at: Place, open: string) => problem(at, `this \`${open}\` is never closed with \`${CLOSING[open]}\``, at.col);
 
-function explain(error: YAMLError, text: string, placeOf: (offset: number) => Place): TextProblem | undefined {
+function explain(error: YAMLError, document: CST.Document | undefined, placeOf: (offset: number) => Place): TextProblem | undefined {
   const [at] = error.pos;
-  const document = [...new (yaml().Parser)().parse(text)].find((token) => token.type === "document"); // parseDocument reads only the first
   const collections = [...collectionsIn(document?.value)];
   const items = collections.flatMap((c): CST.CollectionItem[] => (c.type === "flow-collection" ? [] : c.items));
   if (error.code === "BLOCK_AS_IMPLICIT_KEY") return overIndented(items, at, placeOf);
