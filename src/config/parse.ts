@@ -214,8 +214,8 @@ function documentOf(text: string): { doc: Document; lines: LineCounter; tree: CS
 
 /**
  * The problems of a text that could not be read, located by the `yaml` package: its first error
- * explained (yaml-errors.ts), a duplicate key, or a recursive alias; when it finds none, `found`
- * (what js-yaml, or the shape check, said).
+ * explained (yaml-errors.ts), a duplicate key, a recursive alias, or a second document; when it
+ * finds none, `found` (what js-yaml, or the shape check, said).
  */
 function yamlProblems(file: string, text: string, found: Problem): YamlRead {
   const { doc, lines, tree } = documentOf(text);
@@ -228,6 +228,8 @@ function yamlProblems(file: string, text: string, found: Problem): YamlRead {
     problems.push(...duplicateKeys(doc).map((key) => at(key.range?.[0] ?? 0, `duplicate key '${String(key.value)}'`)));
   const cycle = problems.length === 0 ? recursiveAlias(doc) : undefined;
   if (cycle) problems.push(at(cycle.range?.[0] ?? 0, "YAML alias refers to a node that contains it"));
+  const second = problems.length === 0 ? tree.filter((token) => token.type === "document")[1] : undefined;
+  if (second) problems.push(at(second.offset, "a second YAML document starts here: a flag file holds one document"));
   if (problems.length === 0) problems.push(found);
   return { problems, multiEnvironment };
 }

@@ -19,6 +19,12 @@ describe("problems are located at file:line:col", () => {
     ]);
   });
 
+  it("a second YAML document, at the `---` that starts it (a `---` before the first is fine)", async () => {
+    expect(await problemsOf("dev.yaml", lines("---", "flags: {}", "---", "flags:", "  a: { variants: { on: true } }"))).toEqual([
+      "<dir>/dev.yaml:3:1 a second YAML document starts here: a flag file holds one document",
+    ]);
+  });
+
   // One misplaced line used to give several errors, at column 1 or at the line above it.
   const FLAG = [
     "flags:",
