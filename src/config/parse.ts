@@ -179,15 +179,26 @@ function lazySource(file: string, content: Content, offThread = false): Source {
   let parsed: Source | undefined;
   const locate: Source["locate"] = (path, anchor) => (parsed ??= positionsOf(file, content)).locate(path, anchor);
   if (!offThread) return { file, positional: true, locate };
-  const waiting: { problem: Problem; place: Place }[] = [];
+  // Positions by place, kept for the loads to come: a file left broken is checked again with each
+  // edit of its environment.
+  const found = new Map<string, { line: number; col: number }>();
+  const missing = new Map<string, Place>();
+  const waiting: { problem: Problem; key: string }[] = [];
+  const place = (problem: Problem, ...at: Place) => {
+    const key = JSON.stringify(at);
+    waiting.push({ problem, key });
+    if (!found.has(key)) missing.set(key, at);
+  };
   const located = async () => {
-    const batch = waiting.splice(0);
-    const places = batch.map(({ place }) => place);
+    const asked = [...missing];
+    missing.clear();
+    const places = asked.map(([, at]) => at);
     const reply = places.length > 0 && !parsed ? await askWorker(file, content, places).catch(() => undefined) : undefined;
     const positions = reply && "positions" in reply ? reply.positions : places.map(([path, anchor]) => locate(path, anchor));
-    batch.forEach(({ problem }, i) => Object.assign(problem, positions[i]));
+    asked.forEach(([key], i) => found.set(key, positions[i]!));
+    for (const { problem, key } of waiting.splice(0)) Object.assign(problem, found.get(key));
   };
-  return { file, positional: true, locate, deferred: { place: (problem, ...place) => waiting.push({ problem, place }), located } };
+  return { file, positional: true, locate, deferred: { place, located } };
 }
 
 /** A source with the positions of every node of the content (the parse worker's answer to `places`). */

@@ -160,6 +160,27 @@ describe("big files, on and off the thread", { timeout: 60_000 }, () => {
     }
   });
 
+  it("a file left broken keeps its problems' places (found once, by the worker) while another file of its environment is edited", async () => {
+    const memo = new LoadMemo();
+    const dir = `${tmp.path}/conf`;
+    await tmp.write("conf/dev/a.yaml", lines("flags:", "  f: { variants: { on: true }, defaultVariant: nope }"));
+    await tmp.write("conf/dev/b.yaml", lines("flags:", "  g: { variants: { on: true } }"));
+    await loadConfig(dir, { memo });
+    // Read again while serving: its problems are now placed by the worker.
+    const broken = ["  f: { variants: { on: true, off: false }, defaultVariant: nope }", "  h: { variants: { on: true }, state: MAYBE }"];
+    await tmp.write("conf/dev/a.yaml", lines("flags:", ...broken));
+    const edited = await loadConfig(dir, { memo, offThread: true });
+    await tmp.write("conf/dev/b.yaml", lines("flags:", "  g: { variants: { off: false } }"));
+    const sibling = await loadConfig(dir, { memo, offThread: true });
+    const fresh = problemLines(await loadConfig(dir), tmp.path);
+    expect(fresh).toEqual([
+      expect.stringMatching(/^<dir>\/conf\/dev\/a\.yaml:2:\d+ .*defaultVariant 'nope'/),
+      expect.stringMatching(/^<dir>\/conf\/dev\/a\.yaml:3:\d+ flags\.h\.state: /),
+    ]);
+    expect(problemLines(edited, tmp.path)).toEqual(fresh);
+    expect(problemLines(sibling, tmp.path)).toEqual(fresh);
+  });
+
   it("an edit of a big file that nests too deep is refused through the worker as on this thread, at its line:col", async () => {
     const memo = new LoadMemo();
     const file = await tmp.write("dev.yaml", bigFile(FLAGS));
