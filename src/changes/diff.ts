@@ -9,8 +9,6 @@ import { canonicalJson, compare } from "../model/json.js";
 import { contentHash } from "../store/content-hash.js";
 import type { Change, ChangeKind } from "../model/change.js";
 
-export type { Change } from "../model/change.js";
-
 /** The parts of an environment a diff looks at. */
 export interface Version {
   config: Pick<EnvironmentConfig, "flags" | "segments" | "metadata">;

@@ -10,7 +10,8 @@ import { canonicalJson } from "../model/json.js";
 import { keyDigest, recordedGrace, redactKey, resolveKeys } from "../store/keys.js";
 import { createSnapshot, keepLastGoodFlags, type EnvironmentSnapshot } from "../store/snapshot.js";
 import type { FlagStore, Retirement } from "../store/store.js";
-import { diffEnvironments, type Change } from "./diff.js";
+import { diffEnvironments } from "./diff.js";
+import type { Change } from "../model/change.js";
 
 export interface EnvironmentChange {
   env: string;

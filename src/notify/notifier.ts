@@ -10,7 +10,8 @@
  * whatever is still in flight or queued then is aborted and logged as dropped.
  */
 import { randomUUID } from "node:crypto";
-import { answeredFlag, type Change } from "../changes/diff.js";
+import { answeredFlag } from "../changes/diff.js";
+import type { Change } from "../model/change.js";
 import type { EnvironmentChange } from "../changes/reload.js";
 import type { FlagDefinition, JsonValue, Metadata, NotificationTarget } from "../model/types.js";
 import type { Logger } from "../log/logger.js";

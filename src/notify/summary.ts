@@ -3,7 +3,7 @@
  * or deleted, and a few short "before -> after" lines. Pure, so every message format (Slack,
  * webhook) says the same thing and the wording is tested without any I/O.
  */
-import type { Change } from "../changes/diff.js";
+import type { Change } from "../model/change.js";
 import type { FlagDefinition, JsonValue } from "../model/types.js";
 import { canonicalJson } from "../model/json.js";
 

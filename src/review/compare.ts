@@ -4,7 +4,8 @@
  * report and a running server cannot disagree. Keys are compared, never shown.
  */
 import type { ConfigLoad, LoadedEnvironment } from "../config/index.js";
-import { answeredFlag, diffEnvironments, type Change, type Version } from "../changes/diff.js";
+import { answeredFlag, diffEnvironments, type Version } from "../changes/diff.js";
+import type { Change } from "../model/change.js";
 import { segmentRefs } from "../admin/describe.js";
 import { eventsFor } from "../events/encode.js";
 import { canonicalJson, compare } from "../model/json.js";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { Change } from "../../src/changes/diff.js";
+import type { Change } from "../../src/model/change.js";
 import { Channel, type Subscriber } from "../../src/events/channel.js";
 import { encodeEvent, eventsFor } from "../../src/events/encode.js";
 import type { SseFrame } from "../../src/events/frame.js";

@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import type { Change } from "../../src/changes/diff.js";
+import type { Change } from "../../src/model/change.js";
 import type { FlagDefinition } from "../../src/model/types.js";
 import { NOTIFICATION_EVENTS, describeChange, formatValue } from "../../src/notify/summary.js";
 
