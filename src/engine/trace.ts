@@ -123,22 +123,14 @@ export interface ExplainedEvaluation {
 
 /**
  * Evaluates flags of `config` as `evaluate` does, saying which branches each evaluation took.
- * Compiles each flag asked about once, with tracing (for a person's question, not for serving),
- * alone with the segments: the whole environment would hold the serving thread up (tens of
- * milliseconds at 1 000 flags).
+ * Compiles the environment once, with tracing (for a person's question, not for serving).
  */
 export function explainer(
   config: EnvironmentConfig,
 ): (key: string, context: Record<string, unknown>, nowMs?: number) => ExplainedEvaluation | undefined {
   let trail: number[] = [];
-  const tracers = new Map<string, RuleTracer>();
+  const tracer = new RuleTracer(config, (branch) => trail.push(branch));
   return (key, context, nowMs = Date.now()) => {
-    if (!Object.hasOwn(config.flags, key)) return undefined;
-    let tracer = tracers.get(key);
-    if (!tracer) {
-      tracer = new RuleTracer({ ...config, flags: Object.fromEntries([[key, config.flags[key]!]]) }, (branch) => trail.push(branch));
-      tracers.set(key, tracer);
-    }
     const flag = tracer.flags.get(key);
     if (!flag) return undefined;
     trail = [];
