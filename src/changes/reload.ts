@@ -108,7 +108,7 @@ async function applyNow(load: ConfigLoad, ctx: ReloadContext, options: ApplyOpti
     const at = new Date();
     hub.publish(after, change.changes, at, new Date(at.getTime() + (grace?.graceSeconds ?? 0) * 1000));
     logger.info(`${env}: ${describeChanges(change.changes)}`);
-    if (grace) revokeLater(ctx, env, before.apiKey, grace.graceSeconds, grace.retirement);
+    if (grace) revokeLater(ctx, env, before.apiKey, grace.retirement);
   }
   if (applied.length > 0) ctx.onChanges?.(applied);
   return applied;
@@ -196,21 +196,21 @@ function logProblems(load: ConfigLoad, next: ReadonlyMap<string, EnvironmentSnap
 }
 
 /** `api-key-rotated` has been sent; the old key (retired) and the streams opened with it end after the grace period. */
-function revokeLater(ctx: ReloadContext, env: string, oldKey: string, graceSeconds: number, retirement?: Retirement): void {
-  const graceMs = graceSeconds * 1000;
+function revokeLater(ctx: ReloadContext, env: string, oldKey: string, retirement: Retirement | undefined): void {
   const revoke = () => {
     // Ended here, not left to the store's deadline: a timer may fire a moment before it. Only
     // this rotation's grace: the key may be current again, or in a later rotation's grace.
     if (retirement && !ctx.store.endRetirement(retirement)) return;
     // Only the old key's streams: a later rotation's clients may already be on a newer key.
-    const closed = ctx.hub.closeStreamsOf(env, keyDigest(oldKey));
+    const closed = ctx.hub.closeStreamsOf(env, retirement?.digest ?? keyDigest(oldKey));
     ctx.keysRevoked();
     ctx.logger.info(`${env}: old key revoked${closed ? `, ${closed} stream(s) closed` : ""}`);
   };
-  if (graceMs <= 0) revoke();
+  // No retirement: no grace (`--revoke-now`, `--key-grace 0`).
+  if (!retirement) revoke();
   else {
-    ctx.logger.info(`${env}: the old key works until ${new Date(Date.now() + graceMs).toISOString()}`);
-    setTimeout(revoke, graceMs).unref();
+    ctx.logger.info(`${env}: the old key works until ${new Date(retirement.until).toISOString()}`);
+    setTimeout(revoke, retirement.until - Date.now()).unref();
   }
 }
 
