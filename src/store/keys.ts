@@ -2,7 +2,8 @@
  * API keys: one per environment. A key written in the file wins; otherwise a random key is
  * generated once and persisted in a state file so it survives restarts (see docs/api.md).
  */
-import { createHash, hash, randomBytes } from "node:crypto";
+import { hash, randomBytes } from "node:crypto";
+import { sha256 } from "./content-hash.js";
 import { join } from "node:path";
 import { STATE_FILE_MODE, writeFileDurable } from "./durable-write.js";
 import { readStateFile, StateDirError, withStateLock } from "./state-dir.js";
@@ -19,7 +20,7 @@ export const generateKey = (env: string): string => `fs_${env}_${randomBytes(18)
 export const keyDigest = (key: string): string => hash("sha256", key, "hex");
 
 /** Token for the OFREP event stream URL: derived from the key, useless for anything else. */
-export const streamToken = (key: string): string => createHash("sha256").update(`flagserve-stream\0${key}`).digest("base64url");
+export const streamToken = (key: string): string => sha256(`flagserve-stream\0${key}`);
 
 /** A key as it may appear in logs: enough to recognise, never enough to use. */
 export const redactKey = (key: string): string => (key.length <= 8 ? "****" : `${key.slice(0, key.length - 6)}******`);
