@@ -75,9 +75,14 @@ export async function createAdmin(options: AdminOptions): Promise<Admin> {
   const { store, logger } = options;
   const layer = new OverrideLayer({ logger, file: options.overridesFile });
   await layer.load();
-  let reapply: (env: string) => Promise<unknown> = async () => undefined;
-  let revokeOldKeys: (env: string) => number = () => 0;
-  const service = createOverrideService({ store, layer, reapply: (env) => reapply(env) });
+  // Until bound: nothing to re-apply a layer to, no old key to revoke.
+  let bound: AdminReload = { apply: async () => undefined, revokeOldKeys: () => 0 };
+  const reapply = (env: string) =>
+    bound.apply(() => {
+      const base = layer.base(env);
+      return { environments: new Map(base && store.get(env) ? [[env, base]] : []), problems: new Map() };
+    });
+  const service = createOverrideService({ store, layer, reapply });
   const { metrics } = options;
   metrics.gauge("flagserve_overrides", "Overrides in effect", () =>
     Object.values(layer.list()).reduce((n, flags) => n + Object.keys(flags).length, 0),
@@ -109,12 +114,7 @@ export async function createAdmin(options: AdminOptions): Promise<Admin> {
     tokenInState,
     onChanges: (changes) => feed?.onChanges(changes),
     bind(reload) {
-      revokeOldKeys = reload.revokeOldKeys;
-      reapply = (env) =>
-        reload.apply(() => {
-          const base = layer.base(env);
-          return { environments: new Map(base && store.get(env) ? [[env, base]] : []), problems: new Map() };
-        });
+      bound = reload;
     },
     register(app, answerer) {
       if (!feed || token === undefined) return;
@@ -133,7 +133,7 @@ export async function createAdmin(options: AdminOptions): Promise<Admin> {
         maxBodyBytes: options.maxBodyBytes,
         logger,
         answerer,
-        revokeOldKeys: (env) => revokeOldKeys(env),
+        revokeOldKeys: (env) => bound.revokeOldKeys(env),
       });
     },
     async close() {
