@@ -71,22 +71,24 @@ export function applyLoad(
 
 async function applyNow(load: ConfigLoad, ctx: ReloadContext, options: ApplyOptions): Promise<EnvironmentChange[]> {
   const { store, hub, logger } = ctx;
-  const previous = store.environments;
-  const valid = [...load.environments.values()].map((loaded) => ctx.layer?.(loaded) ?? loaded);
+  // What waits comes first. From the layer to the swap nothing does: what the layer changes (an
+  // override an edit drops) is seen together with the snapshots made with it, never before them.
   const { keys, generated, persistError } = await resolveKeys(
     ctx.stateDir,
-    valid.map((e) => e.config),
+    [...load.environments.values()].map((e) => e.config),
   );
   if (persistError)
     logger.warn(`generated keys could not be saved in ${ctx.stateDir} (${persistError.message}); they will change on restart`);
+  const recordedGraces = await gracesOfRotations(ctx, store.environments, keys);
+  const previous = store.environments;
+  const valid = [...load.environments.values()].map((loaded) => ctx.layer?.(loaded) ?? loaded);
   const next = nextSnapshots(load, valid, keys, previous, options);
   const applied = changesBetween(previous, next);
   // A replaced key is retired before the swap: it must keep working from the moment the new one does.
   const graces = new Map<string, { graceSeconds: number; retirement?: Retirement }>();
   for (const { env, before, after } of applied) {
     if (!before || !after || before.apiKey === after.apiKey) continue;
-    // The grace `keys rotate` recorded for this rotation (`--revoke-now`: 0), else `--key-grace`.
-    const graceSeconds = (await recordedGrace(ctx.stateDir, env, before.apiKey)) ?? ctx.keyGraceSeconds;
+    const graceSeconds = recordedGraces.get(env) ?? ctx.keyGraceSeconds;
     graces.set(env, { graceSeconds, retirement: store.retireKey(env, before.apiKey, graceSeconds * 1000) });
   }
   store.replace(next.values(), options.keepProblems ? store.problems : problemsAfter(load, options.partial ? store.problems : new Map()));
@@ -112,6 +114,21 @@ async function applyNow(load: ConfigLoad, ctx: ReloadContext, options: ApplyOpti
   }
   if (applied.length > 0) ctx.onChanges?.(applied);
   return applied;
+}
+
+/** The grace `keys rotate` recorded for each key this load replaces (`--revoke-now`: 0); else `--key-grace` applies. */
+async function gracesOfRotations(
+  ctx: ReloadContext,
+  previous: ReadonlyMap<string, EnvironmentSnapshot>,
+  keys: ReadonlyMap<string, string>,
+): Promise<Map<string, number>> {
+  const graces = new Map<string, number>();
+  for (const [env, key] of keys) {
+    const oldKey = previous.get(env)?.apiKey;
+    const recorded = oldKey === undefined || oldKey === key ? undefined : await recordedGrace(ctx.stateDir, env, oldKey);
+    if (recorded !== undefined) graces.set(env, recorded);
+  }
+  return graces;
 }
 
 /** The store's problems after this load: the load's, over `kept`; none for the environments it loaded. */

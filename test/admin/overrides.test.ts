@@ -6,6 +6,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest
 import { AdminError, createFlagServer } from "../../src/index.js";
 import { tempDir } from "../helpers/files.js";
 import { openSse } from "../helpers/sse.js";
+import { startServer } from "../../src/server/server.js";
 import { ADMIN_TOKEN, DEV_KEY, DEV_YAML, PROD_KEY, startAdminFixture, type AdminFixture } from "./helpers.js";
 
 let fixture: AdminFixture;
@@ -180,8 +181,11 @@ describe("overrides and file reloads", () => {
     await dir.write("flags/dev.yaml", DEV_YAML);
     const warnings: string[] = [];
     const logger = { info() {}, warn: (m: string) => warnings.push(m), error() {} };
-    const server = await createFlagServer({
-      config: dir.file("flags"),
+    // The running server itself (not the programmatic API's view): the test reads its store.
+    const server = await startServer({
+      source: { path: dir.file("flags") },
+      port: 0,
+      host: "127.0.0.1",
       adminToken: ADMIN_TOKEN,
       stateDir: dir.file("state"),
       logger: logger as never,
@@ -196,11 +200,25 @@ describe("overrides and file reloads", () => {
       // Another flag's edit: both overrides stay.
       await writeFile(dir.file("flags/dev.yaml"), DEV_YAML.replace("defaultVariant: off # what", "defaultVariant: on # what"));
       await vi.waitFor(async () => expect((await server.overrides.list()).dev).toBeDefined(), { timeout: 5000 });
+      // Watched at every turn of the event loop: the override is gone from the list only once
+      // the store serves the edit, so a client that reads the list and then evaluates never sees
+      // an answer the list no longer explains.
+      const seenOutOfStep: string[] = [];
+      let watching = true;
+      const watch = () => {
+        const listed = Object.hasOwn(server.overrides.list().dev ?? {}, "banner");
+        const served = Object.hasOwn(server.store.get("dev")!.config.flags.banner!.variants, "green");
+        if (!listed && served) seenOutOfStep.push("override dropped while the store still serves variant green");
+        if (watching) setImmediate(watch);
+      };
+      watch();
       await writeFile(dir.file("flags/dev.yaml"), DEV_YAML.replace("      green: green\n", "      teal: teal\n"));
       await vi.waitFor(() => expect(server.overrides.list()).toEqual({ dev: { "new-checkout": { variant: "on" } } }), {
         timeout: 5000,
         interval: 20,
       });
+      watching = false;
+      expect(seenOutOfStep.slice(0, 1)).toEqual([]);
       expect(warnings.join("\n")).toMatch(/override of banner dropped: variant green is no longer defined/);
       expect(await value("banner")).toMatchObject({ value: "blue" });
       expect(await value("new-checkout")).toMatchObject({ value: true, reason: "STATIC" });
