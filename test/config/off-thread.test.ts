@@ -60,9 +60,16 @@ describe("big files, on and off the thread", { timeout: 60_000 }, () => {
     expect(problemLines(worker, tmp.path)).toEqual(lines);
   });
 
-  it("a value JSON cannot carry (.inf, .nan) is reported as on this thread", async () => {
+  it.each([
+    [".inf", ".inf"],
+    ["-.inf", "-.Inf"],
+    [".nan", ".NaN"],
+    ["a tagged float", "!!float .inf"],
+    ["an integer past 1e308", `1${"0".repeat(309)}`],
+    ["a hexadecimal integer past 1e308", `0x${"f".repeat(300)}`],
+  ])("a value JSON cannot carry (%s) is reported as on this thread", async (_, number) => {
     const { here, worker } = await bothWays(
-      bigFile(FLAGS, (i) => (i === 77 ? "\n    variants: { a: .inf, b: .nan }" : "")).replace(
+      bigFile(FLAGS, (i) => (i === 77 ? `\n    variants: { a: ${number}, b: 1 }` : "")).replace(
         "  flag-77:\n    variants: { on: true, off: false }\n",
         "  flag-77:\n",
       ),
@@ -71,7 +78,6 @@ describe("big files, on and off the thread", { timeout: 60_000 }, () => {
     expect(lines).toEqual([
       expect.stringMatching(/defaultVariant 'off' is not one of the variants/),
       expect.stringMatching(/flags\.flag-77\.variants\.a: must be a finite number/),
-      expect.stringMatching(/flags\.flag-77\.variants\.b: must be a finite number/),
     ]);
     expect(problemLines(worker, tmp.path)).toEqual(lines);
   });
