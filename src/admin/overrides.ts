@@ -136,21 +136,24 @@ export class OverrideLayer {
       flags.set(key, good.flag);
       delete broken[key];
     }
+    let dropped = false;
     for (const [key, override] of [...(overrides ?? [])]) {
       const def = Object.hasOwn(definitions, key) ? definitions[key] : undefined;
       const flag = flags.get(key);
       if (!def && Object.hasOwn(broken, key)) continue; // broken, never good: kept until fixed
       const stale = staleReason(def, override);
       if (stale || !def || !flag) {
+        // Gone from the list as the store stops serving it (the caller swaps without waiting).
         overrides!.delete(key);
         this.options.logger.warn(`${name}: override of ${key} dropped: ${stale ?? "the flag is no longer defined"}`);
-        void this.#drop(name, key);
+        dropped = true;
         continue;
       }
       const [nextDef, nextFlag] = overridden(def, flag, override);
       definitions[key] = nextDef;
       flags.set(key, nextFlag);
     }
+    if (dropped) void this.#saveDropped();
     return { config: { ...config, flags: definitions, ...(Object.keys(broken).length > 0 && { invalidFlags: broken }) }, flags };
   };
 
@@ -234,9 +237,9 @@ export class OverrideLayer {
     await writeFileDurable(file, text);
   }
 
-  /** Removes an override a reload found stale (already gone from what is served); a failed write is logged. */
-  #drop(env: string, key: string): Promise<void> {
-    return this.#change((next) => next.get(env)?.delete(key)).catch((error: Error) => this.options.logger.error(error.message));
+  /** Writes the overrides as they are, once a reload dropped stale ones (already gone from what is served); a failed write is logged. */
+  #saveDropped(): Promise<void> {
+    return this.#change(() => true).catch((error: Error) => this.options.logger.error(error.message));
   }
 
   /** Resolves once every write queued so far is done (shutdown waits for it). */

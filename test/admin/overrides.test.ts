@@ -366,6 +366,30 @@ describe("--overrides FILE and the programmatic API", () => {
     }
   });
 
+  it("an override an edit drops leaves the file too, so a restart does not bring it back", async () => {
+    const dir = await tempDir();
+    await dir.write("flags/dev.yaml", DEV_YAML);
+    const overridesFile = dir.file("overrides.yaml");
+    const start = () =>
+      createFlagServer({ config: dir.file("flags"), adminToken: ADMIN_TOKEN, stateDir: dir.file("state"), overridesFile });
+    const first = await start();
+    try {
+      await first.overrides.set("dev", "banner", { variant: "green" });
+      await first.overrides.set("dev", "new-checkout", { variant: "on" });
+      await writeFile(dir.file("flags/dev.yaml"), DEV_YAML.replace("      green: green\n", "      teal: teal\n"));
+      await vi.waitFor(() => expect(first.overrides.list()).toEqual({ dev: { "new-checkout": { variant: "on" } } }), { timeout: 5000 });
+    } finally {
+      await first.close();
+    }
+    expect(await readFile(overridesFile, "utf8")).not.toContain("banner");
+    const second = await start();
+    try {
+      expect(second.overrides.list()).toEqual({ dev: { "new-checkout": { variant: "on" } } });
+    } finally {
+      await second.close();
+    }
+  });
+
   it("set/clear/list on the object createFlagServer returns, with AdminErrors", async () => {
     const server = await createFlagServer({
       config: {
