@@ -1,10 +1,8 @@
 /**
- * Reading configuration files so that what is read can be trusted and checked again:
- * - only regular files (after following symlinks), capped in size and time, so a FIFO, a device
- *   (`/dev/zero`) or a stuck mount costs a problem, not the server;
- * - a file is taken once it has settled (`settleLeft`) and was read whole with the same signature
- *   before and after, so a half-written file is never loaded;
- * - every path read, listed or looked at is recorded in an `InputSet`, for the reloader to check.
+ * Reading configuration files so that what is read can be trusted and checked again: only regular
+ * files, capped in size and time (a FIFO, `/dev/zero` or a stuck mount costs a problem, not the
+ * server); a file only once settled and read whole (docs/architecture.md, "A half-written file never
+ * loads"); every path read, listed or looked at recorded in an `InputSet`, for the reloader to check.
  */
 import { createHash } from "node:crypto";
 import { constants, type Stats } from "node:fs";
@@ -25,10 +23,7 @@ export const WRITER_SETTLE_MS = 40;
 export const EMPTY_SETTLE_MS = 500;
 /** A file still changing after this long is reported as such; the next check reads it again. */
 const SETTLE_DEADLINE_MS = 2_000;
-/**
- * A read this soon after a file's last change is racy, as git says (a file system keeping whole
- * seconds could hide a rewrite of the same size): only its content hash proves it.
- */
+/** A read this soon after a file's last change is racy (git's term): a same-size rewrite can keep its timestamps; only its hash tells. */
 const RACY_MS = 2_000;
 
 /** A file's bytes as read (the loader decodes them where it parses them), with their hash; or why it cannot be read. */
@@ -66,11 +61,7 @@ function kindOf(s: Stats): string {
 
 const notRegular = (s: Stats): string => `not a regular file (${kindOf(s)}): only regular files are read`;
 
-/**
- * One read of a file, with the fstat it was read after (`before` its signature, or the path's when
- * it could not be opened; `after` the path's once read). `racyUntil` is set for a read made within
- * RACY_MS of the file's last change.
- */
+/** One read: `before` the signature of the fstat it was read after (the path's, if not opened), `after` the path's once read. */
 type OneRead =
   | { bytes: Uint8Array; stats: Stats; statAt: number; before: string; after: string; racyUntil?: number }
   | { error: string; before: string };
@@ -104,7 +95,7 @@ async function readOnce(path: string, racyMs: number): Promise<OneRead> {
   }
 }
 
-/** Up to `limit` bytes of the file, into a buffer sized for the file as it was stat'ed (one byte more, to see it grow), grown when it does. */
+/** Up to `limit` bytes of the file, into a buffer sized as it was stat'ed (one byte more, to see it grow), grown when it does. */
 async function readAtMost(handle: FileHandle, limit: number, expected: number): Promise<Uint8Array> {
   let buffer = Buffer.allocUnsafe(Math.min(limit, expected + 1));
   let total = 0;
@@ -175,13 +166,10 @@ export interface SettleState {
 
 /**
  * How much longer (ms) a file must stay as it is before it is read; 0: read it now. `checkedAt` is
- * when the stat that showed it so was asked for.
- * - ctime after mtime means the inode's last change was not a write: renamed into place (an atomic
- *   write), or back-dated by `cp -p`, rsync or tar after it was written. A writer still writing
- *   cannot show it: every write sets both.
- * - Otherwise it must have been quiet for the settle window, counted from its own timestamps or
- *   from when we first saw it, whichever is longer (a clock ahead of ours cannot stall us);
- *   longer for one seen changing. An empty file must have been seen empty for EMPTY_SETTLE_MS.
+ * when the stat that showed it so was asked for. ctime after mtime means the last change was not a
+ * write (renamed into place, or back-dated by `cp -p`, rsync or tar): a writer still writing sets
+ * both. Quiet time counts from the file's timestamps or from when we first saw it, whichever is
+ * longer, so a clock ahead of ours cannot stall us.
  */
 export function settleLeft(file: SettleState, checkedAt: number): number {
   if (file.size > 0 && file.metadataLast && !file.seenChanging) return 0;
@@ -295,10 +283,7 @@ export const listDirectory = (dir: string, inputs?: InputSet): Promise<string[] 
 export const statPath = (path: string, inputs?: InputSet): Promise<Stats | NodeJS.ErrnoException> =>
   recorded(path, inputs, statOf, statSignature);
 
-/**
- * Records a file that someone else reads (the key state file): its signature and content hash
- * now, before that read, so that any change from here on shows.
- */
+/** Records a file that someone else reads (the key state file), before that read, so that any change from here on shows. */
 export async function recordFile(path: string, inputs: InputSet): Promise<void> {
   const read = await readOnce(path, RACY_MS);
   inputs.add("bytes" in read ? new FileInput(path, read.before, hashOf(read.bytes), read.racyUntil) : new FileInput(path, read.before));
