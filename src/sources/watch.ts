@@ -9,10 +9,8 @@
  *   deaf to a file for good (a path whose stability poll meets ENOENT, deleted mid-write, stays in
  *   its pending writes, swallowing every later change). `atomic` (the default) folds delete +
  *   re-create within 100 ms into one change.
- * - Kubernetes ConfigMap volumes swap the `..data` symlink the config files point through. chokidar
- *   reports the swap only when the old target is then deleted (the kubelet does, at once); a swap
- *   that keeps it, or `ln -sfn` on a symlinked PATH, would go unseen. So every watched symlink has
- *   its realpath re-checked after each raw fs event (`recheck`).
+ * - Kubernetes ConfigMap volumes swap the `..data` symlink the config files point through, which
+ *   chokidar reports only when the old target is then deleted: hence `linkTracker`.
  */
 import { watch, type FSWatcher } from "chokidar";
 import { lstatSync, realpathSync, statSync, type Stats } from "node:fs";
@@ -41,7 +39,6 @@ export interface WatchOptions {
 interface Target {
   /** Absolute. */
   path: string;
-  /** "dir": environment files and subdirectories; "file": this file alone. */
   kind: "dir" | "file";
   /** The directory chokidar watches: the nearest existing ancestor of PATH's parent. */
   root: string;
@@ -50,10 +47,7 @@ interface Target {
 /** What a path is to the target; undefined: irrelevant. */
 type Role = "root" | "chain" | "self" | "env" | "file" | "unknown";
 
-/**
- * Dot-files (editor locks such as `.#flags.yaml`, Kubernetes' `..data` and `..<timestamp>`),
- * backups, swap and temp files, and vim's write-test file `4913`.
- */
+/** Dot-files (editor locks such as `.#flags.yaml`, Kubernetes' `..data`), backups, swap and temp files, vim's test file `4913`. */
 const isJunk = (name: string) => name.startsWith(".") || name.endsWith("~") || name === "4913" || /\.(swp|swo|swx|tmp)$/i.test(name);
 /** As discovery reads them: test files (`dev.test.yaml`) are not configuration, so editing one reloads nothing. */
 const isConfigFile = (name: string) => !isJunk(name) && isConfigFileName(name);
@@ -140,9 +134,10 @@ function debouncer(options: WatchOptions) {
 
 /**
  * Watched paths that are symlinks, and where they point: resolved synchronously when chokidar
- * reports them, so that no swap slips in between. `recheck` runs after each raw fs event (the rename
- * of `..data_tmp` over `..data` is one); events during a pass trigger one more. A link to a
- * directory (PATH, an environment) that points elsewhere leaves chokidar watching the old one: restart.
+ * reports them, so that no swap slips in between. A swap that keeps the old target (or `ln -sfn` on
+ * a symlinked PATH) is seen by `recheck`, run after each raw fs event (the rename of `..data_tmp`
+ * over `..data` is one); events during a pass trigger one more. A link to a directory (PATH, an
+ * environment) that points elsewhere leaves chokidar watching the old one: restart.
  */
 function linkTracker(report: (path: string) => void, restart: () => void, isClosed: () => boolean) {
   const links = new Map<string, string>();
