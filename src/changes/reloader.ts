@@ -1,9 +1,8 @@
 /**
  * Runs reloads one at a time and makes them converge: requests that arrive during a reload are
- * folded into one more, and the inputs each reload read (files, listings, the key state file)
- * are checked again right after it and every `checkMs`, so an edit that no notification
- * announced (or that landed while its notification's reload was already reading) still gets
- * loaded. Watcher notifications only make it sooner.
+ * folded into one more, and the inputs each reload read (files, listings, the key state file) are
+ * checked again right after it and every `checkMs`, so an edit that no notification announced (or
+ * that landed while its notification's reload was already reading) still gets loaded.
  */
 import { withTimeout } from "../sources/files.js";
 import { InputSet } from "../sources/inputs.js";

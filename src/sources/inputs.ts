@@ -1,9 +1,7 @@
 /**
- * What a load read, remembered so that a later look can tell whether it changed. Watcher
- * notifications are hints that make a reload fast; this is what makes it certain: after each
- * reload, and on a cheap periodic check, every input of the last load is asked whether it
- * changed, and one that did causes another reload. A file answers from its signature
- * (`./files.ts`); a URL from whether its latest poll changed what it hands over (`./url-source.ts`).
+ * What a load read, remembered so that a later look can tell whether it changed: what makes reloads
+ * converge (src/changes/reloader.ts). A file answers from its signature (`./files.ts`); a URL from
+ * whether its latest poll changed what it hands over (`./url-source.ts`).
  */
 import { setTimeout as sleep } from "node:timers/promises";
 
@@ -58,10 +56,7 @@ export class InputSet {
     }
   }
 
-  /**
-   * The id of the first input that changed since it was read, if any. All are asked at once: a
-   * directory of a hundred files is checked after every reload and on every periodic check.
-   */
+  /** The id of the first input that changed since it was read, if any; all are asked at once (there may be hundreds). */
   async changed(): Promise<string | undefined> {
     const inputs = [...this.#inputs];
     const changed = await Promise.all(inputs.map((input) => input.changed().catch(() => true)));
