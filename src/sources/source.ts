@@ -38,10 +38,7 @@ export interface SourceProblem {
 export interface SourceLoad {
   /** The source, for problems about it as a whole (a path or URL). */
   id: string;
-  /**
-   * Documents whose content decides their environments (a single file or a URL): an
-   * `environments:` map, or one environment named by the stem.
-   */
+  /** Documents whose content decides their environments (a single file, a URL): an `environments:` map, or one named by `stem`. */
   documents: { stem: string; document: SourceDocument }[];
   environments: SourceEnvironment[];
   problems: SourceProblem[];
@@ -63,9 +60,8 @@ export interface ConfigSource {
   /** What it reads, said by the source itself: no caller reads it from the id. */
   readonly kind: SourceKind;
   /**
-   * Reads the configuration as it is now. Every input read is recorded in `inputs`, so that a
-   * later check can tell whether this read is stale (see ./inputs.ts). Never throws for what it
-   * reads: problems are in the result.
+   * Reads the configuration as it is now, recording every input read in `inputs` (see ./inputs.ts).
+   * Never throws for what it reads: problems are in the result.
    */
   read(inputs?: InputSet): Promise<SourceLoad>;
   /** Starts telling `listener` when the content may have changed. Called at most once. */
@@ -76,8 +72,5 @@ export interface ConfigSource {
 /** The id of the inline source (environments given as data): neither a path nor a URL. */
 export const INLINE_ID = "<inline>";
 
-/**
- * The kind of source a spec names (a command-line argument, a source's id, a document's file): the
- * one place a kind is read from text; createSource (./index.ts) builds sources by it.
- */
+/** The kind of source a spec names (a command-line argument, a source's id, a document's file): the one place it is read from text. */
 export const sourceKindOf = (spec: string): SourceKind => (/^https?:\/\//i.test(spec) ? "url" : spec === INLINE_ID ? "inline" : "files");
