@@ -1,10 +1,9 @@
 /**
- * The URL source: one YAML or JSON document over HTTP(S), polled (flagd's HTTP sync). Each poll
- * is a conditional GET (`If-None-Match` / `If-Modified-Since`), so an unchanged document costs a
- * 304 and no reload. A read hands over the latest poll's outcome: the document, or the problem
- * (network error, status, size, timeout) as a broken file's, named by the URL. The outcome changes
- * (and a reload follows) only when the content or the problem does: a failing URL is logged once
- * per distinct problem, not once per poll.
+ * The URL source: one YAML or JSON document over HTTP(S), polled (flagd's HTTP sync) with a
+ * conditional GET, so an unchanged document costs a 304 and no reload. A read hands over the latest
+ * poll's outcome: the document, or the problem as a broken file's, named by the URL. The outcome
+ * changes (and a reload follows) only when the content or the problem does: a failing URL is logged
+ * once per distinct problem, not once per poll.
  */
 import { basename, extname } from "node:path";
 import type { Logger } from "../log/logger.js";
@@ -62,7 +61,6 @@ export class UrlSource implements ConfigSource {
   /** The latest poll's outcome; the first read fetches. */
   async read(inputs?: InputSet): Promise<SourceLoad> {
     if (this.#current === undefined) await this.poll();
-    // Changed once a later poll changes what a read hands over.
     const version = this.#version;
     inputs?.add({ id: this.id, changed: async () => this.#version !== version });
     const document = this.#current ?? { file: this.id, error: "not fetched" };
@@ -82,9 +80,8 @@ export class UrlSource implements ConfigSource {
       const { text, finalUrl } = fetched;
       if (before && "error" in before) this.#options.logger?.info(`${this.id}: fetched again (was: ${before.error})`, { url: this.id });
       const beforeFinal = before && "text" in before ? before.finalUrl : undefined;
-      if (finalUrl !== beforeFinal && finalUrl !== undefined) {
+      if (finalUrl !== beforeFinal && finalUrl !== undefined)
         this.#options.logger?.info(`${this.id}: redirected: the document is read from ${finalUrl}`, { url: this.id, finalUrl });
-      }
       if (before && "text" in before && before.text === text && beforeFinal === finalUrl) return false;
       this.#current = { file: this.id, text, ...(finalUrl !== undefined && { finalUrl }) };
     }
