@@ -1,8 +1,6 @@
 /**
- * What changed between two versions of an environment: a pure function of the two
- * configurations. Formatting, comments and key order change nothing, because definitions are
- * compared by the hash of their canonical JSON; a definition that is the very object it was (the
- * loader reuses unchanged ones between loads, config/memo.ts) is not compared at all.
+ * What changed between two versions of an environment, a pure function of the two configurations:
+ * definitions compare by the hash of their canonical JSON, so formatting, comments and key order change nothing.
  */
 import { flagMetadata, type EnvironmentConfig, type FlagDefinition, type JsonValue, type Metadata } from "../model/types.js";
 import { canonicalJson, compare } from "../model/json.js";
