@@ -148,13 +148,11 @@ function nextSnapshots(
   options: ApplyOptions,
 ): Map<string, EnvironmentSnapshot> {
   const next = new Map<string, EnvironmentSnapshot>(options.partial ? previous : []);
-  // Invalid environments keep their last good snapshot. When the configuration could not be
-  // read at all (a problem under ""), nothing is removed: a vanished directory is not an edit.
+  // When the configuration could not be read at all (a problem under ""), nothing is removed: a vanished directory is not an edit.
   const unreadable = load.problems.has("");
   for (const [env, snapshot] of previous) {
     if (!load.environments.has(env) && (load.problems.has(env) || unreadable)) next.set(env, snapshot);
   }
-  // A flag broken by this edit keeps its last good definition; the other flags' edits apply.
   for (const loaded of valid) {
     const name = loaded.config.name;
     const before = previous.get(name);
@@ -182,9 +180,8 @@ function changesBetween(previous: ReadonlyMap<string, EnvironmentSnapshot>, next
       next.set(env, before);
       continue;
     }
-    // With no definition changed, a new `notifications:` list, a flag newly broken (it keeps its
-    // last good definition, or answers PARSE_ERROR if it never had one), or a URL read from
-    // another address takes effect silently.
+    // With no definition changed, a new `notifications:` list, a flag newly broken or a URL read
+    // from another address takes effect silently.
     if (!before || changes.length > 0) applied.push({ env, changes, before, after: snapshot });
   }
   for (const [env, before] of previous) if (!next.has(env)) applied.push({ env, changes: diffEnvironments(before, undefined), before });
