@@ -267,13 +267,7 @@ async function recorded<T>(id: string, inputs: InputSet | undefined, look: (id: 
   return found;
 }
 
-async function listOnce(dir: string): Promise<string[] | string> {
-  try {
-    return (await readdir(dir)).sort();
-  } catch (error) {
-    return errorCode(error);
-  }
-}
+const listOnce = (dir: string): Promise<string[] | string> => readdir(dir).then((names) => names.sort(), errorCode);
 
 /** A directory's entry names (sorted by code unit), or the error code; recorded. */
 export const listDirectory = (dir: string, inputs?: InputSet): Promise<string[] | string> =>
