@@ -1,8 +1,4 @@
-/**
- * PATH -> which environments exist and which files make each one (see docs/format.md). Only names and
- * file types are read here; contents (and whether a name is a valid environment name) are the
- * loader's job.
- */
+/** PATH -> which environments exist and which files make each one (docs/format.md); contents and names are checked by the loader. */
 import { basename, extname, join, resolve } from "node:path";
 import { compare } from "../model/json.js";
 import { errorCode, listDirectory, statPath } from "./files.js";

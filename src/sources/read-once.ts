@@ -1,7 +1,4 @@
-/**
- * Sources read once, for the commands that only look (validate, keys, eval): no watcher is
- * loaded, so they start without chokidar.
- */
+/** Sources read once, for the commands that only look (validate, keys, eval): no watcher is loaded, so they start without chokidar. */
 import { stemOf, discover } from "./discover.js";
 import { readStableFile, type FileTexts } from "./files.js";
 import type { InputSet } from "./inputs.js";
