@@ -7,7 +7,7 @@
  */
 import { basename, extname } from "node:path";
 import type { Logger } from "../log/logger.js";
-import { decodeUtf8 } from "./decode.js";
+import { decodeUtf8, type Decoded } from "./decode.js";
 import { MAX_FILE_BYTES, sizeText } from "./files.js";
 import type { InputSet } from "./inputs.js";
 import { networkReason } from "./network-reason.js";
@@ -125,10 +125,10 @@ export class UrlSource implements ConfigSource {
         void response.body?.cancel().catch(() => {});
         return { error: `HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ""}` };
       }
-      const text = await readCapped(response, this.#options.maxBytes);
-      if (typeof text !== "string") return text;
+      const body = await readCapped(response, this.#options.maxBytes);
+      if ("error" in body) return body;
       return {
-        text,
+        text: body.text,
         etag: response.headers.get("etag") ?? undefined,
         lastModified: response.headers.get("last-modified") ?? undefined,
         finalUrl,
@@ -143,8 +143,8 @@ export class UrlSource implements ConfigSource {
   }
 }
 
-/** The body as text, unless it is larger than `maxBytes` (then read no further). */
-async function readCapped(response: Response, maxBytes: number): Promise<string | { error: string; line?: number; col?: number }> {
+/** The body decoded, unless it is larger than `maxBytes` (then read no further). */
+async function readCapped(response: Response, maxBytes: number): Promise<Decoded | { error: string }> {
   const tooLarge = { error: `document is larger than ${sizeText(maxBytes)}` };
   if (Number(response.headers.get("content-length") ?? 0) > maxBytes) {
     void response.body?.cancel().catch(() => {});
@@ -157,6 +157,5 @@ async function readCapped(response: Response, maxBytes: number): Promise<string 
     if (total > maxBytes) return tooLarge; // leaving the loop cancels the stream
     chunks.push(chunk);
   }
-  const decoded = decodeUtf8(Buffer.concat(chunks));
-  return "text" in decoded ? decoded.text : decoded;
+  return decodeUtf8(Buffer.concat(chunks));
 }
