@@ -79,7 +79,7 @@ async function applyNow(load: ConfigLoad, ctx: ReloadContext, options: ApplyOpti
   );
   if (persistError)
     logger.warn(`generated keys could not be saved in ${ctx.stateDir} (${persistError.message}); they will change on restart`);
-  const recordedGraces = await gracesOfRotations(ctx, store.environments, keys);
+  const recordedGraces = await gracesOfRotations(ctx, keys);
   const previous = store.environments;
   const valid = [...load.environments.values()].map((loaded) => ctx.layer?.(loaded) ?? loaded);
   const next = nextSnapshots(load, valid, keys, previous, options);
@@ -117,14 +117,10 @@ async function applyNow(load: ConfigLoad, ctx: ReloadContext, options: ApplyOpti
 }
 
 /** The grace `keys rotate` recorded for each key this load replaces (`--revoke-now`: 0); else `--key-grace` applies. */
-async function gracesOfRotations(
-  ctx: ReloadContext,
-  previous: ReadonlyMap<string, EnvironmentSnapshot>,
-  keys: ReadonlyMap<string, string>,
-): Promise<Map<string, number>> {
+async function gracesOfRotations(ctx: ReloadContext, keys: ReadonlyMap<string, string>): Promise<Map<string, number>> {
   const graces = new Map<string, number>();
   for (const [env, key] of keys) {
-    const oldKey = previous.get(env)?.apiKey;
+    const oldKey = ctx.store.environments.get(env)?.apiKey;
     const recorded = oldKey === undefined || oldKey === key ? undefined : await recordedGrace(ctx.stateDir, env, oldKey);
     if (recorded !== undefined) graces.set(env, recorded);
   }
@@ -167,8 +163,7 @@ function nextSnapshots(
 
 /**
  * What changed per environment, removals included (none when partial: `next` has every previous
- * environment). Unchanged environments keep their snapshot (put back into `next`), so their ETags
- * and timestamps stay put.
+ * environment). An unchanged environment's snapshot is put back into `next`: its ETag and timestamps stay.
  */
 function changesBetween(previous: ReadonlyMap<string, EnvironmentSnapshot>, next: Map<string, EnvironmentSnapshot>): EnvironmentChange[] {
   const applied: EnvironmentChange[] = [];
