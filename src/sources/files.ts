@@ -131,9 +131,8 @@ interface KnownFile extends FileContent {
 
 /** The files one reader (a file source) read last time, by path: one whose signature proves it unchanged is not read again. */
 export class FileTexts extends Generation<string, KnownFile> {
-  /** Files read from disk since this was made. */
+  /** Files and bytes read from disk since this was made (a file read twice counts twice). */
   reads = 0;
-  /** Bytes read from disk since this was made (a file read twice counts twice). */
   bytesRead = 0;
 
   /** `racyMs`: instead of RACY_MS, how long after a change a read is racy (0: never; for tests). */

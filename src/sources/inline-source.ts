@@ -1,7 +1,4 @@
-/**
- * Environments given as data (the programmatic API's `{ environments }`, and `update`): a source
- * like the others, whose documents are values instead of text. It never changes by itself.
- */
+/** Environments given as data (the programmatic API's `{ environments }`, and `update`): a source whose documents are values. */
 import { INLINE_ID, type ConfigSource, type SourceLoad } from "./source.js";
 
 export class InlineSource implements ConfigSource {

@@ -16,7 +16,6 @@ export interface Input {
   changed(): Promise<boolean>;
 }
 
-/** How often `settled()` looks at the files it waits for. */
 const SETTLE_POLL_MS = 40;
 
 /** The inputs of one load. */
@@ -39,9 +38,8 @@ export class InputSet {
   }
 
   /**
-   * Once every input read before it had settled has, whether each is still as read. Waits for the
-   * last one's settle window, looking every SETTLE_POLL_MS so that a file that moves meanwhile
-   * (an empty file being filled) answers false at once; true at once when there is none.
+   * Once every input read before it had settled has, whether each is still as read. Looks every
+   * SETTLE_POLL_MS meanwhile, so that a file that moves (an empty file being filled) answers false at once.
    */
   async settled(): Promise<boolean> {
     const unsettled = this.#inputs.filter((input) => input.settleAt !== undefined);
