@@ -64,9 +64,8 @@ export async function discover(path: string, inputs?: InputSet): Promise<Discove
     if (!first) continue;
     if (others.length > 0) {
       // Neither wins: which one is meant is not ours to guess.
-      for (const other of others) {
+      for (const other of others)
         report("", other.dir ?? other.files[0] ?? root, `environment '${name}' is also defined by ${first.dir ?? first.files[0]}`);
-      }
       continue;
     }
     if (first.dir) {
