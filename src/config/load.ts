@@ -85,8 +85,7 @@ export async function loadSourceReads(reads: readonly SourceLoad[], options: Loa
   const found: FoundEnvironment[] = [];
   const sources = new Set<Source>();
   for (const read of reads) found.push(...(await fromSource(read, problems, options, sources)));
-  // Files read before they settled were parsed meanwhile; they are built (checked, problems
-  // located) only once still as read: a half-written file is never even looked at.
+  // A file read before it settled was parsed meanwhile, but is built only if still as read: a half-written file is never looked at.
   const settled = (await options.inputs?.settled()) ?? true;
   if (options.offThread) await turn();
   const environments = settled ? buildAll(withoutDuplicates(found, problems), problems, options) : undefined;
@@ -106,13 +105,8 @@ const turn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve)
  * A document's value, parsed again only when its content changed (memo.ts). Whatever the parser
  * throws (a hostile document) is a problem of that document, never an escaped exception.
  */
-async function parseDocument(document: SourceDocument, options: LoadOptions): Promise<ParsedFile> {
-  try {
-    return await parseChanged(document, options);
-  } catch (error) {
-    return { problems: [fileProblem(document.file, `cannot be read: ${(error as Error).message}`)] };
-  }
-}
+const parseDocument = (document: SourceDocument, options: LoadOptions): Promise<ParsedFile> =>
+  parseChanged(document, options).catch((error: Error) => ({ problems: [fileProblem(document.file, `cannot be read: ${error.message}`)] }));
 
 async function parseChanged(document: SourceDocument, { offThread, memo }: LoadOptions): Promise<ParsedFile> {
   const { file } = document;
@@ -188,14 +182,11 @@ function withoutDuplicates(found: FoundEnvironment[], problems: ProblemMap): Fou
   const byName = new Map<string, FoundEnvironment[]>();
   for (const input of found) addTo(byName, input.name, input);
   const kept: FoundEnvironment[] = [];
-  for (const [name, group] of byName) {
-    if (group.length === 1) kept.push(...group);
-    else {
-      for (const input of group) {
-        const others = group.filter((o) => o !== input).map((o) => o.origin);
-        problems.add(name, fileProblem(input.origin, `environment '${name}' is also defined by ${others.join(", ")}`));
-      }
-    }
+  for (const input of found) {
+    const { name, origin } = input;
+    const others = byName.get(name)!.filter((o) => o !== input);
+    if (others.length === 0) kept.push(input);
+    else problems.add(name, fileProblem(origin, `environment '${name}' is also defined by ${others.map((o) => o.origin).join(", ")}`));
   }
   return kept;
 }
@@ -220,9 +211,8 @@ function fromSingleFile(document: SourceDocument, stem: string, parsed: ParsedFi
 
   // The wrapper: `environments:` (and `$schema`), nothing else.
   for (const key of Object.keys(value)) {
-    if (key !== "environments" && key !== "$schema") {
-      problems.add("", problemAt(source, [key], `unknown property '${key}' (expected $schema, environments)`, "key"));
-    }
+    if (key === "environments" || key === "$schema") continue;
+    problems.add("", problemAt(source, [key], `unknown property '${key}' (expected $schema, environments)`, "key"));
   }
   const envs = value.environments;
   if (!isRecord(envs) || Object.keys(envs).length === 0) {
