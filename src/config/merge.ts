@@ -139,10 +139,7 @@ export function mergeDocuments(
   return merged;
 }
 
-/**
- * A mapping's entries (none for anything else). Documents are parsed YAML or JSON, so every value
- * in them is a JsonValue (non-finite numbers are reported by validateDocument).
- */
+/** A mapping's entries, none for anything else (parsed YAML or JSON holds JsonValues; validateDocument reports non-finite numbers). */
 const entries = (v: unknown): [string, JsonValue][] => (isRecord(v) ? (Object.entries(v) as [string, JsonValue][]) : []);
 
 /**

@@ -12,9 +12,6 @@ import { docProblem, formatPath, type Anchor, type EnvDocument } from "./positio
 import type { JsonPath, Problem } from "../model/types.js";
 import { isRecord, setOwn } from "../model/json.js";
 
-/** What a problem takes out (it costs only what it breaks): one flag, one segment and the flags that use it, or the environment. */
-type Scope = { flag: string } | { segment: string } | "environment";
-
 export interface DocumentCheck {
   /** Problems that take the whole environment out. */
   problems: Problem[];
@@ -80,8 +77,8 @@ export const addTo = <K, V>(map: Map<K, V[]>, key: K, ...values: V[]): void => {
   else map.set(key, [...values]);
 };
 
-/** Which flag or segment a path inside an environment document belongs to, if any. */
-function scopeOf(value: unknown, path: JsonPath): Scope {
+/** What a problem at `path` takes out (only what it breaks): one flag, one segment and the flags that use it, or the environment. */
+function scopeOf(value: unknown, path: JsonPath): { flag: string } | { segment: string } | "environment" {
   if (!isRecord(value) || path.length < 2) return "environment";
   const [section, name] = path;
   if (section === "segments" || section === "$evaluators") return { segment: String(name) };
@@ -123,13 +120,7 @@ function schemaProblems(doc: EnvDocument, value: unknown, errors: readonly Error
 const isVariantTypeError = (err: ErrorObject, path: JsonPath): boolean =>
   path[0] === "flags" && path[2] === "variants" && (err.keyword === "anyOf" || err.schemaPath.includes("/anyOf/"));
 
-interface Described {
-  path: JsonPath;
-  message: string;
-  anchor?: Anchor;
-}
-
-function describeSchemaError(err: ErrorObject, path: JsonPath): Described {
+function describeSchemaError(err: ErrorObject, path: JsonPath): { path: JsonPath; message: string; anchor?: Anchor } {
   const params = err.params as Record<string, unknown>;
   const parent = (err.parentSchema ?? {}) as Record<string, unknown>;
   switch (err.keyword) {
@@ -291,8 +282,7 @@ function checkVariants(variants: Record<string, unknown>): [JsonPath, string][] 
 /** YAML's `.inf` and `.nan` are numbers JSON cannot carry: they would reach clients as null. */
 function nonFiniteNumbers(doc: EnvDocument, value: unknown): Located[] {
   const found: Located[] = [];
-  // One path, grown and shrunk as the walk goes (every value of a big file is visited), copied
-  // only for a problem.
+  // One path, grown and shrunk as the walk goes (every value of a big file is visited), copied only for a problem.
   const path: (string | number)[] = [];
   const walk = (node: unknown): void => {
     if (typeof node === "number") {
@@ -321,7 +311,6 @@ function nonFiniteNumbers(doc: EnvDocument, value: unknown): Located[] {
 // ---------------------------------------------------------------------------------------------
 // The engine's checks
 
-/** The engine's CompiledEnvironment with its errors located in the files, as problems. */
 export interface LocatedCompilation extends Omit<CompiledEnvironment, "errors"> {
   problems: Problem[];
 }
@@ -329,7 +318,6 @@ export interface LocatedCompilation extends Omit<CompiledEnvironment, "errors"> 
 /** Compiles targeting; each engine error is located in the file that wrote the flag or segment. */
 export function compileAndLocate(merged: MergedEnvironment, brokenSegments: Iterable<string>, previous?: CompileMemo): LocatedCompilation {
   const first = merged.docs[0]!; // load.ts builds no environment without a document
-  // (An engine that throws costs this environment alone: load.ts's build is the stage boundary.)
   const { errors, ...compiled } = compileEnvironment(merged.config, { brokenSegments, previous });
   const problems = errors.map((e) => {
     const [section, name, ...rest] = e.path;
