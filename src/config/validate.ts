@@ -290,16 +290,10 @@ function nonFiniteNumbers(doc: EnvDocument, value: unknown): Located[] {
       const at = [...path];
       const message = `${formatPath(at)}: must be a finite number (.inf and .nan have no JSON form)`;
       found.push({ path: at, problem: docProblem(doc, at, message) });
-    } else if (Array.isArray(node)) {
-      for (let i = 0; i < node.length; i++) {
-        path.push(i);
-        walk(node[i]);
-        path.pop();
-      }
-    } else if (isRecord(node)) {
-      for (const key of Object.keys(node)) {
+    } else if (typeof node === "object" && node !== null) {
+      for (const [key, child] of Array.isArray(node) ? node.entries() : Object.entries(node)) {
         path.push(key);
-        walk(node[key]);
+        walk(child);
         path.pop();
       }
     }
