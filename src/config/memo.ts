@@ -61,11 +61,9 @@ export class LoadMemo {
 const SECTIONS = ["flags", "segments", "$evaluators"] as const;
 
 /**
- * `value` (a fresh parse, not yet seen by anyone) with every flag and segment whose JSON text is
- * that of an entry of `last` (the entries of the document's last parse) replaced by that entry's
- * object, in place, in each environment document (the value itself, or each entry of its
- * `environments:`). Entries of the same text share one object. Returns the new entries, for the
- * next parse.
+ * `value` (a fresh parse, seen by no one yet) with each flag and segment whose JSON text is that of
+ * an entry of `last` (the document's last parse) replaced in place by that object; entries of one
+ * text share one object. Returns the new entries, for the next parse.
  */
 export const reuseEntries = (value: unknown, last?: ReadonlyMap<string, object>): Map<string, object> =>
   placeEntries(value, undefined, last, (entry) => entry);

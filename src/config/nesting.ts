@@ -21,13 +21,11 @@ export const MAX_ALIAS_NODES = 100_000;
 const TOO_DEEP = `nested deeper than ${MAX_DEPTH} levels of mappings and lists; no flag configuration needs that`;
 
 /**
- * Where `text` nests deeper than MAX_DEPTH, if it does. First a bound from character counts
- * alone, which every real file passes: a node is nested no deeper than the `[` and `{` opened
- * before it, plus two levels per column its line begins with (indentation and the `- `, `? ` and
- * `: ` indicators): the entries of a block collection are indented more than it, but for a list
- * under a mapping's key. Past the bound (deep indentation, long runs of `- - -`), the yaml
- * package's parser, which builds its syntax tree without recursing, says how deep the text
- * nests, and where.
+ * Where `text` nests deeper than MAX_DEPTH, if it does. First a bound from characters alone, which
+ * every real file passes: a node nests no deeper than the `[` and `{` opened before it, plus two
+ * levels per column its line begins with (indentation and `- `, `? `, `: `; a block's entries are
+ * indented more than it, but for a list under a mapping's key). Past it (deep indentation, `- - -`),
+ * the yaml package's parser, which builds its syntax tree without recursing, says where.
  */
 export function textNestingProblem(text: string): TextProblem | undefined {
   return nestingBound(text) <= MAX_DEPTH ? undefined : deepestPlace(text);
