@@ -3,14 +3,12 @@
  * loader, so what autocompletion accepts is what flagserve accepts.
  */
 import { readFileSync } from "node:fs";
-import { fileURLToPath } from "node:url";
 import type { ValidateFunction } from "ajv";
 import * as compiled from "./generated/schema-validators.js";
 
-/** Absolute path of the schema file (it ships in the package beside src/ and dist/). */
-const SCHEMA_PATH = fileURLToPath(new URL("../../schema/flagserve.schema.json", import.meta.url));
-
-export const flagserveSchema = JSON.parse(readFileSync(SCHEMA_PATH, "utf8")) as Record<string, unknown>;
+/** The schema file: it ships in the package beside src/ and dist/. */
+const SCHEMA_URL = new URL("../../schema/flagserve.schema.json", import.meta.url);
+export const flagserveSchema = JSON.parse(readFileSync(SCHEMA_URL, "utf8")) as Record<string, unknown>;
 
 /** The parts of the schema with a validator (see scripts/schema-validators.ts). */
 export type SchemaPart = keyof typeof compiled;
