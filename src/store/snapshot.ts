@@ -14,10 +14,7 @@ export interface EnvironmentSnapshot {
   readonly flags: ReadonlyMap<string, CompiledFlag>;
   /** Flag keys in a stable order, so bulk responses (and their ETags) are deterministic. */
   readonly flagKeys: readonly string[];
-  /**
-   * Hash of what the files say (flags, segments, metadata): the same files give the same
-   * value on every replica, whatever their formatting, comments or key order.
-   */
+  /** The ETag of what the files say (configEtagOf): the same on every replica, whatever their formatting, comments or key order. */
   readonly configEtag: string;
   /** Unix seconds of the load that produced this snapshot. */
   readonly loadedAt: number;
