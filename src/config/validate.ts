@@ -282,7 +282,7 @@ function checkVariants(variants: Record<string, unknown>): [JsonPath, string][] 
 /** YAML's `.inf` and `.nan` are numbers JSON cannot carry: they would reach clients as null. */
 function nonFiniteNumbers(doc: EnvDocument, value: unknown): Located[] {
   const found: Located[] = [];
-  // One path, grown and shrunk as the walk goes (every value of a big file is visited), copied only for a problem.
+  // One path for the whole walk (it visits every value of a big file), copied only for a problem.
   const path: (string | number)[] = [];
   const walk = (node: unknown): void => {
     if (typeof node === "number") {
