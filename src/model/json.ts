@@ -12,10 +12,7 @@ export function setOwn<T>(record: Record<string, T>, key: string, value: T): voi
 /** Code-point order: the same on every machine, whatever its locale. */
 export const compare = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
-/**
- * JSON with object keys sorted at every level: equal data gives equal text, whatever the key order.
- * `space` indents it, as JSON.stringify's does.
- */
+/** JSON with object keys sorted at every level: equal data gives equal text, whatever the key order. */
 export function canonicalJson(value: unknown, space?: number): string {
   return JSON.stringify(
     value,

@@ -1,7 +1,4 @@
-/**
- * The Prometheus text format's sample lines, for every module that writes metrics (http/metrics.ts
- * and the per-flag evaluation counts).
- */
+/** The Prometheus text format's sample lines, for every module that writes metrics. */
 
 /** A label value longer than this is cut: a client sends some of them. */
 export const MAX_LABEL_LENGTH = 100;

@@ -12,10 +12,7 @@ export type Metadata = Record<string, string | number | boolean>;
 /** The metadata of every flag that has none: one frozen object, not one per flag of a 10 000-flag file. */
 export const NO_METADATA: Metadata = Object.freeze({});
 
-/**
- * The metadata a flag answers with (flagd's patchMetadata): the flag set's, under the flag's own
- * keys. Frozen; NO_METADATA when both are empty.
- */
+/** The metadata a flag answers with (flagd's patchMetadata): the flag set's, under the flag's own keys; frozen. */
 export function flagMetadata(setMetadata: Metadata | undefined, own: Metadata): Metadata {
   const merged = { ...setMetadata, ...own };
   return Object.keys(merged).length === 0 ? NO_METADATA : Object.freeze(merged);
