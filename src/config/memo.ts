@@ -57,9 +57,6 @@ export class LoadMemo {
   }
 }
 
-/** The sections of an environment document whose entries are reused one by one. */
-const SECTIONS = ["flags", "segments", "$evaluators"] as const;
-
 /**
  * `value` (a fresh parse, seen by no one yet) with each flag and segment whose JSON text is that of
  * an entry of `last` (the document's last parse) replaced in place by that object; entries of one
@@ -116,7 +113,7 @@ function forEachEntry(value: unknown, visit: (section: Record<string, unknown>, 
   const docs = isRecord(value.environments) ? Object.values(value.environments) : [value];
   for (const doc of docs) {
     if (!isRecord(doc)) continue;
-    for (const name of SECTIONS) {
+    for (const name of ["flags", "segments", "$evaluators"]) {
       const section = doc[name];
       if (!isRecord(section) && !Array.isArray(section)) continue;
       for (const key of Object.keys(section)) {

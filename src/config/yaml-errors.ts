@@ -9,8 +9,6 @@ import type { Problem } from "../model/types.js";
 /** A problem of the text being read: its file is the caller's. */
 export type TextProblem = Omit<Problem, "file">;
 
-type Messages = { errors: readonly YAMLError[]; warnings: readonly YAMLError[] };
-type LinePos = (offset: number) => { line: number; col: number };
 /** An offset's line and column, with that line's text and leading blanks (read only to quote them). */
 type Place = { line: number; col: number; text: string; indent: number };
 
@@ -18,8 +16,8 @@ type Place = { line: number; col: number; text: string; indent: number };
 export function explainYamlErrors(
   text: string,
   tree: readonly CST.Token[],
-  { errors, warnings }: Messages,
-  linePos: LinePos,
+  { errors, warnings }: { errors: readonly YAMLError[]; warnings: readonly YAMLError[] },
+  linePos: (offset: number) => { line: number; col: number },
 ): TextProblem[] {
   if (errors.length === 0) return warnings.map((w) => ({ ...linePos(w.pos[0]), message: `YAML warning: ${plainMessage(w)}` }));
   const first = [...errors].sort((a, b) => a.pos[0] - b.pos[0])[0]!;
