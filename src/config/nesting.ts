@@ -1,9 +1,8 @@
 /**
  * How deep a document nests, checked before any parser recurses into its text, and again on the
- * value the parser gave when aliases may have nested one part inside another. The parsers and
- * every later stage (validation, merge, compile, hashing) recurse once per level: a hostile
- * document thousands of levels deep would overflow the stack in one of them, and near the stack's
- * limit V8 may abort the process instead of throwing.
+ * parsed value when aliases may have nested one part inside another. The parsers and every later
+ * stage recurse once per level: a hostile document thousands of levels deep would overflow the
+ * stack, and near its limit V8 may abort the process instead of throwing.
  */
 import { yaml } from "./yaml-package.js";
 import type { TextProblem } from "./yaml-errors.js";

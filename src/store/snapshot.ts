@@ -43,10 +43,9 @@ const entryHashes = (record: Readonly<Record<string, unknown>>): string =>
     .join(",")}}`;
 
 /**
- * A fresh load of an environment with its broken flags given their last good definition (the
- * definition and compiled flag of `previous`), so an edit that breaks one flag takes nothing
- * from the clients while the other flags' edits apply. A flag with no good version keeps
- * answering PARSE_ERROR.
+ * A fresh load of an environment with each broken flag given its definition and compiled flag in
+ * `previous`, if it had them: an edit that breaks one flag takes nothing from the clients while the
+ * other flags' edits apply (a flag with no good version keeps answering PARSE_ERROR).
  */
 export function keepLastGoodFlags(
   config: EnvironmentConfig,
