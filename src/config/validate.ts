@@ -97,9 +97,7 @@ interface Located {
   covers?: boolean;
 }
 
-// ---------------------------------------------------------------------------------------------
-// Schema errors -> located, readable problems
-
+/** ajv's errors as readable problems, each at the YAML node it is about. */
 function schemaProblems(doc: EnvDocument, value: unknown, errors: readonly ErrorObject[]): Located[] {
   const problems: Located[] = [];
   for (const err of errors) {
@@ -188,9 +186,7 @@ export function toJsonPath(value: unknown, pointer: string): JsonPath {
   return path;
 }
 
-// ---------------------------------------------------------------------------------------------
-// What the schema cannot say (well)
-
+/** What the schema cannot say (well): variant types, defaultVariant, flags named like fields, notification URLs. */
 function semanticProblems(doc: EnvDocument, value: Record<string, unknown>): Located[] {
   const problems: Located[] = [];
   const report = (path: JsonPath, message: string) => problems.push({ path, problem: docProblem(doc, path, message) });
@@ -301,9 +297,6 @@ function nonFiniteNumbers(doc: EnvDocument, value: unknown): Located[] {
   walk(value);
   return found;
 }
-
-// ---------------------------------------------------------------------------------------------
-// The engine's checks
 
 export interface LocatedCompilation extends Omit<CompiledEnvironment, "errors"> {
   problems: Problem[];
