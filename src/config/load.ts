@@ -1,7 +1,6 @@
 /**
- * The loader: what the sources read (src/sources/), or inline objects -> every environment that
- * is entirely valid, plus every problem found, all at once. An environment with any problem is
- * left out and the others still load: one bad file never takes the rest down.
+ * The loader: what the sources read (src/sources/), or inline objects -> environments, plus every
+ * problem found, all at once. A problem costs only what it breaks: one bad file never takes the rest down.
  */
 import { unusableFlag } from "../engine/compile.js";
 import type { CompiledFlag } from "../engine/types.js";
@@ -25,7 +24,7 @@ export interface LoadedEnvironment {
 }
 
 export interface ConfigLoad {
-  /** Environments without any problem, by name (sorted). */
+  /** Environments no problem took out, by name (sorted). */
   environments: Map<string, LoadedEnvironment>;
   /** By environment name, or "" for problems not tied to one environment; each list sorted by file:line:col. */
   problems: Map<string, Problem[]>;
@@ -285,10 +284,9 @@ const sameSources = (a: FoundEnvironment, b: FoundEnvironment): boolean =>
   );
 
 /**
- * One environment: expand, validate each document, merge and compile. A problem inside one flag
- * (or one segment) takes out that flag (or the flags using it) alone; the environment is left
- * out only for problems outside flags and segments, which the checks still run past so that
- * every problem is reported in one run.
+ * One environment: expand, validate each document, merge and compile. A problem inside one flag (or
+ * segment) takes out that flag (or the flags using it) alone, any other the environment; the checks
+ * still run past it, so that every problem is reported in one run.
  */
 function build(input: FoundEnvironment, env: EnvVars, problems: ProblemMap, memo?: LoadMemo): Built {
   try {
