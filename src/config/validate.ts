@@ -225,13 +225,11 @@ function semanticProblems(doc: EnvDocument, value: Record<string, unknown>): Loc
 
 const UNEXPANDED = /\$\{[A-Za-z_][A-Za-z0-9_]*\}/;
 
-/** The fields of a flag: a flag key among them is nearly always a field indented too little. */
 const FLAG_FIELDS = new Set(["state", "variants", "defaultVariant", "targeting", "metadata"]);
 
 /**
- * A flag named like a flag's field (`targeting:` indented two spaces instead of four) is a
- * problem of that flag and of the flag above it, which as written lacks that field: the one
- * would serve without its targeting, say, with no other problem to tell.
+ * A flag named like a flag's field (`targeting:` indented two spaces instead of four) is a problem of
+ * it and of the flag above, which as written lacks that field and would serve without it, unreported.
  */
 function flagsNamedLikeFields(doc: EnvDocument, flags: Record<string, unknown>): Located[] {
   const found: Located[] = [];
