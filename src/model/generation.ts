@@ -1,7 +1,6 @@
 /**
  * Entries kept from one pass to the next (a load, a read of a source): what this pass used, and
- * what the last one left. Entries the pass did not use are forgotten at its end, so what is kept
- * is one pass's worth.
+ * what the last one left. What a pass did not use is forgotten at its end: one pass's worth is kept.
  */
 export class Generation<K, V> {
   #last = new Map<K, V>();

@@ -49,10 +49,7 @@ export interface EnvironmentConfig {
   segments: Record<string, JsonValue>;
   /** The flags that can be served as written. */
   flags: Record<string, FlagDefinition>;
-  /**
-   * Flags the files define but that have a problem (flag key -> what is wrong): each answers
-   * PARSE_ERROR, or keeps its last good definition (then also in `flags`) after a reload.
-   */
+  /** Flags with a problem (key -> what is wrong): each answers PARSE_ERROR, or after a reload keeps its last good one in `flags`. */
   invalidFlags?: Record<string, string>;
   notifications: NotificationTarget[];
   /** Absolute paths of the files this environment was read from. */

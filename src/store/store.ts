@@ -1,7 +1,6 @@
 /**
- * The live registry: the current snapshot of every environment and the index from keys (and
- * stream tokens) to environments. Readers always see one consistent set: `replace` swaps it
- * whole.
+ * The live registry: every environment's current snapshot, and the index from keys (and stream
+ * tokens) to them. Readers always see one consistent set: `replace` swaps it whole.
  */
 import type { Problem } from "../model/types.js";
 import { keyDigest } from "./keys.js";
