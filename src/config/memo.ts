@@ -34,7 +34,6 @@ interface KnownParse {
 }
 
 export class LoadMemo {
-  /** Work done by the last load. */
   last: WorkCounts = zero();
   #counts: WorkCounts = zero();
   readonly parsed = new Generation<string, KnownParse>();

@@ -75,7 +75,6 @@ function pairsOf(map: YAMLMap): Map<string, Pair> {
   return index;
 }
 
-/** A source backed by a parsed YAML document. */
 export function yamlSource(file: string, doc: Document, lineCounter: LineCounter): Source {
   const { isAlias, isMap, isSeq } = yaml();
   const pos = (node: Node | null | undefined) => {
