@@ -1,7 +1,7 @@
 /**
  * The `yaml` package, loaded the first time it is needed: files are read by js-yaml, and this one
- * only locates a problem or makes an edit, so start-up need not pay for it. It is CommonJS (its
- * `import` and `require` name one file): it loads in the middle of a synchronous step, as one instance.
+ * only locates a problem or makes an edit, so start-up need not pay for it. CommonJS (its `import`
+ * and `require` name one file), it loads inside a synchronous step, and every caller shares one instance.
  */
 import { createRequire } from "node:module";
 
