@@ -136,7 +136,7 @@ export class OverrideLayer {
       flags.set(key, good.flag);
       delete broken[key];
     }
-    let dropped = false;
+    const dropped: string[] = [];
     for (const [key, override] of [...(overrides ?? [])]) {
       const def = Object.hasOwn(definitions, key) ? definitions[key] : undefined;
       const flag = flags.get(key);
@@ -146,14 +146,14 @@ export class OverrideLayer {
         // Gone from the list as the store stops serving it (the caller swaps without waiting).
         overrides!.delete(key);
         this.options.logger.warn(`${name}: override of ${key} dropped: ${stale ?? "the flag is no longer defined"}`);
-        dropped = true;
+        dropped.push(key);
         continue;
       }
       const [nextDef, nextFlag] = overridden(def, flag, override);
       definitions[key] = nextDef;
       flags.set(key, nextFlag);
     }
-    if (dropped) void this.#saveDropped();
+    if (dropped.length > 0) void this.#drop(name, dropped);
     return { config: { ...config, flags: definitions, ...(Object.keys(broken).length > 0 && { invalidFlags: broken }) }, flags };
   };
 
@@ -237,9 +237,15 @@ export class OverrideLayer {
     await writeFileDurable(file, text);
   }
 
-  /** Writes the overrides as they are, once a reload dropped stale ones (already gone from what is served); a failed write is logged. */
-  #saveDropped(): Promise<void> {
-    return this.#change(() => true).catch((error: Error) => this.options.logger.error(error.message));
+  /**
+   * Writes the overrides without those a reload found stale (already gone from what is served).
+   * They are deleted again in the copy written: a change queued before the reload copied them.
+   * A failed write is logged.
+   */
+  #drop(env: string, keys: readonly string[]): Promise<void> {
+    return this.#change((next) => {
+      for (const key of keys) next.get(env)?.delete(key);
+    }).catch((error: Error) => this.options.logger.error(error.message));
   }
 
   /** Resolves once every write queued so far is done (shutdown waits for it). */
