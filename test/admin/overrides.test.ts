@@ -6,7 +6,10 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest
 import { AdminError, createFlagServer } from "../../src/index.js";
 import { tempDir } from "../helpers/files.js";
 import { openSse } from "../helpers/sse.js";
-import { startServer } from "../../src/server/server.js";
+import { serveFlagsDir } from "../helpers/server.js";
+import { OverrideLayer } from "../../src/admin/overrides.js";
+import { loadInlineConfig } from "../../src/config/index.js";
+import { silentLogger } from "../../src/log/logger.js";
 import { ADMIN_TOKEN, DEV_KEY, DEV_YAML, PROD_KEY, startAdminFixture, type AdminFixture } from "./helpers.js";
 
 let fixture: AdminFixture;
@@ -182,18 +185,12 @@ describe("overrides and file reloads", () => {
     const warnings: string[] = [];
     const logger = { info() {}, warn: (m: string) => warnings.push(m), error() {} };
     // The running server itself (not the programmatic API's view): the test reads its store.
-    const server = await startServer({
-      source: { path: dir.file("flags") },
-      port: 0,
-      host: "127.0.0.1",
-      adminToken: ADMIN_TOKEN,
-      stateDir: dir.file("state"),
-      logger: logger as never,
-    });
+    const server = await serveFlagsDir(dir, { adminToken: ADMIN_TOKEN, logger: logger as never });
     const value = (flag: string) =>
       fetch(`${server.url}/ofrep/v1/evaluate/flags/${flag}`, { method: "POST", headers: { "x-api-key": DEV_KEY }, body: "{}" }).then((r) =>
         r.json(),
       );
+    let watching = false;
     try {
       await server.overrides.set("dev", "banner", { variant: "green" });
       await server.overrides.set("dev", "new-checkout", { variant: "on" });
@@ -204,7 +201,7 @@ describe("overrides and file reloads", () => {
       // the store serves the edit, so a client that reads the list and then evaluates never sees
       // an answer the list no longer explains.
       const seenOutOfStep: string[] = [];
-      let watching = true;
+      watching = true;
       const watch = () => {
         const listed = Object.hasOwn(server.overrides.list().dev ?? {}, "banner");
         const served = Object.hasOwn(server.store.get("dev")!.config.flags.banner!.variants, "green");
@@ -227,6 +224,7 @@ describe("overrides and file reloads", () => {
       await vi.waitFor(() => expect(server.overrides.list()).toEqual({}), { timeout: 5000, interval: 20 });
       expect(warnings.join("\n")).toMatch(/override of new-checkout dropped: the flag is no longer defined/);
     } finally {
+      watching = false;
       await server.close();
     }
   });
@@ -388,6 +386,25 @@ describe("--overrides FILE and the programmatic API", () => {
     } finally {
       await second.close();
     }
+  });
+
+  it("an override dropped while another change is being written stays dropped, in the list and the file", async () => {
+    const dir = await tempDir();
+    const file = dir.file("overrides.yaml");
+    const layer = new OverrideLayer({ logger: silentLogger, file });
+    const dev = async (variants: Record<string, string>) =>
+      (await loadInlineConfig({ dev: { flags: { banner: { variants, defaultVariant: "blue" } } } })).environments.get("dev")!;
+    layer.apply(await dev({ blue: "blue", green: "green" }));
+    await layer.set("dev", "banner", { variant: "green" });
+    const greenRemoved = await dev({ blue: "blue" });
+    // A change of another environment is being written (its copy of the overrides taken) when a reload drops banner's.
+    const writing = layer.set("prod", "x", { state: "DISABLED" });
+    await new Promise((resolve) => setImmediate(resolve));
+    layer.apply(greenRemoved);
+    await writing;
+    await layer.settled();
+    expect(layer.list()).toEqual({ prod: { x: { state: "DISABLED" } } });
+    expect(await readFile(file, "utf8")).not.toContain("banner");
   });
 
   it("set/clear/list on the object createFlagServer returns, with AdminErrors", async () => {
