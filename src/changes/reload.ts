@@ -73,15 +73,16 @@ async function applyNow(load: ConfigLoad, ctx: ReloadContext, options: ApplyOpti
   const { store, hub, logger } = ctx;
   // What waits comes first. From the layer to the swap nothing does: what the layer changes (an
   // override an edit drops) is seen together with the snapshots made with it, never before them.
+  const loaded = [...load.environments.values()];
   const { keys, generated, persistError } = await resolveKeys(
     ctx.stateDir,
-    [...load.environments.values()].map((e) => e.config),
+    loaded.map((e) => e.config),
   );
   if (persistError)
     logger.warn(`generated keys could not be saved in ${ctx.stateDir} (${persistError.message}); they will change on restart`);
   const recordedGraces = await gracesOfRotations(ctx, keys);
   const previous = store.environments;
-  const valid = [...load.environments.values()].map((loaded) => ctx.layer?.(loaded) ?? loaded);
+  const valid = loaded.map((environment) => ctx.layer?.(environment) ?? environment);
   const next = nextSnapshots(load, valid, keys, previous, options);
   const applied = changesBetween(previous, next);
   // A replaced key is retired before the swap: it must keep working from the moment the new one does.

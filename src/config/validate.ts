@@ -273,7 +273,7 @@ function checkVariants(variants: Record<string, unknown>): [JsonPath, string][] 
   return problems;
 }
 
-/** YAML's `.inf` and `.nan` are numbers JSON cannot carry: they would reach clients as null. */
+/** Numbers JSON cannot carry (`.inf`, `.nan`, integers past 1e308) would reach clients as null. */
 function nonFiniteNumbers(doc: EnvDocument, value: unknown): Located[] {
   const found: Located[] = [];
   // One path for the whole walk (it visits every value of a big file), copied only for a problem.

@@ -210,10 +210,11 @@ async function startChokidar(target: Target, { report, links, live, onError, isC
     if (event === "unlink" || event === "unlinkDir") links.forget(p);
     else links.track(p);
     if (!ready) return;
-    if (role !== "chain") report(p);
     // A directory on the way to a missing PATH appeared: PATH may be complete already, and
     // chokidar reads a new directory before watching it, so let a reload look.
-    else if (event === "addDir") report(target.path);
+    if (role === "chain") {
+      if (event === "addDir") report(target.path);
+    } else report(p);
   });
   watcher.on("raw", (event, _name, details) => {
     if (isClosed()) return;

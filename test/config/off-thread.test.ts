@@ -69,7 +69,7 @@ describe("big files, on and off the thread", { timeout: 60_000 }, () => {
     ["a hexadecimal integer past 1e308", `0x${"f".repeat(300)}`],
   ])("a value JSON cannot carry (%s) is reported as on this thread", async (_, number) => {
     const { here, worker } = await bothWays(
-      bigFile(FLAGS, (i) => (i === 77 ? `\n    variants: { a: ${number}, b: 1 }` : "")).replace(
+      bigFile(FLAGS, (i) => (i === 77 ? `\n    variants: { a: ${number}, b: .nan }` : "")).replace(
         "  flag-77:\n    variants: { on: true, off: false }\n",
         "  flag-77:\n",
       ),
@@ -78,6 +78,7 @@ describe("big files, on and off the thread", { timeout: 60_000 }, () => {
     expect(lines).toEqual([
       expect.stringMatching(/defaultVariant 'off' is not one of the variants/),
       expect.stringMatching(/flags\.flag-77\.variants\.a: must be a finite number/),
+      expect.stringMatching(/flags\.flag-77\.variants\.b: must be a finite number/),
     ]);
     expect(problemLines(worker, tmp.path)).toEqual(lines);
   });
