@@ -6,7 +6,7 @@
  */
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { closeSync, openSync, readFileSync, renameSync, utimesSync, writeFileSync, writeSync } from "node:fs";
+import { closeSync, futimesSync, openSync, readFileSync, renameSync, utimesSync, writeFileSync, writeSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
 import {
   contentHashOf,
@@ -109,6 +109,9 @@ describe("readStableFile", () => {
     const path = await dir.write("dev.yaml", "old: true\n");
     const fd = openSync(path, "w");
     writeSync(fd, HALF); // a writer that pauses halfway
+    // Its mtime ahead of our clock: however long this machine takes to reach the read, the file
+    // has not settled by then (the window counts from when the read first sees it).
+    futimesSync(fd, new Date(), new Date(Date.now() + 60_000));
     const inputs = new InputSet(true);
     expect(await readStableFile(path, { inputs })).toEqual(content(HALF));
     writeSync(fd, FULL.slice(HALF.length)); // resumes within the settle window
