@@ -3,6 +3,7 @@
  * and parses only its file, validates and compiles only its flags (and the flags that use a
  * changed segment), and everything else is reused by reference. The work is counted, not timed.
  */
+import { utimesSync } from "node:fs";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { applyLoad, type ReloadContext } from "../../src/changes/reload.js";
 import { loadConfig, LoadMemo, loadInlineConfig } from "../../src/config/index.js";
@@ -158,6 +159,9 @@ describe("a load of files read before they settled (a running server's reload)",
     // Cut in the middle of flag 2's `defaultVariant: off`.
     const half = `${whole.slice(0, whole.indexOf("defaultVariant", whole.indexOf("flag-2")) + "defaultVariant: o".length)}\n`;
     const path = await dir.write("a.yaml", half);
+    // Its mtime ahead of our clock: however long this machine takes to reach the read, the file
+    // has not settled by then (the window counts from when the read first sees it).
+    utimesSync(path, new Date(), new Date(Date.now() + 60_000));
     const inputs = new InputSet(true);
     const read = await readStableFile(path, { inputs }); // taken at once, to be parsed while it settles
     if (!("bytes" in read)) throw new Error(read.error);
