@@ -169,7 +169,9 @@ describe("createNotifier", () => {
   });
 
   it("sends pending windows at close, and drops what a hanging receiver holds after the deadline", async () => {
-    const { receiver, notifier, hook, lines } = await setup({ coalesceMs: 60_000, closeTimeoutMs: 100, delivery: { timeoutMs: 60_000 } });
+    // The deadline leaves a slow machine time to deliver /b and to get /a to the receiver (both
+    // sent only at close); what is proven is that close does not wait out /a's 60 s delivery timeout.
+    const { receiver, notifier, hook, lines } = await setup({ coalesceMs: 60_000, closeTimeoutMs: 1000, delivery: { timeoutMs: 60_000 } });
     receiver.replies.push("hang");
     const notifications = [hook("/a"), hook("/b")];
     const v1 = snapshot({ notifications, flags: { a: flag("off") } });
@@ -177,9 +179,9 @@ describe("createNotifier", () => {
     notifier.onChanges([change(v1, v2)]);
     const started = Date.now();
     await notifier.close();
-    expect(Date.now() - started).toBeLessThan(1000);
+    expect(Date.now() - started).toBeLessThan(10_000);
     expect(receiver.received.map((r) => r.path).sort()).toEqual(["/a", "/b"]);
-    expect(lines).toContain("warn: notifications: 1 message(s) not delivered within 100 ms of shutdown, dropped");
+    expect(lines).toContain("warn: notifications: 1 message(s) not delivered within 1000 ms of shutdown, dropped");
     notifier.onChanges([change(v2, v1)]);
     await pause(50);
     expect(receiver.received).toHaveLength(2);
