@@ -333,10 +333,12 @@ describe("directory PATH", () => {
   it("debounces a burst into one call naming every file", async () => {
     const dir = await temp();
     const files = await Promise.all(["a", "b", "c", "d"].map((n) => dir.write(`flags/${n}.yaml`, Y1)));
-    const rec = await record({ path: join(dir.path, "flags"), debounceMs: 200 });
+    // A window that a slow machine's writes (and chokidar's stats of them) fit in, one after another.
+    const debounceMs = 1000;
+    const rec = await record({ path: join(dir.path, "flags"), debounceMs });
     for (const f of files) await writeFile(f, Y2);
     await rec.waitFor(0);
-    await sleep(QUIET_MS);
+    await sleep(debounceMs + QUIET_MS); // a second call would have come by now (after its own window)
     expect(rec.calls).toHaveLength(1);
     expect(rec.calls[0]!.paths.sort()).toEqual(files.sort());
   });
