@@ -77,6 +77,9 @@ describe("readStableFile", () => {
     for (let round = 0; round < 5; round++) {
       const fd = openSync(path, "w");
       writeSync(fd, HALF);
+      // Its mtime ahead of our clock: however long this machine takes before the timer below is
+      // set, the half has not settled when read (the window counts from when the read first sees it).
+      futimesSync(fd, new Date(), new Date(Date.now() + 60_000));
       const second = new Promise<void>((resolve) =>
         setTimeout(() => {
           writeSync(fd, FULL.slice(HALF.length));
