@@ -10,6 +10,7 @@ import {
   closeSync,
   copyFileSync,
   existsSync,
+  futimesSync,
   mkdirSync,
   openSync,
   readFileSync,
@@ -292,6 +293,9 @@ describe("a half-written file never loads", () => {
       const half = text.slice(0, text.indexOf("  last:")); // parses: a, b and c at v, `last` gone
       const fd = openSync(file, "w");
       writeSync(fd, half);
+      // Its mtime ahead of our clock: however long this machine takes before the timer below is
+      // set, the half has not settled when read (the window counts from when the read first sees it).
+      futimesSync(fd, new Date(), new Date(Date.now() + 60_000));
       // Synchronous, from a timer due before the reader's: the order does not depend on load.
       await new Promise<void>((resolve) => setTimeout(() => (writeSync(fd, text.slice(half.length)), closeSync(fd), resolve()), 10));
       expect(await waitServed(server.url, { dev: flags(v) })).toEqual({ dev: flags(v) });
