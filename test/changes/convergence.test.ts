@@ -258,12 +258,17 @@ describe("a half-written file never loads", () => {
       const chunks = text.split(/(?=\n  f)/); // every prefix parses as a smaller, valid flag set
       const fd = openSync(dir.file("flags/dev.yaml"), "w");
       // Each chunk written synchronously from a timer 10 ms after the last: the gaps are 10 ms
-      // whatever else this process does (the server, here, and the polling below).
+      // whatever else this process does (the server, here, and the polling below). Each prefix's
+      // mtime is set ahead of our clock: a stall of this process between a write and setting the
+      // next timer cannot make the prefix look settled to the server (its window counts from when
+      // it first sees it, and the next write is due before that window ends).
       const written = new Promise<void>((resolve) => {
         const writeNext = (i: number) => {
           writeSync(fd, chunks[i]!);
-          if (i + 1 < chunks.length) setTimeout(() => writeNext(i + 1), 10);
-          else resolve(closeSync(fd));
+          if (i + 1 < chunks.length) {
+            futimesSync(fd, new Date(), new Date(Date.now() + 60_000));
+            setTimeout(() => writeNext(i + 1), 10);
+          } else resolve(closeSync(fd));
         };
         writeNext(0);
       });
