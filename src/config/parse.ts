@@ -3,9 +3,8 @@
  * same errors); the `yaml` package, which keeps every node's position, is loaded only to say where
  * a problem is: a syntax error, or a problem a later check finds (`lazySource`).
  */
-import jsYaml, { CORE_SCHEMA, load, YAMLException, type Type } from "js-yaml";
+import jsYaml, { CORE_SCHEMA, load, YAMLException, type Type, type TypeConstructorOptions } from "js-yaml";
 import { existsSync } from "node:fs";
-import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
 import type { CST, Document, LineCounter, Node, Scalar } from "yaml";
 import { decodeUtf8 } from "../sources/decode.js";
@@ -27,11 +26,27 @@ export interface ParsedFile {
   entryTexts?: readonly string[];
 }
 
+/** js-yaml's types as built (`types`, and a type's `tag` and `options`, are missing from @types/js-yaml). */
+type BuiltType = Type & { tag: string; options: TypeConstructorOptions };
+const { types } = jsYaml as unknown as { types: Record<"int" | "float" | "merge", BuiltType> };
+
+/** Set by js-yaml's own number types when a read meets one JSON cannot carry (`.inf`, `.nan`, an integer past 1e308). */
+let nonFiniteRead = false;
+const noteNonFinite = (type: BuiltType): Type =>
+  new jsYaml.Type(type.tag, {
+    ...type.options,
+    construct(data: string) {
+      const n = type.construct(data) as number;
+      if (!Number.isFinite(n)) nonFiniteRead = true;
+      return n;
+    },
+  });
+
 /**
  * YAML 1.2's core schema (null, booleans, numbers, strings: no timestamps or binary, which have
  * no JSON form) and merge keys, as flagd's own reader supports `<<: *defaults`.
  */
-const SCHEMA = CORE_SCHEMA.extend({ implicit: [(jsYaml as unknown as { types: { merge: Type } }).types.merge] }); // `types` is missing from @types/js-yaml
+const SCHEMA = CORE_SCHEMA.extend({ implicit: [types.merge, noteNonFinite(types.int), noteNonFinite(types.float)] });
 
 /** A file's text -> its value, or its problems, each at file:line:col. */
 export const parseYaml = (file: string, text: string): ParsedFile => parseContent(file, { text });
@@ -48,8 +63,8 @@ export function readContent(file: string, content: Content): YamlRead {
   return "text" in decoded ? readYaml(file, decoded.text) : { problems: [decoded.problem] };
 }
 
-/** What reading a text gives, without a Source: what the parse worker sends back. */
-export type YamlRead = { value: unknown } | { problems: Problem[]; multiEnvironment?: boolean };
+/** What reading a text gives, without a Source: what the parse worker sends back. `nonFinite`: the value holds `.inf` or the like. */
+export type YamlRead = { value: unknown; nonFinite?: true } | { problems: Problem[]; multiEnvironment?: boolean };
 
 /**
  * Reads `text` with js-yaml, once it is known to nest no deeper than the parsers can recurse. A
@@ -61,6 +76,7 @@ export function readYaml(file: string, text: string): YamlRead {
   const deep = textNestingProblem(src);
   if (deep) return { problems: [{ file, ...deep }] };
   let value: unknown;
+  nonFiniteRead = false;
   try {
     value = load(src, { schema: SCHEMA });
   } catch (error) {
@@ -70,7 +86,8 @@ export function readYaml(file: string, text: string): YamlRead {
   // Aliases share nodes: a value can nest deeper (an alias inside the node it names: without
   // end), or be far larger, than its text.
   const shape = src.includes("*") ? valueShapeProblem(value, src.length) : undefined;
-  return shape ? yamlProblems(file, src, { file, line: 1, col: 1, message: shape }) : { value };
+  if (shape) return yamlProblems(file, src, { file, line: 1, col: 1, message: shape });
+  return nonFiniteRead ? { value, nonFinite: true } : { value };
 }
 
 /** Data given as values, as their JSON text -> a private copy (later changes to the caller's object cannot reach a snapshot). */
@@ -133,7 +150,7 @@ export type WorkerReply = { id: number } & (
 const WORKER_SCRIPT = new URL("./parse-worker.js", import.meta.url);
 
 // Not there when running from the TypeScript sources (tests).
-const WORKER_AVAILABLE = existsSync(fileURLToPath(WORKER_SCRIPT));
+const WORKER_AVAILABLE = existsSync(WORKER_SCRIPT);
 
 // One worker thread for every parse while serving, kept while the process runs (it does not keep
 // the process alive when idle); if it fails, the next parse starts another.
