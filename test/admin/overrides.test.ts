@@ -337,12 +337,18 @@ describe("an override on a flag whose edit is broken", () => {
 });
 
 describe("--overrides FILE and the programmatic API", () => {
-  it("keeps overrides in a YAML file across restarts", async () => {
+  /** A directory serving DEV_YAML, and how to start a server over it that keeps overrides in its overrides.yaml. */
+  const withOverridesFile = async () => {
     const dir = await tempDir();
     await dir.write("flags/dev.yaml", DEV_YAML);
     const overridesFile = dir.file("overrides.yaml");
     const start = () =>
       createFlagServer({ config: dir.file("flags"), adminToken: ADMIN_TOKEN, stateDir: dir.file("state"), overridesFile });
+    return { dir, overridesFile, start };
+  };
+
+  it("keeps overrides in a YAML file across restarts", async () => {
+    const { overridesFile, start } = await withOverridesFile();
     const first = await start();
     await first.overrides.set("dev", "banner", { variant: "green" });
     await first.overrides.set("dev", "new-checkout", { state: "DISABLED" });
@@ -365,11 +371,7 @@ describe("--overrides FILE and the programmatic API", () => {
   });
 
   it("an override an edit drops leaves the file too, so a restart does not bring it back", async () => {
-    const dir = await tempDir();
-    await dir.write("flags/dev.yaml", DEV_YAML);
-    const overridesFile = dir.file("overrides.yaml");
-    const start = () =>
-      createFlagServer({ config: dir.file("flags"), adminToken: ADMIN_TOKEN, stateDir: dir.file("state"), overridesFile });
+    const { dir, overridesFile, start } = await withOverridesFile();
     const first = await start();
     try {
       await first.overrides.set("dev", "banner", { variant: "green" });
