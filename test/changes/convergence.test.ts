@@ -221,10 +221,10 @@ describe("rapid edits, 0-80 ms apart: the served flags converge to the files", (
   });
 });
 
-describe("the same with the parse worker (the built server): edits read where they changed, off the serving thread", () => {
+describe("the same with the parse worker (the built server): each changed file parsed off the serving thread", () => {
   // One sequence per case in the suite, CONVERGE_SEEDS in a soak.
   const seeds = process.env.CONVERGE_SEEDS ? SEEDS : SEEDS.slice(0, 1);
-  // Files of 120 flags (6 KB): an edit inside `flags:` is read where it changed (reparse.ts), not whole.
+  // Files of 120 flags (6 KB), each edit parsed whole in the worker and its flags reused by their text.
   for (const [name, method] of Object.entries(writeMethods)) {
     it.each(seeds)(`one file, ${name} (seed %i)`, async (seed) => {
       await runSequence({ envs: ["dev"], edits: 25, flags: 120, write: writeEach(method) }, seed, startBuiltServer);
