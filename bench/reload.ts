@@ -29,6 +29,7 @@
  *   npm run bench:reload
  *   npm run bench:reload -- --edits 5 --startup-flags 0              # a quick check
  *   npm run bench:reload -- --against ../other/bin/flagserve.js     # each configuration on another build too
+ *   npm run bench:reload -- --only 1000 --startup-flags 0           # some configurations beside 100 flags (no goals table)
  */
 import { fork, type ChildProcess } from "node:child_process";
 import { readdirSync, readFileSync, statSync } from "node:fs";
@@ -65,6 +66,7 @@ const { values } = parseArgs({
     pause: { type: "string", default: "300" },
     "startup-flags": { type: "string", default: "100000" },
     against: { type: "string" },
+    only: { type: "string" },
   },
 });
 const EDITS = Number(values.edits);
@@ -367,11 +369,16 @@ await withTempDir(async (dir) => {
     ["100 files of 100 flags, one edited", "100x100", 100, 100],
     ["one file of 10 000 flags (beyond the budget)", "10000", 1, 10_000],
   ];
+  const only = values.only?.split(",");
+  const unknown = only?.filter((short) => !shapes.some((shape) => shape[1] === short));
+  if (unknown?.length) throw new Error(`--only: no configuration ${unknown.join(", ")} (${shapes.map((shape) => shape[1]).join(", ")})`);
+  // The 100-flag file always runs: it is the baseline of the ratios.
+  const chosen = only ? shapes.filter(([, short]) => short === "100" || only.includes(short)) : shapes;
   const configs: Config[] = [];
-  for (const shape of shapes) configs.push(await setUp(shape, dir));
+  for (const shape of chosen) configs.push(await setUp(shape, dir));
   if (values.against) {
     header(`beside: ${values.against}`);
-    for (const shape of shapes) configs.push(await setUp(shape, dir, values.against));
+    for (const shape of chosen) configs.push(await setUp(shape, dir, values.against));
   }
   await measureEdits(configs, dir);
   const base = median(configs[0]!.latencies);
@@ -395,8 +402,11 @@ await withTempDir(async (dir) => {
       median(c.cpu).toFixed(1),
     ]),
   );
-  console.log();
-  printTable(["goal (docs/architecture.md)", "target", "measured", ""], goals(new Map(configs.map((c) => [c.short, c]))));
+  // The goals compare every configuration: with some left out, only the table above.
+  if (!only) {
+    console.log();
+    printTable(["goal (docs/architecture.md)", "target", "measured", ""], goals(new Map(configs.map((c) => [c.short, c]))));
+  }
   printRatios(
     "bench:reload (edit p50 / 100 flags)",
     configs.slice(1).map((c) => [c.short, ratio(median(c.latencies), base)]),
