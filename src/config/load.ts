@@ -37,7 +37,7 @@ export interface LoadOptions {
   env?: EnvVars;
   /** Where every file and directory read is recorded, to tell later whether the load is stale. */
   inputs?: InputSet;
-  /** Parse changed files in the parse worker, so that a running server keeps answering meanwhile. */
+  /** Parse in the parse worker (a server that watches its files): requests are answered meanwhile. */
   offThread?: boolean;
   /** What the last load with the same memo did, reused where its input did not change (memo.ts); the load's work is counted in it. */
   memo?: LoadMemo;

@@ -123,11 +123,6 @@ export async function parseOffThread(file: string, content: Content): Promise<Pa
   return { source, value: JSON.parse(read.skeleton) as unknown, problems: [], entryTexts: read.entryTexts };
 }
 
-/** Starts the parse worker ahead of the first edit (a server whose files may change, once it serves). */
-export function startParseWorker(): void {
-  if (WORKER_AVAILABLE) runningWorker();
-}
-
 export const parseWorkerRunning = (): boolean => worker !== undefined;
 
 /** A document to read, or (`places`) to find these places in. */
@@ -189,7 +184,7 @@ function runningWorker(): Worker {
 
 /**
  * A source that parses the text with positions the first time one is asked for: most files never
- * have a problem to locate. For a running server (`offThread`), its problems are placed by the
+ * have a problem to locate. For a watching server (`offThread`), its problems are placed by the
  * parse worker: that parse holds a thread up far longer than js-yaml's.
  */
 function lazySource(file: string, content: Content, offThread = false): Source {

@@ -4,7 +4,7 @@
  * CLI and the programmatic API both start it through here.
  */
 import { setTimeout as sleep } from "node:timers/promises";
-import { loadSources, LoadMemo, startParseWorker, type ConfigLoad } from "../config/index.js";
+import { loadSources, LoadMemo, type ConfigLoad } from "../config/index.js";
 import { formatProblem, type Problem } from "../model/types.js";
 import type { OverrideService } from "../admin/index.js";
 import { applyLoad, revokeOldKeys, type EnvironmentChange, type ReloadContext } from "../changes/reload.js";
@@ -98,7 +98,7 @@ function reader(sources: readonly ConfigSource[], keysFile: string) {
 interface Following {
   sources: readonly ConfigSource[];
   watching: boolean;
-  /** offThread: changed files are parsed in a worker thread (while serving, see LoadOptions). */
+  /** offThread: documents are parsed in the parse worker (see LoadOptions). */
   read(inputs?: InputSet, offThread?: boolean): Promise<ConfigLoad>;
   /** What the load already applied (at start-up) read. */
   initialInputs: InputSet;
@@ -170,7 +170,10 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const serving = import("./runtime.js");
   serving.catch(() => undefined);
   const initialInputs = new InputSet();
-  const initial = await readInitial(read, initialInputs, sources, options.allowInvalid ?? false);
+  // A server whose text may change parses in the parse worker from its first load on: the
+  // worker's code is then warm by the first edit (a fresh worker's first parses are its slowest).
+  const offThread = watching && sources.some((source) => source.kind !== "inline");
+  const initial = await readInitial((inputs) => read(inputs, offThread), initialInputs, sources, options.allowInvalid ?? false);
   const { createRuntime, listen, listenFlagdPort } = await serving;
   const runtime = await createRuntime(options, stateDir, initialFaults);
   const { store, faults, sessions, admin } = runtime;
@@ -213,9 +216,6 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       return undefined;
     });
   }
-
-  // Once serving, when text may change (files, URLs): the parse worker, for the first edit.
-  if (watching && sources.some((source) => source.kind !== "inline")) startParseWorker();
 
   let closing: Promise<void> | undefined;
   const listeningHttp = listening;

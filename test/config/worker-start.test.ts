@@ -1,10 +1,10 @@
 /**
- * A running server starts the parse worker once it has answered and warmed up, so that even the
- * first edit of a small file is parsed off the serving thread. The built server (dist/), as the
- * CLI runs it: the worker cannot run from the sources. Run in a process of its own (vitest.config.ts), for a
+ * A server that watches files parses them in the parse worker from its first load on, so that the
+ * worker is running (and warm) before the first edit. The built server (dist/), as the CLI runs
+ * it: the worker cannot run from the sources. Run in a process of its own (vitest.config.ts), for a
  * worker no other test started.
  */
-import { describe, expect, it, vi } from "vitest";
+import { describe, expect, it } from "vitest";
 import type * as Parse from "../../src/config/parse.js";
 import type * as Server from "../../src/server/server.js";
 import { tempDir } from "../helpers/files.js";
@@ -17,7 +17,7 @@ const { parseWorkerRunning } = (await dist("config/parse.js")) as typeof Parse;
 const dev = { apiKey: "worker-start-key-0123", flags: { f: { variants: { on: true, off: false }, defaultVariant: "off" } } };
 
 describe("the parse worker", () => {
-  it("is not started by a server of data given inline (nothing of it is parsed again), then is by one of files", async () => {
+  it("is not started by a server of data given inline (nothing of it is parsed again), and is by the first load of one of files", async () => {
     const dir = await tempDir();
     const inline = await serveFlagsDir(dir, { source: { environments: { dev } } }, startServer);
     try {
@@ -31,7 +31,8 @@ describe("the parse worker", () => {
     await dir.write("flags/dev.yaml", JSON.stringify(dev));
     const files = await serveFlagsDir(dir, {}, startServer);
     try {
-      await vi.waitFor(() => expect(parseWorkerRunning()).toBe(true), { timeout: 10_000 });
+      // Started by the first load itself, before the server answered.
+      expect(parseWorkerRunning()).toBe(true);
     } finally {
       await files.close();
     }
