@@ -1,8 +1,8 @@
 /**
  * The parse worker (parse.ts's parseOffThread): a watching server's files (at its first load, then
- * each changed one) are decoded and read here, so that requests are answered meanwhile. Plain data goes back: the JSON text of each
- * flag and segment (what the server tells unchanged entries by, memo.ts) and of the rest, or the
- * problems, each at file:line:col.
+ * each changed one) are decoded and read here, so that requests are answered meanwhile. Plain data
+ * goes back: the JSON text of each flag and segment (what the server tells unchanged entries by,
+ * memo.ts) and of the rest, or the problems, each at file:line:col.
  */
 import { parentPort } from "node:worker_threads";
 import { takeEntries } from "./memo.js";
