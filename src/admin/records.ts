@@ -26,7 +26,10 @@ const RECORD_NAME = /^server-(\d+)-(\d+)\.json$/;
 /** Where servers before per-server records wrote their URL: removed on sight, it names no process. */
 const LEGACY_URL_FILE = "admin-url";
 
-const recordName = (pid: number, url: string): string => `server-${pid}-${new URL(url).port || "80"}.json`;
+const recordName = (pid: number, url: string): string => {
+  const { port, protocol } = new URL(url);
+  return `server-${pid}-${port || (protocol === "https:" ? "443" : "80")}.json`;
+};
 
 /** Whether the process `pid` runs (on this machine: state directories are local). */
 export function isRunning(pid: number): boolean {
