@@ -85,7 +85,10 @@ function overridden(def: FlagDefinition, flag: CompiledFlag, override: Override)
 }
 
 export class OverrideLayer {
+  /** The overrides as written (to the file, when there is one): what the next apply serves. */
   #overrides = new Map<string, Map<string, Override>>();
+  /** Per environment, the overrides of its last apply: what the store serves, and what the list shows. */
+  #served = new Map<string, Map<string, Override>>();
   #base = new Map<string, LoadedEnvironment>();
   /** Environment -> broken flag -> its last good file definition, compiled (served meanwhile). */
   #lastGood = new Map<string, Record<string, { def: FlagDefinition; flag: CompiledFlag }>>();
@@ -118,9 +121,16 @@ export class OverrideLayer {
 
   /**
    * The hook every load goes through: remembers the file definition, returns it overridden.
-   * A flag whose new definition is broken is served (and overridden) as its last good one.
+   * A flag whose new definition is broken is served (and overridden) as its last good one. The
+   * caller swaps the result in without waiting: from here on the list shows these overrides.
    */
   readonly apply = (loaded: LoadedEnvironment): LoadedEnvironment => {
+    const layered = this.#layer(loaded);
+    this.#served.set(loaded.config.name, new Map(this.#overrides.get(loaded.config.name)));
+    return layered;
+  };
+
+  #layer(loaded: LoadedEnvironment): LoadedEnvironment {
     const name = loaded.config.name;
     this.#rememberLastGood(name, loaded);
     this.#base.set(name, loaded);
@@ -143,7 +153,6 @@ export class OverrideLayer {
       if (!def && Object.hasOwn(broken, key)) continue; // broken, never good: kept until fixed
       const stale = staleReason(def, override);
       if (stale || !def || !flag) {
-        // Gone from the list as the store stops serving it (the caller swaps without waiting).
         overrides!.delete(key);
         this.options.logger.warn(`${name}: override of ${key} dropped: ${stale ?? "the flag is no longer defined"}`);
         dropped.push(key);
@@ -155,7 +164,7 @@ export class OverrideLayer {
     }
     if (dropped.length > 0) void this.#drop(name, dropped);
     return { config: { ...config, flags: definitions, ...(Object.keys(broken).length > 0 && { invalidFlags: broken }) }, flags };
-  };
+  }
 
   /** The environment as its files define it (no overrides), as of the last load. */
   base(env: string): LoadedEnvironment | undefined {
@@ -180,12 +189,13 @@ export class OverrideLayer {
     this.#lastGood.set(env, kept);
   }
 
+  /** An override the store serves; of an environment not loaded yet, one the file holds for it. */
   get(env: string, key: string): Override | undefined {
-    return this.#overrides.get(env)?.get(key);
+    return (this.#served.get(env) ?? this.#overrides.get(env))?.get(key);
   }
 
   list(): OverrideList {
-    return listOf(this.#overrides);
+    return listOf(new Map([...this.#overrides, ...this.#served]));
   }
 
   /** Sets an override once it is on disk (with a file); a failed write changes nothing (AdminError 500). */

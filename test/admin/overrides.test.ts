@@ -229,6 +229,34 @@ describe("overrides and file reloads", () => {
     }
   });
 
+  it("are listed from the moment the store serves them to the moment it stops, set and cleared (with an overrides file)", async () => {
+    const dir = await tempDir();
+    await dir.write("flags/dev.yaml", DEV_YAML);
+    const server = await serveFlagsDir(dir, { adminToken: ADMIN_TOKEN, overridesFile: dir.file("overrides.yaml") });
+    // Watched at every turn of the event loop while the set and the clear run: a client that
+    // reads the list and then evaluates never gets an answer the list does not explain.
+    const seenOutOfStep: string[] = [];
+    let watching = true;
+    const watch = () => {
+      const listed = server.overrides.list().dev?.banner !== undefined;
+      const served = server.store.get("dev")!.config.flags.banner!.defaultVariant === "green";
+      if (listed !== served) seenOutOfStep.push(listed ? "listed before it is served" : "served after it left the list");
+      if (watching) setImmediate(watch);
+    };
+    try {
+      watch();
+      await server.overrides.set("dev", "banner", { variant: "green" });
+      expect(server.overrides.list()).toEqual({ dev: { banner: { variant: "green" } } });
+      await server.overrides.clear("dev", "banner");
+      expect(server.overrides.list()).toEqual({});
+      watching = false;
+      expect(seenOutOfStep.slice(0, 1)).toEqual([]);
+    } finally {
+      watching = false;
+      await server.close();
+    }
+  });
+
   it("a broken edit keeps the last good configuration with its overrides, and overrides still apply meanwhile", async () => {
     const dir = await tempDir();
     await dir.write("flags/dev.yaml", DEV_YAML);
