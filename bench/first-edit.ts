@@ -46,7 +46,14 @@ async function run(bin: string, dir: string): Promise<number[]> {
     const stream = request(`${server.url}/api/v1/flags/events`, { headers: { "x-api-key": KEY } });
     await new Promise<void>((resolve, reject) => {
       stream.on("response", (res) => {
-        res.on("data", (chunk: Buffer) => chunk.toString().includes("event: flag-updated") && announced?.());
+        // With the unmatched end of the last chunk: an event's name may arrive split between two.
+        let tail = "";
+        res.on("data", (chunk: Buffer) => {
+          const text = tail + chunk.toString("latin1");
+          const found = text.includes("event: flag-updated");
+          if (found) announced?.();
+          tail = found ? "" : text.slice(-32);
+        });
         resolve();
       });
       stream.on("error", reject);
