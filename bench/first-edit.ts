@@ -7,18 +7,30 @@
  * Each run starts a server on one file of --flags flags, opens an event stream, and makes five
  * edits (one flag's `defaultVariant`, written in one go), the first --after ms after the server
  * answered and each next one --after ms after the last. A latency is from just before the write to
- * the receipt of `flag-updated` (this process writes and reads: one clock). With --against, every
+ * the receipt of `flag-updated` (bench/stream-clients.ts, which also writes the file: one clock). With --against, every
  * run also starts the other build, the two taking turns (which goes first alternating).
  *
  *   npm run bench:first-edit
  *   npm run bench:first-edit -- --against ../other/bin/flagserve.js
  */
-import { writeFileSync } from "node:fs";
-import { mkdir } from "node:fs/promises";
-import { request } from "node:http";
+import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { BIN, environmentYaml, header, KEY, median, pause, printRatios, printTable, ratio, startNode, stop, withTempDir } from "./lib.js";
+import {
+  BIN,
+  environmentYaml,
+  header,
+  KEY,
+  median,
+  pause,
+  printRatios,
+  printTable,
+  ratio,
+  startNode,
+  stop,
+  streamClients,
+  withTempDir,
+} from "./lib.js";
 
 const { values } = parseArgs({
   options: {
@@ -38,39 +50,30 @@ async function run(bin: string, dir: string): Promise<number[]> {
   await mkdir(dir);
   const file = join(dir, "dev.yaml");
   const versions = [environmentYaml(FLAGS, "off"), environmentYaml(FLAGS, "on")];
-  writeFileSync(file, versions[0]!);
+  await writeFile(file, versions[0]!);
+  const clients = streamClients();
   const server = await startNode(bin, [file, "--port", "0", "--quiet", "--state-dir", join(dir, "state")]);
   const latencies: number[] = [];
   try {
-    let announced: (() => void) | undefined;
-    const stream = request(`${server.url}/api/v1/flags/events`, { headers: { "x-api-key": KEY } });
-    await new Promise<void>((resolve, reject) => {
-      stream.on("response", (res) => {
-        // With the unmatched end of the last chunk: an event's name may arrive split between two.
-        let tail = "";
-        res.on("data", (chunk: Buffer) => {
-          const text = tail + chunk.toString("latin1");
-          const found = text.includes("event: flag-updated");
-          if (found) announced?.();
-          tail = found ? "" : text.slice(-32);
-        });
-        resolve();
-      });
-      stream.on("error", reject);
-      stream.end();
+    const port = Number(new URL(server.url).port);
+    const opened = await clients.ask<{ failed: number }>({
+      type: "open",
+      port,
+      path: "/api/v1/flags/events",
+      key: KEY,
+      count: 1,
+      concurrency: 1,
     });
+    if (opened.failed > 0) throw new Error("the event stream could not be opened");
     for (let edit = 1; edit <= EDITS; edit++) {
+      await clients.ask({ type: "prepare", file, content: versions[edit % 2] });
       await pause(AFTER_MS);
-      const received = new Promise<void>((resolve) => (announced = resolve));
-      const text = versions[edit % 2]!;
-      const start = performance.now();
-      // In one go, as an editor saves: a truncation then a write a turn later could be read between.
-      writeFileSync(file, text);
-      await Promise.race([received, pause(30_000).then(() => Promise.reject(new Error(`no flag-updated within 30 s of edit ${edit}`)))]);
-      latencies.push(performance.now() - start);
+      const [latency] = (await clients.ask<{ latencies: number[] }>({ type: "edit", timeoutMs: 30_000 })).latencies;
+      if (latency! < 0) throw new Error(`no flag-updated within 30 s of edit ${edit}`);
+      latencies.push(latency!);
     }
-    stream.destroy();
   } finally {
+    await clients.close();
     await stop(server.child);
   }
   return latencies;

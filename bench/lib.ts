@@ -2,7 +2,7 @@
  * What the benchmarks share: the flag and context fixtures, starting and stopping servers,
  * process memory, statistics and the printed tables. Everything runs on 127.0.0.1.
  */
-import { execFileSync, spawn, type ChildProcess } from "node:child_process";
+import { execFileSync, fork, spawn, type ChildProcess } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -212,6 +212,29 @@ export async function replyFor(
   for (const [name, value] of res.headers)
     if (!["date", "connection", "keep-alive", "transfer-encoding"].includes(name)) kept[name] = value;
   return JSON.stringify({ status: res.status, headers: kept, body: await res.text() });
+}
+
+/**
+ * bench/stream-clients.ts in a process of its own (event streams, and the edits they time): `ask`
+ * sends one message and resolves to its reply; `close` resolves once the process has exited.
+ */
+export function streamClients(): { ask<T>(msg: object): Promise<T>; close(): Promise<void> } {
+  const child: ChildProcess = fork(benchFile("stream-clients.ts"), [], { execArgv: ["--import", "tsx"] });
+  let pending: { resolve(reply: unknown): void; reject(error: Error): void } | undefined;
+  child.on("message", (reply) => pending?.resolve(reply));
+  child.on("exit", (code) => pending?.reject(new Error(`stream clients exited with ${code}`)));
+  return {
+    ask: <T>(msg: object) =>
+      new Promise<T>((resolve, reject) => {
+        pending = { resolve: (reply) => resolve(reply as T), reject };
+        child.send(msg);
+      }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        pending = { resolve: () => {}, reject: () => resolve() };
+        child.send({ type: "close" });
+      }),
+  };
 }
 
 export const stop = (child: ChildProcess): Promise<void> =>

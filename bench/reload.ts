@@ -31,7 +31,6 @@
  *   npm run bench:reload -- --against ../other/bin/flagserve.js     # each configuration on another build too
  *   npm run bench:reload -- --only 1000 --startup-flags 0           # some configurations beside 100 flags (no goals table)
  */
-import { fork, type ChildProcess } from "node:child_process";
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { mkdir, writeFile } from "node:fs/promises";
 import { Agent, request } from "node:http";
@@ -42,7 +41,6 @@ import { stringify } from "yaml";
 import {
   BIN,
   benchEnvironment,
-  benchFile,
   cpuMicrosOf,
   environmentYaml,
   flagKey,
@@ -55,6 +53,7 @@ import {
   printTable,
   ratio,
   startNode,
+  streamClients,
   stop,
   withTempDir,
   type Started,
@@ -73,20 +72,6 @@ const EDITS = Number(values.edits);
 const PAUSE_MS = Number(values.pause);
 const STARTUP_FLAGS = Number(values["startup-flags"]);
 const EVENTS_PATH = "/api/v1/flags/events";
-
-// ---- clients ----------------------------------------------------------------------------------
-
-function clientProcess() {
-  const child: ChildProcess = fork(benchFile("stream-clients.ts"), [], { execArgv: ["--import", "tsx"] });
-  let pending: ((reply: unknown) => void) | undefined;
-  child.on("message", (reply) => pending?.(reply));
-  const ask = <T>(msg: object) =>
-    new Promise<T>((resolve) => {
-      pending = (reply) => resolve(reply as T);
-      child.send(msg);
-    });
-  return { ask, close: () => child.send({ type: "close" }) };
-}
 
 /**
  * Evaluates one flag every 2 ms on one keep-alive connection while `active` (only the server
@@ -214,7 +199,7 @@ async function setUp(shape: Shape, dir: string, bin?: string): Promise<Config> {
 }
 
 async function measureEdits(configs: Config[], dir: string): Promise<void> {
-  const running: { config: Config; server: Started; clients: ReturnType<typeof clientProcess>; probe: ReturnType<typeof prober> }[] = [];
+  const running: { config: Config; server: Started; clients: ReturnType<typeof streamClients>; probe: ReturnType<typeof prober> }[] = [];
   try {
     for (const config of configs) {
       const server = await startNode(config.bin ?? BIN, [
@@ -227,7 +212,7 @@ async function measureEdits(configs: Config[], dir: string): Promise<void> {
         // A file with a problem is served only when asked to (its broken flag answers PARSE_ERROR).
         ...(config.broken ? ["--allow-invalid"] : []),
       ]);
-      const clients = clientProcess();
+      const clients = streamClients();
       running.push({ config, server, clients, probe: prober(server.url, config.key, config.flag) });
       const opened = await clients.ask<{ failed: number }>({
         type: "open",
@@ -244,14 +229,14 @@ async function measureEdits(configs: Config[], dir: string): Promise<void> {
     // Also when a server failed to start or an edit went unannounced: nothing is left running.
     for (const { server, clients, probe } of running) {
       await probe.stop();
-      clients.close();
+      await clients.close();
       await stop(server.child);
     }
   }
 }
 
 async function editInTurns(
-  running: { config: Config; server: Started; clients: ReturnType<typeof clientProcess>; probe: ReturnType<typeof prober> }[],
+  running: { config: Config; server: Started; clients: ReturnType<typeof streamClients>; probe: ReturnType<typeof prober> }[],
 ): Promise<void> {
   // Every file's last change is well in the past (as in a directory edited now and then), and each
   // probe has warmed up (its first requests are slow on the client's side).

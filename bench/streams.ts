@@ -26,7 +26,6 @@
  * line per stream opened and closed), drained through a pipe. Each side needs --streams + 64 open
  * files per process.
  */
-import { fork, type ChildProcess } from "node:child_process";
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
@@ -46,6 +45,7 @@ import {
   ratio,
   startFlagserve,
   startNode,
+  streamClients,
   stop,
   withTempDir,
   type Started,
@@ -73,28 +73,7 @@ interface Figures {
   fanout?: { p50: number; p99: number; last: number; cpu: number };
 }
 
-// ---- the client process -----------------------------------------------------------------------
-
-function clientProcess(): { ask<T>(msg: object): Promise<T>; close(): Promise<void> } {
-  const child: ChildProcess = fork(benchFile("stream-clients.ts"), [], { execArgv: ["--import", "tsx"] });
-  let pending: { resolve(reply: unknown): void; reject(error: Error): void } | undefined;
-  child.on("message", (reply) => pending?.resolve(reply));
-  child.on("exit", (code) => pending?.reject(new Error(`stream clients exited with ${code}`)));
-  return {
-    ask: <T>(msg: object) =>
-      new Promise<T>((resolve, reject) => {
-        pending = { resolve: (reply) => resolve(reply as T), reject };
-        child.send(msg);
-      }),
-    close: () =>
-      new Promise<void>((resolve) => {
-        pending = { resolve: () => {}, reject: () => resolve() };
-        child.send({ type: "close" });
-      }),
-  };
-}
-
-type Clients = ReturnType<typeof clientProcess>;
+type Clients = ReturnType<typeof streamClients>;
 
 async function openStreams(clients: Clients, port: string, count: number): Promise<number> {
   const opened = await clients.ask<{ ms: number; failed: number }>({
@@ -161,7 +140,7 @@ async function editInTurns(
 async function measureLatency(sides: Side[]): Promise<void> {
   const samples = new Map<Side, number[]>(sides.map((side) => [side, []]));
   for (const side of sides) {
-    side.clients = clientProcess();
+    side.clients = streamClients();
     await openStreams(side.clients, side.port, 1);
   }
   await editInTurns(sides, Number(values["latency-edits"]), 50, (side, latencies) => samples.get(side)!.push(latencies[0]!));
@@ -182,7 +161,7 @@ const OPEN_STEPS = 10;
  */
 async function openInTurns(sides: Side[]): Promise<void> {
   for (const side of sides) {
-    side.clients = clientProcess();
+    side.clients = streamClients();
     side.figures.openMs = 0;
   }
   await pause(500);
