@@ -57,7 +57,7 @@ export interface AdminReload {
 }
 
 export interface Admin {
-  layer: OverrideLayer["apply"];
+  layer: Pick<OverrideLayer, "apply" | "remove">;
   overrides: OverrideService;
   /** Undefined with the admin API off. */
   token?: string;
@@ -108,7 +108,7 @@ export async function createAdmin(options: AdminOptions): Promise<Admin> {
   }
 
   return {
-    layer: layer.apply,
+    layer,
     overrides,
     token,
     tokenInState,

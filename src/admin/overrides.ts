@@ -130,6 +130,16 @@ export class OverrideLayer {
     return layered;
   };
 
+  /**
+   * The environment left the configuration (told as the store stops serving it): what the layer
+   * knew of it goes. Its overrides are kept, listed from the file's list, for when it comes back.
+   */
+  readonly remove = (env: string): void => {
+    this.#served.delete(env);
+    this.#base.delete(env);
+    this.#lastGood.delete(env);
+  };
+
   #layer(loaded: LoadedEnvironment): LoadedEnvironment {
     const name = loaded.config.name;
     this.#rememberLastGood(name, loaded);
@@ -192,6 +202,11 @@ export class OverrideLayer {
   /** An override the store serves; of an environment not loaded yet, one the file holds for it. */
   get(env: string, key: string): Override | undefined {
     return (this.#served.get(env) ?? this.#overrides.get(env))?.get(key);
+  }
+
+  /** Overrides are kept for the environment (served or not). */
+  keeps(env: string): boolean {
+    return (this.#overrides.get(env)?.size ?? 0) > 0;
   }
 
   list(): OverrideList {

@@ -64,10 +64,15 @@ export function createOverrideService({ store, layer, reapply }: OverrideService
       return override;
     },
     async clear(env, flagKey) {
-      baseOf(env);
-      if (flagKey !== undefined && !layer.get(env, flagKey)) definitionOf(env, flagKey); // 404 for a flag that does not exist
+      // The overrides of an environment not served (removed since, or not loaded yet) are kept
+      // for it: clearable all the same, with no definition to check the flag against.
+      if (store.get(env) || !layer.keeps(env)) {
+        baseOf(env);
+        if (flagKey !== undefined && !layer.get(env, flagKey)) definitionOf(env, flagKey); // 404 for a flag that does not exist
+      }
       const removed = await layer.clear(env, flagKey);
-      if (removed.length > 0) await reapply(env);
+      // (Served again meanwhile, the environment may have taken them in.)
+      if (removed.length > 0 && store.get(env)) await reapply(env);
       return removed;
     },
   };

@@ -39,8 +39,8 @@ export interface ReloadContext {
   keysRevoked(): void;
   /** Told about every applied change, after the events (notifications, the admin feed). */
   onChanges?: (changes: EnvironmentChange[]) => void;
-  /** A layer over each loaded environment before it becomes a snapshot (the admin overrides). */
-  layer?: (loaded: LoadedEnvironment) => LoadedEnvironment;
+  /** A layer over each loaded environment before it becomes a snapshot (the admin overrides), told as the store stops serving one. */
+  layer?: { apply(loaded: LoadedEnvironment): LoadedEnvironment; remove(env: string): void };
 }
 
 export interface ApplyOptions {
@@ -82,7 +82,7 @@ async function applyNow(load: ConfigLoad, ctx: ReloadContext, options: ApplyOpti
     logger.warn(`generated keys could not be saved in ${ctx.stateDir} (${persistError.message}); they will change on restart`);
   const recordedGraces = await gracesOfRotations(ctx, keys);
   const previous = store.environments;
-  const valid = loaded.map((environment) => ctx.layer?.(environment) ?? environment);
+  const valid = loaded.map((environment) => ctx.layer?.apply(environment) ?? environment);
   const next = nextSnapshots(load, valid, keys, previous, options);
   const applied = changesBetween(previous, next);
   // A replaced key is retired before the swap: it must keep working from the moment the new one does.
@@ -100,6 +100,7 @@ async function applyNow(load: ConfigLoad, ctx: ReloadContext, options: ApplyOpti
     const { env, before, after } = change;
     if (!after) {
       hub.removeEnvironment(env);
+      ctx.layer?.remove(env);
       logger.info(`environment ${env} removed: its key no longer works`);
       continue;
     }

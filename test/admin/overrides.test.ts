@@ -437,6 +437,39 @@ describe("--overrides FILE and the programmatic API", () => {
     expect(await readFile(file, "utf8")).not.toContain("banner");
   });
 
+  it("of an environment removed from the configuration are kept for its return, and can be cleared meanwhile", async () => {
+    const { dir, overridesFile, start } = await withOverridesFile();
+    const QA_KEY = "qa-key-0123456789";
+    const qaYaml = `apiKey: ${QA_KEY}\nflags:\n  banner:\n    variants: { blue: blue, green: green }\n    defaultVariant: blue\n`;
+    const banner = (key: string) =>
+      fetch(`${server.url}/ofrep/v1/evaluate/flags/banner`, { method: "POST", headers: { "x-api-key": key } }).then((r) => r.json());
+    await dir.write("flags/qa.yaml", qaYaml);
+    const server = await start();
+    try {
+      await server.overrides.set("qa", "banner", { variant: "green" });
+      await rm(dir.file("flags/qa.yaml"));
+      await vi.waitFor(async () => expect(await banner(QA_KEY)).toMatchObject({ errorCode: "UNAUTHORIZED" }), { timeout: 5000 });
+      // Not answered while qa is gone, but kept: qa answers with it again once it is back.
+      expect(server.overrides.list()).toEqual({ qa: { banner: { variant: "green" } } });
+      await dir.write("flags/qa.yaml", qaYaml);
+      await vi.waitFor(async () => expect(await banner(QA_KEY)).toMatchObject({ value: "green" }), { timeout: 5000 });
+
+      await rm(dir.file("flags/qa.yaml"));
+      await vi.waitFor(async () => expect(await banner(QA_KEY)).toMatchObject({ errorCode: "UNAUTHORIZED" }), { timeout: 5000 });
+      // Cleared while qa is gone: gone from the list and the file, and qa comes back without it.
+      expect(await server.overrides.clear("qa", "other")).toEqual([]);
+      expect(await server.overrides.clear("qa", "banner")).toEqual(["banner"]);
+      expect(server.overrides.list()).toEqual({});
+      expect(await readFile(overridesFile, "utf8")).not.toContain("qa");
+      await expect(server.overrides.clear("qa")).rejects.toMatchObject({ status: 404, errorCode: "ENVIRONMENT_NOT_FOUND" });
+      await dir.write("flags/qa.yaml", qaYaml);
+      await vi.waitFor(async () => expect(await banner(QA_KEY)).toMatchObject({ value: "blue" }), { timeout: 5000 });
+      expect(server.overrides.list()).toEqual({});
+    } finally {
+      await server.close();
+    }
+  });
+
   it("set/clear/list on the object createFlagServer returns, with AdminErrors", async () => {
     const server = await createFlagServer({
       config: {
