@@ -107,6 +107,8 @@ function schemaProblems(doc: EnvDocument, value: unknown, errors: readonly Error
     // checkVariants says it in one sentence instead.
     if (err.keyword === "if" || err.keyword === "propertyNames" || isVariantTypeError(err, path)) continue;
     const located = describeSchemaError(err, path);
+    if (err.keyword === "additionalProperties" && path.length === 0 && located.path[0] === "environments")
+      located.message = "unknown property 'environments' ('environments' is only allowed in a single file given as PATH)";
     // Named by the error's own path: a problem with a key names the mapping that holds it.
     const where = formatPath(path);
     const message = where ? `${where}: ${located.message}` : located.message;
@@ -118,19 +120,15 @@ function schemaProblems(doc: EnvDocument, value: unknown, errors: readonly Error
 const isVariantTypeError = (err: ErrorObject, path: JsonPath): boolean =>
   path[0] === "flags" && path[2] === "variants" && (err.keyword === "anyOf" || err.schemaPath.includes("/anyOf/"));
 
-function describeSchemaError(err: ErrorObject, path: JsonPath): { path: JsonPath; message: string; anchor?: Anchor } {
+/** One ajv error in words, and the path (and anchor) of the node it is about: what every schema check here reports. */
+export function describeSchemaError(err: ErrorObject, path: JsonPath): { path: JsonPath; message: string; anchor?: Anchor } {
   const params = err.params as Record<string, unknown>;
   const parent = (err.parentSchema ?? {}) as Record<string, unknown>;
   switch (err.keyword) {
     case "additionalProperties": {
       const name = String(params.additionalProperty);
       const allowed = Object.keys((parent.properties ?? {}) as object);
-      const hint =
-        name === "environments" && path.length === 0
-          ? " ('environments' is only allowed in a single file given as PATH)"
-          : allowed.length > 0
-            ? ` (expected ${allowed.join(", ")})`
-            : "";
+      const hint = allowed.length > 0 ? ` (expected ${allowed.join(", ")})` : "";
       return { path: [...path, name], message: `unknown property '${name}'${hint}`, anchor: "key" };
     }
     case "required":

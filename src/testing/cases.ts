@@ -7,7 +7,7 @@ import { readFile } from "node:fs/promises";
 import { basename } from "node:path";
 import type { ErrorObject, ValidateFunction } from "ajv";
 import { parseYaml } from "../config/parse.js";
-import { toJsonPath } from "../config/validate.js";
+import { describeSchemaError, toJsonPath } from "../config/validate.js";
 import { formatPath, problemAt, type Source } from "../config/positions.js";
 import { isEnvironmentName } from "../config/schema.js";
 import type { JsonPath, JsonValue, Problem } from "../model/types.js";
@@ -167,38 +167,22 @@ export function parseTestFile(file: string, text: string, maxContexts = MAX_CHEC
   return problems.length > 0 ? { problems } : { testFile: { file, environment, environmentLine, cases }, problems: [] };
 }
 
-/** ajv's errors, located and said briefly; the `oneOf` of flag/flags said once, in words. */
+/** ajv's errors, located and said as a configuration's are (validate.ts); the `oneOf` of flag/flags said once, in words. */
 function schemaProblems(source: Source, value: unknown, errors: readonly ErrorObject[]): Problem[] {
   const seen = new Set<string>();
   const problems: Problem[] = [];
   for (const error of errors) {
     const path = toJsonPath(value, error.instancePath);
-    let message: string;
-    let at = path;
-    const params = error.params as Record<string, unknown>;
-    if (error.keyword === "oneOf" && path[0] === "tests" && path.length === 2)
-      message = 'give either `flag` (one key) or `flags` (a list, or "*" for all)';
-    // The alternatives' own errors repeat the `oneOf`'s (a case's flag/flags said once, above).
-    else if (
-      error.keyword === "oneOf" ||
-      error.keyword === "not" ||
-      error.keyword === "const" ||
-      /\/oneOf\/\d+\/(required|not)/.test(error.schemaPath)
-    )
+    const oneOfCase = error.keyword === "oneOf" && path[0] === "tests" && path.length === 2;
+    // The alternatives' own errors repeat the `oneOf`'s (a case's flag/flags said once, in words).
+    if (!oneOfCase && (["oneOf", "not", "const"].includes(error.keyword) || /\/oneOf\/\d+\/(required|not)/.test(error.schemaPath)))
       continue;
-    else if (error.keyword === "additionalProperties") {
-      at = [...path, String(params.additionalProperty)];
-      const allowed = Object.keys(((error.parentSchema ?? {}) as { properties?: object }).properties ?? {});
-      message = `unknown property '${String(params.additionalProperty)}' (expected ${allowed.join(", ")})`;
-    } else if (error.keyword === "required") message = `missing required property '${String(params.missingProperty)}'`;
-    else if (error.keyword === "enum")
-      message = `must be one of ${(params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(", ")}`;
-    else if (error.keyword === "pattern")
-      message = String((error.parentSchema as { patternErrorMessage?: string }).patternErrorMessage ?? error.message);
-    else message = error.message ?? error.keyword;
-    const where = formatPath(error.keyword === "additionalProperties" ? path : at);
-    const text = where ? `${where}: ${message}` : message;
-    const problem = problemAt(source, at, text, error.keyword === "additionalProperties" || error.keyword === "required" ? "key" : "value");
+    const said = oneOfCase
+      ? { path, message: 'give either `flag` (one key) or `flags` (a list, or "*" for all)' }
+      : describeSchemaError(error, path);
+    const where = formatPath(path);
+    const text = where ? `${where}: ${said.message}` : said.message;
+    const problem = problemAt(source, said.path, text, said.anchor ?? "value");
     const id = `${problem.line}:${problem.col}:${problem.message}`;
     if (!seen.has(id)) (problems.push(problem), seen.add(id));
   }

@@ -194,7 +194,7 @@ describe("flagserve test, in-process", () => {
     expect(lines).toContain(
       "flags/shape.test.yaml:7 tests[0]: unknown property 'extra' (expected name, flag, flags, context, contexts, now, expect)",
     );
-    expect(lines).toContain("flags/shape.test.yaml:6 tests[0].expect: must NOT have fewer than 1 properties");
+    expect(lines).toContain("flags/shape.test.yaml:6 tests[0].expect: must not be empty");
     expect(report.passed).toBe(1);
     expect(testExitCode(report)).toBe(2);
     // validate reports the same problems
@@ -429,7 +429,7 @@ describe("the test files' schema", () => {
         .problems.map((p) => p.message)
         .sort(),
     ).toEqual([
-      'tests[0].expect.reason: must be one of "STATIC", "TARGETING_MATCH", "SPLIT", "DEFAULT", "DISABLED"',
+      "tests[0].expect.reason: must be one of STATIC, TARGETING_MATCH, SPLIT, DEFAULT, DISABLED",
       'tests[0]: give either `flag` (one key) or `flags` (a list, or "*" for all)',
     ]);
   });
