@@ -84,7 +84,7 @@ export async function createAdmin(options: AdminOptions): Promise<Admin> {
     });
   const service = createOverrideService({ store, layer, reapply });
   const { metrics } = options;
-  metrics.gauge("flagserve_overrides", "Overrides in effect", () =>
+  metrics.gauge("flagserve_overrides", "Overrides set, as GET /api/v1/admin/overrides lists them", () =>
     Object.values(layer.list()).reduce((n, flags) => n + Object.keys(flags).length, 0),
   );
   const counted = (action: string) => metrics.count("flagserve_override_changes_total", "Override sets and clears applied", { action });
