@@ -199,7 +199,7 @@ export class OverrideLayer {
     this.#lastGood.set(env, kept);
   }
 
-  /** An override the store serves; of an environment not loaded yet, one the file holds for it. */
+  /** An override the store serves; of an environment not served (not loaded yet, or removed), one kept for it. */
   get(env: string, key: string): Override | undefined {
     return (this.#served.get(env) ?? this.#overrides.get(env))?.get(key);
   }

@@ -422,13 +422,14 @@ describe("the test files' schema", () => {
     const starter = parse(developmentTestFile("x")) as unknown;
     expect(atRunTime(starter)).toBe(true);
     expect(parseTestFile("/x/development.test.yaml", developmentTestFile("x")).problems).toEqual([]);
-    const bad = { tests: [{ name: "x", expect: { reason: "MAYBE" } }] };
+    const bad = { tests: [{ name: "x", expect: { reason: "MAYBE", errorCode: 5 } }] };
     expect(atRunTime(bad)).toBe(false);
     expect(
       parseTestFile("/x/development.test.yaml", JSON.stringify(bad))
         .problems.map((p) => p.message)
         .sort(),
     ).toEqual([
+      "tests[0].expect.errorCode: must be one of TARGETING_KEY_MISSING, PARSE_ERROR, GENERAL, INVALID_CONTEXT, FLAG_NOT_FOUND, null",
       "tests[0].expect.reason: must be one of STATIC, TARGETING_MATCH, SPLIT, DEFAULT, DISABLED",
       'tests[0]: give either `flag` (one key) or `flags` (a list, or "*" for all)',
     ]);
