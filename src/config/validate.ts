@@ -136,7 +136,7 @@ export function describeSchemaError(err: ErrorObject, path: JsonPath): { path: J
     case "type":
       return { path, message: `must be ${typeList(params.type)}` };
     case "enum":
-      return { path, message: `must be one of ${(params.allowedValues as unknown[]).map(String).join(", ")}` }; // null too
+      return { path, message: `must be one of ${(params.allowedValues as unknown[]).map(String).join(", ")}` }; // (join alone writes null as nothing)
     case "pattern":
       return { path, message: typeof parent.patternErrorMessage === "string" ? parent.patternErrorMessage : (err.message ?? "") };
     case "minLength":
