@@ -11,7 +11,7 @@ import type { ConfigSource, SourceDocument, SourceEnvironment, SourceLoad } from
 import { expandNotifications, variablesOf, type EnvVars } from "./expand.js";
 import { fillEntries, reuseEntries, type LoadMemo } from "./memo.js";
 import { mergeDocuments, originText, type MergedEnvironment, type Origin } from "./merge.js";
-import { parseContent, parseData, parseOffThread, type Content, type ParsedFile } from "./parse.js";
+import { contentLength, parseContent, parseData, parseOffThread, type Content, type ParsedFile } from "./parse.js";
 import { ENVIRONMENT_NAME_RULE, isEnvironmentName } from "./schema.js";
 import { docProblem, problemAt, type EnvDocument, type Source } from "./positions.js";
 import type { EnvironmentConfig, Problem } from "../model/types.js";
@@ -127,7 +127,7 @@ async function parseChanged(document: SourceDocument, { offThread, memo }: LoadO
     return known.parsed;
   }
   memo?.count("filesParsed");
-  memo?.count("charsParsed", "text" in content ? content.text.length : content.bytes.length);
+  memo?.count("charsParsed", contentLength(content));
   let parsed: ParsedFile;
   if ("value" in document) parsed = parseData(file, key);
   else if (offThread) {

@@ -102,6 +102,7 @@ const withoutBom = (text: string): string => (text.startsWith("\uFEFF") ? text.s
 
 /** What a document gives to parse: its text, or a file's bytes (decoded where they are parsed: in the worker while serving). */
 export type Content = { text: string } | { bytes: Uint8Array };
+export const contentLength = (content: Content): number => ("text" in content ? content.text.length : content.bytes.length);
 
 /** The text of `content`, decoded if it is bytes; a problem at the first byte that is not UTF-8. */
 function textOf(file: string, content: Content): { text: string } | { problem: Problem } {

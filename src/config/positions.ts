@@ -54,11 +54,7 @@ export const docProblem = (doc: EnvDocument, path: JsonPath, message: string, an
   problemAt(doc.source, [...doc.prefix, ...path], message, anchor);
 
 /** A source without positions, for configuration given as data (`file`: `<inline:ENV>`). */
-export const inlineSource = (file: string): Source => ({
-  file,
-  positional: false,
-  locate: () => ({ line: 0, col: 0 }),
-});
+export const inlineSource = (file: string): Source => ({ file, positional: false, locate: () => ({ line: 0, col: 0 }) });
 
 /** Key text -> first pair, built once per mapping: locating many problems of a big file stays linear, not quadratic. */
 const pairIndex = new WeakMap<YAMLMap, Map<string, Pair>>();
