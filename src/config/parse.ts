@@ -154,7 +154,8 @@ let worker: Worker | undefined;
 let nextId = 1;
 const pending = new Map<number, { resolve(reply: WorkerReply): void; reject(error: Error): void }>();
 
-function askWorker(file: string, content: Content, places?: Place[]): Promise<WorkerReply> {
+// Async: a worker that cannot even be made rejects, and the caller reads the file on this thread.
+async function askWorker(file: string, content: Content, places?: Place[]): Promise<WorkerReply> {
   const running = runningWorker();
   const id = nextId++;
   return new Promise((resolve, reject) => {
