@@ -16,6 +16,7 @@ const ISOLATED = [
   "test/cli/session.test.ts",
   "test/config/load.test.ts",
   "test/config/worker-start.test.ts",
+  "test/config/worker-warm-up.test.ts",
   "test/e2e/context-enrichment.test.ts",
   "test/e2e/faults.test.ts",
   "test/e2e/flag-metrics.test.ts",

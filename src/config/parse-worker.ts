@@ -7,8 +7,8 @@ import { takeEntries } from "./memo.js";
 import { contentLength, positionsOf, readContent, type Content, type WorkerReply, type WorkerRequest } from "./parse.js";
 
 // A fresh worker reads at about half its later speed (js-yaml's code not yet compiled for it): so
-// it reads its first good document again, 9 times or up to 4 MB in all, one read per turn of its
-// event loop (a file sent meanwhile waits for one at most). The first edits are then no slower.
+// it reads the first document that parses again, 9 times or up to about 4 MB in all, one read per
+// turn of its event loop (a file sent meanwhile waits for one at most): the first edits are not slow.
 let warmedUp = false;
 function warmUp(file: string, content: Content, times: number): void {
   if (times > 0) setImmediate(() => (readContent(file, content), warmUp(file, content, times - 1)));
